@@ -1,0 +1,110 @@
+"""Typed readers for configuration from the environment.
+
+Each raises ImproperlyConfigured naming the variable, so a bad value stops
+start-up with a message instead of surfacing later as an odd failure.
+"""
+import os
+from pathlib import Path
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def envstr(name: str, default: str = "") -> str:
+    """The variable's value; set but empty counts as unset."""
+    return os.environ.get(name) or default
+
+
+def envbool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use true/false, 1/0, yes/no)")
+
+
+def envint(name: str, default: int, *, minimum: int | None = None) -> int:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name}={value} must be at least {minimum}")
+    return value
+
+
+def envlist(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def envpath(name: str, default: Path) -> Path:
+    raw = os.environ.get(name)
+    return Path(raw).expanduser().resolve() if raw else default
+
+
+def parse_database_url(name: str, url: str, base_dir: Path) -> dict:
+    """Turn `sqlite:///path` or `postgres://user:pw@host:port/db` into a DATABASES entry."""
+    parts = urlsplit(url)
+    if parts.scheme == "sqlite":
+        # sqlite:///relative/path (from the project folder) or sqlite:////absolute/path
+        if not url.startswith("sqlite:///") or parts.query:
+            raise ImproperlyConfigured(f"{name}={url!r}: write sqlite:///relative or sqlite:////absolute")
+        db_path = unquote(url[len("sqlite:///"):])
+        if not db_path:
+            raise ImproperlyConfigured(f"{name}={url!r} names no SQLite file")
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": str(base_dir / db_path),
+            # WAL lets the web process read while a worker writes; IMMEDIATE takes the
+            # write lock at BEGIN so concurrent writers wait instead of failing mid-way.
+            "OPTIONS": {
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 30,
+            },
+        }
+    if parts.scheme in ("postgres", "postgresql", "pgsql"):
+        db = unquote(parts.path.lstrip("/"))
+        if not db:
+            raise ImproperlyConfigured(f"{name}={url!r} names no database")
+        options = dict(parse_qsl(parts.query))
+        try:
+            port = parts.port
+        except ValueError:
+            raise ImproperlyConfigured(f"{name}={url!r} has a bad port") from None
+        return {
+            "ENGINE": "django.db.backends.postgresql",
+            "NAME": db,
+            "USER": unquote(parts.username or ""),
+            "PASSWORD": unquote(parts.password or ""),
+            "HOST": parts.hostname or "",
+            "PORT": str(port or ""),
+            "OPTIONS": options,
+            "CONN_MAX_AGE": 60,
+            "CONN_HEALTH_CHECKS": True,
+        }
+    raise ImproperlyConfigured(
+        f"{name}={url!r}: unsupported scheme {parts.scheme!r} (use sqlite:/// or postgres://)"
+    )
+
+
+def parse_broker_url(name: str, url: str) -> str:
+    scheme = urlsplit(url).scheme
+    if scheme not in ("redis", "rediss", "amqp", "amqps", "filesystem", "memory"):
+        raise ImproperlyConfigured(
+            f"{name}={url!r}: unsupported broker scheme {scheme!r} (use redis:// or amqp://)"
+        )
+    return url

@@ -1,0 +1,170 @@
+"""ReplicaGym settings: everything configurable is read from the environment here.
+
+The embedded default needs no services: a SQLite file under DATA_DIR and a Celery
+broker kept in files under DATA_DIR. DATABASE_URL and CELERY_BROKER_URL switch to
+PostgreSQL and Redis or RabbitMQ.
+"""
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from .env import envbool, envint, envlist, envpath, envstr, parse_broker_url, parse_database_url
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+DATA_DIR = envpath("REPLICAGYM_DATA_DIR", BASE_DIR / "data")
+DATA_DIR.mkdir(parents=True, exist_ok=True)  # the embedded default keeps its database and queue here
+
+PRODUCTION = envbool("REPLICAGYM_PRODUCTION", False)
+DEBUG = envbool("DEBUG", not PRODUCTION)
+SECRET_KEY = envstr("SECRET_KEY")
+if not SECRET_KEY:
+    if PRODUCTION:
+        raise ImproperlyConfigured("SECRET_KEY must be set when REPLICAGYM_PRODUCTION is true")
+    SECRET_KEY = "dev-only-insecure-key-replicagym"  # noqa: S105 - never used in production mode
+
+# Worlds are served on their own origin, w-<token>.<WORLD_DOMAIN>, so cookies and
+# storage never mix between worlds; Chromium resolves *.localhost to loopback.
+WORLD_DOMAIN = envstr("REPLICAGYM_WORLD_DOMAIN", "localhost").lower()
+PUBLIC_PORT = envint("REPLICAGYM_PORT", 8000, minimum=1)
+ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["localhost", "127.0.0.1", f".{WORLD_DOMAIN}", "testserver"])
+
+# Worlds not used for this many hours are removed by `world gc`.
+WORLD_GC_HOURS = envint("REPLICAGYM_WORLD_GC_HOURS", 24, minimum=1)
+
+CHROMIUM_PATH = envstr("CHROMIUM_PATH", "/usr/bin/chromium")
+
+
+def _discover_replicas() -> list[str]:
+    """Every folder under replicas/ with an apps.py is a replica app (no central list)."""
+    folder = BASE_DIR / "replicas"
+    return sorted(
+        f"replicas.{p.name}"
+        for p in folder.iterdir()
+        if p.is_dir() and (p / "apps.py").exists() and p.name != "worlds"
+    )
+
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "django_htmx",
+    "replicas.worlds",
+    *_discover_replicas(),
+    "frontend",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "replicas.worlds.routing.WorldRoutingMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "replicagym.urls"
+WSGI_APPLICATION = "replicagym.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {
+    "default": parse_database_url(
+        "DATABASE_URL", envstr("DATABASE_URL", f"sqlite:///{DATA_DIR / 'replicagym.sqlite3'}"), BASE_DIR
+    )
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = DATA_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)
+# Serve straight from the apps' static folders, so no collectstatic step is needed.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+MEDIA_ROOT = DATA_DIR / "media"
+
+LOGIN_URL = "/accounts/login/"
+
+# --- Celery ---------------------------------------------------------------
+# The default broker keeps messages in files under DATA_DIR: a real queue that
+# several worker processes on this machine share, with no service to run.
+CELERY_BROKER_URL = parse_broker_url("CELERY_BROKER_URL", envstr("CELERY_BROKER_URL", "filesystem://"))
+_BROKER_DIR = DATA_DIR / "broker"
+CELERY_BROKER_TRANSPORT_OPTIONS = (
+    {
+        "data_folder_in": str(_BROKER_DIR / "queue"),
+        "data_folder_out": str(_BROKER_DIR / "queue"),
+        "processed_folder": str(_BROKER_DIR / "processed"),
+        "store_processed": False,
+    }
+    if CELERY_BROKER_URL.startswith("filesystem")
+    else {}
+)
+CELERY_TASK_IGNORE_RESULT = True  # outcomes live in the database rows, not a result backend
+CELERY_TASK_ACKS_LATE = True  # a worker that dies mid-task leaves the message for another
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
+
+# --- REST framework -------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "ReplicaGym API",
+    "DESCRIPTION": "Worlds, tasks, episodes and rewards for browser agents.",
+    "VERSION": "0.1.0",
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {"replicagym": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")}},
+}
+
+if PRODUCTION:
+    SESSION_COOKIE_HTTPONLY = True
+    CSRF_COOKIE_HTTPONLY = True

@@ -1,0 +1,15 @@
+"""Settings for the test suite: the real settings plus what only tests need."""
+import os
+
+from .settings import *  # noqa: F403
+from .settings import DATA_DIR, DATABASES
+
+# Playwright's sync API runs an event loop in the test thread; Django would
+# otherwise refuse ORM calls from it.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# A file, not memory, so worker processes started by tests share the test database.
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}

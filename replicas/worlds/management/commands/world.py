@@ -1,0 +1,123 @@
+"""`manage.py world create|snapshot|diff|delete|gc|list|bench`: worlds from the command line."""
+import json
+import statistics
+import time
+from datetime import timedelta
+
+from django.core.management.base import BaseCommand, CommandError
+
+from replicas.worlds.cli import OneLineParser, one_line_errors, seed_arg
+from replicas.worlds.models import World
+from replicas.worlds.routing import world_url
+from replicas.worlds.services import (
+    InvalidWorldRequest,
+    template_get_or_build,
+    world_create,
+    world_delete,
+    world_gc,
+    world_generate,
+)
+from replicas.worlds.snapshot import canonical_json, diff, snapshot, state_hash
+
+
+class Command(BaseCommand):
+    help = "Create, inspect, compare and delete worlds."
+
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        return one_line_errors(super().create_parser(prog_name, subcommand, **kwargs))
+
+    def add_arguments(self, parser):
+        sub = parser.add_subparsers(dest="action", required=True, parser_class=OneLineParser)
+        create = sub.add_parser("create", help="create a world (a clone of the cached template)")
+        self._world_key(create)
+        create.add_argument("--fresh", action="store_true", help="generate from scratch instead of cloning")
+        snap = sub.add_parser("snapshot", help="print a world's canonical state as JSON")
+        snap.add_argument("world")
+        d = sub.add_parser("diff", help="print the diff from world A to world B as JSON")
+        d.add_argument("a")
+        d.add_argument("b")
+        delete = sub.add_parser("delete", help="delete a world and its rows")
+        delete.add_argument("world")
+        gc = sub.add_parser("gc", help="delete worlds unused for a while and outdated templates")
+        gc.add_argument("--hours", type=int, default=None)
+        sub.add_parser("list", help="list worlds as JSON lines")
+        bench = sub.add_parser("bench", help="time world creation from the cached template")
+        self._world_key(bench)
+        bench.add_argument("--repeat", type=int, default=30)
+
+    def _world_key(self, parser):
+        parser.add_argument("--replica", required=True)
+        parser.add_argument("--seed", type=seed_arg, required=True)
+        parser.add_argument("--variant", default="default")
+
+    def handle(self, *args, action, **options):
+        try:
+            getattr(self, f"do_{action}")(**options)
+        except (LookupError, InvalidWorldRequest) as exc:
+            raise CommandError(str(exc).strip("'\"")) from None
+
+    def _emit(self, doc):
+        self.stdout.write(json.dumps(doc, sort_keys=True, ensure_ascii=False))
+
+    def _world(self, token: str) -> World:
+        world = World.objects.filter(token=token.removeprefix("w-"), is_template=False).first()
+        if world is None:
+            raise CommandError(f"unknown world {token!r}")
+        return world
+
+    def do_create(self, *, replica, seed, variant, fresh, **_):
+        start = time.perf_counter()
+        if fresh:
+            world = world_generate(replica=replica, seed=seed, variant=variant)
+        else:
+            world = world_create(replica=replica, seed=seed, variant=variant)
+        ms = (time.perf_counter() - start) * 1000
+        self._emit(
+            {
+                "world": world.token,
+                "url": world_url(world),
+                "rows": world.rows,
+                # computed from the new world's rows, not copied from the template
+                "state_hash": state_hash(snapshot(world)),
+                "ms": round(ms, 2),
+            }
+        )
+
+    def do_snapshot(self, *, world, **_):
+        self.stdout.write(canonical_json(snapshot(self._world(world))))
+
+    def do_diff(self, *, a, b, **_):
+        self._emit(diff(snapshot(self._world(a)), snapshot(self._world(b))))
+
+    def do_delete(self, *, world, **_):
+        world_delete(world=self._world(world))
+
+    def do_gc(self, *, hours, **_):
+        self._emit(world_gc(older_than=timedelta(hours=hours) if hours is not None else None))
+
+    def do_list(self, **_):
+        for w in World.objects.filter(is_template=False).order_by("id"):
+            self._emit({"world": w.token, "replica": w.replica, "seed": w.seed, "variant": w.variant, "url": world_url(w)})
+
+    def do_bench(self, *, replica, seed, variant, repeat, **_):
+        if repeat < 1:
+            raise CommandError("--repeat must be at least 1")
+        template = template_get_or_build(replica=replica, seed=seed, variant=variant)
+        times, made = [], []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            made.append(world_create(replica=replica, seed=seed, variant=variant))
+            times.append((time.perf_counter() - start) * 1000)
+        for world in made:
+            world_delete(world=world)
+        times.sort()
+        self._emit(
+            {
+                "replica": replica,
+                "rows": template.rows,
+                "repeat": repeat,
+                "median_ms": round(statistics.median(times), 2),
+                "p95_ms": round(times[min(len(times) - 1, int(len(times) * 0.95))], 2),
+                "min_ms": round(times[0], 2),
+            }
+        )

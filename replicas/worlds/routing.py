@@ -1,0 +1,52 @@
+"""Binds each request to exactly one world, chosen by the request's host.
+
+A world is served on its own origin, http://w-<token>.<WORLD_DOMAIN>:<port>/, so
+its cookies and storage are its own and its paths can look like the product's.
+Any other host is the platform itself. An unknown or deleted world gets a 404
+page that names nothing of any other world.
+"""
+from django.conf import settings
+from django.shortcuts import render
+
+from .models import World
+from .registry import get_replica
+from .scoping import bound_world
+
+PREFIX = "w-"
+
+
+def world_token_from_host(host: str) -> str | None:
+    name = host.rsplit(":", 1)[0].lower() if not host.startswith("[") else host
+    suffix = "." + settings.WORLD_DOMAIN
+    if name.startswith(PREFIX) and name.endswith(suffix):
+        token = name[len(PREFIX) : -len(suffix)]
+        if token and "." not in token:
+            return token
+    return None
+
+
+def world_origin(world, port: int | None = None) -> str:
+    port = settings.PUBLIC_PORT if port is None else port
+    return f"http://{PREFIX}{world.token}.{settings.WORLD_DOMAIN}:{port}"
+
+
+def world_url(world, path: str = "/", port: int | None = None) -> str:
+    return world_origin(world, port) + path
+
+
+class WorldRoutingMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        token = world_token_from_host(request.get_host())
+        if token is None:
+            request.world = None
+            return self.get_response(request)
+        world = World.objects.filter(token=token, is_template=False).first()
+        if world is None:
+            return render(request, "worlds/not_found.html", status=404)
+        request.world = world
+        request.urlconf = get_replica(world.replica).urlconf
+        with bound_world(world):
+            return self.get_response(request)

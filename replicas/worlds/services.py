@@ -1,0 +1,155 @@
+"""World lifecycle: generate, clone from a cached template, delete, garbage-collect."""
+import secrets
+from datetime import UTC, datetime, timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.utils import timezone as djtz
+
+from .models import ID_BITS, World, WorldModel
+from .registry import get_replica
+from .scoping import bound_world
+from .seeding import Generation, stream_seed
+from .snapshot import snapshot, state_hash
+
+MAX_SEED = 2**63 - 1
+# Every world starts its clock in the same season; the seed moves it by up to a year
+# so that "today" differs between seeds but never between runs of one seed.
+CLOCK_ORIGIN = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+
+
+class InvalidWorldRequest(ValueError):
+    pass
+
+
+def _validate(replica: str, seed: int, variant: str):
+    config = get_replica(replica)
+    config.knobs(variant)
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise InvalidWorldRequest(f"seed must be an integer from 0 to {MAX_SEED}, not {seed!r}")
+    return config
+
+
+def _initial_clock(replica: str, seed: int, variant: str) -> datetime:
+    minutes = stream_seed(replica, seed, variant) % (365 * 24 * 60)
+    return CLOCK_ORIGIN + timedelta(minutes=minutes)
+
+
+def _new_world(config, seed: int, variant: str, **fields) -> World:
+    fields.setdefault("clock", _initial_clock(config.replica_name, seed, variant))
+    return World.objects.create(
+        token=secrets.token_hex(8),
+        replica=config.replica_name,
+        seed=seed,
+        variant=variant,
+        generator_version=config.generator_version,
+        **fields,
+    )
+
+
+@transaction.atomic
+def world_generate(*, replica: str, seed: int, variant: str = "default", is_template: bool = False) -> World:
+    """Build a world from scratch by running the replica's seed generator."""
+    config = _validate(replica, seed, variant)
+    world = _new_world(config, seed, variant, is_template=is_template)
+    gen = Generation(world, config.knobs(variant), config.world_models)
+    with bound_world(world):
+        config.generator().generate(gen)
+        world.rows = gen.row_count
+        gen.flush()
+        world.state_hash = state_hash(snapshot(world))
+    world.save(update_fields=["rows", "state_hash"])
+    return world
+
+
+def template_get_or_build(*, replica: str, seed: int, variant: str = "default") -> World:
+    config = _validate(replica, seed, variant)
+    lookup = dict(replica=replica, seed=seed, variant=variant, generator_version=config.generator_version)
+    template = World.objects.filter(is_template=True, **lookup).first()
+    if template is not None:
+        return template
+    try:
+        return world_generate(replica=replica, seed=seed, variant=variant, is_template=True)
+    except IntegrityError:
+        # another process built the same template at the same moment: use theirs
+        return World.objects.get(is_template=True, **lookup)
+
+
+def _clone_rows(config, source: World, target: World):
+    delta = (target.id - source.id) << ID_BITS
+    with connection.cursor() as cursor:
+        for model in config.world_models:
+            columns, selects, params = [], [], []
+            for field in model._meta.concrete_fields:
+                column = connection.ops.quote_name(field.column)
+                columns.append(column)
+                if field.name == "world":
+                    selects.append("%s")
+                    params.append(target.id)
+                elif field.primary_key or (field.is_relation and issubclass(field.related_model, WorldModel)):
+                    selects.append(f"{column} + %s")
+                    params.append(delta)
+                else:
+                    selects.append(column)
+            table = connection.ops.quote_name(model._meta.db_table)
+            world_col = connection.ops.quote_name(model._meta.get_field("world").column)
+            cursor.execute(
+                f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(selects)} FROM {table} WHERE {world_col} = %s",
+                [*params, source.id],
+            )
+
+
+@transaction.atomic
+def world_clone(*, source: World, faults: list | None = None) -> World:
+    """A new world whose rows are a copy of `source`'s (usually a template)."""
+    config = get_replica(source.replica)
+    world = _new_world(
+        config,
+        source.seed,
+        source.variant,
+        template=source if source.is_template else None,
+        rows=source.rows,
+        state_hash=source.state_hash,
+        faults=faults if faults is not None else source.faults,
+        clock=source.clock,
+    )
+    _clone_rows(config, source, world)
+    return world
+
+
+def world_create(*, replica: str, seed: int, variant: str = "default", faults: list | None = None) -> World:
+    """A fresh world for (replica, seed, variant): a clone of the cached template."""
+    template = template_get_or_build(replica=replica, seed=seed, variant=variant)
+    return world_clone(source=template, faults=faults or [])
+
+
+@transaction.atomic
+def world_delete(*, world: World) -> None:
+    config = get_replica(world.replica)
+    for model in reversed(config.world_models):
+        model.all_worlds.filter(world_id=world.id)._raw_delete(connection.alias)
+    World.objects.filter(pk=world.pk).delete()
+
+
+def world_touch(*, world: World) -> None:
+    World.objects.filter(pk=world.pk).update(last_used_at=djtz.now())
+
+
+def world_gc(*, older_than: timedelta | None = None) -> dict:
+    """Delete worlds unused for `older_than` and templates of outdated generators."""
+    cutoff = djtz.now() - (older_than if older_than is not None else timedelta(hours=settings.WORLD_GC_HOURS))
+    stale = list(World.objects.filter(is_template=False, last_used_at__lt=cutoff))
+    outdated = [
+        t for t in World.objects.filter(is_template=True)
+        if _generator_version_or_none(t.replica) not in (None, t.generator_version)
+    ]
+    for world in stale + outdated:
+        world_delete(world=world)
+    return {"worlds": len(stale), "templates": len(outdated)}
+
+
+def _generator_version_or_none(replica: str):
+    try:
+        return get_replica(replica).generator_version
+    except LookupError:
+        return None

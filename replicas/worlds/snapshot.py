@@ -1,0 +1,108 @@
+"""Snapshot, hash and diff of one world's state.
+
+A snapshot is a canonical JSON document: every row of the world keyed by its
+public key, foreign keys written as the target's public key, values in one
+text form whatever the database backend returned. Its sha256 is the world's
+state hash; verifiers read snapshots and their diff.
+"""
+import hashlib
+import json
+from datetime import UTC, date, datetime, time
+from decimal import Decimal
+
+from django.db import models
+
+from .registry import get_replica
+
+SKIPPED = {"id", "world"}
+
+
+def _canonical(field, value):
+    if value is None:
+        return None
+    if isinstance(field, models.DecimalField):
+        return str(Decimal(value).quantize(Decimal(1).scaleb(-field.decimal_places)))
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    if isinstance(value, (date, time)):
+        return value.isoformat()
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (Decimal,)):
+        return str(value)
+    return value
+
+
+def _key(values) -> str:
+    return "|".join(str(v) for v in values)
+
+
+def _table(model) -> str:
+    return f"{model._meta.app_label}.{model._meta.model_name}"
+
+
+def snapshot(world) -> dict:
+    replica = get_replica(world.replica)
+    world_models = replica.world_models
+    fields = {
+        m: [f for f in m._meta.concrete_fields if f.name not in SKIPPED] for m in world_models
+    }
+    raw = {m: list(m.all_worlds.filter(world_id=world.id).values_list("id", *[f.attname for f in fields[m]])) for m in world_models}
+    # id -> public key, so foreign keys can be written as what a person would see
+    # (parents come first, so a public key may include a foreign key, written as its target's key)
+    keys = {}
+    for model in world_models:
+        parts = [(i + 1, f) for i, f in enumerate(fields[model]) if f.name in model.public_key]
+        for row in raw[model]:
+            keys[(model, row[0])] = _key(
+                keys[(f.related_model, row[i])] if f.is_relation else row[i] for i, f in parts
+            )
+    tables = {}
+    for model in world_models:
+        rows = {}
+        for row in raw[model]:
+            doc = {}
+            for field, value in zip(fields[model], row[1:], strict=True):
+                if field.is_relation and value is not None:
+                    value = keys[(field.related_model, value)]
+                doc[field.name] = _canonical(field, value)
+            key = keys[(model, row[0])]
+            if key in rows:
+                raise ValueError(f"{_table(model)}: two rows share the public key {key!r}")
+            rows[key] = doc
+        tables[_table(model)] = dict(sorted(rows.items()))
+    return {"replica": world.replica, "tables": tables}
+
+
+def canonical_json(doc) -> str:
+    return json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def state_hash(snap: dict) -> str:
+    return hashlib.sha256(canonical_json(snap).encode()).hexdigest()
+
+
+def diff(before: dict, after: dict) -> dict:
+    """Rows added, removed and changed (field by field) from `before` to `after`."""
+    tables = {}
+    totals = {"added": 0, "removed": 0, "changed": 0}
+    for table in sorted(set(before["tables"]) | set(after["tables"])):
+        old = before["tables"].get(table, {})
+        new = after["tables"].get(table, {})
+        added = {k: new[k] for k in sorted(new.keys() - old.keys())}
+        removed = {k: old[k] for k in sorted(old.keys() - new.keys())}
+        changed = {}
+        for key in sorted(old.keys() & new.keys()):
+            fields = {
+                name: {"from": old[key].get(name), "to": new[key].get(name)}
+                for name in sorted(set(old[key]) | set(new[key]))
+                if old[key].get(name) != new[key].get(name)
+            }
+            if fields:
+                changed[key] = fields
+        if added or removed or changed:
+            tables[table] = {"added": added, "removed": removed, "changed": changed}
+            totals["added"] += len(added)
+            totals["removed"] += len(removed)
+            totals["changed"] += len(changed)
+    return {"before": state_hash(before), "after": state_hash(after), "totals": totals, "tables": tables}

@@ -1,0 +1,16 @@
+"""Template filters that tell time by the world clock, never the wall clock."""
+from django import template
+from django.utils.timesince import timesince
+
+from replicas.worlds import clock
+
+register = template.Library()
+
+
+@register.filter
+def ago(value):
+    """'3 days ago' measured from the world's now."""
+    if not value:
+        return ""
+    return f"{timesince(value, clock.now()).split(',')[0]} ago"
+

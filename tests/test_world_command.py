@@ -1,0 +1,61 @@
+"""`manage.py world`: the command line that creates, shows and compares worlds."""
+import json
+import os
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.django_db
+
+
+def world(*args):
+    out = StringIO()
+    call_command("world", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_create_prints_one_json_object_with_world_url_rows_hash_and_time():
+    doc = json.loads(world("create", "--replica", "supportdesk", "--seed", "7", "--variant", "small"))
+    assert set(doc) == {"world", "url", "rows", "state_hash", "ms"}
+    assert doc["url"] == f"http://w-{doc['world']}.localhost:8000/"
+    assert doc["rows"] > 100 and len(doc["state_hash"]) == 64
+
+
+def test_snapshot_and_diff_print_json():
+    a = json.loads(world("create", "--replica", "supportdesk", "--seed", "7", "--variant", "small"))
+    b = json.loads(world("create", "--replica", "supportdesk", "--seed", "8", "--variant", "small"))
+    snap = json.loads(world("snapshot", a["world"]))
+    assert "supportdesk.ticket" in snap["tables"]
+    d = json.loads(world("diff", a["world"], b["world"]))
+    assert d["before"] == a["state_hash"] and d["after"] == b["state_hash"]
+    assert d["totals"]["changed"] > 0
+
+
+def run_cli(*args):
+    env = {**os.environ, "REPLICAGYM_DATA_DIR": str(ROOT / "data" / "cli-test")}
+    return subprocess.run([sys.executable, "manage.py", "world", *args], cwd=ROOT, env=env, capture_output=True, text=True)
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["create", "--replica", "nope", "--seed", "7"], "unknown replica 'nope'"),
+        (["create", "--replica", "supportdesk", "--seed", "7", "--variant", "huge"], "unknown variant 'huge'"),
+        (["create", "--replica", "supportdesk", "--seed", "-3"], "seed must be a non-negative integer"),
+        (["create", "--replica", "supportdesk", "--seed", "x"], "seed must be a non-negative integer"),
+        (["snapshot", "nosuchworld"], "unknown world 'nosuchworld'"),
+        (["diff", "a"], "the following arguments are required"),
+    ],
+)
+def test_bad_arguments_exit_non_zero_with_one_clear_line(args, message):
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env={**os.environ, "REPLICAGYM_DATA_DIR": str(ROOT / "data" / "cli-test")}, check=True)
+    result = run_cli(*args)
+    assert result.returncode != 0
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.stderr
