@@ -58,6 +58,8 @@ INSTALLED_APPS = [
     "django_htmx",
     "replicas.worlds",
     *_discover_replicas(),
+    "replicagym.catalogue",
+    "episodes",
     "frontend",
 ]
 

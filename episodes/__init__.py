@@ -1,0 +1,1 @@
+"""The episode engine: browser runner, observations, actions, agents, trajectories, gym API."""

@@ -1,0 +1,1 @@
+"""The task catalogue: tasks, suites and task packs."""

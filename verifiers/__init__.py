@@ -1,0 +1,1 @@
+"""Verifier specs, assertions and reward signals."""
