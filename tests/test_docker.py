@@ -1,0 +1,45 @@
+"""docker/ stays in step with the code: the compose file names modules and settings that exist."""
+import importlib
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+COMPOSE = ROOT / "docker" / "compose.yaml"
+
+
+def compose():
+    return yaml.safe_load(COMPOSE.read_text())
+
+
+def test_compose_has_web_worker_postgres_and_redis():
+    assert set(compose()["services"]) == {"web", "worker", "postgres", "redis"}
+
+
+def test_every_variable_the_compose_file_sets_is_read_by_the_settings():
+    settings_source = (ROOT / "platform" / "replicagym" / "settings.py").read_text()
+    read = set(re.findall(r'env(?:str|bool|int|list|path)\(\s*"([A-Z_]+)"', settings_source))
+    env = compose()["x-app"]["environment"]
+    assert set(env) <= read, set(env) - read
+
+
+def test_the_modules_the_images_run_exist():
+    importlib.import_module("replicagym.wsgi")
+    assert importlib.import_module("replicagym.celery").app.main == "replicagym"
+    dockerfile = (ROOT / "docker" / "Dockerfile").read_text()
+    assert "requirements.txt" in dockerfile and "replicagym.wsgi" in dockerfile
+
+
+@pytest.mark.skipif(not shutil.which("docker-compose"), reason="docker-compose is not installed")
+def test_docker_compose_config_accepts_the_file():
+    result = subprocess.run(
+        ["docker-compose", "-f", str(COMPOSE), "config", "--quiet"],
+        env={"SECRET_KEY": "x", "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
