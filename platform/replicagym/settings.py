@@ -32,6 +32,11 @@ ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["localhost", "127.0.0.1", f".{WORLD_DO
 WORLD_GC_HOURS = envint("REPLICAGYM_WORLD_GC_HOURS", 24, minimum=1)
 
 CHROMIUM_PATH = envstr("CHROMIUM_PATH", "/usr/bin/chromium")
+# The episode engine serves worlds from an in-process server unless this names one (http://host:port).
+SERVE_URL = envstr("REPLICAGYM_SERVE_URL", "")
+# OpenAI-compatible chat completions endpoint for the openai:<model> agent.
+OPENAI_BASE_URL = envstr("OPENAI_BASE_URL", "https://api.openai.com/v1")
+OPENAI_API_KEY = envstr("OPENAI_API_KEY", "")
 
 
 def _discover_replicas() -> list[str]:
