@@ -1,0 +1,382 @@
+"""Task packs: the task files under replicas/<replica>/tasks/, validated and synced into the catalogue.
+
+Every problem is reported with the file and the JSON path it is at, and a pack
+with any bad file changes nothing in the database.
+"""
+import hashlib
+import importlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+
+from replicas.worlds.registry import get_replica, replicas
+from replicas.worlds.scoping import bound_world
+from replicas.worlds.services import template_get_or_build
+from replicas.worlds.snapshot import canonical_json
+
+from .models import PLACEHOLDER, Suite, Task, fill, fill_value
+
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+SUITE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
+PARAMS_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
+DIFFICULTIES = {c.value for c in Task.Difficulty}
+REQUIRED = {"slug", "title", "difficulty", "replica", "seed", "instruction", "verifier"}
+OPTIONAL = {
+    "variant", "params", "start_page", "faults", "limits", "reward_weights",
+    "reference_solution", "negative_examples", "description", "tags",
+}
+LIMIT_KEYS = {"max_steps", "max_seconds", "step_seconds"}
+SUITES_FILE = "suites.json"
+
+
+class PackError(ValueError):
+    """One or more task files are invalid; `errors` holds one line per problem."""
+
+    def __init__(self, errors: list[str]):
+        self.errors = errors
+        super().__init__("\n".join(errors))
+
+
+@dataclass
+class PackTask:
+    task_id: str
+    spec: dict
+    params: dict
+    content_hash: str
+    params_hash: str
+    source: str
+
+
+def sha256_json(doc) -> str:
+    return hashlib.sha256(canonical_json(doc).encode()).hexdigest()
+
+
+def pack_dir(replica: str) -> Path:
+    config = get_replica(replica)
+    return Path(config.path) / "tasks"
+
+
+def _rel(path: Path) -> str:
+    try:
+        return str(path.relative_to(settings.BASE_DIR))
+    except ValueError:
+        return str(path)
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _shape_errors(spec, replica: str, stem: str) -> list[str]:
+    """Problems with keys and types, each as 'json.path: message'."""
+    if not isinstance(spec, dict):
+        return [f"$: a task file holds one JSON object, not {type(spec).__name__}"]
+    errors = [f"{k}: required key is missing" for k in sorted(REQUIRED - spec.keys())]
+    errors += [f"{k}: unknown key" for k in sorted(spec.keys() - REQUIRED - OPTIONAL)]
+
+    def check(key, ok, message):
+        if key in spec and not ok(spec[key]):
+            errors.append(f"{key}: {message}, not {json.dumps(spec[key])[:60]}")
+
+    check("slug", lambda v: isinstance(v, str) and SLUG.match(v), "must be a lowercase slug (a-z, 0-9, dashes)")
+    if isinstance(spec.get("slug"), str) and SLUG.match(spec["slug"]) and spec["slug"] != stem:
+        errors.append(f"slug: {spec['slug']!r} differs from the file name {stem!r}")
+    check("title", lambda v: isinstance(v, str) and v.strip(), "must be a non-empty string")
+    check("difficulty", lambda v: v in DIFFICULTIES, f"must be one of {', '.join(sorted(DIFFICULTIES))}")
+    check("replica", lambda v: v == replica, f"must be {replica!r} (the pack's replica)")
+    check("seed", lambda v: _is_int(v) and 0 <= v < 2**63, "must be a non-negative integer")
+    check("instruction", lambda v: isinstance(v, str) and v.strip(), "must be a non-empty string")
+    check("verifier", lambda v: isinstance(v, dict), "must be an object")
+    check("params", lambda v: isinstance(v, str) and PARAMS_REF.match(v), "must be 'module:function'")
+    check("start_page", lambda v: isinstance(v, str) and v.startswith("/") and not v.startswith("//"), "must be a path starting with /")
+    check("faults", lambda v: isinstance(v, list), "must be a list")
+    check("description", lambda v: isinstance(v, str), "must be a string")
+    check("tags", lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v), "must be a list of strings")
+    check("reward_weights", lambda v: v is None or (isinstance(v, dict) and all(_is_number(x) and x >= 0 for x in v.values())),
+          "must be null or an object of non-negative numbers")
+    if "variant" in spec:
+        if not isinstance(spec["variant"], str):
+            errors.append("variant: must be a string")
+        else:
+            try:
+                get_replica(replica).knobs(spec["variant"])
+            except LookupError as exc:
+                errors.append(f"variant: {str(exc).strip(chr(34) + chr(39))}")
+    limits = spec.get("limits")
+    if limits is not None:
+        if not isinstance(limits, dict):
+            errors.append("limits: must be an object")
+        else:
+            errors += [f"limits.{k}: unknown key (known: {', '.join(sorted(LIMIT_KEYS))})" for k in sorted(limits.keys() - LIMIT_KEYS)]
+            if "max_steps" in limits and not (_is_int(limits["max_steps"]) and 1 <= limits["max_steps"] <= 1000):
+                errors.append(f"limits.max_steps: must be an integer from 1 to 1000, not {limits['max_steps']!r}")
+            for key in ("max_seconds", "step_seconds"):
+                if key in limits and not (_is_number(limits[key]) and 0 < limits[key] <= 86400):
+                    errors.append(f"limits.{key}: must be a number of seconds above 0, not {limits[key]!r}")
+    actions = spec.get("reference_solution")
+    if actions is not None:
+        if not isinstance(actions, list):
+            errors.append("reference_solution: must be a list of action strings")
+        else:
+            errors += [f"reference_solution[{i}]: must be a string" for i, a in enumerate(actions) if not isinstance(a, str)]
+    negatives = spec.get("negative_examples")
+    if negatives is not None:
+        if not isinstance(negatives, list):
+            errors.append("negative_examples: must be a list")
+        else:
+            for i, ex in enumerate(negatives):
+                if not isinstance(ex, dict) or not isinstance(ex.get("name"), str) or not isinstance(ex.get("actions"), list):
+                    errors.append(f"negative_examples[{i}]: must be an object with 'name' (string) and 'actions' (list)")
+                else:
+                    errors += [f"negative_examples[{i}].actions[{j}]: must be a string" for j, a in enumerate(ex["actions"]) if not isinstance(a, str)]
+    return errors
+
+
+def _placeholders(value, path: str):
+    """(json path, name) of every {placeholder} in the value."""
+    if isinstance(value, str):
+        for m in PLACEHOLDER.finditer(value):
+            yield path, m.group(1)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _placeholders(v, f"{path}[{i}]")
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _placeholders(v, f"{path}.{k}" if path else k)
+
+
+def _params_function(ref: str):
+    module_name, func_name = ref.split(":")
+    module = importlib.import_module(module_name)
+    func = getattr(module, func_name, None)
+    if not callable(func):
+        raise LookupError(f"{module_name} has no function {func_name!r}")
+    return func
+
+
+def task_params(spec: dict) -> dict:
+    """The answer key: the task's params function run on the cached template world with that world bound."""
+    ref = spec.get("params")
+    if not ref:
+        return {}
+    func = _params_function(ref)
+    template = template_get_or_build(replica=spec["replica"], seed=spec["seed"], variant=spec.get("variant", "default"))
+    with bound_world(template):
+        result = func(template)
+    if not isinstance(result, dict) or not all(isinstance(k, str) for k in result):
+        raise TypeError(f"{ref} returned {type(result).__name__}, not a dict with string keys")
+    # round-trip so that what is stored is exactly what the JSON column gives back
+    return json.loads(canonical_json(result))
+
+
+def _validate_filled(spec: dict, params: dict, replica: str) -> list[str]:
+    errors = []
+    for key in ("instruction", "start_page", "reference_solution", "negative_examples", "verifier", "faults"):
+        for path, name in _placeholders(spec.get(key), key):
+            if name not in params:
+                known = ", ".join(sorted(params)) or "none: the task has no params"
+                errors.append(f"{path}: placeholder {{{name}}} is not filled by params (params give: {known})")
+    if errors:
+        return errors
+    try:
+        from verifiers.spec import SpecError, validate_spec
+    except ImportError:  # the verifier package not installed: shape checks only
+        pass
+    else:
+        try:
+            validate_spec(fill_value(spec["verifier"], params), replica=replica)
+        except SpecError as exc:
+            errors.append(f"verifier.{exc}")
+    try:
+        from episodes.actions import ActionError, parse_action
+    except ImportError:
+        pass
+    else:
+        lists = [("reference_solution", spec.get("reference_solution") or [])]
+        lists += [(f"negative_examples[{i}].actions", ex["actions"]) for i, ex in enumerate(spec.get("negative_examples") or [])]
+        for path, actions in lists:
+            for i, action in enumerate(actions):
+                try:
+                    parse_action(fill(action, params))
+                except ActionError as exc:
+                    errors.append(f"{path}[{i}]: {exc}")
+    return errors
+
+
+def load_task_file(path: Path, replica: str, params_cache: dict | None = None) -> PackTask:
+    """One task file, validated; raises PackError naming the file and JSON paths."""
+    where = _rel(path)
+    try:
+        spec = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PackError([f"{where}: cannot read: {exc}"]) from None
+    except json.JSONDecodeError as exc:
+        raise PackError([f"{where}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"]) from None
+    errors = _shape_errors(spec, replica, path.stem)
+    if errors:
+        raise PackError([f"{where}: {e}" for e in errors])
+    cache = params_cache if params_cache is not None else {}
+    key = (spec.get("params"), spec["replica"], spec["seed"], spec.get("variant", "default"))
+    try:
+        if key not in cache:
+            cache[key] = task_params(spec)
+        params = cache[key]
+    except Exception as exc:  # the params function is task-author code: report, don't crash the sync
+        raise PackError([f"{where}: params: {spec.get('params')} failed: {type(exc).__name__}: {exc}"]) from None
+    errors = _validate_filled(spec, params, replica)
+    if errors:
+        raise PackError([f"{where}: {e}" for e in errors])
+    return PackTask(
+        task_id=f"{replica}.{spec['slug']}",
+        spec=spec,
+        params=params,
+        content_hash=sha256_json(spec),
+        params_hash=sha256_json(params),
+        source=where,
+    )
+
+
+def load_pack(replica: str, *, directory: Path | None = None) -> list[PackTask]:
+    """Every task file of a replica's pack, validated; all problems of all files in one PackError."""
+    folder = Path(directory) if directory is not None else pack_dir(replica)
+    tasks, errors, cache = [], [], {}
+    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+        if path.name == SUITES_FILE:
+            continue
+        try:
+            tasks.append(load_task_file(path, replica, cache))
+        except PackError as exc:
+            errors += exc.errors
+    if errors:
+        raise PackError(errors)
+    return tasks
+
+
+def load_suites(replica: str, task_ids: set[str], *, directory: Path | None = None) -> dict[str, dict]:
+    """Suites declared in the pack's optional suites.json: {"name": {"description": "...", "tasks": ["slug", ...]}}."""
+    folder = Path(directory) if directory is not None else pack_dir(replica)
+    path = folder / SUITES_FILE
+    if not path.exists():
+        return {}
+    where = _rel(path)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise PackError([f"{where}: cannot read: {exc}"]) from None
+    if not isinstance(doc, dict):
+        raise PackError([f"{where}: $: must be an object of suite name -> {{description, tasks}}"])
+    errors, suites = [], {}
+    for name, body in doc.items():
+        if not SUITE_NAME.match(name):
+            errors.append(f"{where}: {name}: suite names are lowercase slugs (a-z, 0-9, - and _)")
+            continue
+        if not isinstance(body, dict) or not isinstance(body.get("tasks"), list) or not body["tasks"]:
+            errors.append(f"{where}: {name}.tasks: must be a non-empty list of task slugs")
+            continue
+        if body.keys() - {"tasks", "description"}:
+            errors.append(f"{where}: {name}: unknown keys {sorted(body.keys() - {'tasks', 'description'})}")
+        ids = []
+        for i, ref in enumerate(body["tasks"]):
+            task_id = ref if isinstance(ref, str) and "." in ref else f"{replica}.{ref}"
+            if task_id not in task_ids:
+                errors.append(f"{where}: {name}.tasks[{i}]: no task {ref!r} in the {replica} pack")
+            ids.append(task_id)
+        suites[name] = {"description": str(body.get("description", "")), "tasks": ids}
+    if errors:
+        raise PackError(errors)
+    return suites
+
+
+def _suite_upsert(name: str, tasks: list[Task], description: str = "") -> Suite:
+    version = sha256_json(sorted(f"{t.task_id}@{t.content_hash}:{t.params_hash}" for t in tasks))
+    suite = Suite.objects.filter(name=name, version=version).first()
+    Suite.objects.filter(name=name, is_current=True).exclude(version=version).update(is_current=False)
+    if suite is None:
+        suite = Suite.objects.create(name=name, version=version, description=description, is_current=True)
+        suite.tasks.set(tasks)
+    elif not suite.is_current or suite.description != description:
+        suite.is_current, suite.description = True, description
+        suite.save(update_fields=["is_current", "description"])
+    return suite
+
+
+def task_sync(*, replica: str, directory: Path | None = None) -> dict:
+    """Upsert a pack into the catalogue: new versions for changed files, retire removed ones, refresh suites."""
+    loaded = load_pack(replica, directory=directory)
+    suites = load_suites(replica, {t.task_id for t in loaded}, directory=directory)
+    summary = {"replica": replica, "created": [], "unchanged": [], "retired": [], "suites": []}
+    with transaction.atomic():
+        current = {}
+        for item in loaded:
+            task = Task.objects.filter(
+                task_id=item.task_id, content_hash=item.content_hash, params_hash=item.params_hash
+            ).first()
+            Task.objects.filter(task_id=item.task_id, is_current=True).exclude(pk=getattr(task, "pk", None)).update(is_current=False)
+            if task is None:
+                task = Task.objects.create(
+                    task_id=item.task_id, replica=replica, slug=item.spec["slug"], pack=replica,
+                    title=item.spec["title"], difficulty=item.spec["difficulty"], spec=item.spec,
+                    params=item.params, content_hash=item.content_hash, params_hash=item.params_hash,
+                    source=item.source, is_current=True,
+                )
+                summary["created"].append(item.task_id)
+            else:
+                if not task.is_current:
+                    task.is_current = True
+                    task.save(update_fields=["is_current"])
+                summary["unchanged"].append(item.task_id)
+            current[item.task_id] = task
+        retired = Task.objects.filter(pack=replica, is_current=True).exclude(task_id__in=current)
+        summary["retired"] = sorted(retired.values_list("task_id", flat=True))
+        retired.update(is_current=False)
+        if current:
+            _suite_upsert(replica, list(current.values()), f"Every task of the {replica} pack")
+            summary["suites"].append(replica)
+        for name, body in suites.items():
+            _suite_upsert(name, [current[i] for i in body["tasks"]], body["description"])
+            summary["suites"].append(name)
+    return summary
+
+
+def task_sync_all() -> list[dict]:
+    """Sync the pack of every installed replica that has one."""
+    return [
+        task_sync(replica=name)
+        for name in sorted(replicas())
+        if any(p.name != SUITES_FILE for p in pack_dir(name).glob("*.json"))
+    ]
+
+
+class TaskNotFound(LookupError):
+    pass
+
+
+def task_current(task_id: str) -> Task:
+    """The current version of a task; syncs its replica's pack once if the catalogue has none yet."""
+    task = Task.objects.filter(task_id=task_id, is_current=True).first()
+    if task is None and isinstance(task_id, str) and "." in task_id:
+        replica = task_id.split(".", 1)[0]
+        if replica in replicas() and pack_dir(replica).is_dir():
+            task_sync(replica=replica)
+            task = Task.objects.filter(task_id=task_id, is_current=True).first()
+    if task is None:
+        raise TaskNotFound(f"unknown task {task_id!r}")
+    return task
+
+
+def suite_current(name: str) -> Suite:
+    suite = Suite.objects.filter(name=name, is_current=True).first()
+    if suite is None and name in replicas() and pack_dir(name).is_dir():
+        task_sync(replica=name)
+        suite = Suite.objects.filter(name=name, is_current=True).first()
+    if suite is None:
+        raise LookupError(f"unknown suite {name!r}")
+    return suite
