@@ -121,3 +121,60 @@ class RowIds:
         n = self.counters.get(model, 0) + 1
         self.counters[model] = n
         return self.base + n
+
+
+# --- Fault injection (replicas.worlds.faults) --------------------------------
+# Platform rows, not replica rows: they never enter a world's snapshot or state hash.
+
+
+class FaultState(models.Model):
+    """One world's fault bookkeeping: its request counter, the engine's step, its event counter.
+
+    Counters move with single `UPDATE ... RETURNING` statements, so concurrent
+    requests in one world each get their own number on SQLite and PostgreSQL.
+    """
+
+    world = models.OneToOneField(World, on_delete=models.CASCADE, related_name="+")
+    requests = models.PositiveIntegerField(default=0)
+    step = models.IntegerField(null=True, blank=True)
+    events = models.PositiveIntegerField(default=0)
+
+
+class FaultProgress(models.Model):
+    """How far one armed fault (entry `index` of World.faults) has got in its world."""
+
+    world = models.ForeignKey(World, on_delete=models.CASCADE, related_name="+")
+    index = models.PositiveSmallIntegerField()
+    name = models.CharField(max_length=32)
+    # the trigger with defaults filled in and a relative clock resolved against the world clock
+    trigger = models.JSONField(default=dict, blank=True)
+    seen = models.PositiveIntegerField(default=0, help_text="Requests counted toward a request trigger.")
+    active = models.BooleanField(default=False)
+    hits = models.PositiveIntegerField(default=0, help_text="Requests or pages the fault acted on.")
+    resolved = models.BooleanField(default=False, help_text="Recovered from, or dismissed.")
+    detail = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["world", "index"], name="fault_progress_per_world")]
+        ordering = ["index"]
+
+
+class FaultEvent(models.Model):
+    """Something a fault did in a world: fired, recovered from, applied at creation, ..."""
+
+    world = models.ForeignKey(World, on_delete=models.CASCADE, related_name="+")
+    seq = models.PositiveIntegerField(help_text="1, 2, 3, ... per world, in the order events happened.")
+    index = models.PositiveSmallIntegerField(help_text="Position of the fault in World.faults.")
+    fault = models.CharField(max_length=32)
+    event = models.CharField(max_length=16)
+    params = models.JSONField(default=dict, blank=True)
+    at_request = models.PositiveIntegerField(null=True, blank=True)
+    at_step = models.IntegerField(null=True, blank=True)
+    clock = models.DateTimeField(help_text="The world clock when it happened.")
+    route = models.CharField(max_length=500, blank=True)
+    detail = models.JSONField(default=dict, blank=True)
+    recovery = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["world", "seq"], name="fault_event_seq_per_world")]
+        ordering = ["world", "seq"]
