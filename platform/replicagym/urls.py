@@ -1,7 +1,7 @@
 """URLs of the platform host. Worlds are served on their own hosts (see replicas.worlds.routing)."""
 from django.contrib import admin
 from django.http import JsonResponse
-from django.urls import path
+from django.urls import include, path
 
 from frontend import views as frontend_views
 
@@ -14,4 +14,5 @@ urlpatterns = [
     path("", frontend_views.home, name="home"),
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("api/", include("replicagym.api.urls")),
 ]

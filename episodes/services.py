@@ -1,0 +1,468 @@
+"""Episode lifecycle: create (fresh world), claim (once), run (the agent loop), finish (verify, reward).
+
+Every write that must not be half-done runs in a transaction; the loop itself never
+sleeps: it waits only on the browser's settle signal and the agent's answer.
+"""
+import dataclasses
+import hashlib
+import importlib
+import logging
+import os
+import platform
+import socket
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from replicagym.catalogue.models import Task
+from replicagym.catalogue.packs import task_current, task_params
+
+from replicas.worlds.clock import world_clock_advance
+from replicas.worlds.models import World
+from replicas.worlds.routing import world_origin
+from replicas.worlds.services import world_create
+from replicas.worlds.snapshot import diff, snapshot, state_hash
+
+from .models import Episode, Screenshot, Snapshot, Step, WorkerHeartbeat
+
+log = logging.getLogger("replicagym.episodes")
+
+# World time that passes per step: SLAs and "3 minutes ago" move as a person's
+# work would, and identically in every run (never the wall clock).
+STEP_CLOCK_SECONDS = 30
+STOP_ACTIONS = {"send_msg_to_user", "report_infeasible"}
+API_CLAIM = "api:"
+
+
+class EpisodeError(ValueError):
+    """A request about an episode that cannot be honoured (bad state, bad input)."""
+
+
+def worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _optional(module: str):
+    """A module another part of the project provides, or None while it does not exist yet."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and module.startswith(exc.name):
+            return None
+        raise
+
+
+# --- stored once ------------------------------------------------------------
+
+def snapshot_store(*, doc: dict, known_hash: str | None = None) -> Snapshot:
+    digest = known_hash or state_hash(doc)
+    try:
+        with transaction.atomic():
+            return Snapshot.objects.get_or_create(state_hash=digest, defaults={"doc": doc})[0]
+    except IntegrityError:  # another worker stored the same state at the same moment
+        return Snapshot.objects.get(state_hash=digest)
+
+
+def _world_snapshot(world: World, *, initial: bool = False) -> Snapshot:
+    # A fresh clone holds its template's state, whose hash is known: skip the read if stored.
+    if initial and world.state_hash:
+        found = Snapshot.objects.filter(state_hash=world.state_hash).first()
+        if found is not None:
+            return found
+    doc = snapshot(world)
+    return snapshot_store(doc=doc)
+
+
+def screenshot_store(*, png: bytes) -> Screenshot:
+    """Store a PNG once per content hash (file under DATA_DIR/screenshots/, row per hash)."""
+    digest = hashlib.sha256(png).hexdigest()
+    found = Screenshot.objects.filter(sha256=digest).first()
+    if found is not None:
+        return found
+    rel = Path("screenshots") / digest[:2] / f"{digest}.png"
+    target = settings.DATA_DIR / rel
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # write then rename, so a reader never sees half a file even with two writers
+        fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(png)
+        os.replace(tmp, target)
+    try:
+        with transaction.atomic():
+            return Screenshot.objects.get_or_create(sha256=digest, defaults={"path": str(rel), "size": len(png)})[0]
+    except IntegrityError:
+        return Screenshot.objects.get(sha256=digest)
+
+
+# --- create and claim -------------------------------------------------------
+
+def _resolve_task(task) -> Task:
+    if isinstance(task, Task):
+        return task
+    return task_current(task)
+
+
+def episode_create(*, task, agent: str, run=None, attempt: int = 0, owner=None, seed: int | None = None,
+                   agent_seed: int | None = None, status: str = Episode.Status.QUEUED, claimed_by: str = "") -> Episode:
+    """A queued episode of `task` (a Task version or a task id) in a fresh world with the task's faults armed.
+
+    `seed` overrides the task's world seed; the answer key is then computed for that world.
+    """
+    task = _resolve_task(task)
+    world_seed = task.seed if seed is None else seed
+    params = task.params if world_seed == task.seed else task_params({**task.spec, "seed": world_seed})
+    instance = task.with_params(params)
+    with transaction.atomic():
+        world = world_create(replica=task.replica, seed=world_seed, variant=task.variant, faults=instance.faults)
+        initial = _world_snapshot(world, initial=True)
+        now = timezone.now()
+        running = status == Episode.Status.RUNNING
+        return Episode.objects.create(
+            task=task, agent=agent, world=world, run=run, attempt=attempt, owner=owner,
+            seed=attempt if agent_seed is None else agent_seed, world_seed=world_seed, params=params,
+            initial_state=initial, status=status,
+            claimed_by=(claimed_by or worker_name()) if running else "", started_at=now if running else None,
+            heartbeat_at=now if running else None,
+        )
+
+
+def episode_claim(*, episode_id: int, worker: str) -> bool:
+    """Move a queued episode to running for `worker`; False if anyone else got it first."""
+    now = timezone.now()
+    claimed = Episode.objects.filter(pk=episode_id, status=Episode.Status.QUEUED).update(
+        status=Episode.Status.RUNNING, claimed_by=worker, started_at=now, heartbeat_at=now
+    )
+    return claimed == 1
+
+
+def heartbeat_write(*, name: str | None = None) -> WorkerHeartbeat:
+    name = name or worker_name()
+    host, _, pid = name.rpartition(":")
+    beat, _ = WorkerHeartbeat.objects.update_or_create(
+        name=name,
+        defaults={
+            "hostname": host, "pid": int(pid), "system": platform.system(),
+            "python": platform.python_version(), "seen_at": timezone.now(),
+        },
+    )
+    return beat
+
+
+def episode_sweep(*, stale_after: timedelta) -> list[int]:
+    """Mark running episodes whose worker stopped beating as errored (a worker killed mid-episode)."""
+    cutoff = timezone.now() - stale_after
+    # episodes driven through the API by a client's own browser have no worker to lose
+    running = Episode.objects.filter(status=Episode.Status.RUNNING, heartbeat_at__lt=cutoff).exclude(claimed_by__startswith=API_CLAIM)
+    stale = list(running.values_list("pk", flat=True))
+    swept = []
+    for pk in stale:
+        # conditional again: the worker may have finished between the read and this write
+        n = Episode.objects.filter(pk=pk, status=Episode.Status.RUNNING, heartbeat_at__lt=cutoff).update(
+            status=Episode.Status.ERRORED, finished_at=timezone.now(),
+            error=f"worker lost: no heartbeat for {int(stale_after.total_seconds())} s (killed mid-episode?)",
+        )
+        if n:
+            swept.append(pk)
+    return swept
+
+
+# --- the loop -----------------------------------------------------------------
+
+def _obs_get(obs, name, default=None):
+    if isinstance(obs, dict):
+        return obs.get(name, default)
+    return getattr(obs, name, default)
+
+
+def _parsed_action(text: str):
+    actions = _optional("episodes.actions")
+    if actions is None:
+        return None, None
+    try:
+        action = actions.parse_action(text)
+    except actions.ActionError:
+        return None, None
+    doc = dataclasses.asdict(action) if dataclasses.is_dataclass(action) else {"repr": repr(action)}
+    return action, {"type": _action_name(action), **doc}
+
+
+def _action_name(action) -> str:
+    return getattr(action, "name", None) or type(action).__name__
+
+
+def _fault_events(world, since):
+    faults = _optional("replicas.worlds.faults")
+    if faults is None or not hasattr(faults, "fault_events"):
+        return []
+    return list(faults.fault_events(world=world, since=since))
+
+
+def _fault_step(world, index):
+    faults = _optional("replicas.worlds.faults")
+    if faults is not None and hasattr(faults, "world_step"):
+        faults.world_step(world=world, index=index)
+
+
+def _record_step(*, episode, index, action_text, parsed, result, obs, fault_events, timings):
+    png = _obs_get(obs, "screenshot")
+    shot = screenshot_store(png=png) if isinstance(png, (bytes, bytearray)) and png else None
+    with transaction.atomic():
+        Step.objects.create(
+            episode=episode, index=index, action=action_text, parsed=parsed,
+            error=_obs_get(result, "error") or "", url=_obs_get(obs, "url", "")[:2000],
+            title=(_obs_get(obs, "title") or "")[:500],
+            action_ms=timings.get("action", 0), settle_ms=timings.get("settle", 0), observe_ms=timings.get("observe", 0),
+            fault_events=fault_events, screenshot=shot,
+        )
+        Episode.objects.filter(pk=episode.pk).update(heartbeat_at=timezone.now())
+
+
+def _timings(result, measured_ms: float) -> dict:
+    found = _obs_get(result, "timings") or _obs_get(result, "timings_ms") or {}
+    out = {k: float(found.get(k, 0) or 0) for k in ("action", "settle", "observe")} if isinstance(found, dict) else {}
+    if not any(out.values()):
+        out = {"action": measured_ms, "settle": 0.0, "observe": 0.0}
+    return out
+
+
+def session_open(*, world, start_page: str, instruction: str):
+    from .browser import EpisodeSession
+    from .server import replica_server
+
+    _host, port = replica_server()
+    origin = world_origin(world, port)
+    return EpisodeSession.open(origin=origin, start_url=origin + start_page, instruction=instruction)
+
+
+def agent_for(episode):
+    """The agent object for an episode's agent spec (see episodes.agents)."""
+    from .agents import agent_from_spec
+
+    return agent_from_spec(episode.agent, task=episode.instance, seed=episode.seed)
+
+
+def _is_browser_crash(exc: BaseException) -> bool:
+    browser = _optional("episodes.browser")
+    crash = getattr(browser, "BrowserCrashed", None) if browser else None
+    return crash is not None and isinstance(exc, crash)
+
+
+def _browser_restart():
+    browser = _optional("episodes.browser")
+    restart = getattr(browser, "browser_restart", None) if browser else None
+    if restart is not None:
+        restart()
+
+
+def episode_run(*, episode_id: int, agent=None) -> Episode:
+    """Run a claimed (running) episode to its end and finish it; returns the finished episode.
+
+    `agent` overrides the one built from the episode's agent spec (used by episode_play).
+    """
+    episode = Episode.objects.select_related("task", "world").get(pk=episode_id)
+    if episode.status != Episode.Status.RUNNING:
+        raise EpisodeError(f"episode {episode_id} is {episode.status}, not running: claim it first")
+    instance, world = episode.instance, episode.world
+    limits = instance.limits
+    deadline = time.monotonic() + float(limits["max_seconds"])
+    status, error, session, final_page, messages = None, "", None, None, []
+    try:
+        agent = agent if agent is not None else agent_for(episode)
+        session = session_open(world=world, start_page=instance.start_page, instruction=instance.instruction)
+        obs = session.observe()
+        since = None
+        for index in range(int(limits["max_steps"])):
+            if time.monotonic() > deadline:
+                status, error = Episode.Status.TIMED_OUT, f"episode time limit of {limits['max_seconds']} s reached"
+                break
+            action_text = agent.act(obs)
+            if action_text is None:  # the agent has nothing more to do
+                break
+            action_text = str(action_text)
+            _fault_step(world, index)
+            action, parsed = _parsed_action(action_text)
+            started = time.perf_counter()
+            result = session.step(action_text)
+            measured = (time.perf_counter() - started) * 1000
+            obs = _obs_get(result, "observation", result)
+            world.refresh_from_db(fields=["clock"])
+            events = _fault_events(world, since)
+            since = world.clock
+            _record_step(episode=episode, index=index, action_text=action_text, parsed=parsed, result=result,
+                         obs=obs, fault_events=events, timings=_timings(result, measured))
+            world_clock_advance(world=world, seconds=STEP_CLOCK_SECONDS)
+            if action is not None and _action_name(action) in STOP_ACTIONS:
+                break
+        if time.monotonic() > deadline and status is None:
+            status, error = Episode.Status.TIMED_OUT, f"episode time limit of {limits['max_seconds']} s reached"
+        final_page = session.final_page()
+        messages = list(session.messages)
+    except Exception as exc:
+        if _is_browser_crash(exc):
+            _browser_restart()
+            status, error = Episode.Status.ERRORED, f"browser crashed: {exc}"
+        else:
+            log.exception("episode %s errored", episode_id)
+            status, error = Episode.Status.ERRORED, f"{type(exc).__name__}: {exc}"
+        if session is not None:
+            messages = list(getattr(session, "messages", []) or [])
+    finally:
+        if session is not None:
+            try:
+                session.close()
+            except Exception:  # a crashed browser may fail to close; the episode is already decided
+                log.warning("closing the session of episode %s failed", episode_id, exc_info=True)
+    return episode_finish(episode=episode, messages=messages, final_page=final_page, status=status, error=error)
+
+
+# --- finish -------------------------------------------------------------------
+
+def _trajectory(episode) -> list[dict]:
+    return [
+        {"index": s.index, "action": s.action, "error": s.error, "url": s.url, "fault_events": s.fault_events}
+        for s in episode.steps.order_by("index")
+    ]
+
+
+def _jsonable(value):
+    if dataclasses.is_dataclass(value):
+        return dataclasses.asdict(value)
+    if hasattr(value, "as_dict"):
+        return value.as_dict()
+    return value
+
+
+def verdict_compute(*, episode, final_doc: dict, messages: list[str], final_page: dict | None) -> tuple[dict, dict]:
+    """(verdict, rewards) from the verifier, read-only over the inputs."""
+    from verifiers.engine import verify
+    from verifiers.inputs import VerifierInputs
+    from verifiers.rewards import reward_signals
+
+    instance = episode.instance
+    trajectory = _trajectory(episode)
+    inputs = VerifierInputs(
+        initial=episode.initial_state.doc,
+        final=final_doc,
+        diff=diff(episode.initial_state.doc, final_doc),
+        final_page=final_page or {"url": "", "title": "", "html": ""},
+        trajectory=trajectory,
+        messages=list(messages),
+        params=episode.params,
+        clock=episode.world.clock.isoformat().replace("+00:00", "Z"),
+        replica=episode.task.replica,
+    )
+    verdict = verify(instance.verifier, inputs)
+    rewards = reward_signals(
+        verdict=verdict, trajectory=trajectory, reference_steps=len(instance.reference_solution) or 1,
+        weights=instance.reward_weights,
+    )
+    doc = _jsonable(verdict)
+    if not isinstance(doc, dict):
+        doc = {"passed": verdict.passed, "partial": verdict.partial, "assertions": verdict.assertions}
+    doc.setdefault("passed", bool(verdict.passed))
+    return doc, dict(rewards)
+
+
+def episode_finish(*, episode, messages: list[str], final_page: dict | None, status: str | None = None,
+                   error: str = "") -> Episode:
+    """Final snapshot, verdict and rewards; the status follows the verdict unless already decided."""
+    episode.refresh_from_db()
+    world = episode.world
+    world.refresh_from_db()
+    verdict = rewards = None
+    final = None
+    if world is not None:
+        final = snapshot_store(doc=snapshot(world))
+    if final is not None and status != Episode.Status.ERRORED:
+        try:
+            verdict, rewards = verdict_compute(episode=episode, final_doc=final.doc, messages=messages, final_page=final_page)
+        except Exception as exc:  # the verifier must never take the episode record down with it
+            log.exception("verifier failed on episode %s", episode.pk)
+            status, error = Episode.Status.ERRORED, f"verifier failed: {type(exc).__name__}: {exc}"
+    if status is None:
+        status = Episode.Status.SUCCEEDED if verdict and verdict.get("passed") else Episode.Status.FAILED
+    page = final_page or {}
+    with transaction.atomic():
+        updated = Episode.objects.filter(pk=episode.pk, status=Episode.Status.RUNNING).update(
+            status=status, error=error[:5000], verdict=verdict, rewards=rewards, final_state=final,
+            messages=list(messages), final_url=(page.get("url") or "")[:2000], final_title=(page.get("title") or "")[:500],
+            finished_at=timezone.now(), clock_end=world.clock if world else None,
+        )
+    if not updated:
+        log.warning("episode %s was no longer running when it finished (swept?)", episode.pk)
+    episode.refresh_from_db()
+    return episode
+
+
+def final_page_render(*, world, final_url: str | None) -> dict:
+    """The final page as the platform's own browser renders it at `final_url` inside the world.
+
+    The client's HTML is never trusted: only its URL is taken, and only if it is on
+    the world's own origin (any port: the client may reach the world through a proxy).
+    """
+    if not final_url:
+        return {"url": "", "title": "", "html": ""}
+    parts = urlsplit(final_url)
+    expected = urlsplit(world_origin(world))
+    if parts.scheme not in ("http", "https") or (parts.hostname or "").lower() != expected.hostname:
+        raise EpisodeError(f"final_url must be a page of this episode's world ({world_origin(world)}/...), not {final_url!r}")
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    session = session_open(world=world, start_page=path, instruction="")
+    try:
+        return session.final_page()
+    finally:
+        session.close()
+
+
+def episode_finish_external(*, episode, messages: list[str], final_url: str | None) -> Episode:
+    """Finish an episode driven by a client's own browser: render the final page here, verify, reward."""
+    if episode.status != Episode.Status.RUNNING or not episode.claimed_by.startswith(API_CLAIM):
+        raise EpisodeError(f"episode {episode.pk} is {episode.status}: only a running API episode can be finished")
+    page = final_page_render(world=episode.world, final_url=final_url)
+    status = None
+    elapsed = (timezone.now() - episode.started_at).total_seconds() if episode.started_at else 0
+    limit = float(episode.instance.limits["max_seconds"])
+    if elapsed > limit:
+        status = Episode.Status.TIMED_OUT
+    return episode_finish(episode=episode, messages=messages, final_page=page, status=status,
+                          error=f"finished after {elapsed:.0f} s, over the limit of {limit:.0f} s" if status else "")
+
+
+# --- fixed action lists ---------------------------------------------------------
+
+class ScriptedAgent:
+    """Plays a fixed list of action strings, then stops."""
+
+    def __init__(self, actions: list[str]):
+        self.actions = list(actions)
+        self.position = 0
+
+    def act(self, observation):
+        if self.position >= len(self.actions):
+            return None
+        self.position += 1
+        return self.actions[self.position - 1]
+
+
+def episode_play(*, task_id, actions: list[str], seed: int | None = None) -> Episode:
+    """Run a fixed action list on a task in this process (verify_tasks, tests); returns the finished episode."""
+    if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+        raise EpisodeError("actions must be a list of action strings")
+    episode = episode_create(task=task_id, agent="script", seed=seed, status=Episode.Status.RUNNING)
+    return episode_run(episode_id=episode.pk, agent=ScriptedAgent(actions))
+
+
+def python_info() -> dict:
+    return {"system": platform.system(), "python": sys.version.split()[0]}
+
+
+def same_origin(url: str, origin: str) -> bool:
+    a, b = urlsplit(url), urlsplit(origin)
+    return (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port)

@@ -1,0 +1,1 @@
+"""The platform's REST API: tasks and episodes for agents that bring their own browser."""

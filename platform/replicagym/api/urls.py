@@ -1,0 +1,15 @@
+"""URLs of the REST API (mounted at /api/) and its OpenAPI schema."""
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView
+
+from . import views
+
+app_name = "api"
+
+urlpatterns = [
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("tasks", views.TaskListApi.as_view(), name="task-list"),
+    path("episodes", views.EpisodeCreateApi.as_view(), name="episode-create"),
+    path("episodes/<int:episode_id>", views.EpisodeDetailApi.as_view(), name="episode-detail"),
+    path("episodes/<int:episode_id>/finish", views.EpisodeFinishApi.as_view(), name="episode-finish"),
+]

@@ -1,0 +1,163 @@
+"""REST API views, one per operation, each with its own input and output serializers.
+
+Views stay thin: they validate, call a service, and shape the answer. Other
+users' episodes are 404 (never 403), so ids reveal nothing.
+"""
+import re
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema, extend_schema_field
+from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from episodes.models import Episode
+from episodes.services import EpisodeError, episode_create, episode_finish_external
+from replicagym.catalogue.models import Task
+from replicagym.catalogue.packs import TaskNotFound, task_current
+from replicas.worlds.routing import world_origin
+
+AGENT_NAME = re.compile(r"^[\w.:@/+-]{1,100}$")
+MAX_MESSAGES = 50
+MAX_MESSAGE_CHARS = 10_000
+
+
+class LimitsSerializer(serializers.Serializer):
+    max_steps = serializers.IntegerField()
+    max_seconds = serializers.FloatField()
+
+
+class TaskListApi(APIView):
+    class TaskOutputSerializer(serializers.Serializer):
+        id = serializers.CharField(source="task_id")
+        version = serializers.CharField()
+        replica = serializers.CharField()
+        title = serializers.CharField()
+        difficulty = serializers.CharField()
+        instruction = serializers.CharField()
+        start_page = serializers.CharField()
+        limits = LimitsSerializer()
+
+    @extend_schema(responses=TaskOutputSerializer(many=True), summary="List the current tasks (never their verifier or answer key)")
+    def get(self, request):
+        tasks = Task.objects.filter(is_current=True).order_by("task_id")
+        return Response(self.TaskOutputSerializer(tasks, many=True).data)
+
+
+class EpisodeOutputSerializer(serializers.Serializer):
+    """An episode as its owner sees it; verdict and rewards appear only once it has finished."""
+
+    id = serializers.IntegerField(source="pk")
+    task = serializers.CharField(source="task.task_id")
+    task_version = serializers.CharField(source="task.version")
+    agent = serializers.CharField()
+    status = serializers.CharField()
+    world = serializers.SerializerMethodField()
+    origin = serializers.SerializerMethodField()
+    start_url = serializers.SerializerMethodField()
+    instruction = serializers.SerializerMethodField()
+    limits = serializers.SerializerMethodField()
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+    passed = serializers.SerializerMethodField()
+    verdict = serializers.SerializerMethodField()
+    rewards = serializers.SerializerMethodField()
+    error = serializers.CharField()
+
+    def _origin(self, ep) -> str:
+        return world_origin(ep.world) if ep.world_id else ""
+
+    def get_world(self, ep) -> str:
+        return ep.world.token if ep.world_id else ""
+
+    def get_origin(self, ep) -> str:
+        return self._origin(ep)
+
+    def get_start_url(self, ep) -> str:
+        origin = self._origin(ep)
+        return origin + ep.instance.start_page if origin else ""
+
+    def get_instruction(self, ep) -> str:
+        return ep.instance.instruction
+
+    @extend_schema_field(LimitsSerializer)
+    def get_limits(self, ep):
+        limits = ep.instance.limits
+        return {"max_steps": limits["max_steps"], "max_seconds": limits["max_seconds"]}
+
+    @extend_schema_field(serializers.BooleanField(allow_null=True))
+    def get_passed(self, ep):
+        return ep.passed if ep.is_final else None
+
+    @extend_schema_field(serializers.JSONField(allow_null=True))
+    def get_verdict(self, ep):
+        return ep.verdict if ep.is_final else None
+
+    @extend_schema_field(serializers.DictField(child=serializers.FloatField(), allow_null=True))
+    def get_rewards(self, ep):
+        return ep.rewards if ep.is_final else None
+
+
+def _owned_episode(request, episode_id) -> Episode:
+    return get_object_or_404(Episode.objects.select_related("task", "world"), pk=episode_id, owner=request.user)
+
+
+class EpisodeCreateApi(APIView):
+    class EpisodeCreateInputSerializer(serializers.Serializer):
+        task = serializers.CharField(max_length=160, help_text="Task id, <replica>.<slug>.")
+        agent = serializers.CharField(max_length=100, required=False, default="external",
+                                      help_text="A name for the agent driving the browser (letters, digits, . : @ / + -).")
+
+        def validate_agent(self, value):
+            if not AGENT_NAME.match(value):
+                raise ValidationError("use letters, digits and . : @ / + - only (at most 100 characters)")
+            return value
+
+        def validate_task(self, value):
+            try:
+                return task_current(value)
+            except TaskNotFound:
+                raise ValidationError(f"unknown task {value!r}") from None
+
+    @extend_schema(request=EpisodeCreateInputSerializer, responses={201: EpisodeOutputSerializer},
+                   summary="Start an episode in a fresh world for an agent with its own browser")
+    def post(self, request):
+        data = self.EpisodeCreateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        episode = episode_create(
+            task=data.validated_data["task"], agent=data.validated_data["agent"], owner=request.user,
+            status=Episode.Status.RUNNING, claimed_by=f"api:{request.user.pk}",
+        )
+        return Response(EpisodeOutputSerializer(episode).data, status=status.HTTP_201_CREATED)
+
+
+class EpisodeDetailApi(APIView):
+    @extend_schema(responses=EpisodeOutputSerializer, summary="An episode of yours; verdict and rewards once finished")
+    def get(self, request, episode_id):
+        return Response(EpisodeOutputSerializer(_owned_episode(request, episode_id)).data)
+
+
+class EpisodeFinishApi(APIView):
+    class EpisodeFinishInputSerializer(serializers.Serializer):
+        messages = serializers.ListField(
+            child=serializers.CharField(max_length=MAX_MESSAGE_CHARS, allow_blank=True, trim_whitespace=False),
+            max_length=MAX_MESSAGES, help_text="What the agent told the user (send_msg_to_user texts), in order.",
+        )
+        final_url = serializers.CharField(max_length=2000, required=False, allow_blank=True,
+                                          help_text="The page the agent ended on; it must be inside the episode's world.")
+
+    @extend_schema(request=EpisodeFinishInputSerializer, responses=EpisodeOutputSerializer,
+                   summary="Finish an episode: render the final page server-side, verify, return the rewards")
+    def post(self, request, episode_id):
+        episode = _owned_episode(request, episode_id)
+        data = self.EpisodeFinishInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            episode = episode_finish_external(
+                episode=episode, messages=data.validated_data["messages"],
+                final_url=data.validated_data.get("final_url") or None,
+            )
+        except EpisodeError as exc:
+            raise ValidationError({"detail": str(exc)}) from None
+        return Response(EpisodeOutputSerializer(episode).data)
