@@ -1,0 +1,445 @@
+"""Evaluates a verifier spec over an episode's inputs: one verdict of binary assertions.
+
+Pure and read-only: it reads snapshots, their diff, the final page's HTML, the
+trajectory and the agent's messages; it never touches the database. Python
+checks get a deep copy of the inputs, so a faulty check cannot alter them.
+"""
+import copy
+import json
+import re
+from dataclasses import asdict, dataclass, field
+from decimal import Decimal
+from urllib.parse import urlsplit
+
+from . import checks, dom
+from .conditions import condition_holds
+from .fields import KEY_FIELD, FieldInfo, tables
+from .inputs import VerifierInputs
+from .spec import fill_params, validate_spec
+from .values import clock_relative, dates_in, money_in, normalize_answer, numbers_in, parse_date, to_decimal
+
+MAX_LISTED = 5
+
+
+@dataclass
+class Verdict:
+    assertions: list = field(default_factory=list)  # {"name", "kind", "required", "passed", "detail"}
+    passed: bool = False  # every required assertion holds
+    partial: float = 0.0  # fraction of all assertions that hold
+    collateral: list = field(default_factory=list)  # changes outside `allowed_changes`
+    collateral_ok: bool = True
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class _Context:
+    def __init__(self, inputs: VerifierInputs):
+        self.inputs = inputs
+        self.fields = tables(inputs.replica)
+        self.clock = inputs.clock_at
+        self._page = None
+
+    @property
+    def page(self) -> dom.Node:
+        if self._page is None:
+            self._page = dom.parse_html((self.inputs.final_page or {}).get("html", ""))
+        return self._page
+
+
+def verify(spec: dict, inputs: VerifierInputs) -> Verdict:
+    """Fill the spec's placeholders from `inputs.params`, check it, and evaluate every assertion."""
+    spec = fill_params(spec, inputs.params)
+    validate_spec(spec, replica=inputs.replica)
+    ctx = _Context(inputs)
+    results = []
+    for assertion in spec["assertions"]:
+        try:
+            passed, detail = _EVALUATE[assertion["kind"]](assertion, ctx, spec)
+        except Exception as e:  # noqa: BLE001 - a failing check fails its assertion, never the verdict
+            passed, detail = False, f"error while checking: {type(e).__name__}: {e}"
+        results.append(
+            {
+                "name": assertion["name"],
+                "kind": assertion["kind"],
+                "required": assertion.get("required", True),
+                "passed": bool(passed),
+                "detail": detail,
+            }
+        )
+    collateral = collateral_changes(spec, inputs, ctx=ctx)
+    required = [r for r in results if r["required"]]
+    return Verdict(
+        assertions=results,
+        passed=all(r["passed"] for r in required),
+        partial=sum(r["passed"] for r in results) / len(results),
+        collateral=collateral,
+        collateral_ok=not collateral,
+    )
+
+
+# --- rows -----------------------------------------------------------------------------------
+
+
+def _value(row: dict, key: str, name: str):
+    return key if name == KEY_FIELD else row.get(name)
+
+
+def _row_matches(conditions: dict, key: str, row: dict, fields: dict, clock) -> bool:
+    return all(
+        condition_holds(raw, fields[name], _value(row, key, name), row=row, clock=clock)
+        for name, raw in conditions.items()
+    )
+
+
+def _first_mismatch(conditions: dict, key: str, row: dict, fields: dict, clock) -> str | None:
+    for name, raw in conditions.items():
+        actual = _value(row, key, name)
+        if not condition_holds(raw, fields[name], actual, row=row, clock=clock):
+            return f"{name} is {json.dumps(actual)}, expected {json.dumps(raw)}"
+    return None
+
+
+def _count_ok(n: int, count) -> bool:
+    if isinstance(count, int):
+        return n == count
+    return count.get("min", 0) <= n <= count.get("max", n)
+
+
+def _count_text(count) -> str:
+    if isinstance(count, int):
+        return str(count)
+    lo, hi = count.get("min"), count.get("max")
+    return f"{lo} to {hi}" if lo is not None and hi is not None else (f"at least {lo}" if lo is not None else f"at most {hi}")
+
+
+def _keys(keys) -> str:
+    keys = list(keys)
+    shown = ", ".join(keys[:MAX_LISTED])
+    return shown + (f" and {len(keys) - MAX_LISTED} more" if len(keys) > MAX_LISTED else "")
+
+
+def _state(a, ctx, spec):
+    table, fields = a["table"], ctx.fields[a["table"]]
+    rows = ctx.inputs.final["tables"].get(table, {})
+    matched = [(k, r) for k, r in rows.items() if _row_matches(a.get("where", {}), k, r, fields, ctx.clock)]
+    expect = a["expect"]
+    # expecting field values of no rows at all would pass vacuously: at least one row is needed then
+    count = expect.get("count", {"min": 1})
+    if not _count_ok(len(matched), count):
+        return False, f"{len(matched)} row(s) of {table} match, expected {_count_text(count)}" + (
+            f": {_keys(k for k, _ in matched)}" if matched else ""
+        )
+    for key, row in matched:
+        why = _first_mismatch(expect.get("fields", {}), key, row, fields, ctx.clock)
+        if why:
+            return False, f"{table} {key}: {why}"
+    return True, f"{len(matched)} row(s) of {table} match" + (f": {_keys(k for k, _ in matched)}" if matched else "")
+
+
+def _diff_rows(ctx, table: str, op: str):
+    """(key, row, changed fields) of the rows `op` in `table`; row is the final one, or the initial one if removed."""
+    entry = ctx.inputs.diff.get("tables", {}).get(table, {})
+    if op == "changed":
+        final = ctx.inputs.final["tables"].get(table, {})
+        initial = ctx.inputs.initial["tables"].get(table, {})
+        return [(k, final.get(k) or initial.get(k, {}), changes) for k, changes in entry.get("changed", {}).items()]
+    return [(k, row, {}) for k, row in entry.get(op, {}).items()]
+
+
+def _diff(a, ctx, spec):
+    if a.get("only_allowed"):
+        collateral = collateral_changes(spec, ctx.inputs, ctx=ctx)
+        if collateral:
+            return False, f"{len(collateral)} change(s) outside allowed_changes: " + _keys(_describe(c) for c in collateral)
+        return True, "nothing changed outside allowed_changes"
+    table, op, fields = a["table"], a["op"], ctx.fields[a["table"]]
+    matched = []
+    for key, row, changes in _diff_rows(ctx, table, op):
+        if not _row_matches(a.get("where", {}), key, row, fields, ctx.clock):
+            continue
+        ok = True
+        for name, fromto in a.get("changes", {}).items():
+            change = changes.get(name)
+            if change is None:
+                ok = False
+                break
+            for side in ("from", "to"):
+                if side in fromto and not condition_holds(
+                    fromto[side], fields[name], change[side], row=row, clock=ctx.clock
+                ):
+                    ok = False
+            if not ok:
+                break
+        if ok:
+            matched.append(key)
+    count = a.get("count", {"min": 1})
+    passed = _count_ok(len(matched), count)
+    detail = f"{len(matched)} {op} row(s) of {table} match" + (f": {_keys(matched)}" if matched else "")
+    return passed, detail if passed else f"{detail}; expected {_count_text(count)}"
+
+
+def _describe(change: dict) -> str:
+    text = f"{change['table']} {change['key']} {change['op']}"
+    return text + (f" ({change['field']})" if change.get("field") else "")
+
+
+def collateral_changes(spec: dict, inputs: VerifierInputs, *, ctx=None) -> list[dict]:
+    """Changes of the diff that no rule of `allowed_changes` covers (none when the spec sets no rule).
+
+    Rows added or removed are judged whole; a changed row field by field, so one rule
+    may allow `status` and another `updated_at`.
+    """
+    rules = spec.get("allowed_changes")
+    if rules is None:
+        return []
+    ctx = ctx or _Context(inputs)
+    out = []
+    for table in sorted(inputs.diff.get("tables", {})):
+        fields = ctx.fields.get(table, {})
+        for op in ("added", "removed", "changed"):
+            for key, row, changes in _diff_rows(ctx, table, op):
+                applicable = [
+                    r for r in rules
+                    if r["table"] == table and op in r.get("ops", ("added", "changed", "removed"))
+                    and _row_matches(r.get("where", {}), key, row, fields, ctx.clock)
+                ]
+                if op != "changed":
+                    if not applicable:
+                        out.append({"table": table, "op": op, "key": key})
+                    continue
+                for name in sorted(changes):
+                    if not any("fields" not in r or name in r["fields"] for r in applicable):
+                        out.append({"table": table, "op": op, "key": key, "field": name, **changes[name]})
+    return out
+
+
+# --- page -----------------------------------------------------------------------------------
+
+
+def _page(a, ctx, spec):
+    page = ctx.inputs.final_page or {}
+    path = urlsplit(page.get("url", "")).path or "/"
+    if "url" in a and not re.fullmatch(a["url"], path):
+        return False, f"the final page is {path}, which does not match {a['url']!r}"
+    if "title" in a and not re.search(a["title"], page.get("title", "")):
+        return False, f"the final page's title {page.get('title', '')!r} does not match {a['title']!r}"
+    if "element" not in a:
+        return True, f"the final page is {path}"
+    el = a["element"]
+    found = dom.find(
+        ctx.page, role=el.get("role"), name=el.get("name"), label=el.get("label"), text=el.get("text"),
+        exact=el.get("exact", False),
+    )
+    what = ", ".join(f"{k}={v!r}" for k, v in el.items() if k != "exact")
+    state = a.get("state", "visible")
+    visible = [n for n in found if dom.is_visible(n)]
+    if state == "absent":
+        return (not found), f"{len(found)} element(s) with {what}"
+    if state == "present" and not found:
+        return False, f"no element with {what}"
+    if state == "hidden":
+        if not found or visible:
+            return False, f"{len(found)} element(s) with {what}, {len(visible)} visible; expected present and hidden"
+        candidates = found
+    elif state == "visible":
+        if not visible:
+            return False, f"no visible element with {what}" + (f" ({len(found)} hidden)" if found else "")
+        candidates = visible
+    else:
+        candidates = found
+    if "checked" in a:
+        candidates = [n for n in candidates if dom.is_checked(n) is a["checked"]]
+        if not candidates:
+            return False, f"no element with {what} is {'checked' if a['checked'] else 'unchecked'}"
+    if "value" in a:
+        as_kind = {"text": "text", "number": "decimal", "money": "decimal", "date": "date"}[a.get("as", "text")]
+        info = FieldInfo("value", as_kind, nullable=True)
+        values = [dom.value_of(n) for n in candidates]
+        if not any(condition_holds(a["value"], info, v, clock=ctx.clock) for v in values):
+            return False, f"element with {what} holds {_keys(json.dumps(v) for v in values)}, expected {json.dumps(a['value'])}"
+    return True, f"{len(candidates)} element(s) with {what} on {path}"
+
+
+# --- answer ---------------------------------------------------------------------------------
+
+
+def _answer(a, ctx, spec):
+    messages = [m for m in ctx.inputs.messages if isinstance(m, str)]
+    if not messages:
+        return False, "the agent sent no message"
+    candidates = messages[-1:] if a.get("message", "last") == "last" else messages
+    kind = a["type"]
+    for message in candidates:
+        ok, seen = _ANSWER_MATCH[kind](a, message, ctx)
+        if ok:
+            return True, f"found {seen} in {_quote(message)}"
+    where = "the last message" if len(candidates) == 1 else f"{len(candidates)} messages"
+    return False, f"{where} ({_quote(candidates[-1])}) does not answer {json.dumps(a.get('expected', a.get('values', a.get('pattern'))))}"
+
+
+def _quote(text: str, limit: int = 120) -> str:
+    return json.dumps(text if len(text) <= limit else text[: limit - 1] + "…")
+
+
+def _tolerance(a) -> Decimal:
+    return to_decimal(a.get("tolerance", 0))
+
+
+def _answer_number(a, message, ctx):
+    expected, tol = to_decimal(a["expected"]), _tolerance(a)
+    found = numbers_in(message)
+    hits = [n for n in found if abs(n - expected) <= tol]
+    if a.get("only") and len(hits) != len(found):
+        return False, None
+    return bool(hits), hits[0] if hits else None
+
+
+def _answer_money(a, message, ctx):
+    expected = a["expected"]
+    currency = None
+    if isinstance(expected, dict):
+        currency = expected.get("currency")
+        expected = expected["amount"]
+    amount, tol = to_decimal(expected), _tolerance(a)
+    found = money_in(message)
+    if a.get("only"):
+        written = [f for f in found if f[1] is not None] or found
+        if any(abs(n - amount) > tol or (currency and c and c != currency.upper()) for n, c in written):
+            return False, None
+    for n, c in found:
+        if abs(n - amount) > tol:
+            continue
+        if currency and c is not None and c != currency.upper():
+            continue
+        if currency and c is None and a.get("require_currency"):
+            continue
+        return True, f"{n} {c or ''}".strip()
+    return False, None
+
+
+def _answer_date(a, message, ctx):
+    expected = a["expected"]
+    if isinstance(expected, dict):
+        if ctx.clock is None:
+            return False, None
+        wanted = clock_relative(expected["clock"], ctx.clock).date()
+    else:
+        wanted = parse_date(expected)
+    hits = [d for d in dates_in(message, day_first=a.get("day_first", False)) if d == wanted]
+    return bool(hits), wanted.isoformat()
+
+
+def _answer_one_of(a, message, ctx):
+    said = normalize_answer(message)
+    for value in a["values"]:
+        accepted = normalize_answer(value)
+        if a.get("match", "full") == "full":
+            if said == accepted:
+                return True, value
+        elif accepted and re.search(rf"(?<!\w){re.escape(accepted)}(?!\w)", said):
+            return True, value
+    return False, None
+
+
+def _answer_regex(a, message, ctx):
+    said = " ".join(message.split())
+    if a.get("match", "full") == "full":
+        m = re.fullmatch(a["pattern"], said.rstrip(" .!"), re.IGNORECASE)
+    else:
+        m = re.search(rf"(?<!\w)(?:{a['pattern']})(?!\w)", said, re.IGNORECASE)
+    return m is not None, json.dumps(m.group(0)) if m else None
+
+
+_ANSWER_MATCH = {
+    "number": _answer_number,
+    "money": _answer_money,
+    "date": _answer_date,
+    "one_of": _answer_one_of,
+    "regex": _answer_regex,
+}
+
+
+# --- trajectory -----------------------------------------------------------------------------
+
+_CALL = re.compile(r"\s*([a-z_][a-z0-9_]*)\s*\((.*)\)\s*$", re.S)
+
+
+def action_call(action: str) -> tuple[str, str]:
+    """(name, argument text) of an action string like `fill("a12", "text")`."""
+    m = _CALL.match(action or "")
+    return (m.group(1), m.group(2)) if m else ("", action or "")
+
+
+def fault_label(event) -> str:
+    if isinstance(event, dict):
+        for key in ("kind", "name", "type", "fault"):
+            if isinstance(event.get(key), str):
+                return event[key]
+        return json.dumps(event, sort_keys=True)
+    return str(event)
+
+
+def _event_matches(matcher: dict, event: tuple) -> bool:
+    kind = event[0]
+    if "fault" in matcher:
+        return kind == "fault" and re.fullmatch(matcher["fault"], event[1]) is not None and "action" not in matcher
+    if kind != "action":
+        return False
+    if "action" in matcher and matcher["action"] != event[1]:
+        return False
+    return "args" not in matcher or re.search(matcher["args"], event[2]) is not None
+
+
+def _trajectory(a, ctx, spec):
+    steps = ctx.inputs.trajectory
+    if "max_steps" in a and len(steps) > a["max_steps"]:
+        return False, f"{len(steps)} steps taken, at most {a['max_steps']} allowed"
+    events = []
+    for i, step in enumerate(steps):
+        index = step.get("index", i)
+        name, args = action_call(step.get("action", ""))
+        events.append(("action", name, args, index))
+        for fault in step.get("fault_events") or []:
+            events.append(("fault", fault_label(fault), "", index))
+    for matcher in a.get("forbidden_actions", []):
+        hit = next((e for e in events if _event_matches(matcher, e)), None)
+        if hit:
+            return False, f"step {hit[3]} did a forbidden action ({json.dumps(matcher)})"
+    for pattern in a.get("forbidden_pages", []):
+        urls = [(step.get("index", i), step.get("url", "")) for i, step in enumerate(steps)]
+        urls.append(("final", (ctx.inputs.final_page or {}).get("url", "")))
+        for index, url in urls:
+            if url and re.fullmatch(pattern, urlsplit(url).path or "/"):
+                return False, f"step {index} visited a forbidden page {urlsplit(url).path}"
+    order = a.get("order")
+    if order:
+        position = 0
+        for event in events:
+            if position < len(order) and _event_matches(order[position], event):
+                position += 1
+        if position < len(order):
+            return False, f"events in order: matched {position} of {len(order)}; missing {json.dumps(order[position])}"
+    return True, f"{len(steps)} steps"
+
+
+# --- python ---------------------------------------------------------------------------------
+
+
+def _python(a, ctx, spec):
+    checks.load_checks(ctx.inputs.replica)
+    check = checks.get_check(a["check"])
+    result = check.fn(copy.deepcopy(ctx.inputs), **a.get("args", {}))
+    if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[0], bool)):
+        return False, f"check {a['check']!r} returned {result!r}, not (passed, detail)"
+    return result[0], str(result[1])
+
+
+_EVALUATE = {
+    "state": _state,
+    "diff": _diff,
+    "page": _page,
+    "answer": _answer,
+    "trajectory": _trajectory,
+    "python": _python,
+}

@@ -1,0 +1,128 @@
+"""Reward signals of one episode, each in [0, 1], and their weighted combination.
+
+- task_completion: 1 when every required assertion holds, else 0 (`verdict.partial`
+  is the fraction of assertions that hold, reported separately).
+- efficiency: reference steps / steps taken, capped at 1; 0 when the task failed,
+  so that doing little never pays.
+- error_recovery: of the fault events the agent met, the fraction after which it
+  still completed the task without a harmful repeat; 1 when it met no fault.
+  A harmful repeat is a step, after the fault, that repeats the action of an
+  earlier step which had already written to the world (same action text, and
+  both steps wrote: `state_changed`, or with no such flag, no error and
+  `changed`): the second refund after a timeout that had in fact gone through. Retrying an action whose first try
+  wrote nothing (a 500) is recovery, not harm.
+- action_precision: of the steps that act on the page (messages to the user are
+  answers, not actions), the fraction that ran without error and changed
+  something (`changed`: URL, DOM or world state). Without a `changed` flag a
+  step counts when it ran without error. 1 when there was no such step.
+- collateral: 1 when nothing changed outside the spec's `allowed_changes`, else 0.
+- episode_reward: the weighted mean of the signals named in the task's or suite's
+  weights (`{"task_completion": 0.8, "efficiency": 0.2}`), multiplied by
+  collateral unless the weights give collateral a weight of its own: breaking
+  what must not change voids the episode. Default weights
+  `{"task_completion": 1}`, i.e. task_completion × collateral.
+"""
+from .engine import action_call
+
+SIGNALS = ("task_completion", "efficiency", "error_recovery", "action_precision", "collateral")
+DEFAULT_WEIGHTS = {"task_completion": 1.0}
+ANSWER_ACTIONS = {"send_msg_to_user", "report_infeasible"}
+
+
+class RewardWeightsError(ValueError):
+    pass
+
+
+def validate_weights(weights) -> dict:
+    """The weights to use (the default for None), or RewardWeightsError naming what is wrong."""
+    if weights is None:
+        return DEFAULT_WEIGHTS
+    if not isinstance(weights, dict):
+        raise RewardWeightsError("reward weights must be an object of signal -> weight")
+    for name, value in weights.items():
+        if name not in SIGNALS:
+            raise RewardWeightsError(f"unknown reward signal {name!r} (signals: {', '.join(SIGNALS)})")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+            raise RewardWeightsError(f"weight of {name} must be a number >= 0, not {value!r}")
+    if sum(weights.values()) <= 0:
+        raise RewardWeightsError("reward weights must not all be 0")
+    return weights
+
+
+def _clip(x: float) -> float:
+    return min(1.0, max(0.0, float(x)))
+
+
+def efficiency(*, passed: bool, steps_taken: int, reference_steps: int | None) -> float:
+    if not passed:
+        return 0.0
+    if not reference_steps or steps_taken <= reference_steps:
+        return 1.0
+    return _clip(reference_steps / steps_taken)
+
+
+def _wrote(step: dict) -> bool:
+    # `state_changed` is the truth even for a step that errored (a timeout after the write went through)
+    flag = step.get("state_changed")
+    if flag is not None:
+        return bool(flag)
+    return not step.get("error") and bool(step.get("changed", True))
+
+
+def _normal(action: str) -> str:
+    return " ".join((action or "").split())
+
+
+def harmful_repeats(trajectory: list, after: int) -> list[int]:
+    """Positions (> after) of steps that wrote again what an earlier step had already written."""
+    written = {}
+    harmful = []
+    for pos, step in enumerate(trajectory):
+        action = _normal(step.get("action", ""))
+        if _wrote(step):
+            if pos > after and action in written:
+                harmful.append(pos)
+            written.setdefault(action, pos)
+    return harmful
+
+
+def error_recovery(*, passed: bool, trajectory: list) -> float:
+    faults = [(pos, event) for pos, step in enumerate(trajectory) for event in (step.get("fault_events") or [])]
+    if not faults:
+        return 1.0
+    if not passed:
+        return 0.0
+    recovered = sum(1 for pos, _ in faults if not harmful_repeats(trajectory, pos))
+    return recovered / len(faults)
+
+
+def action_precision(trajectory: list) -> float:
+    acting = [s for s in trajectory if action_call(s.get("action", ""))[0] not in ANSWER_ACTIONS]
+    if not acting:
+        return 1.0
+    precise = sum(1 for s in acting if not s.get("error") and s.get("changed", True))
+    return precise / len(acting)
+
+
+def reward_signals(*, verdict, trajectory, reference_steps, weights=None, collateral_ok=None) -> dict:
+    """The reward signals of one episode and `episode_reward`, all in [0, 1].
+
+    `collateral_ok` defaults to the verdict's (changes outside `allowed_changes`).
+    """
+    weights = validate_weights(weights)
+    trajectory = list(trajectory or [])
+    passed = bool(verdict.passed)
+    ok = verdict.collateral_ok if collateral_ok is None else collateral_ok
+    signals = {
+        "task_completion": 1.0 if passed else 0.0,
+        "efficiency": efficiency(passed=passed, steps_taken=len(trajectory), reference_steps=reference_steps),
+        "error_recovery": error_recovery(passed=passed, trajectory=trajectory),
+        "action_precision": action_precision(trajectory),
+        "collateral": 1.0 if ok else 0.0,
+    }
+    reward = sum(signals[k] * w for k, w in weights.items()) / sum(weights.values())
+    if "collateral" not in weights:
+        reward *= signals["collateral"]
+    signals = {k: _clip(v) for k, v in signals.items()}
+    signals["episode_reward"] = _clip(reward)
+    return signals

@@ -1,0 +1,465 @@
+"""The verifier spec: its JSON Schema, its validation against a replica's models, and answer-key filling.
+
+`validate_spec(spec, replica=...)` refuses a bad spec with a SpecError whose message
+starts with the JSON path of the problem, e.g.
+`assertions[2].where.statuss: unknown field 'statuss' of supportdesk.ticket`.
+"""
+import copy
+import json
+import re
+
+import jsonschema
+from jsonschema.exceptions import best_match
+
+from . import checks
+from .conditions import PLACEHOLDER, ConditionError, check_condition, has_placeholder
+from .fields import FieldInfo, tables
+from .values import BadValue, parse_date, parse_duration, to_decimal
+
+KINDS = ("state", "diff", "page", "answer", "trajectory", "python")
+DIFF_OPS = ("added", "changed", "removed")
+ANSWER_TYPES = ("number", "money", "date", "one_of", "regex")
+PAGE_STATES = ("visible", "hidden", "present", "absent")
+VALUE_AS = ("text", "number", "money", "date")
+# string values read as regular expressions: a param spliced into one is escaped
+REGEX_KEYS = {"matches", "pattern", "url", "title", "args", "forbidden_pages", "fault"}
+
+
+class SpecError(ValueError):
+    """A verifier spec that cannot be used; the message starts with the JSON path."""
+
+    def __init__(self, path: str, message: str):
+        self.path = path
+        self.detail = message
+        super().__init__(f"{path or '(spec)'}: {message}")
+
+
+_COUNT = {
+    "oneOf": [
+        {"type": "integer", "minimum": 0},
+        {
+            "type": "object",
+            "properties": {"min": {"type": "integer", "minimum": 0}, "max": {"type": "integer", "minimum": 0}},
+            "additionalProperties": False,
+            "minProperties": 1,
+        },
+    ]
+}
+_COMMON = {
+    "name": {"type": "string", "minLength": 1, "maxLength": 200},
+    "kind": {"enum": list(KINDS)},
+    "required": {"type": "boolean"},
+    "description": {"type": "string"},
+}
+_TABLE = {"type": "string", "pattern": r"^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$"}
+_EVENT = {
+    "type": "object",
+    "properties": {"action": {"type": "string", "pattern": r"^[a-z_][a-z0-9_]*$"}, "args": {"type": "string"}, "fault": {"type": "string"}},
+    "additionalProperties": False,
+    "minProperties": 1,
+}
+
+
+def _kind_schema(kind: str, properties: dict, required: list, **extra) -> dict:
+    return {
+        "if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
+        "then": {
+            "properties": {**_COMMON, **properties},
+            "required": ["name", "kind", *required],
+            "additionalProperties": False,
+            **extra,
+        },
+    }
+
+
+SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+        "assertions": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["name", "kind"],
+                "properties": {"kind": {"enum": list(KINDS)}, "name": _COMMON["name"]},
+                "allOf": [
+                    _kind_schema(
+                        "state",
+                        {
+                            "table": _TABLE,
+                            "where": {"type": "object"},
+                            "expect": {
+                                "type": "object",
+                                "properties": {"count": _COUNT, "fields": {"type": "object"}},
+                                "additionalProperties": False,
+                                "minProperties": 1,
+                            },
+                        },
+                        ["table", "expect"],
+                    ),
+                    _kind_schema(
+                        "diff",
+                        {
+                            "only_allowed": {"const": True},
+                            "table": _TABLE,
+                            "op": {"enum": list(DIFF_OPS)},
+                            "where": {"type": "object"},
+                            "changes": {
+                                "type": "object",
+                                "additionalProperties": {
+                                    "type": "object",
+                                    "properties": {"from": {}, "to": {}},
+                                    "additionalProperties": False,
+                                },
+                            },
+                            "count": _COUNT,
+                        },
+                        [],
+                        oneOf=[
+                            {"required": ["only_allowed"], "not": {"anyOf": [{"required": [k]} for k in ("table", "op", "where", "changes", "count")]}},
+                            {"required": ["table", "op"], "not": {"required": ["only_allowed"]}},
+                        ],
+                    ),
+                    _kind_schema(
+                        "page",
+                        {
+                            "url": {"type": "string"},
+                            "title": {"type": "string"},
+                            "element": {
+                                "type": "object",
+                                "properties": {
+                                    "role": {"type": "string", "pattern": r"^[a-z]+$"},
+                                    "name": {"type": "string"},
+                                    "label": {"type": "string"},
+                                    "text": {"type": "string"},
+                                    "exact": {"type": "boolean"},
+                                },
+                                "additionalProperties": False,
+                                "anyOf": [{"required": ["role"]}, {"required": ["label"]}, {"required": ["text"]}],
+                            },
+                            "state": {"enum": list(PAGE_STATES)},
+                            "value": {},
+                            "as": {"enum": list(VALUE_AS)},
+                            "checked": {"type": "boolean"},
+                        },
+                        [],
+                        anyOf=[{"required": ["url"]}, {"required": ["title"]}, {"required": ["element"]}],
+                    ),
+                    _kind_schema(
+                        "answer",
+                        {
+                            "type": {"enum": list(ANSWER_TYPES)},
+                            "expected": {},
+                            "values": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+                            "pattern": {"type": "string"},
+                            "match": {"enum": ["full", "search"]},
+                            "tolerance": {"type": ["number", "string"]},
+                            "require_currency": {"type": "boolean"},
+                            "day_first": {"type": "boolean"},
+                            "message": {"enum": ["last", "any"]},
+                            "only": {"type": "boolean"},
+                        },
+                        ["type"],
+                    ),
+                    _kind_schema(
+                        "trajectory",
+                        {
+                            "max_steps": {"type": "integer", "minimum": 0},
+                            "forbidden_actions": {"type": "array", "items": _EVENT},
+                            "forbidden_pages": {"type": "array", "items": {"type": "string"}},
+                            "order": {"type": "array", "items": _EVENT, "minItems": 1},
+                        },
+                        [],
+                        anyOf=[{"required": [k]} for k in ("max_steps", "forbidden_actions", "forbidden_pages", "order")],
+                    ),
+                    _kind_schema(
+                        "python",
+                        {"check": {"type": "string", "minLength": 1}, "args": {"type": "object"}},
+                        ["check"],
+                    ),
+                ],
+            },
+        },
+        "allowed_changes": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "table": _TABLE,
+                    "ops": {"type": "array", "items": {"enum": list(DIFF_OPS)}, "minItems": 1, "uniqueItems": True},
+                    "fields": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+                    "where": {"type": "object"},
+                },
+                "required": ["table"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    "required": ["assertions"],
+    "additionalProperties": False,
+}
+_VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+
+
+def json_path(parts) -> str:
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _schema_error(spec) -> SpecError | None:
+    error = best_match(_VALIDATOR.iter_errors(spec))
+    if error is None:
+        return None
+    parts = list(error.absolute_path)
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        allowed = set(error.schema.get("properties", {}))
+        extra = sorted(k for k in error.instance if k not in allowed)
+        if extra:
+            return SpecError(json_path([*parts, extra[0]]), f"unknown key {extra[0]!r} (allowed: {', '.join(sorted(allowed))})")
+    if error.validator == "enum" and parts and parts[-1] == "kind":
+        return SpecError(json_path(parts), f"unknown kind {error.instance!r} (kinds: {', '.join(KINDS)})")
+    return SpecError(json_path(parts), error.message)
+
+
+def validate_spec(spec: dict, *, replica: str, params: dict | None = None) -> None:
+    """Refuse a spec that is malformed or does not fit the replica's models (SpecError).
+
+    Placeholders (`"{ticket}"`) are accepted where values go; with `params` the spec
+    is filled first and the filled values are checked too.
+    """
+    if params is not None:
+        spec = fill_params(spec, params)
+    error = _schema_error(spec)
+    if error:
+        raise error
+    known = tables(replica)
+    checks.load_checks(replica)
+    names = set()
+    for i, assertion in enumerate(spec["assertions"]):
+        path = f"assertions[{i}]"
+        if assertion["name"] in names:
+            raise SpecError(f"{path}.name", f"duplicate assertion name {assertion['name']!r}")
+        names.add(assertion["name"])
+        _VALIDATE_KIND[assertion["kind"]](assertion, path, known, replica, spec)
+    for i, rule in enumerate(spec.get("allowed_changes", [])):
+        path = f"allowed_changes[{i}]"
+        fields = _table(known, rule["table"], f"{path}.table")
+        for j, name in enumerate(rule.get("fields", [])):
+            _field(fields, name, rule["table"], f"{path}.fields[{j}]")
+        _check_where(rule.get("where", {}), fields, rule["table"], f"{path}.where")
+
+
+def _table(known, name, path) -> dict[str, FieldInfo]:
+    if name not in known:
+        raise SpecError(path, f"unknown model {name!r} (models: {', '.join(sorted(known))})")
+    return known[name]
+
+
+def _field(fields, name, table, path) -> FieldInfo:
+    if name not in fields:
+        raise SpecError(path, f"unknown field {name!r} of {table}")
+    return fields[name]
+
+
+def _check_cond(raw, info, path, **kwargs):
+    try:
+        check_condition(raw, info, **kwargs)
+    except ConditionError as e:
+        raise SpecError(f"{path}.{e.path}" if e.path else path, str(e))
+
+
+def _check_where(where, fields, table, path):
+    for name, raw in where.items():
+        info = _field(fields, name, table, f"{path}.{name}")
+        _check_cond(raw, info, f"{path}.{name}")
+
+
+def _check_count(count, path):
+    if isinstance(count, dict) and "min" in count and "max" in count and count["min"] > count["max"]:
+        raise SpecError(path, "min is greater than max")
+
+
+def _check_regex(pattern, path):
+    if has_placeholder(pattern):
+        return
+    try:
+        re.compile(pattern)
+    except re.error as e:
+        raise SpecError(path, f"bad regular expression: {e}")
+
+
+def _validate_state(a, path, known, replica, spec):
+    fields = _table(known, a["table"], f"{path}.table")
+    _check_where(a.get("where", {}), fields, a["table"], f"{path}.where")
+    expect = a["expect"]
+    if "count" in expect:
+        _check_count(expect["count"], f"{path}.expect.count")
+    _check_where(expect.get("fields", {}), fields, a["table"], f"{path}.expect.fields")
+
+
+def _validate_diff(a, path, known, replica, spec):
+    if a.get("only_allowed"):
+        if "allowed_changes" not in spec:
+            raise SpecError(f"{path}.only_allowed", "only_allowed needs the spec's allowed_changes (an empty list allows nothing)")
+        return
+    fields = _table(known, a["table"], f"{path}.table")
+    _check_where(a.get("where", {}), fields, a["table"], f"{path}.where")
+    if "count" in a:
+        _check_count(a["count"], f"{path}.count")
+    changes = a.get("changes", {})
+    if changes and a["op"] != "changed":
+        raise SpecError(f"{path}.changes", f"changes (from/to) apply to changed rows, not {a['op']} ones; use where")
+    for name, fromto in changes.items():
+        info = _field(fields, name, a["table"], f"{path}.changes.{name}")
+        for side in ("from", "to"):
+            if side in fromto:
+                _check_cond(fromto[side], info, f"{path}.changes.{name}.{side}")
+
+
+def _validate_page(a, path, known, replica, spec):
+    for key in ("url", "title"):
+        if key in a:
+            _check_regex(a[key], f"{path}.{key}")
+    if ("value" in a or "checked" in a or "state" in a) and "element" not in a:
+        raise SpecError(path, "state, value and checked need an element")
+    if "value" in a:
+        kind = {"text": "text", "number": "decimal", "money": "decimal", "date": "date"}[a.get("as", "text")]
+        _check_cond(a["value"], FieldInfo("value", kind, nullable=True), f"{path}.value")
+
+
+def _validate_answer(a, path, known, replica, spec):
+    kind = a["type"]
+    needs = {"number": "expected", "money": "expected", "date": "expected", "one_of": "values", "regex": "pattern"}[kind]
+    if needs not in a:
+        raise SpecError(path, f"an answer of type {kind} needs {needs!r}")
+    misplaced = {"values", "pattern", "expected"} - {needs}
+    for key in sorted(misplaced & set(a)):
+        raise SpecError(f"{path}.{key}", f"{key!r} does not apply to an answer of type {kind}")
+    expected = a.get("expected")
+    epath = f"{path}.expected"
+    if has_placeholder(expected):
+        return
+    try:
+        if kind == "number":
+            if isinstance(expected, bool) or not isinstance(expected, (int, float, str)):
+                raise BadValue(expected)
+            to_decimal(expected)
+        elif kind == "money":
+            amount = expected
+            if isinstance(expected, dict):
+                if set(expected) - {"amount", "currency"} or "amount" not in expected:
+                    raise SpecError(epath, 'expected money as "49.99" or {"amount": "49.99", "currency": "USD"}')
+                amount = expected["amount"]
+            if not has_placeholder(amount):
+                if isinstance(amount, bool) or not isinstance(amount, (int, float, str)):
+                    raise BadValue(amount)
+                to_decimal(amount)
+        elif kind == "date":
+            if isinstance(expected, dict) and set(expected) == {"clock"}:
+                parse_duration(expected["clock"])
+            elif isinstance(expected, str):
+                parse_date(expected)
+            else:
+                raise BadValue(expected)
+    except BadValue:
+        raise SpecError(epath, f"{json.dumps(expected)} is not a {kind}")
+    if kind == "regex":
+        _check_regex(a["pattern"], f"{path}.pattern")
+    if "tolerance" in a and kind not in ("number", "money"):
+        raise SpecError(f"{path}.tolerance", f"tolerance does not apply to an answer of type {kind}")
+
+
+def _validate_trajectory(a, path, known, replica, spec):
+    for key in ("forbidden_actions", "order"):
+        for i, event in enumerate(a.get(key, [])):
+            for field in ("args", "fault"):
+                if field in event:
+                    _check_regex(event[field], f"{path}.{key}[{i}].{field}")
+    for i, pattern in enumerate(a.get("forbidden_pages", [])):
+        _check_regex(pattern, f"{path}.forbidden_pages[{i}]")
+
+
+def _validate_python(a, path, known, replica, spec):
+    check = checks.get_check(a["check"])
+    if check is None:
+        raise SpecError(f"{path}.check", f"unknown python check {a['check']!r} (registered: {', '.join(checks.names()) or 'none'})")
+    if check.args_schema is not None:
+        error = best_match(jsonschema.Draft202012Validator(check.args_schema).iter_errors(a.get("args", {})))
+        if error is not None:
+            raise SpecError(json_path([f"{path}.args", *error.absolute_path]), error.message)
+    if check.validate_args is not None:
+        try:
+            check.validate_args(a.get("args", {}), replica=replica)
+        except ValueError as e:
+            raise SpecError(f"{path}.args", str(e))
+
+
+_VALIDATE_KIND = {
+    "state": _validate_state,
+    "diff": _validate_diff,
+    "page": _validate_page,
+    "answer": _validate_answer,
+    "trajectory": _validate_trajectory,
+    "python": _validate_python,
+}
+
+
+# --- answer keys ----------------------------------------------------------------------------
+
+
+def placeholders(spec) -> set[str]:
+    """Names of every `{name}` placeholder in the spec's string values."""
+    found = set()
+
+    def walk(node):
+        if isinstance(node, str):
+            found.update(PLACEHOLDER.findall(node))
+        elif isinstance(node, dict):
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(spec)
+    return found
+
+
+def fill_params(spec, params: dict):
+    """A copy of `spec` with `{name}` placeholders replaced from `params` (the task's answer key).
+
+    A string that is exactly `"{name}"` becomes the param's value with its JSON type;
+    inside a longer string the value is spliced in as text, escaped where the string
+    is a regular expression. `{{` and `}}` stand for literal braces. A placeholder
+    with no param raises SpecError naming its path.
+    """
+    params = params or {}
+
+    def fill(node, path, key):
+        if isinstance(node, dict):
+            return {k: fill(v, f"{path}.{k}" if path else k, k) for k, v in node.items()}
+        if isinstance(node, list):
+            return [fill(v, f"{path}[{i}]", key) for i, v in enumerate(node)]
+        if not isinstance(node, str):
+            return copy.deepcopy(node)
+        whole = PLACEHOLDER.fullmatch(node)
+        if whole:
+            name = whole.group(1)
+            if name not in params:
+                raise SpecError(path, f"no param {name!r} for placeholder {node!r} (params: {', '.join(sorted(params)) or 'none'})")
+            return copy.deepcopy(params[name])
+
+        def splice(m):
+            name = m.group(1)
+            if name not in params:
+                raise SpecError(path, f"no param {name!r} for placeholder {{{name}}} (params: {', '.join(sorted(params)) or 'none'})")
+            value = params[name]
+            text = value if isinstance(value, str) else json.dumps(value)
+            return re.escape(text) if key in REGEX_KEYS else text
+
+        return PLACEHOLDER.sub(splice, node).replace("{{", "{").replace("}}", "}")
+
+    return fill(spec, "", None)
