@@ -189,8 +189,7 @@ def _parsed_action(text: str):
         action = actions.parse_action(text)
     except actions.ActionError:
         return None, None
-    doc = dataclasses.asdict(action) if dataclasses.is_dataclass(action) else {"repr": repr(action)}
-    return action, {"type": _action_name(action), **doc}
+    return action, action.to_dict()
 
 
 def _action_name(action) -> str:

@@ -43,7 +43,7 @@ def test_load_pack_computes_params_on_the_template_world_and_fills_placeholders(
     assert isinstance(item.params["ticket"], int) and item.params["requester"]
     assert len(item.content_hash) == 64
     filled = fill_value(item.spec["verifier"], item.params)
-    assert filled["assertions"][0]["text"] == item.params["requester"]
+    assert filled["assertions"][0]["values"] == [item.params["requester"]]
 
 
 def test_a_string_that_is_exactly_a_placeholder_keeps_the_param_json_type():
@@ -76,8 +76,8 @@ def test_invalid_task_files_are_reported_with_file_and_json_path(pack, changes, 
 
 
 def test_placeholders_inside_the_verifier_must_be_filled_by_params(pack):
-    edit(pack, "open-ticket", verifier={"assertions": [{"kind": "message_contains", "text": "{priority}"}]})
-    assert any("open-ticket.json: verifier.assertions[0].text: placeholder {priority}" in e for e in errors_of(pack))
+    edit(pack, "open-ticket", verifier={"assertions": [{"name": "x", "kind": "answer", "type": "one_of", "values": ["{priority}"]}]})
+    assert any("open-ticket.json: verifier.assertions[0].values[0]: placeholder {priority}" in e for e in errors_of(pack))
 
 
 def test_a_file_that_is_not_json_names_line_and_column(pack):

@@ -9,7 +9,8 @@ import re
 
 from django.db import models
 
-PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+# `{{` and `}}` are literal braces, as in the verifier spec
+PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
 
 
 def fill(text: str, params: dict) -> str:
@@ -100,7 +101,12 @@ class Task(models.Model):
 
     @property
     def verifier(self) -> dict:
-        return fill_value(self.spec["verifier"], self.params)
+        try:
+            from verifiers.spec import fill_params
+        except ImportError:
+            return fill_value(self.spec["verifier"], self.params)
+        # the verifier's own filling escapes params spliced into regular expressions
+        return fill_params(self.spec["verifier"], self.params)
 
     @property
     def reference_solution(self) -> list[str]:

@@ -18,7 +18,7 @@ from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import canonical_json
 
-from .models import PLACEHOLDER, Suite, Task, fill, fill_value
+from .models import PLACEHOLDER, Suite, Task, fill
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 SUITE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -192,7 +192,7 @@ def _validate_filled(spec: dict, params: dict, replica: str) -> list[str]:
         pass
     else:
         try:
-            validate_spec(fill_value(spec["verifier"], params), replica=replica)
+            validate_spec(spec["verifier"], replica=replica, params=params)
         except SpecError as exc:
             errors.append(f"verifier.{exc}")
     try:

@@ -1,0 +1,97 @@
+"""Start real Celery worker processes on the test database and a dedicated Redis db and queue."""
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from celery import Celery
+from django.conf import settings
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
+# a db number of its own so tests never see the platform's queues
+REDIS_URL = f"redis://{REDIS_HOST}:{REDIS_PORT}/13"
+
+
+def redis_or_skip():
+    try:
+        socket.create_connection((REDIS_HOST, REDIS_PORT), timeout=1).close()
+    except OSError:
+        pytest.skip(f"no Redis on {REDIS_HOST}:{REDIS_PORT}")
+
+
+def test_database_url() -> str:
+    """DATABASE_URL naming the database the test runs on (a file for SQLite, see test_settings)."""
+    conf = connection.settings_dict
+    if conf["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{Path(conf['NAME']).resolve()}"  # sqlite:////abs/path
+    auth = quote(conf["USER"]) + (f":{quote(conf['PASSWORD'])}" if conf["PASSWORD"] else "")
+    return f"postgres://{auth}@{conf['HOST'] or '127.0.0.1'}:{conf['PORT'] or 5432}/{conf['NAME']}"
+
+
+def wait_for(predicate, *, timeout: float, what: str):
+    """Poll a condition until it holds (never a fixed sleep); fail naming what did not happen."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.2)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+@contextmanager
+def celery_workers(count: int = 1, *, concurrency: int = 1):
+    """Yield (app, queue) with `count` worker processes consuming a fresh queue; stop them after."""
+    redis_or_skip()
+    connection.close()  # the workers open their own connections; ours reopens on demand
+    queue = f"replicagym-test-{uuid.uuid4().hex[:8]}"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
+        "DJANGO_SETTINGS_MODULE": "replicagym.settings",
+        "DATABASE_URL": test_database_url(),
+        "CELERY_BROKER_URL": REDIS_URL,
+        "REPLICAGYM_DATA_DIR": str(settings.DATA_DIR),
+        "DJANGO_ALLOW_ASYNC_UNSAFE": "true",
+    }
+    env.pop("CELERY_TASK_ALWAYS_EAGER", None)
+    procs = []
+    logs = []
+    for i in range(count):
+        log = open(Path(settings.DATA_DIR) / f"{queue}-{i}.log", "w+")  # noqa: SIM115 - closed below
+        logs.append(log)
+        procs.append(subprocess.Popen(
+            [str(ROOT / ".venv" / "bin" / "celery"), "-A", "replicagym", "worker", "-Q", queue,
+             "-c", str(concurrency), "-n", f"w{i}-{queue}@%h", "--without-gossip", "--without-mingle",
+             "--without-heartbeat", "-l", "WARNING"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        ))
+    app = Celery("replicagym-test", broker=REDIS_URL)
+    app.conf.task_default_queue = queue
+    try:
+        yield app, queue
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        for log in logs:
+            log.seek(0)
+            text = log.read()
+            if "Traceback" in text:
+                sys.stderr.write(text[-4000:])
+            log.close()
+            os.unlink(log.name)
+        app.close()

@@ -1,0 +1,58 @@
+"""Celery tasks in real worker processes: stdlib `platform` inside workers, claims, sweeps."""
+import platform
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from episodes.models import Episode, WorkerHeartbeat
+from episodes.services import episode_claim, episode_create, episode_sweep
+from tests.episodes.celery_workers import celery_workers, wait_for
+from tests.episodes.fixtures import sync_test_pack
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_worker_ping_writes_a_heartbeat_showing_the_standard_library_platform_module():
+    with celery_workers(1) as (app, queue):
+        app.send_task("episodes.worker_ping", queue=queue)
+        beat = wait_for(lambda: WorkerHeartbeat.objects.first(), timeout=60, what="a worker heartbeat row")
+    assert beat.system == "Linux" == platform.system()
+    assert beat.python == platform.python_version()
+    assert beat.pid > 0 and beat.name == f"{beat.hostname}:{beat.pid}"
+
+
+@pytest.mark.django_db
+def test_an_episode_is_claimed_exactly_once():
+    sync_test_pack()
+    episode = episode_create(task="supportdesk.open-ticket", agent="oracle")
+    assert episode.status == "queued" and episode.initial_state.state_hash == episode.world.state_hash
+    assert episode_claim(episode_id=episode.pk, worker="host-a:1") is True
+    assert episode_claim(episode_id=episode.pk, worker="host-b:2") is False
+    episode.refresh_from_db()
+    assert episode.status == "running" and episode.claimed_by == "host-a:1" and episode.started_at is not None
+
+
+@pytest.mark.django_db
+def test_sweep_marks_running_episodes_with_a_stale_heartbeat_errored_and_leaves_live_ones():
+    sync_test_pack()
+    dead, alive, api = (episode_create(task="supportdesk.open-ticket", agent="oracle") for _ in range(3))
+    for ep, worker in ((dead, "gone:1"), (alive, "here:2"), (api, "api:7")):
+        episode_claim(episode_id=ep.pk, worker=worker)
+    long_ago = timezone.now() - timedelta(minutes=30)
+    Episode.objects.filter(pk__in=[dead.pk, api.pk]).update(heartbeat_at=long_ago)
+    assert episode_sweep(stale_after=timedelta(minutes=5)) == [dead.pk]
+    statuses = dict(Episode.objects.values_list("pk", "status"))
+    assert statuses == {dead.pk: "errored", alive.pk: "running", api.pk: "running"}
+    assert "worker lost" in Episode.objects.get(pk=dead.pk).error
+
+
+@pytest.mark.django_db
+def test_sweep_command_prints_the_swept_ids(capsys):
+    sync_test_pack()
+    ep = episode_create(task="supportdesk.open-ticket", agent="oracle")
+    episode_claim(episode_id=ep.pk, worker="gone:1")
+    Episode.objects.filter(pk=ep.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+    call_command("sweep_episodes", "--stale-seconds", "60")
+    assert f'{{"errored": [{ep.pk}]}}' in capsys.readouterr().out
