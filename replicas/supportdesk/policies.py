@@ -1,0 +1,90 @@
+"""The desk's business rules in one place: refund limits and windows, prorating, identity
+verification, agent passwords. Services enforce them, the seed writes them into the
+help-center articles, and variants may override them through their knobs.
+"""
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+
+from replicas.worlds.registry import get_replica
+from replicas.worlds.scoping import current_world
+
+CENT = Decimal("0.01")
+CURRENCY_CODES = ("USD", "EUR", "GBP", "CAD")
+CURRENCY_SYMBOLS = {"USD": "$", "EUR": "€", "GBP": "£", "CAD": "CA$"}
+
+# What an agent of the front line may refund on one payment without escalation, by currency.
+DEFAULT_AGENT_LIMITS = {"USD": "200.00", "EUR": "180.00", "GBP": "160.00", "CAD": "270.00"}
+# Members of Tier 2 Billing (and administrators) may go this many times higher.
+DEFAULT_TIER2_MULTIPLIER = 10
+# Loyalty tiers raise the agent's limit for that customer.
+DEFAULT_TIER_MULTIPLIERS = {"gold": "1.5", "platinum": "2"}
+DEFAULT_REFUND_WINDOW_DAYS = 60
+# An identity verification counts for this long on the world clock.
+VERIFICATION_VALID_HOURS = 24
+ESCALATION_GROUP = "Tier 2 Billing"
+
+
+@dataclass(frozen=True)
+class RefundPolicy:
+    agent_limits: dict[str, Decimal]
+    tier2_multiplier: int
+    tier_multipliers: dict[str, Decimal]
+    window_days: int
+
+    def limit_for(self, *, agent, customer, currency: str, escalated: bool) -> Decimal | None:
+        """The most `agent` may refund on one payment of `customer`; None means no limit."""
+        if agent.role == "admin":
+            return None
+        base = self.agent_limits[currency]
+        if escalated:
+            base = base * self.tier2_multiplier
+        factor = self.tier_multipliers.get(customer.loyalty_tier, Decimal(1))
+        return (base * factor).quantize(CENT)
+
+
+def refund_policy(knobs: dict | None = None) -> RefundPolicy:
+    """The refund policy of the bound world (its variant's knobs over the defaults)."""
+    if knobs is None:
+        world = current_world()
+        knobs = get_replica(world.replica).knobs(world.variant)
+    limits = {**DEFAULT_AGENT_LIMITS, **knobs.get("refund_limits", {})}
+    tiers = {**DEFAULT_TIER_MULTIPLIERS, **knobs.get("tier_multipliers", {})}
+    return RefundPolicy(
+        agent_limits={c: Decimal(v) for c, v in limits.items()},
+        tier2_multiplier=int(knobs.get("tier2_multiplier", DEFAULT_TIER2_MULTIPLIER)),
+        tier_multipliers={t: Decimal(v) for t, v in tiers.items()},
+        window_days=int(knobs.get("refund_window_days", DEFAULT_REFUND_WINDOW_DAYS)),
+    )
+
+
+def money(value: Decimal, currency: str) -> str:
+    """'$1,234.50', '€12.00', 'CA$270.00': how the desk writes amounts."""
+    return f"{CURRENCY_SYMBOLS.get(currency, currency + ' ')}{value.quantize(CENT):,}"
+
+
+def prorated_amount(*, price: Decimal, period_start: datetime, period_end: datetime, at: datetime) -> Decimal:
+    """The unused share of a period's price at `at`, by whole days left (the KB's formula)."""
+    total_days = max(1, (period_end - period_start).days)
+    if at >= period_end:
+        return Decimal("0.00")
+    days_left = min(total_days, (period_end - max(at, period_start)).days)
+    return (price * days_left / total_days).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def verification_expires(at: datetime) -> datetime:
+    return at + timedelta(hours=VERIFICATION_VALID_HOURS)
+
+
+# Agents' passwords are not stored: they follow from the world's seed and the agent's
+# id, so every world of one seed has the same ones and a task may state them.
+_WORDS = [
+    "amber", "birch", "cedar", "delta", "ember", "fjord", "grove", "harbor", "indigo", "juniper",
+    "kestrel", "lagoon", "maple", "nectar", "orchid", "pebble", "quartz", "raven", "sierra", "tundra",
+]
+
+
+def agent_password(*, seed: int, agent_public_id: int) -> str:
+    digest = hashlib.sha256(f"supportdesk-agent\x00{seed}\x00{agent_public_id}".encode()).digest()
+    return f"{_WORDS[digest[0] % 20]}-{_WORDS[digest[1] % 20]}-{int.from_bytes(digest[2:4], 'big') % 10000:04d}"
