@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone as djtz
 
+from .faults import faults_arm, faults_for_world
 from .models import ID_BITS, World, WorldModel
 from .registry import get_replica
 from .scoping import bound_world
@@ -119,8 +120,12 @@ def world_clone(*, source: World, faults: list | None = None) -> World:
 
 def world_create(*, replica: str, seed: int, variant: str = "default", faults: list | None = None) -> World:
     """A fresh world for (replica, seed, variant): a clone of the cached template."""
+    armed = faults_for_world(replica=replica, variant=variant, faults=faults)  # a bad spec changes nothing
     template = template_get_or_build(replica=replica, seed=seed, variant=variant)
-    return world_clone(source=template, faults=faults or [])
+    with transaction.atomic():
+        world = world_clone(source=template, faults=armed)
+        faults_arm(world=world)
+    return world
 
 
 @transaction.atomic
