@@ -1,0 +1,609 @@
+"""Runs episodes in a real Chromium: one long-lived browser per process, one context per episode.
+
+An `EpisodeSession` is one browser context confined to its world's origin: every
+request to another origin is aborted and logged, and a `goto` elsewhere is the
+action's error. `step(action_text)` parses the action (a malformed one is the step's
+error, never an exception), runs it with a short timeout, waits until the page has
+settled (network idle and a quiet DOM, capped; never a fixed sleep) and returns the
+next observation. A crashed browser or page raises `BrowserCrashed`.
+"""
+import base64
+import logging
+import os
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+from django.conf import settings
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from playwright.sync_api import sync_playwright
+
+from . import actions as A
+from .observation import ENGINE_JS, HTML_JS, SETTLED_JS, STAMP_JS, Observation, bid_map, flatten_axtree
+
+log = logging.getLogger("replicagym.episodes")
+
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+class BrowserCrashed(RuntimeError):
+    """The browser or the episode's page died; the episode cannot go on."""
+
+
+class _ActionFailed(Exception):
+    """An action could not be carried out; its message is the step's error."""
+
+
+# --- the long-lived browser ---------------------------------------------------------
+
+class _Host(threading.local):
+    # Playwright's sync API is bound to the thread that started it, so "one browser per
+    # process" is one per thread that runs episodes (in practice: the worker's one thread).
+    playwright = None
+    browser = None
+    pid: int | None = None
+
+
+_host = _Host()
+
+
+def shared_browser():
+    """This process's Chromium, launched on first use and again if it died."""
+    if _host.pid != os.getpid():
+        # A forked child must not talk over its parent's connection to the driver.
+        _host.playwright = _host.browser = None
+    if _host.browser is None or not _host.browser.is_connected():
+        if _host.playwright is None:
+            _host.playwright = sync_playwright().start()
+        _host.browser = _host.playwright.chromium.launch(
+            executable_path=settings.CHROMIUM_PATH, headless=True, args=LAUNCH_ARGS
+        )
+        _host.pid = os.getpid()
+        log.info("launched Chromium %s", _host.browser.version)
+    return _host.browser
+
+
+def shutdown_browser() -> None:
+    """Close this thread's browser and Playwright driver (tests, orderly worker exit)."""
+    if _host.pid == os.getpid():
+        for closer in (getattr(_host.browser, "close", None), getattr(_host.playwright, "stop", None)):
+            if closer is not None:
+                try:
+                    closer()
+                except PlaywrightError:
+                    pass
+    _host.playwright = _host.browser = _host.pid = None
+
+
+# --- origins ----------------------------------------------------------------------------
+
+def _origin_key(url: str):
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    except ValueError:
+        return None
+    return scheme, (parts.hostname or "").lower(), port
+
+
+def normalise_origin(origin: str) -> str:
+    parts = urlsplit(origin)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
+        raise ValueError(f"origin must look like http://host:port, not {origin!r}")
+    return f"{parts.scheme}://{parts.netloc.lower()}"
+
+
+# --- results -------------------------------------------------------------------------------
+
+@dataclass
+class StepResult:
+    observation: Observation
+    error: str
+    timings: dict = field(default_factory=dict)
+
+
+@dataclass
+class _Tab:
+    page: object
+    inflight: set = field(default_factory=set)
+    cdp: object = None
+    bids: dict | None = None
+    crashed: bool = False
+
+
+_NOT_TRACKED = {"eventsource", "websocket"}  # long-lived by design: never "idle"
+
+
+class EpisodeSession:
+    """One episode's browser context, confined to `origin`. Use `EpisodeSession.open(...)`."""
+
+    def __init__(self, *, origin, instruction, viewport, action_timeout_ms, navigation_timeout_ms,
+                 settle_cap_ms, quiet_ms, include_html, files_dir):
+        self.origin = normalise_origin(origin)
+        self._origin_key = _origin_key(self.origin)
+        self.instruction = instruction
+        self.viewport = tuple(viewport)
+        self.action_timeout_ms = action_timeout_ms
+        self.navigation_timeout_ms = navigation_timeout_ms
+        self.settle_cap_ms = settle_cap_ms
+        self.quiet_ms = quiet_ms
+        self.include_html = include_html
+        self.files_dir = Path(files_dir).resolve() if files_dir else None
+        self.messages: list[str] = []
+        self.chat: list[dict] = [{"role": "user", "message": instruction}]
+        self.infeasible: str | None = None
+        self.done = False
+        self.blocked_requests: list[dict] = []
+        self.step_index = 0
+        self.last_action = ""
+        self.last_error = ""
+        self._tabs: list[_Tab] = []
+        self._active = 0
+        self._blocked_navigation: str | None = None
+        self._closing = False
+        self._started = time.monotonic()
+        self.browser = None
+        self.context = None
+
+    # --- lifecycle ---------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, *, origin: str, start_url: str, instruction: str, viewport=(1280, 800),
+             action_timeout_ms: int = 1000, navigation_timeout_ms: int = 10_000, settle_cap_ms: int = 3000,
+             quiet_ms: int = 50, include_html: bool = False, files_dir=None,
+             frozen_time: datetime | None = None) -> "EpisodeSession":
+        """A new context on the shared browser, at `start_url` (a path or a URL on `origin`).
+
+        `frozen_time` fixes the page's Date.now() (e.g. to the world clock) while timers
+        still run; `files_dir` is the only folder upload_file may take files from.
+        """
+        session = cls(
+            origin=origin, instruction=instruction, viewport=viewport, action_timeout_ms=action_timeout_ms,
+            navigation_timeout_ms=navigation_timeout_ms, settle_cap_ms=settle_cap_ms, quiet_ms=quiet_ms,
+            include_html=include_html, files_dir=files_dir,
+        )
+        url = session._resolve(start_url)
+        if url is None:
+            raise ValueError(f"start_url {start_url!r} is not on the world's origin {session.origin}")
+        session.browser = shared_browser()
+        width, height = session.viewport
+        try:
+            context = session.browser.new_context(
+                viewport={"width": width, "height": height},
+                screen={"width": width, "height": height},
+                device_scale_factor=1,
+                locale="en-US",
+                timezone_id="UTC",
+                reduced_motion="reduce",
+                color_scheme="light",
+                service_workers="block",
+                accept_downloads=False,
+            )
+        except PlaywrightError as exc:
+            raise BrowserCrashed(f"could not open a browser context: {exc}") from exc
+        session.context = context
+        try:
+            if frozen_time is not None:
+                context.clock.set_fixed_time(frozen_time)
+            context.add_init_script(ENGINE_JS)
+            # Only requests leaving the origin are routed to us (the pattern is matched in
+            # the driver), so same-origin traffic pays nothing for the confinement.
+            foreign = re.compile(r"^(?!" + re.escape(session.origin) + r"(?:[/?#]|$))[A-Za-z][A-Za-z0-9+.-]*:")
+            context.route(foreign, session._block_request)
+            context.route_web_socket(foreign, session._block_websocket)
+            context.on("page", session._on_page)
+            context.new_page()
+            session._goto(url)
+            session._settle()
+            # Stamp now, so bids exist even for an agent that acts before observing.
+            session.page.evaluate(STAMP_JS)
+        except BaseException:
+            session.close()
+            raise
+        return session
+
+    def close(self) -> None:
+        self._closing = True
+        if self.context is not None:
+            try:
+                self.context.close()
+            except PlaywrightError:
+                pass
+            self.context = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # --- tabs and events ----------------------------------------------------------------
+
+    @property
+    def page(self):
+        return self._tabs[self._active].page
+
+    @property
+    def tabs(self) -> list[dict]:
+        return [{"index": i, "url": t.page.url, "active": i == self._active} for i, t in enumerate(self._tabs)]
+
+    def _on_page(self, page):
+        tab = _Tab(page=page)
+        page.set_default_timeout(self.action_timeout_ms)
+        page.set_default_navigation_timeout(self.navigation_timeout_ms)
+
+        def on_request(request):
+            if request.resource_type not in _NOT_TRACKED:
+                tab.inflight.add(request)
+
+        def on_request_done(request):
+            tab.inflight.discard(request)
+
+        def on_crash(_page):
+            tab.crashed = True
+
+        def on_close(_page):
+            if tab in self._tabs:
+                index = self._tabs.index(tab)
+                self._tabs.remove(tab)
+                if self._active >= index and self._active > 0:
+                    self._active -= 1
+
+        def on_dialog(dialog):
+            # Accept, as a person who clicked "Delete" would confirm; the agent sees the text.
+            self.chat.append({"role": "info", "message": f"{dialog.type} dialog: {dialog.message}"})
+            try:
+                dialog.accept()
+            except PlaywrightError:
+                pass
+
+        page.on("request", on_request)
+        page.on("requestfinished", on_request_done)
+        page.on("requestfailed", on_request_done)
+        page.on("crash", on_crash)
+        page.on("close", on_close)
+        page.on("dialog", on_dialog)
+        self._tabs.append(tab)
+        # As in BrowserGym, a new tab (new_tab(), a popup, target=_blank) becomes the active one.
+        self._active = len(self._tabs) - 1
+
+    def _block_request(self, route, request):
+        main = request.is_navigation_request() and request.frame.parent_frame is None
+        self.blocked_requests.append({
+            "url": request.url, "method": request.method, "resource_type": request.resource_type,
+            "navigation": main, "step": self.step_index,
+        })
+        log.info("blocked %s %s (outside %s)", request.method, request.url, self.origin)
+        if main:
+            self._blocked_navigation = request.url
+        route.abort("blockedbyclient")
+
+    def _block_websocket(self, ws):
+        self.blocked_requests.append({
+            "url": ws.url, "method": "GET", "resource_type": "websocket", "navigation": False,
+            "step": self.step_index,
+        })
+        ws.close(code=1008, reason="outside the world's origin")
+
+    def _check_alive(self, exc: BaseException | None = None):
+        crashed = not self._tabs or any(t.crashed for t in self._tabs)
+        if crashed or self.browser is None or not self.browser.is_connected() or self.context is None:
+            raise BrowserCrashed(f"the browser or the page crashed{': ' + str(exc).splitlines()[0] if exc else ''}") from exc
+
+    # --- URLs ------------------------------------------------------------------------------
+
+    def _resolve(self, url: str) -> str | None:
+        """Absolute URL for `url` (relative to the current page), or None if off-origin."""
+        base = self.origin + "/"
+        if self._tabs:
+            current = self.page.url
+            if _origin_key(current) == self._origin_key:
+                base = current
+        absolute = urljoin(base, url.strip())
+        if _origin_key(absolute) != self._origin_key or urlsplit(absolute).scheme not in ("http", "https"):
+            return None
+        return absolute
+
+    def _goto(self, url: str):
+        self.page.goto(url, wait_until="commit", timeout=self.navigation_timeout_ms)
+
+    # --- stepping ---------------------------------------------------------------------------
+
+    def step(self, action_text: str) -> StepResult:
+        """Run one action, wait for the page to settle, observe. Errors go in the result."""
+        self._check_alive()
+        t0 = time.perf_counter()
+        self.step_index += 1
+        self.last_action = action_text if isinstance(action_text, str) else repr(action_text)
+        error = ""
+        try:
+            action = A.parse_action(action_text)
+        except A.ActionError as exc:
+            action, error = None, f"invalid action: {exc}"
+        if action is not None:
+            self._blocked_navigation = None
+            try:
+                self._execute(action)
+            except _ActionFailed as exc:
+                error = str(exc)
+            except PlaywrightError as exc:
+                self._check_alive(exc)
+                error = _clean_error(exc, action)
+            if self._blocked_navigation and not error:
+                error = f"navigation to {self._blocked_navigation} was blocked: it is outside this world ({self.origin})"
+        t1 = time.perf_counter()
+        settled = self._settle()
+        if self._blocked_navigation:
+            self._recover_from_blocked_navigation()
+        t2 = time.perf_counter()
+        self.last_error = error
+        obs = self.observe()
+        t3 = time.perf_counter()
+        timings = {
+            "action_ms": round((t1 - t0) * 1000, 2),
+            "settle_ms": round((t2 - t1) * 1000, 2),
+            "observe_ms": round((t3 - t2) * 1000, 2),
+            "total_ms": round((t3 - t0) * 1000, 2),
+            "settled": settled,
+        }
+        return StepResult(observation=obs, error=error, timings=timings)
+
+    def _recover_from_blocked_navigation(self):
+        # Chromium shows its own error page for a blocked navigation; go back to the
+        # page the agent was on so the episode goes on where it was.
+        if self.page.url.startswith("chrome-error:"):
+            try:
+                self.page.go_back(wait_until="commit", timeout=self.navigation_timeout_ms)
+                self._settle()
+            except PlaywrightError as exc:
+                self._check_alive(exc)
+
+    def _locate(self, element: str):
+        if A.is_bid(element):
+            return self.page.locator(f'[bid="{element}"]')
+        return self.page.locator(element)
+
+    def _files(self, file) -> list[str]:
+        names = [file] if isinstance(file, str) else list(file)
+        if self.files_dir is None:
+            raise _ActionFailed("this episode offers no files to upload")
+        paths = []
+        for name in names:
+            path = (self.files_dir / name).resolve()
+            if not path.is_relative_to(self.files_dir) or not path.is_file():
+                raise _ActionFailed(f"no file {name!r} among this episode's files")
+            paths.append(str(path))
+        return paths
+
+    def _execute(self, action: A.Action):  # noqa: C901 - one branch per action kind, flat on purpose
+        page, t = self.page, self.action_timeout_ms
+        if isinstance(action, A.ElementAction):
+            loc = self._locate(action.element)
+            match action:
+                case A.Click():
+                    loc.click(button=action.button, modifiers=list(action.modifiers), timeout=t)
+                case A.DblClick():
+                    loc.dblclick(button=action.button, modifiers=list(action.modifiers), timeout=t)
+                case A.Hover():
+                    loc.hover(timeout=t)
+                case A.Fill():
+                    loc.fill(action.value, timeout=t)
+                case A.Clear():
+                    loc.clear(timeout=t)
+                case A.SelectOption():
+                    opts = action.options if isinstance(action.options, str) else list(action.options)
+                    loc.select_option(opts, timeout=t)
+                case A.Check():
+                    loc.check(timeout=t)
+                case A.Uncheck():
+                    loc.uncheck(timeout=t)
+                case A.Press():
+                    loc.press(action.key_comb, timeout=t)
+                case A.Focus():
+                    loc.focus(timeout=t)
+                case A.DragAndDrop():
+                    loc.drag_to(self._locate(action.to_bid), timeout=t)
+                case A.UploadFile():
+                    files = self._files(action.file)
+                    with page.expect_file_chooser(timeout=t) as chooser:
+                        loc.click(timeout=t)
+                    chooser.value.set_files(files)
+                case _:
+                    raise AssertionError(action)
+            return
+        match action:
+            case A.Scroll():
+                page.mouse.wheel(action.delta_x, action.delta_y)
+                # Let the wheel event reach the page so the scroll is in the next picture.
+                page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+            case A.Goto():
+                url = self._resolve(action.url)
+                if url is None:
+                    self.blocked_requests.append({
+                        "url": action.url, "method": "GET", "resource_type": "document", "navigation": True,
+                        "step": self.step_index,
+                    })
+                    raise _ActionFailed(f"goto({action.url!r}) was refused: only pages of this world ({self.origin}) can be opened")
+                self._goto(url)
+            case A.GoBack():
+                page.go_back(wait_until="commit", timeout=self.navigation_timeout_ms)
+            case A.GoForward():
+                page.go_forward(wait_until="commit", timeout=self.navigation_timeout_ms)
+            case A.NewTab():
+                self.context.new_page()
+            case A.TabFocus():
+                if action.index >= len(self._tabs):
+                    raise _ActionFailed(f"no tab {action.index}: {len(self._tabs)} tab(s) are open (0-based)")
+                self._active = action.index
+                self.page.bring_to_front()
+            case A.TabClose():
+                page.close()
+                if not self._tabs:
+                    self.context.new_page()
+                self._active = len(self._tabs) - 1
+                self.page.bring_to_front()
+            case A.SendMsgToUser():
+                self.messages.append(action.text)
+                self.chat.append({"role": "assistant", "message": action.text})
+                self.done = True
+            case A.ReportInfeasible():
+                self.infeasible = action.reason
+                self.chat.append({"role": "infeasible", "message": action.reason})
+                self.done = True
+            case A.Noop():
+                if action.wait_ms:
+                    page.wait_for_timeout(action.wait_ms)
+            case A.MouseMove():
+                page.mouse.move(action.x, action.y)
+            case A.MouseClick():
+                page.mouse.click(action.x, action.y, button=action.button)
+            case A.MouseDblClick():
+                page.mouse.dblclick(action.x, action.y, button=action.button)
+            case A.MouseDown():
+                page.mouse.move(action.x, action.y)
+                page.mouse.down(button=action.button)
+            case A.MouseUp():
+                page.mouse.move(action.x, action.y)
+                page.mouse.up(button=action.button)
+            case A.MouseDragAndDrop():
+                page.mouse.move(action.from_x, action.from_y)
+                page.mouse.down()
+                page.mouse.move(action.to_x, action.to_y)
+                page.mouse.up()
+            case A.MouseUploadFile():
+                files = self._files(action.file)
+                with page.expect_file_chooser(timeout=t) as chooser:
+                    page.mouse.click(action.x, action.y)
+                chooser.value.set_files(files)
+            case A.KeyboardType():
+                page.keyboard.type(action.text)
+            case A.KeyboardInsertText():
+                page.keyboard.insert_text(action.text)
+            case A.KeyboardPress():
+                page.keyboard.press(action.key)
+            case A.KeyboardDown():
+                page.keyboard.down(action.key)
+            case A.KeyboardUp():
+                page.keyboard.up(action.key)
+            case _:
+                raise AssertionError(action)
+
+    def _settle(self) -> bool:
+        """Wait until the active page is idle: loaded, no request in flight, DOM quiet.
+
+        Capped at settle_cap_ms; returns False if the cap was reached first.
+        """
+        deadline = time.monotonic() + self.settle_cap_ms / 1000
+        while True:
+            if not self._tabs:
+                return True
+            tab = self._tabs[self._active]
+            remaining = (deadline - time.monotonic()) * 1000
+            if remaining <= 0:
+                return False
+            try:
+                tab.page.wait_for_function(SETTLED_JS, arg=self.quiet_ms, timeout=remaining, polling=16)
+                if not tab.inflight:
+                    return True
+                # The page looks idle but a request it started (an image, say) is still
+                # loading: poll shortly, letting Playwright deliver its events meanwhile.
+                tab.page.wait_for_timeout(10)
+            except PlaywrightTimeoutError:
+                return False
+            except PlaywrightError as exc:
+                # The document was replaced while we waited (a navigation): wait on the new one.
+                self._check_alive(exc)
+                if tab.page.is_closed():
+                    continue
+                try:
+                    tab.page.wait_for_timeout(10)
+                except PlaywrightError as inner:
+                    self._check_alive(inner)
+
+    # --- observing ------------------------------------------------------------------------------
+
+    def _cdp(self, tab: _Tab):
+        if tab.cdp is None:
+            tab.cdp = self.context.new_cdp_session(tab.page)
+        return tab.cdp
+
+    def observe(self) -> Observation:
+        """The agent's view of the active tab now."""
+        self._check_alive()
+        tab = self._tabs[self._active]
+        page = tab.page
+        try:
+            stamp = page.evaluate(STAMP_JS)
+            cdp = self._cdp(tab)
+            # Bids never change once given, so the node->bid map only needs a refresh
+            # when new elements got bids (which a new document always does).
+            if stamp["fresh"] or tab.bids is None:
+                tab.bids = bid_map(cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"])
+            ax = cdp.send("Accessibility.getFullAXTree")
+            # One PNG per step, straight from the compositor; optimizeForSpeed picks a
+            # cheaper zlib level, and the bytes are still the same for the same picture.
+            shot = cdp.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
+            html = page.evaluate(HTML_JS) if self.include_html else None
+            tabs = self.tabs
+        except PlaywrightError as exc:
+            self._check_alive(exc)
+            raise
+        return Observation(
+            url=page.url,
+            title=stamp.get("title", ""),
+            screenshot=base64.b64decode(shot["data"]),
+            axtree=flatten_axtree(ax["nodes"], tab.bids),
+            focused_bid=stamp.get("focused"),
+            tabs=tabs,
+            active_tab=self._active,
+            instruction=self.instruction,
+            chat=list(self.chat),
+            step=self.step_index,
+            elapsed_ms=(time.monotonic() - self._started) * 1000,
+            last_action=self.last_action,
+            last_action_error=self.last_error,
+            html=html,
+            viewport=self.viewport,
+        )
+
+    def final_page(self) -> dict:
+        """{"url", "title", "html"} of the active tab, for the verifier."""
+        self._check_alive()
+        try:
+            return {"url": self.page.url, "title": self.page.title(), "html": self.page.evaluate(HTML_JS)}
+        except PlaywrightError as exc:
+            self._check_alive(exc)
+            raise
+
+
+def _clean_error(exc: PlaywrightError, action: A.Action) -> str:
+    """A short, useful message from a Playwright error (its first line and the last call-log entry)."""
+    text = str(exc.message if hasattr(exc, "message") else exc)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    head = re.sub(r"^(Locator|Page|Mouse|Keyboard|FileChooser)\.\w+:\s*", "", lines[0]) if lines else "failed"
+    detail = ""
+    if "Call log:" in lines:
+        log_lines = [ln.lstrip("- ") for ln in lines[lines.index("Call log:") + 1 :]]
+        if log_lines:
+            detail = log_lines[-1]
+    if isinstance(action, A.ElementAction) and isinstance(exc, PlaywrightTimeoutError):
+        element = action.element
+        if "waiting for" in detail and ("resolved" not in text):
+            what = f"bid {element!r}" if A.is_bid(element) else f"selector {element!r}"
+            return f"{action.name}: no element matches {what} on this page"
+        return f"{action.name} on {element!r} failed: {head}{' (' + detail + ')' if detail else ''}"
+    return f"{action.name} failed: {head}{' (' + detail + ')' if detail and detail not in head else ''}"
