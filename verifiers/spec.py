@@ -219,6 +219,9 @@ def _schema_error(spec) -> SpecError | None:
         extra = sorted(k for k in error.instance if k not in allowed)
         if extra:
             return SpecError(json_path([*parts, extra[0]]), f"unknown key {extra[0]!r} (allowed: {', '.join(sorted(allowed))})")
+    if error.validator in ("anyOf", "oneOf") and all(set(sub) == {"required"} for sub in error.validator_value):
+        keys = [sub["required"][0] for sub in error.validator_value]
+        return SpecError(json_path(parts), f"needs one of: {', '.join(keys)}")
     if error.validator == "enum" and parts and parts[-1] == "kind":
         return SpecError(json_path(parts), f"unknown kind {error.instance!r} (kinds: {', '.join(KINDS)})")
     return SpecError(json_path(parts), error.message)

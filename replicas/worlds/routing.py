@@ -5,14 +5,32 @@ its cookies and storage are its own and its paths can look like the product's.
 Any other host is the platform itself. An unknown or deleted world gets a 404
 page that names nothing of any other world.
 """
+import logging
+import re
+
 from django.conf import settings
 from django.shortcuts import render
+from django.urls import Resolver404, resolve
 
 from .models import World
 from .registry import get_replica
 from .scoping import bound_world
 
 PREFIX = "w-"
+log = logging.getLogger("replicagym.isolation")
+# paths an agent has no business asking a world for: the platform's API and admin, path tricks
+PROBE = re.compile(r"^/(?:api|admin)(?:/|$)|\.\.|%2e|%2f|%5c", re.I)
+
+
+def _is_probe(path: str) -> bool:
+    """A path of the platform itself, or one that tries to climb out of the world's URLs."""
+    if PROBE.search(path):
+        return True
+    try:
+        resolve(path, urlconf=settings.ROOT_URLCONF)
+    except Resolver404:
+        return False
+    return path != "/"
 
 
 def world_token_from_host(host: str) -> str | None:
@@ -49,4 +67,8 @@ class WorldRoutingMiddleware:
         request.world = world
         request.urlconf = get_replica(world.replica).urlconf
         with bound_world(world):
-            return self.get_response(request)
+            response = self.get_response(request)
+        if response.status_code == 404 and _is_probe(request.path_info):
+            # the world never answers for the platform; who asks for it is worth knowing
+            log.warning("world %s refused a probe: %s %s", world.token, request.method, request.path[:500])
+        return response

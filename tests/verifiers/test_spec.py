@@ -138,3 +138,7 @@ def test_fill_params_refuses_a_placeholder_with_no_param_naming_its_path():
     with pytest.raises(SpecError) as caught:
         fill_params({"assertions": [{"where": {"public_id": "{ticket}"}}]}, {"order": 1})
     assert str(caught.value).startswith("assertions[0].where.public_id: no param 'ticket'")
+
+
+def test_a_page_assertion_with_nothing_to_check_says_what_it_needs():
+    assert refused({"assertions": [{"name": "p", "kind": "page"}]}) == "assertions[0]: needs one of: url, title, element"

@@ -1,0 +1,79 @@
+"""Reward signals: each in [0, 1], as documented in verifiers.rewards."""
+import pytest
+
+from verifiers.engine import Verdict
+from verifiers.rewards import RewardWeightsError, reward_signals
+
+
+def verdict(passed=True, collateral_ok=True):
+    return Verdict(assertions=[], passed=passed, partial=1.0 if passed else 0.0, collateral_ok=collateral_ok)
+
+
+def step(action, *, error=None, changed=True, state_changed=None, faults=()):
+    s = {"index": 0, "action": action, "error": error, "url": "", "fault_events": list(faults), "changed": changed}
+    if state_changed is not None:
+        s["state_changed"] = state_changed
+    return s
+
+
+CLICK = "click(\"role=button[name='Refund']\")"
+
+
+def test_a_clean_success_scores_one_everywhere():
+    signals = reward_signals(verdict=verdict(), trajectory=[step('fill("a1", "x")'), step(CLICK)], reference_steps=2)
+    assert signals == {"task_completion": 1.0, "efficiency": 1.0, "error_recovery": 1.0, "action_precision": 1.0,
+                       "collateral": 1.0, "episode_reward": 1.0}
+
+
+def test_efficiency_is_reference_over_taken_and_zero_on_failure():
+    four = [step(CLICK)] * 4
+    assert reward_signals(verdict=verdict(), trajectory=four, reference_steps=2)["efficiency"] == 0.5
+    assert reward_signals(verdict=verdict(), trajectory=four[:1], reference_steps=2)["efficiency"] == 1.0
+    assert reward_signals(verdict=verdict(False), trajectory=four, reference_steps=2)["efficiency"] == 0.0
+
+
+def test_action_precision_counts_steps_without_error_that_changed_something():
+    steps = [step(CLICK), step(CLICK, error="no element"), step("noop()", changed=False), step('send_msg_to_user("x")', changed=False)]
+    assert reward_signals(verdict=verdict(), trajectory=steps, reference_steps=1)["action_precision"] == pytest.approx(1 / 3)
+
+
+def test_error_recovery_retrying_a_write_that_failed_is_recovery():
+    steps = [step(CLICK, error="HTTP 500", state_changed=False, faults=[{"kind": "http_500"}]), step(CLICK, state_changed=True)]
+    assert reward_signals(verdict=verdict(), trajectory=steps, reference_steps=1)["error_recovery"] == 1.0
+
+
+def test_error_recovery_repeating_a_write_that_went_through_is_harm():
+    steps = [step(CLICK, error="Timeout", state_changed=True, faults=[{"kind": "timeout"}]), step(CLICK, state_changed=True)]
+    assert reward_signals(verdict=verdict(), trajectory=steps, reference_steps=1)["error_recovery"] == 0.0
+
+
+def test_error_recovery_is_the_fraction_of_faults_recovered_and_zero_on_failure():
+    steps = [step(CLICK, state_changed=True, faults=[{"kind": "slow"}]), step('fill("a1", "x")', state_changed=False),
+             step(CLICK, state_changed=True, faults=[{"kind": "timeout"}]), step(CLICK, state_changed=True)]
+    # the first write went through, then repeating it after either fault is harm: 0 of 2
+    assert reward_signals(verdict=verdict(), trajectory=steps, reference_steps=1)["error_recovery"] == 0.0
+    steps = [step('fill("a1", "x")', faults=[{"kind": "modal"}]), step(CLICK, state_changed=True, faults=[{"kind": "slow"}])]
+    assert reward_signals(verdict=verdict(), trajectory=steps, reference_steps=1)["error_recovery"] == 1.0
+    assert reward_signals(verdict=verdict(False), trajectory=steps, reference_steps=1)["error_recovery"] == 0.0
+    assert reward_signals(verdict=verdict(False), trajectory=[step(CLICK)], reference_steps=1)["error_recovery"] == 1.0
+
+
+def test_episode_reward_defaults_to_completion_times_collateral():
+    assert reward_signals(verdict=verdict(), trajectory=[], reference_steps=1)["episode_reward"] == 1.0
+    assert reward_signals(verdict=verdict(collateral_ok=False), trajectory=[], reference_steps=1)["episode_reward"] == 0.0
+    assert reward_signals(verdict=verdict(), trajectory=[], reference_steps=1, collateral_ok=False)["collateral"] == 0.0
+
+
+def test_weights_give_a_weighted_mean_gated_by_collateral_unless_weighted():
+    steps = [step(CLICK)] * 4
+    weights = {"task_completion": 3, "efficiency": 1}
+    assert reward_signals(verdict=verdict(), trajectory=steps, reference_steps=2, weights=weights)["episode_reward"] == 0.875
+    assert reward_signals(verdict=verdict(collateral_ok=False), trajectory=steps, reference_steps=2, weights=weights)["episode_reward"] == 0.0
+    weights = {"task_completion": 1, "collateral": 1}
+    assert reward_signals(verdict=verdict(collateral_ok=False), trajectory=steps, reference_steps=2, weights=weights)["episode_reward"] == 0.5
+
+
+@pytest.mark.parametrize("weights", [{"speed": 1}, {"task_completion": -1}, {"task_completion": 0}, {"efficiency": True}, []])
+def test_bad_weights_are_refused(weights):
+    with pytest.raises(RewardWeightsError):
+        reward_signals(verdict=verdict(), trajectory=[], reference_steps=1, weights=weights)
