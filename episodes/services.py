@@ -224,9 +224,9 @@ def _record_step(*, episode, index, action_text, parsed, result, obs, fault_even
 
 
 def _timings(result, measured_ms: float) -> dict:
-    found = _obs_get(result, "timings") or _obs_get(result, "timings_ms") or {}
-    out = {k: float(found.get(k, 0) or 0) for k in ("action", "settle", "observe")} if isinstance(found, dict) else {}
-    if not any(out.values()):
+    found = _obs_get(result, "timings") or {}
+    out = {k: float(found.get(f"{k}_ms", 0) or 0) for k in ("action", "settle", "observe")}
+    if not any(out.values()):  # a session that does not time its phases: the whole step is the action
         out = {"action": measured_ms, "settle": 0.0, "observe": 0.0}
     return out
 
@@ -255,9 +255,103 @@ def _is_browser_crash(exc: BaseException) -> bool:
 
 def _browser_restart():
     browser = _optional("episodes.browser")
-    restart = getattr(browser, "browser_restart", None) if browser else None
+    # shutting the dead browser down makes the next session launch a fresh one
+    restart = getattr(browser, "shutdown_browser", None) if browser else None
     if restart is not None:
         restart()
+
+
+class EpisodeDriver:
+    """Drives one running episode step by step: the loop of episode_run, and the gym env's step().
+
+    Each step: arm step-triggered faults, execute the action in the browser (an
+    invalid action or a missing element becomes the observation's last action
+    error, and the episode goes on), record the Step, advance the world clock.
+    """
+
+    def __init__(self, episode: Episode):
+        if episode.status != Episode.Status.RUNNING:
+            raise EpisodeError(f"episode {episode.pk} is {episode.status}, not running: claim it first")
+        self.episode = episode
+        self.instance = episode.instance
+        self.world = episode.world
+        self.limits = self.instance.limits
+        self.session = None
+        self.index = 0
+        self.deadline = None
+        self.observation = None
+        self._since = None
+
+    def open(self):
+        self.deadline = time.monotonic() + float(self.limits["max_seconds"])
+        self.session = session_open(world=self.world, start_page=self.instance.start_page, instruction=self.instance.instruction)
+        self.observation = self.session.observe()
+        return self.observation
+
+    @property
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.monotonic() > self.deadline
+
+    @property
+    def out_of_steps(self) -> bool:
+        return self.index >= int(self.limits["max_steps"])
+
+    def step(self, action_text: str) -> tuple[object, bool]:
+        """Execute one action; returns (observation, the action was a stop action)."""
+        if self.out_of_steps:
+            raise EpisodeError(f"the step limit of {self.limits['max_steps']} is reached")
+        action_text = action_text if isinstance(action_text, str) else str(action_text)
+        _fault_step(self.world, self.index)
+        action, parsed = _parsed_action(action_text)
+        started = time.perf_counter()
+        result = self.session.step(action_text)
+        measured = (time.perf_counter() - started) * 1000
+        obs = _obs_get(result, "observation", result)
+        self.world.refresh_from_db(fields=["clock"])
+        events = _fault_events(self.world, self._since)
+        self._since = self.world.clock
+        _record_step(episode=self.episode, index=self.index, action_text=action_text, parsed=parsed, result=result,
+                     obs=obs, fault_events=events, timings=_timings(result, measured))
+        world_clock_advance(world=self.world, seconds=STEP_CLOCK_SECONDS)
+        self.index += 1
+        self.observation = obs
+        return obs, action is not None and _action_name(action) in STOP_ACTIONS
+
+    def finish(self, *, status: str | None = None, error: str = "") -> Episode:
+        """Read the final page and messages, close the browser context, verify and reward."""
+        final_page, messages = None, []
+        try:
+            if self.session is not None and status != Episode.Status.ERRORED:
+                final_page = self.session.final_page()
+            messages = list(getattr(self.session, "messages", []) or [])
+        except Exception as exc:
+            status, error = self._failure(exc)
+        finally:
+            self.close()
+        return episode_finish(episode=self.episode, messages=messages, final_page=final_page, status=status, error=error)
+
+    def fail(self, exc: BaseException) -> Episode:
+        """End the episode errored after `exc`, keeping the steps recorded so far."""
+        status, error = self._failure(exc)
+        messages = list(getattr(self.session, "messages", []) or []) if self.session is not None else []
+        self.close()
+        return episode_finish(episode=self.episode, messages=messages, final_page=None, status=status, error=error)
+
+    def _failure(self, exc: BaseException) -> tuple[str, str]:
+        if _is_browser_crash(exc):
+            # the next episode in this process gets a fresh browser; this one keeps its trajectory
+            _browser_restart()
+            return Episode.Status.ERRORED, f"browser crashed: {exc}"
+        log.error("episode %s errored", self.episode.pk, exc_info=exc)
+        return Episode.Status.ERRORED, f"{type(exc).__name__}: {exc}"
+
+    def close(self):
+        if self.session is not None:
+            session, self.session = self.session, None
+            try:
+                session.close()
+            except Exception:  # a crashed browser may fail to close; the episode is already decided
+                log.warning("closing the session of episode %s failed", self.episode.pk, exc_info=True)
 
 
 def episode_run(*, episode_id: int, agent=None) -> Episode:
@@ -266,59 +360,24 @@ def episode_run(*, episode_id: int, agent=None) -> Episode:
     `agent` overrides the one built from the episode's agent spec (used by episode_play).
     """
     episode = Episode.objects.select_related("task", "world").get(pk=episode_id)
-    if episode.status != Episode.Status.RUNNING:
-        raise EpisodeError(f"episode {episode_id} is {episode.status}, not running: claim it first")
-    instance, world = episode.instance, episode.world
-    limits = instance.limits
-    deadline = time.monotonic() + float(limits["max_seconds"])
-    status, error, session, final_page, messages = None, "", None, None, []
+    driver = EpisodeDriver(episode)
     try:
         agent = agent if agent is not None else agent_for(episode)
-        session = session_open(world=world, start_page=instance.start_page, instruction=instance.instruction)
-        obs = session.observe()
-        since = None
-        for index in range(int(limits["max_steps"])):
-            if time.monotonic() > deadline:
-                status, error = Episode.Status.TIMED_OUT, f"episode time limit of {limits['max_seconds']} s reached"
+        obs = driver.open()
+        while not driver.out_of_steps:
+            if driver.out_of_time:
                 break
             action_text = agent.act(obs)
             if action_text is None:  # the agent has nothing more to do
                 break
-            action_text = str(action_text)
-            _fault_step(world, index)
-            action, parsed = _parsed_action(action_text)
-            started = time.perf_counter()
-            result = session.step(action_text)
-            measured = (time.perf_counter() - started) * 1000
-            obs = _obs_get(result, "observation", result)
-            world.refresh_from_db(fields=["clock"])
-            events = _fault_events(world, since)
-            since = world.clock
-            _record_step(episode=episode, index=index, action_text=action_text, parsed=parsed, result=result,
-                         obs=obs, fault_events=events, timings=_timings(result, measured))
-            world_clock_advance(world=world, seconds=STEP_CLOCK_SECONDS)
-            if action is not None and _action_name(action) in STOP_ACTIONS:
+            obs, stop = driver.step(action_text)
+            if stop:
                 break
-        if time.monotonic() > deadline and status is None:
-            status, error = Episode.Status.TIMED_OUT, f"episode time limit of {limits['max_seconds']} s reached"
-        final_page = session.final_page()
-        messages = list(session.messages)
     except Exception as exc:
-        if _is_browser_crash(exc):
-            _browser_restart()
-            status, error = Episode.Status.ERRORED, f"browser crashed: {exc}"
-        else:
-            log.exception("episode %s errored", episode_id)
-            status, error = Episode.Status.ERRORED, f"{type(exc).__name__}: {exc}"
-        if session is not None:
-            messages = list(getattr(session, "messages", []) or [])
-    finally:
-        if session is not None:
-            try:
-                session.close()
-            except Exception:  # a crashed browser may fail to close; the episode is already decided
-                log.warning("closing the session of episode %s failed", episode_id, exc_info=True)
-    return episode_finish(episode=episode, messages=messages, final_page=final_page, status=status, error=error)
+        return driver.fail(exc)
+    if driver.out_of_time:
+        return driver.finish(status=Episode.Status.TIMED_OUT, error=f"episode time limit of {driver.limits['max_seconds']} s reached")
+    return driver.finish()
 
 
 # --- finish -------------------------------------------------------------------
