@@ -25,11 +25,22 @@ def in_world(world):
 
 
 @pytest.fixture
-def world_client(client):
-    """A test client whose requests go to a world's own origin."""
+def world_client(client, settings):
+    """A test client whose requests go to a world's own origin.
 
-    def for_world(world):
+    For the support desk it is signed in as the desk's first administrator, since the
+    agent workspace requires a signed-in agent; pass signed_in=False to stay anonymous.
+    """
+
+    def for_world(world, signed_in=True):
         client.defaults["HTTP_HOST"] = f"w-{world.token}.localhost:8000"
+        client.cookies.pop(settings.SESSION_COOKIE_NAME, None)
+        if signed_in and world.replica == "supportdesk" and not world.is_template:
+            from replicas.supportdesk.management.browser import agent_session
+
+            key, _ = agent_session(world)
+            if key:  # a deleted world has no agent to sign in as
+                client.cookies[settings.SESSION_COOKIE_NAME] = key
         return client
 
     return for_world

@@ -2,13 +2,21 @@
 from django.urls import path
 from django.views.generic import RedirectView
 
-from . import views
+from .views import auth, ticket, tickets
 
 app_name = "supportdesk"
 
 urlpatterns = [
-    path("", RedirectView.as_view(url="/agent/filters/unsolved", permanent=False)),
-    path("agent/dashboard", RedirectView.as_view(url="/agent/filters/unsolved", permanent=False), name="dashboard"),
-    path("agent/filters/<slug:view>", views.ticket_list, name="view"),
-    path("agent/tickets/<int:number>", views.ticket_detail, name="ticket"),
+    path("", RedirectView.as_view(url="/agent/filters/your-unsolved", permanent=False)),
+    path("auth/login", auth.login, name="login"),
+    path("auth/logout", auth.logout, name="logout"),
+    path("agent", RedirectView.as_view(url="/agent/dashboard", permanent=False)),
+    path("agent/dashboard", RedirectView.as_view(url="/agent/filters/your-unsolved", permanent=False), name="dashboard"),
+    path("agent/filters/<slug:view>", tickets.ticket_list, name="view"),
+    path("agent/tickets/bulk", tickets.bulk_update, name="bulk_update"),
+    path("agent/tickets/<int:number>", ticket.ticket_detail, name="ticket"),
+    path("agent/tickets/<int:number>/events", ticket.ticket_events, name="ticket_events"),
+    path("agent/tickets/<int:number>/merge", ticket.ticket_merge, name="ticket_merge"),
+    path("agent/tickets/<int:number>/take", ticket.ticket_take, name="ticket_take"),
+    path("agent/tabs/<int:number>/close", tickets.tab_close_view, name="tab_close"),
 ]

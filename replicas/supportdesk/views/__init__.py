@@ -1,0 +1,1 @@
+"""Pages of the support desk's agent workspace, one module per area."""

@@ -1,0 +1,87 @@
+"""What every workspace page shares: the signed-in agent, the open tabs, full page or htmx fragment."""
+from functools import wraps
+from urllib.parse import quote
+
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+
+from ..models import Ticket, User
+
+SESSION_AGENT = "supportdesk_agent"
+SESSION_WORLD = "supportdesk_world"
+SESSION_TABS = "supportdesk_tabs"
+MAX_TABS = 8
+LOGIN_URL = "/auth/login"
+
+
+def signed_in_agent(request) -> User | None:
+    """The agent of this session, if it was signed in on this very world and is still an agent."""
+    if request.session.get(SESSION_WORLD) != request.world.token:
+        return None
+    public_id = request.session.get(SESSION_AGENT)
+    if not isinstance(public_id, int):
+        return None
+    return (
+        User.objects.filter(public_id=public_id, suspended=False)
+        .exclude(role=User.Role.END_USER)
+        .first()
+    )
+
+
+def agent_required(view):
+    """Only for a signed-in agent; anyone else goes to the sign-in page (and comes back after)."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        agent = signed_in_agent(request)
+        if agent is None:
+            target = f"{LOGIN_URL}?next={quote(request.get_full_path())}"
+            if getattr(request, "htmx", False):
+                return HttpResponse(status=204, headers={"HX-Redirect": target})
+            return redirect(target)
+        request.agent = agent
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def safe_next(request, value: str | None, default: str) -> str:
+    if value and value.startswith("/") and url_has_allowed_host_and_scheme(value, allowed_hosts={request.get_host()}):
+        return value
+    return default
+
+
+def tab_open(request, number: int):
+    tabs = [n for n in request.session.get(SESSION_TABS, []) if n != number]
+    tabs.append(number)
+    request.session[SESSION_TABS] = tabs[-MAX_TABS:]
+
+
+def tab_close(request, number: int):
+    request.session[SESSION_TABS] = [n for n in request.session.get(SESSION_TABS, []) if n != number]
+
+
+def open_tabs(request) -> list:
+    numbers = request.session.get(SESSION_TABS, [])
+    if not numbers:
+        return []
+    found = {t.public_id: t for t in Ticket.objects.filter(public_id__in=numbers).only("public_id", "subject")}
+    return [found[n] for n in numbers if n in found]
+
+
+def page(request, template: str, context: dict, *, section: str, fragment: str | None = None, status: int = 200):
+    """Render a workspace page, or only `fragment` for an htmx request that targets it."""
+    if fragment and getattr(request, "htmx", False) and not request.htmx.boosted:
+        return render(request, fragment, {"request": request, **context, "agent": request.agent}, status=status)
+    return render(
+        request,
+        template,
+        {
+            "agent": request.agent,
+            "section": section,
+            "open_tabs": open_tabs(request),
+            **context,
+        },
+        status=status,
+    )
