@@ -1,0 +1,206 @@
+"""Runs the benchmark sections, collects one JSON report, and renders its short table."""
+import os
+import platform
+import time
+import traceback
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+
+from django.conf import settings
+from django.db import connection
+
+SECTIONS = ("reset", "start", "step", "throughput", "server", "memory", "browsergym")
+DEFAULT_TASK = "supportdesk.refund-duplicate-charge"
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    repeat: int = 20
+    variants: list = field(default_factory=lambda: ["default", "10k", "100k"])
+    step_repeat: int = 30
+    requests: int = 3000
+    server_seconds: float = 20.0
+    concurrency: int = 8
+    server_variant: str = "default"
+    servers: list = field(default_factory=lambda: ["inprocess", "gunicorn"])
+    workers: list = field(default_factory=lambda: [1, 2, 4])
+    episodes: int = 8
+    throughput_seconds: float = 240.0
+    memory_episodes: int = 4
+    browsergym_repeat: int = 3
+    task: str = DEFAULT_TASK
+    quick: bool = False
+
+    @classmethod
+    def preset(cls, *, quick: bool) -> "BenchOptions":
+        if not quick:
+            return cls()
+        return cls(
+            repeat=5, variants=["default", "10k"], step_repeat=10, requests=400, server_seconds=5.0,
+            workers=[1, 2], episodes=3, throughput_seconds=90.0, memory_episodes=2, browsergym_repeat=1, quick=True,
+        )
+
+    def override(self, **values) -> "BenchOptions":
+        given = {k: v for k, v in values.items() if v is not None}
+        if "repeat" in given:
+            given.setdefault("step_repeat", given["repeat"])
+        return replace(self, **given)
+
+
+def _environment() -> dict:
+    return {
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "database": connection.vendor,
+        "chromium": settings.CHROMIUM_PATH,
+    }
+
+
+def _run_one(name: str, options: BenchOptions) -> dict:
+    if name == "reset":
+        from .world_reset import bench_world_reset
+
+        return bench_world_reset(variants=options.variants, repeat=options.repeat)
+    if name == "start":
+        from .steps import bench_episode_start
+
+        return bench_episode_start(task_id=options.task, repeat=options.step_repeat)
+    if name == "step":
+        from .steps import bench_steps
+
+        return bench_steps(task_id=options.task, repeat=options.step_repeat)
+    if name == "throughput":
+        from .throughput import bench_throughput
+
+        return bench_throughput(task_id=options.task, workers=options.workers, episodes=options.episodes,
+                                seconds=options.throughput_seconds)
+    if name == "server":
+        from .server_load import bench_server
+
+        return bench_server(variant=options.server_variant, kinds=options.servers, concurrency=options.concurrency,
+                            requests=options.requests, seconds=options.server_seconds)
+    if name == "memory":
+        from .memory import bench_memory
+
+        return bench_memory(task_id=options.task, episodes=options.memory_episodes)
+    if name == "browsergym":
+        from .browsergym_side import bench_browsergym
+
+        return bench_browsergym(task_id=options.task, repeat=options.browsergym_repeat)
+    raise ValueError(f"unknown section {name!r}")
+
+
+def run_sections(sections, options: BenchOptions, progress=lambda line: None) -> dict:
+    """Run each section in order; a failing section is recorded with its error, not fatal."""
+    report = {"environment": _environment(), "options": {k: v for k, v in options.__dict__.items()}, "sections": {}}
+    for name in sections:
+        progress(f"bench: {name} ...")
+        start = time.perf_counter()
+        try:
+            result = _run_one(name, options)
+        except Exception as exc:  # one broken section must not lose the others' numbers
+            result = {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=8)}
+        result["section_s"] = round(time.perf_counter() - start, 1)
+        report["sections"][name] = result
+        progress(f"bench: {name} done in {result['section_s']} s" + (" (FAILED)" if "error" in result else ""))
+    report["checks"] = checks(report["sections"])
+    return report
+
+
+def _get(doc, *path):
+    for key in path:
+        if not isinstance(doc, dict) or key not in doc:
+            return None
+        doc = doc[key]
+    return doc
+
+
+def checks(sections: dict) -> list[dict]:
+    """The performance goals, each as measured / target / verdict (only for sections that ran)."""
+    out = []
+
+    def add(name, value, target, ok):
+        if value is not None:
+            out.append({"check": name, "value": value, "target": target, "passed": bool(ok)})
+
+    for variant, limit in (("default", 50.0), ("100k", 500.0)):
+        median = _get(sections, "reset", "variants", variant, "median_ms")
+        add(f"reset median at {variant} (ms)", median, f"<= {limit}", median is not None and median <= limit)
+    raw_ratio = _get(sections, "step", "ratio_to_raw")
+    add("step / raw Playwright step", raw_ratio, "<= 1.5", raw_ratio is not None and raw_ratio <= 1.5)
+    bg_ratio = _get(sections, "browsergym", "ratio_step")
+    add("our step / BrowserGym step", bg_ratio, "<= 0.333", bg_ratio is not None and bg_ratio <= 1 / 3)
+    grows = _get(sections, "throughput", "grows_up_to_cores")
+    add("throughput grows with workers up to the core count", grows, "true", grows)
+    return out
+
+
+def _fmt(value, unit=""):
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.1f}{unit}" if abs(value) >= 10 else f"{value:.2f}{unit}"
+    return f"{value}{unit}"
+
+
+def table(report: dict) -> str:
+    """A short human summary of the report."""
+    s = report["sections"]
+    lines = [f"ReplicaGym bench ({report['environment']['database']}, {report['environment']['cores']} cores)"]
+
+    def row(label, *cells):
+        lines.append(f"  {label:<44}" + "".join(f"{c:>14}" for c in cells))
+
+    for name, result in s.items():
+        if "error" in result:
+            lines.append(f"{name}: FAILED: {result['error']}")
+            continue
+        lines.append(f"{name}:")
+        if name == "reset":
+            row("variant (rows)", "median", "p95")
+            for variant, v in result["variants"].items():
+                if "skipped" in v:
+                    row(variant, "skipped")
+                else:
+                    row(f"{variant} ({v['rows']} rows)", _fmt(v["median_ms"], " ms"), _fmt(v["p95_ms"], " ms"))
+        elif name == "start":
+            row("world + context + first observation", _fmt(_get(result, "total", "median_ms"), " ms"),
+                _fmt(_get(result, "total", "p95_ms"), " ms"))
+            for part in ("world", "open", "observe"):
+                row(f"  {part}", _fmt(_get(result, part, "median_ms"), " ms"), _fmt(_get(result, part, "p95_ms"), " ms"))
+        elif name == "step":
+            row("", "median", "p95")
+            row("engine step (action+settle+obs)", _fmt(_get(result, "engine", "median_ms"), " ms"),
+                _fmt(_get(result, "engine", "p95_ms"), " ms"))
+            row("raw Playwright (action+shot+aria)", _fmt(_get(result, "raw", "median_ms"), " ms"),
+                _fmt(_get(result, "raw", "p95_ms"), " ms"))
+            row("ratio engine / raw", _fmt(result.get("ratio_to_raw"), "x"))
+        elif name == "throughput":
+            row("workers", "episodes/min", "episode med")
+            for w, v in result.get("by_workers", {}).items():
+                row(w, _fmt(v.get("episodes_per_min")), _fmt(_get(v, "episode", "median_ms"), " ms"))
+        elif name == "server":
+            row("server", "req/s", "p95")
+            for kind, v in result["servers"].items():
+                if "skipped" in v:
+                    row(kind, "skipped")
+                else:
+                    row(f"{kind} (c={v['concurrency']}, {v['ok']}/{v['requests']} ok)", _fmt(v["rps"]),
+                        _fmt(v["latency"]["p95_ms"], " ms"))
+        elif name == "memory":
+            row("peak RSS of a worker process", _fmt(result.get("worker_peak_rss_mb"), " MiB"))
+            row("per concurrent episode (PSS)", _fmt(result.get("per_episode_mb"), " MiB"))
+        elif name == "browsergym":
+            row("", "ours", "BrowserGym", "ratio")
+            row("step median", _fmt(_get(result, "ours", "step", "median_ms"), " ms"),
+                _fmt(_get(result, "browsergym", "step", "median_ms"), " ms"), _fmt(result.get("ratio_step"), "x"))
+            row("episode (reset + steps)", _fmt(_get(result, "ours", "episode", "median_ms"), " ms"),
+                _fmt(_get(result, "browsergym", "episode", "median_ms"), " ms"), _fmt(result.get("ratio_episode"), "x"))
+    if report.get("checks"):
+        lines.append("checks:")
+        for c in report["checks"]:
+            mark = "ok  " if c["passed"] else "MISS"
+            lines.append(f"  [{mark}] {c['check']}: {_fmt(c['value'])} (target {c['target']})")
+    return "\n".join(lines)

@@ -1,0 +1,46 @@
+"""World reset: a fresh support desk world cloned from its cached template, per size variant."""
+import time
+
+from django.db import connection
+
+from replicas.worlds.registry import get_replica
+from replicas.worlds.services import template_get_or_build, world_create, world_delete
+
+from .measure import Stopwatch
+
+# Targets from the performance issue: a reset is a clone, milliseconds even for big worlds.
+TARGETS_MS = {"default": 50.0, "100k": 500.0}
+VARIANTS = ("default", "10k", "100k")
+
+
+def bench_world_reset(*, replica: str = "supportdesk", seed: int = 7, variants=VARIANTS, repeat: int = 20) -> dict:
+    """Median and p95 of `world_create` per variant; the template is built first, untimed.
+
+    Each world is deleted right after it is timed (untimed too), so the database holds
+    one extra world at a time and every sample sees the same table sizes.
+    """
+    if repeat < 1:
+        raise ValueError("repeat must be at least 1")
+    config = get_replica(replica)
+    out = {"replica": replica, "seed": seed, "backend": connection.vendor, "repeat": repeat, "variants": {}}
+    for variant in variants:
+        if variant not in config.variants:
+            out["variants"][variant] = {"skipped": f"replica {replica!r} has no variant {variant!r}"}
+            continue
+        start = time.perf_counter()
+        template = template_get_or_build(replica=replica, seed=seed, variant=variant)
+        build_s = time.perf_counter() - start
+        # one untimed clone warms the caches (page cache, statement preparation)
+        world_delete(world=world_create(replica=replica, seed=seed, variant=variant))
+        watch = Stopwatch()
+        for _ in range(repeat):
+            with watch:
+                world = world_create(replica=replica, seed=seed, variant=variant)
+            world_delete(world=world)
+        row = {"rows": template.rows, "template_ready_s": round(build_s, 2), **watch.summary()}
+        target = TARGETS_MS.get(variant)
+        if target is not None:
+            row["target_median_ms"] = target
+            row["meets_target"] = row["median_ms"] <= target
+        out["variants"][variant] = row
+    return out

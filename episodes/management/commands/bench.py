@@ -1,0 +1,73 @@
+"""`manage.py bench`: measure resets, steps, throughput, the server, memory and BrowserGym side by side."""
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from bench.report import SECTIONS, BenchOptions, run_sections, table
+from replicas.worlds.cli import one_line_errors
+
+
+def _positive_int(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {value}")
+    return value
+
+
+class Command(BaseCommand):
+    help = "Benchmark the platform's hot paths; writes JSON and prints a short table."
+
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        return one_line_errors(super().create_parser(prog_name, subcommand, **kwargs))
+
+    def add_arguments(self, parser):
+        parser.add_argument("--quick", action="store_true", help="fewer repetitions and smaller worlds (a minute or two)")
+        parser.add_argument("--out", default="bench.json", help="where to write the JSON report (default: bench.json)")
+        parser.add_argument("--only", default="", help=f"comma-separated sections: {', '.join(SECTIONS)}")
+        parser.add_argument("--repeat", type=_positive_int, help="samples per measurement (overrides the preset)")
+        parser.add_argument("--variants", default="", help="world variants for the reset section (default: default,10k,100k)")
+        parser.add_argument("--requests", type=_positive_int, help="requests for the server section (overrides the preset)")
+        parser.add_argument("--server-variant", default="", help="world variant served in the server section (default: default)")
+        parser.add_argument("--servers", default="", help="servers for the server section (default: inprocess,gunicorn)")
+        parser.add_argument("--workers", default="", help="worker counts for the throughput section (default: 1,2,4)")
+        parser.add_argument("--episodes", type=_positive_int, help="oracle episodes per worker count (throughput)")
+        parser.add_argument("--task", default="", help="task id driven by the step, start and BrowserGym sections")
+
+    def handle(self, *args, quick, out, only, repeat, variants, requests, workers, episodes, task, server_variant,
+               servers, **_):
+        sections = [s.strip() for s in only.split(",") if s.strip()] or list(SECTIONS)
+        unknown = [s for s in sections if s not in SECTIONS]
+        if unknown:
+            raise CommandError(f"unknown section(s) {', '.join(unknown)} (known: {', '.join(SECTIONS)})")
+        try:
+            worker_counts = [int(w) for w in workers.split(",") if w.strip()]
+        except ValueError:
+            raise CommandError(f"--workers must be comma-separated integers, not {workers!r}") from None
+        if any(w < 1 or w > 16 for w in worker_counts):
+            raise CommandError("--workers counts must be from 1 to 16")
+        server_kinds = [k.strip() for k in servers.split(",") if k.strip()]
+        if any(k not in ("inprocess", "gunicorn") for k in server_kinds):
+            raise CommandError(f"--servers must name inprocess and/or gunicorn, not {servers!r}")
+        options = BenchOptions.preset(quick=quick).override(
+            repeat=repeat,
+            variants=[v.strip() for v in variants.split(",") if v.strip()] or None,
+            requests=requests,
+            workers=worker_counts or None,
+            episodes=episodes,
+            task=task or None,
+            server_variant=server_variant or None,
+            servers=server_kinds or None,
+        )
+        out_path = Path(out)
+        if out_path.parent and not out_path.parent.exists():
+            raise CommandError(f"--out: folder {str(out_path.parent)!r} does not exist")
+        report = run_sections(sections, options, progress=lambda line: self.stderr.write(line))
+        out_path.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+        self.stdout.write(table(report))
+        self.stdout.write(f"\nwritten to {out_path}")

@@ -1,0 +1,61 @@
+"""`manage.py bench`: runs with tiny sizes and writes a valid JSON report (no timing asserts)."""
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from bench.measure import summary
+from bench.report import checks
+from replicas.worlds.models import World
+
+
+def test_summary_gives_median_p95_min_max_and_count():
+    doc = summary([5.0, 1.0, 3.0, 2.0, 4.0])
+    assert doc == {"n": 5, "median_ms": 3.0, "p95_ms": 5.0, "min_ms": 1.0, "max_ms": 5.0}
+    assert summary([])["median_ms"] is None
+
+
+def test_checks_judge_only_the_sections_that_ran():
+    sections = {
+        "reset": {"variants": {"default": {"median_ms": 12.0}, "100k": {"median_ms": 700.0}}},
+        "step": {"ratio_to_raw": 1.2},
+    }
+    verdicts = {c["check"]: c["passed"] for c in checks(sections)}
+    assert verdicts == {
+        "reset median at default (ms)": True,
+        "reset median at 100k (ms)": False,
+        "step / raw Playwright step": True,
+    }
+
+
+@pytest.mark.django_db
+def test_reset_section_writes_json_with_rows_and_timings(tmp_path):
+    out = tmp_path / "bench.json"
+    call_command("bench", "--only", "reset", "--variants", "small", "--repeat", "2", "--out", str(out))
+    report = json.loads(out.read_text())
+    small = report["sections"]["reset"]["variants"]["small"]
+    assert small["n"] == 2 and small["rows"] > 100
+    assert small["median_ms"] > 0 and small["p95_ms"] >= small["median_ms"]
+    assert report["environment"]["database"] in ("sqlite", "postgresql")
+    # every timed world was deleted again: only the template is left
+    assert not World.objects.filter(is_template=False).exists()
+
+
+def test_unknown_section_is_refused_before_anything_runs(tmp_path):
+    with pytest.raises(CommandError, match="unknown section"):
+        call_command("bench", "--only", "reset,warp", "--out", str(tmp_path / "x.json"))
+    assert not (tmp_path / "x.json").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_server_section_measures_pages_served_by_a_real_server(tmp_path):
+    pytest.importorskip("replicas.supportdesk.management.browser", reason="needs the support desk's agent sessions")
+    out = tmp_path / "bench.json"
+    call_command("bench", "--only", "server", "--requests", "20", "--server-variant", "small", "--servers", "inprocess",
+                 "--out", str(out))
+    server = json.loads(out.read_text())["sections"]["server"]
+    assert "error" not in server, server.get("error")
+    inprocess = server["servers"]["inprocess"]
+    assert inprocess["ok"] > 0 and inprocess["requests"] <= 20
+    assert inprocess["latency"]["p95_ms"] > 0
