@@ -1,0 +1,54 @@
+"""Agents: what picks the actions of an episode (see `agent_from_spec`)."""
+from pathlib import Path
+
+from .base import Agent, AgentError, task_info
+from .random_agent import RandomAgent
+from .remote import HttpAgent, OpenAIAgent
+from .scripted import OracleAgent, ReplayAgent, ScriptedAgent
+
+__all__ = [
+    "Agent", "AgentError", "HttpAgent", "OpenAIAgent", "OracleAgent", "RandomAgent", "ReplayAgent",
+    "ScriptedAgent", "agent_from_spec",
+]
+
+SPECS = "oracle, random, replay:FILE, http:URL, openai:MODEL"
+
+
+def agent_from_spec(spec: str, *, task=None, seed: int = 0) -> Agent:
+    """Build (and reset) the agent named by `spec`; AgentError says what is wrong."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise AgentError(f"an agent spec is one of: {SPECS}")
+    kind, _, arg = spec.strip().partition(":")
+    if kind == "oracle" and not arg:
+        if task is None:
+            raise AgentError("the oracle agent needs a task (it plays the task's reference solution)")
+        found = task.get("reference_solution") if isinstance(task, dict) else getattr(task, "reference_solution", None)
+        actions = list(found or [])
+        if not actions:
+            raise AgentError("this task has no reference solution for the oracle agent to play")
+        agent = OracleAgent(actions)
+    elif kind == "random":
+        if arg:
+            try:
+                seed = int(arg)
+            except ValueError:
+                raise AgentError(f"random:SEED needs an integer seed, not {arg!r}") from None
+        agent = RandomAgent(seed)
+    elif kind == "replay":
+        if not arg:
+            raise AgentError("replay:FILE needs the path of a trajectory file")
+        if not Path(arg).is_file():
+            raise AgentError(f"replay: no trajectory file at {arg}")
+        agent = ReplayAgent(arg)
+    elif kind == "http":
+        if not arg:
+            raise AgentError("http:URL needs the agent's URL, as in http:http://127.0.0.1:9000/act")
+        agent = HttpAgent(arg)
+    elif kind == "openai":
+        if not arg:
+            raise AgentError("openai:MODEL needs a model name, as in openai:gpt-4o")
+        agent = OpenAIAgent(arg)
+    else:
+        raise AgentError(f"unknown agent {spec!r}; use one of: {SPECS}")
+    agent.reset(task_info(task))
+    return agent
