@@ -1,5 +1,6 @@
 """The agent workspace's pages through Django's test client: sign-in, views, ticket page, bulk update, merge."""
 import pytest
+from django.utils.html import escape
 
 from replicas.supportdesk.management.browser import agent_session
 from replicas.supportdesk.models import Comment, Ticket, User
@@ -101,7 +102,7 @@ def test_ticket_page_shows_conversation_properties_and_context(agent_client, wor
     with bound_world(world):
         note = Comment.objects.filter(public=False).select_related("ticket", "ticket__requester").first()
     html = agent_client.get(f"/agent/tickets/{note.ticket.public_id}").content.decode()
-    assert note.ticket.subject in html
+    assert escape(note.ticket.subject) in html
     assert "msg--note" in html and "Internal note" in html
     assert note.ticket.requester.email in html
     assert "Orders &amp; Billing" in html
