@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     *_discover_replicas(),
     "replicagym.catalogue",
     "episodes",
+    "verifiers",
     "frontend",
 ]
 
