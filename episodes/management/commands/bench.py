@@ -1,5 +1,6 @@
 """`manage.py bench`: measure resets, steps, throughput, the server, memory and BrowserGym side by side."""
 import json
+import os
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
@@ -64,6 +65,9 @@ class Command(BaseCommand):
             server_variant=server_variant or None,
             servers=server_kinds or None,
         )
+        # Playwright's sync API runs an event loop in this thread, in which Django refuses
+        # ORM calls; the bench (like a worker) only ever calls the ORM synchronously.
+        os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
         out_path = Path(out)
         if out_path.parent and not out_path.parent.exists():
             raise CommandError(f"--out: folder {str(out_path.parent)!r} does not exist")

@@ -1,0 +1,165 @@
+"""Episode start and step latency of the engine, against raw Playwright on the same page.
+
+A step is action + settle + observation (AX tree with bids + screenshot). The floor
+it is compared with is what Playwright alone needs for the same action plus a
+screenshot and an `aria_snapshot()` of the same page, measured in the same run,
+interleaved with the engine's steps so both see the same machine load.
+"""
+import re
+import time
+from urllib.parse import urlsplit
+
+from replicas.worlds.scoping import bound_world
+from replicas.worlds.services import world_create, world_delete
+
+from .measure import Stopwatch, ratio, summary
+from .scenario import signed_in_cookies
+
+LOGIN_PATH = "/auth/login"
+TEXTBOX = re.compile(r"^\s*\[(\w+)\] textbox\b", re.MULTILINE)
+
+
+def ticket_page(world) -> str:
+    from replicas.supportdesk.models import Ticket
+
+    with bound_world(world):
+        number = Ticket.objects.order_by("-updated_at").values_list("public_id", flat=True).first()
+    return f"/agent/tickets/{number}"
+
+
+def open_session(*, world, start_page: str, instruction: str = "Benchmark"):
+    """The engine's session for `world` (services.session_open), signed in as an agent.
+
+    Returns (session, signed_in_by_bench): when the engine lands on the sign-in page
+    (it does not sign agents in itself), the bench adds an agent session cookie and
+    opens the start page again.
+    """
+    from episodes.server import replica_server
+    from episodes.services import session_open
+
+    session = session_open(world=world, start_page=start_page, instruction=instruction)
+    if urlsplit(session.page.url).path != LOGIN_PATH:
+        return session, False
+    _host, port = replica_server()
+    session.context.add_cookies(signed_in_cookies(world, port))
+    session.step(f'goto("{start_page}")')
+    return session, True
+
+
+def bench_episode_start(*, task_id: str | None = None, repeat: int = 10, variant: str = "default") -> dict:
+    """World creation + browser context + first observation, per episode."""
+    from episodes.browser import shared_browser
+
+    shared_browser()  # a worker's browser is already running when an episode starts
+    template = world_create(replica="supportdesk", seed=7, variant=variant)
+    start_page = ticket_page(template)
+    world_delete(world=template)
+    parts = {"world": Stopwatch(), "open": Stopwatch(), "observe": Stopwatch(), "total": Stopwatch()}
+    signed_in_by_bench = False
+    made = []
+    for _ in range(repeat + 1):  # the first one warms caches and is not counted
+        t0 = time.perf_counter()
+        world = world_create(replica="supportdesk", seed=7, variant=variant)
+        t1 = time.perf_counter()
+        session, by_bench = open_session(world=world, start_page=start_page)
+        t2 = time.perf_counter()
+        session.observe()
+        t3 = time.perf_counter()
+        session.close()
+        made.append(world)
+        signed_in_by_bench |= by_bench
+        if len(made) > 1:
+            for name, ms in (("world", t1 - t0), ("open", t2 - t1), ("observe", t3 - t2), ("total", t3 - t0)):
+                parts[name].samples_ms.append(ms * 1000)
+    for world in made:
+        world_delete(world=world)
+    return {
+        "variant": variant,
+        "start_page": start_page,
+        "signed_in_by_bench": signed_in_by_bench,
+        **{name: watch.summary() for name, watch in parts.items()},
+    }
+
+
+RAW_TIMEOUT_MS = 30_000  # generous: the raw side must never fail where the engine would wait
+
+
+def _raw_step(page, act):
+    """Playwright alone: the action, a screenshot and an ARIA snapshot of the page."""
+    act()
+    page.screenshot(timeout=RAW_TIMEOUT_MS)
+    page.locator("body").aria_snapshot(timeout=RAW_TIMEOUT_MS)
+
+
+def bench_steps(*, task_id: str | None = None, repeat: int = 30, variant: str = "default") -> dict:
+    """Engine step vs raw Playwright for in-page actions (fill, click) and a navigation."""
+    world = world_create(replica="supportdesk", seed=7, variant=variant)
+    session = None
+    try:
+        start_page = ticket_page(world)
+        session, signed_in_by_bench = open_session(world=world, start_page=start_page)
+        obs = session.observe()
+        found = TEXTBOX.search(obs.axtree)
+        if found is None:
+            raise RuntimeError(f"no textbox with a bid on {start_page} to step on")
+        bid = found.group(1)
+        page = session.page
+        url = session.origin + start_page
+        element = page.locator(f'[bid="{bid}"]')
+        kinds = {
+            "fill": (lambda i: f'fill("{bid}", "Benchmark reply {i}")',
+                     lambda i: element.fill(f"Benchmark reply {i}", timeout=RAW_TIMEOUT_MS)),
+            "click": (lambda i: f'click("{bid}")', lambda i: element.click(timeout=RAW_TIMEOUT_MS)),
+            "navigate": (lambda i: f'goto("{start_page}")',
+                         lambda i: page.goto(url, wait_until="load", timeout=RAW_TIMEOUT_MS)),
+        }
+        engine = {k: Stopwatch() for k in kinds}
+        raw = {k: Stopwatch() for k in kinds}
+        phases = {"action_ms": [], "settle_ms": [], "observe_ms": []}
+        errors = []
+        for i in range(repeat + 1):  # round 0 warms up and is not counted
+            for kind, (action_text, raw_act) in kinds.items():
+                start = time.perf_counter()
+                result = session.step(action_text(i))
+                engine_ms = (time.perf_counter() - start) * 1000
+                if kind == "navigate":  # bids of the new document: find the textbox again
+                    element = page.locator(f'[bid="{bid}"]')
+                start = time.perf_counter()
+                _raw_step(page, lambda: raw_act(i))  # noqa: B023 - called right here, in this iteration
+                raw_ms = (time.perf_counter() - start) * 1000
+                if kind == "navigate":
+                    # the raw goto left an unstamped document: let the engine stamp it again
+                    session.observe()
+                if result.error:
+                    errors.append({"action": action_text(i), "error": result.error[:200]})
+                if i == 0:
+                    continue
+                engine[kind].samples_ms.append(engine_ms)
+                raw[kind].samples_ms.append(raw_ms)
+                for phase in phases:
+                    phases[phase].append(float(result.timings.get(phase, 0.0)))
+        all_engine = [ms for w in engine.values() for ms in w.samples_ms]
+        all_raw = [ms for w in raw.values() for ms in w.samples_ms]
+        by_kind = {
+            kind: {"engine": engine[kind].summary(), "raw": raw[kind].summary(),
+                   "ratio": ratio(engine[kind].summary()["median_ms"], raw[kind].summary()["median_ms"])}
+            for kind in kinds
+        }
+        eng, rw = summary(all_engine), summary(all_raw)
+        return {
+            "variant": variant,
+            "page": start_page,
+            "signed_in_by_bench": signed_in_by_bench,
+            "screenshot_bytes": len(obs.screenshot),
+            "axtree_lines": obs.axtree.count("\n") + 1,
+            "engine": eng,
+            "raw": rw,
+            "ratio_to_raw": ratio(eng["median_ms"], rw["median_ms"]),
+            "by_kind": by_kind,
+            "engine_phases": {phase: summary(values) for phase, values in phases.items()},
+            "errors": errors[:10],
+        }
+    finally:
+        if session is not None:
+            session.close()
+        world_delete(world=world)
