@@ -77,3 +77,10 @@ def test_weights_give_a_weighted_mean_gated_by_collateral_unless_weighted():
 def test_bad_weights_are_refused(weights):
     with pytest.raises(RewardWeightsError):
         reward_signals(verdict=verdict(), trajectory=[], reference_steps=1, weights=weights)
+
+
+def test_without_write_flags_no_repeat_is_called_harmful():
+    bare = [{"index": 0, "action": CLICK, "error": "", "url": "", "fault_events": [{"kind": "timeout"}]},
+            {"index": 1, "action": CLICK, "error": "", "url": "", "fault_events": []}]
+    signals = reward_signals(verdict=verdict(), trajectory=bare, reference_steps=1)
+    assert signals["error_recovery"] == 1.0 and signals["action_precision"] == 1.0
