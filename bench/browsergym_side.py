@@ -21,7 +21,7 @@ from replicas.worlds.services import world_delete
 
 from .children import ROOT
 from .measure import ratio, summary
-from .scenario import scenario_for, scenario_world, signed_in_cookies
+from .scenario import scenario_for, scenario_world
 
 VENV = ROOT / ".venv-browsergym"
 REQUIREMENTS = ROOT / "bench" / "requirements-browsergym.txt"
@@ -114,7 +114,7 @@ def _side(episodes: list[dict]) -> dict:
     }
 
 
-def bench_browsergym(*, task_id: str, repeat: int = 3, progress=lambda line: None) -> dict:
+def bench_browsergym(*, task_id: str | None, repeat: int = 3, progress=lambda line: None) -> dict:
     from episodes.server import replica_server
 
     scenario = scenario_for(task_id)
@@ -126,8 +126,8 @@ def bench_browsergym(*, task_id: str, repeat: int = 3, progress=lambda line: Non
         bg_episodes = []
         for world in worlds[:repeat]:
             origin = world_origin(world, port)
-            bg_episodes.append({"origin": origin, "start_url": origin + scenario.start_page,
-                                "cookies": signed_in_cookies(world, port)})
+            # no cookies: the task signs in itself, on both sides
+            bg_episodes.append({"origin": origin, "start_url": origin + scenario.start_page, "cookies": []})
         bg = run_browsergym(python=python, instruction=scenario.instruction, actions=scenario.actions,
                             episodes=bg_episodes)
         # one untimed episode starts our long-lived browser, as a worker's would already be running
@@ -138,7 +138,7 @@ def bench_browsergym(*, task_id: str, repeat: int = 3, progress=lambda line: Non
             world_delete(world=world)
     ours, theirs = _side(ours_runs), _side(bg["episodes"])
     return {
-        "task": task_id,
+        "task": scenario.task_id,
         "actions": list(scenario.actions),
         "repeat": repeat,
         "browsergym_versions": {"browsergym": bg.get("browsergym_version"), "playwright": bg.get("playwright_version")},

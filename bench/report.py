@@ -10,7 +10,6 @@ from django.conf import settings
 from django.db import connection
 
 SECTIONS = ("reset", "start", "step", "throughput", "server", "memory", "browsergym")
-DEFAULT_TASK = "supportdesk.refund-duplicate-charge"
 
 
 @dataclass(frozen=True)
@@ -28,7 +27,7 @@ class BenchOptions:
     throughput_seconds: float = 240.0
     memory_episodes: int = 4
     browsergym_repeat: int = 3
-    task: str = DEFAULT_TASK
+    task: str | None = None  # None: bench.scenario.DEFAULT_TASK, or the first task with a solution
     quick: bool = False
 
     @classmethod
@@ -66,11 +65,11 @@ def _run_one(name: str, options: BenchOptions) -> dict:
     if name == "start":
         from .steps import bench_episode_start
 
-        return bench_episode_start(task_id=options.task, repeat=options.step_repeat)
+        return bench_episode_start(repeat=options.step_repeat)
     if name == "step":
         from .steps import bench_steps
 
-        return bench_steps(task_id=options.task, repeat=options.step_repeat)
+        return bench_steps(repeat=options.step_repeat)
     if name == "throughput":
         from .throughput import bench_throughput
 

@@ -46,7 +46,7 @@ def open_session(*, world, start_page: str, instruction: str = "Benchmark"):
     return session, True
 
 
-def bench_episode_start(*, task_id: str | None = None, repeat: int = 10, variant: str = "default") -> dict:
+def bench_episode_start(*, repeat: int = 10, variant: str = "default") -> dict:
     """World creation + browser context + first observation, per episode."""
     from episodes.browser import shared_browser
 
@@ -91,7 +91,7 @@ def _raw_step(page, act):
     page.locator("body").aria_snapshot(timeout=RAW_TIMEOUT_MS)
 
 
-def bench_steps(*, task_id: str | None = None, repeat: int = 30, variant: str = "default") -> dict:
+def bench_steps(*, repeat: int = 30, variant: str = "default") -> dict:
     """Engine step vs raw Playwright for in-page actions (fill, click) and a navigation."""
     world = world_create(replica="supportdesk", seed=7, variant=variant)
     session = None

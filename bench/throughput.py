@@ -1,0 +1,96 @@
+"""Throughput: oracle episodes per minute with 1, 2, 4 concurrent worker processes.
+
+Each worker is a separate process with its own Chromium and replica server, as a
+Celery worker is. All of a round's workers get ready first (untimed: Django, the
+browser launch), then start together; the round's wall time runs from that start
+to the last worker's end.
+"""
+import json
+import os
+import subprocess
+import time
+
+from replicas.worlds.services import world_delete
+
+from .children import ROOT, child_env, python
+from .measure import summary
+from .scenario import resolve_task, scenario_for, scenario_world
+
+READY_TIMEOUT_S = 120
+
+
+def _start_workers(count: int, job: dict) -> list[subprocess.Popen]:
+    procs = []
+    for _ in range(count):
+        proc = subprocess.Popen([python(), "-m", "bench.worker"], cwd=ROOT, env=child_env(),
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        proc.stdin.write(json.dumps(job) + "\n")
+        proc.stdin.flush()
+        procs.append(proc)
+    return procs
+
+
+def _stop(procs):
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def run_round(*, workers: int, task_id: str, episodes: int, seconds: float) -> dict:
+    job = {"task_id": task_id, "episodes": episodes, "seconds": seconds}
+    procs = _start_workers(workers, job)
+    try:
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        for proc in procs:
+            line = proc.stdout.readline()
+            if not line or not json.loads(line).get("ready") or time.monotonic() > deadline:
+                raise RuntimeError(f"a worker did not get ready (exit code {proc.poll()})")
+        start = time.perf_counter()
+        for proc in procs:
+            proc.stdin.write("go\n")
+            proc.stdin.flush()
+        results = []
+        for proc in procs:
+            line = proc.stdout.readline()
+            proc.wait(timeout=seconds + 120)
+            if not line:
+                raise RuntimeError(f"worker {proc.pid} ended without a result (exit code {proc.returncode})")
+            results.append(json.loads(line))
+        wall = time.perf_counter() - start
+    finally:
+        _stop(procs)
+    done = [e for r in results for e in r["episodes"]]
+    return {
+        "workers": workers,
+        "episodes": len(done),
+        "passed": sum(e["passed"] for e in done),
+        "statuses": sorted({e["status"] for e in done}),
+        "wall_s": round(wall, 2),
+        "episodes_per_min": round(len(done) / wall * 60, 2) if wall else None,
+        "episode": summary([e["ms"] for e in done]),
+        "peak_tree_rss_mb_per_worker": [r["peak_tree_rss_mb"] for r in results],
+        "peak_python_rss_mb_per_worker": [r["peak_python_rss_mb"] for r in results],
+        "end_tree_pss_mb_per_worker": [r["end_tree_pss_mb"] for r in results],
+        "errors": [e["error"] for e in done if e["error"]][:5],
+    }
+
+
+def bench_throughput(*, task_id: str | None, workers=(1, 2, 4), episodes: int = 8, seconds: float = 240.0) -> dict:
+    task = resolve_task(task_id)
+    # build the template once here, so no round pays for it or races to build it
+    world_delete(world=scenario_world(scenario_for(task.task_id)))
+    by_workers = {}
+    for count in workers:
+        by_workers[str(count)] = run_round(workers=count, task_id=task.task_id, episodes=episodes, seconds=seconds)
+    cores = os.cpu_count() or 1
+    rates = [(int(w), r["episodes_per_min"] or 0) for w, r in by_workers.items()]
+    up_to_cores = sorted((w, rate) for w, rate in rates if w <= cores)
+    grows = all(b[1] > a[1] for a, b in zip(up_to_cores, up_to_cores[1:], strict=False)) if len(up_to_cores) > 1 else None
+    return {
+        "task": task.task_id,
+        "episodes_per_worker": episodes,
+        "cores": cores,
+        "by_workers": by_workers,
+        "grows_up_to_cores": grows,
+    }

@@ -1,0 +1,92 @@
+"""A benchmark worker process: runs oracle episodes of one task back to back, as a Celery
+worker would, and reports their times and its memory.
+
+`python -m bench.worker` reads `{"task_id": ..., "episodes": N, "seconds": S}` on its
+first stdin line, gets ready (Django, its Chromium, its replica server), prints
+`{"ready": true}`, waits for a `go` line, runs, and prints one JSON result line.
+"""
+import json
+import os
+import sys
+import threading
+import time
+
+SAMPLE_EVERY_S = 0.1
+
+
+class PeakSampler(threading.Thread):
+    """Samples the resident memory of this process and its children (its Chromium)."""
+
+    def __init__(self):
+        super().__init__(name="rss-sampler", daemon=True)
+        self.peak_tree_mb = 0.0
+        self._halt = threading.Event()
+
+    def run(self):
+        from bench.measure import tree_rss_mb
+
+        while not self._halt.is_set():
+            self.peak_tree_mb = max(self.peak_tree_mb, tree_rss_mb())
+            self._halt.wait(SAMPLE_EVERY_S)
+
+    def stop(self):
+        self._halt.set()
+        self.join(timeout=2)
+
+
+def run(job: dict, go) -> dict:
+    from bench.measure import peak_rss_mb, tree_pss_mb
+    from episodes.browser import shared_browser, shutdown_browser
+    from episodes.models import Episode
+    from episodes.server import replica_server
+    from episodes.services import episode_create, episode_run
+
+    shared_browser()
+    replica_server()
+    go()
+    sampler = PeakSampler()
+    sampler.start()
+    episodes = []
+    start = time.perf_counter()
+    deadline = time.monotonic() + float(job["seconds"])
+    try:
+        for _ in range(int(job["episodes"])):
+            if time.monotonic() > deadline:
+                break
+            t0 = time.perf_counter()
+            episode = episode_create(task=job["task_id"], agent="oracle", status=Episode.Status.RUNNING)
+            done = episode_run(episode_id=episode.pk)
+            episodes.append({
+                "ms": round((time.perf_counter() - t0) * 1000, 1),
+                "status": done.status,
+                "steps": done.steps.count(),
+                "passed": bool((done.verdict or {}).get("passed")),
+                "error": done.error[:200],
+            })
+        wall = time.perf_counter() - start
+        pss = tree_pss_mb()
+    finally:
+        sampler.stop()
+        shutdown_browser()
+    return {"pid": os.getpid(), "episodes": episodes, "wall_s": round(wall, 2),
+            "peak_python_rss_mb": peak_rss_mb(), "peak_tree_rss_mb": sampler.peak_tree_mb, "end_tree_pss_mb": pss}
+
+
+def main():
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "replicagym.settings")
+    django.setup()
+    job = json.loads(sys.stdin.readline())
+
+    def go():
+        print(json.dumps({"ready": True}), flush=True)
+        if sys.stdin.readline().strip() != "go":
+            sys.exit(0)  # the parent gave up before the start
+
+    result = run(job, go)
+    print(json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main()
