@@ -104,3 +104,15 @@ def test_a_never_retrying_agent_does_not_recover_and_a_retrying_one_does(make_wo
     assert recovery_outcomes(fault_events(world=oracle)) == [
         {"index": 0, "fault": "api_timeout", "fired": True, "recovered": True, "counted": True}
     ]
+
+
+def test_a_processed_timeout_does_the_work_but_answers_with_the_timeout(make_world, client_for):
+    from replicas.supportdesk.models import Ticket
+    from replicas.worlds.scoping import bound_world
+
+    world = make_world(faults=[{"name": "api_timeout", "params": {"route": "^/api/", "delay_ms": 0, "processed": True}}])
+    response = client_for(world).post("/api/v2/billing/payments/ch_1/refunds", {"ticket": 8001})
+    assert response.status_code == 504 and response.json()["code"] == "timeout"
+    with bound_world(world):
+        assert Ticket.objects.get(public_id=8001).tags.count("refund_issued") == 1  # yet the refund went through
+    assert fault_events(world=world)[0]["detail"]["processed"] is True

@@ -9,7 +9,7 @@ def test_defaults_are_filled_in_and_request_triggers_count_on_the_fault_route():
     [spec] = validate_faults([{"name": "api_timeout", "params": {"route": "^/api/v2/billing/"}}])
     assert spec == {
         "name": "api_timeout",
-        "params": {"route": "^/api/v2/billing/", "delay_ms": 1000, "status": 504, "times": 1},
+        "params": {"route": "^/api/v2/billing/", "delay_ms": 1000, "status": 504, "times": 1, "processed": False},
         "trigger": {"requests": 1, "route": "^/api/v2/billing/"},
     }
 
@@ -25,10 +25,11 @@ def test_data_faults_applied_at_creation_have_no_trigger():
         ({"name": "api_timeout"}, "faults: must be a list"),
         ([{"name": "api_timeot"}], "faults[0].name: unknown fault 'api_timeot' (known: ambiguous_field, api_timeout,"),
         ([{"name": "interstitial"}, {"name": "api_timeout", "params": {"delay_ms": 9000}}], "faults[1].params.delay_ms: 9000 is above the maximum 5000"),
-        ([{"name": "api_timeout", "params": {"delay": 10}}], "faults[0].params.delay: unknown parameter of api_timeout (allowed: delay_ms, route, status, times)"),
+        ([{"name": "api_timeout", "params": {"delay": 10}}], "faults[0].params.delay: unknown parameter of api_timeout (allowed: delay_ms, processed, route, status, times)"),
         ([{"name": "api_timeout", "params": {"status": 500}}], "faults[0].params.status: 500 is not one of 408, 504"),
         ([{"name": "server_error", "params": {"route": "(unclosed"}}], "faults[0].params.route: '(unclosed' is not a valid regular expression"),
         ([{"name": "server_error", "params": {"times": "2"}}], "faults[0].params.times: must be an integer, not '2'"),
+        ([{"name": "api_timeout", "params": {"processed": 1}}], "faults[0].params.processed: must be true or false, not 1"),
         ([{"name": "server_error", "trigger": {"requests": 0}}], "faults[0].trigger.requests: 0 is out of range (1 to 100000)"),
         ([{"name": "server_error", "trigger": {"step": 2, "requests": 1}}], "faults[0].trigger: give exactly one of requests, step, clock"),
         ([{"name": "server_error", "trigger": {"step": 2, "route": "^/"}}], "faults[0].trigger.route: unknown key for a step trigger"),

@@ -8,6 +8,7 @@ from django.shortcuts import redirect
 from django.urls import path, re_path
 
 from replicas.supportdesk.faults import LOGIN_PATH
+from replicas.supportdesk.models import Ticket
 from replicas.worlds.clock import now
 
 PAGE = "<!doctype html><html><head><title>{title}</title></head><body><main><h1>{title}</h1><button id=target>Save</button></main></body></html>"
@@ -18,6 +19,11 @@ def page(request, name="home"):
 
 
 def billing(request, rest=""):
+    if request.method == "POST":
+        # a write through the API: tags the ticket, so a test can see whether the work was done
+        ticket = Ticket.objects.get(public_id=int(request.POST["ticket"]))
+        ticket.tags = [*ticket.tags, "refund_issued"]
+        ticket.save(update_fields=["tags"])
     return JsonResponse({"ok": True, "path": request.path, "clock": now().isoformat()})
 
 

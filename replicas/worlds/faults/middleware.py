@@ -50,6 +50,7 @@ class FaultRun:
         self.watch_success: list = []  # request faults waiting for a good answer on their route
         self.watch_session: list = []  # expired sessions waiting for a sign-in
         self.pages: list = []  # page faults that may inject into this response
+        self.replace_with = None  # a timeout that lets the view run, then loses its answer
 
     def before(self):
         world = self.world
@@ -79,6 +80,9 @@ class FaultRun:
                 if "status" in params:
                     failing = params["status"]
                     detail["status"] = failing
+                    if params.get("processed"):
+                        detail["processed"] = True
+                        self.replace_with = failing
                 else:
                     self.watch_success.append(progress)
                 self._event(progress, "fired", detail)
@@ -95,7 +99,7 @@ class FaultRun:
         if delay:
             # the fault's latency itself: capped, and deterministic in length
             time.sleep(min(delay, MAX_TOTAL_DELAY_MS) / 1000)
-        if failing is not None:
+        if failing is not None and self.replace_with is None:
             return pages.error_response(self.request, world, failing)
         return None
 
@@ -130,6 +134,9 @@ class FaultRun:
         return True
 
     def after(self, response):
+        if self.replace_with is not None:
+            # the work is done (and committed); the client only ever sees the timeout
+            return pages.error_response(self.request, self.world, self.replace_with)
         status = response.status_code
         for progress in self.watch_success:
             if status < 400 and claim(progress, "resolved"):
