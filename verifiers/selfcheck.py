@@ -38,6 +38,15 @@ def _first_failure(verdict: dict) -> str:
     return ""
 
 
+def _step_errors(episode) -> str:
+    """The first action error of the run, which usually says why a reference solution went wrong."""
+    steps = getattr(episode, "steps", None)
+    if steps is None or not hasattr(steps, "exclude"):
+        return ""
+    step = steps.exclude(error="").order_by("index").first()
+    return f" (first action error: step {step.index} {step.action}: {step.error[:300]})" if step else ""
+
+
 def _outcome(label: str, episode) -> Outcome:
     verdict = episode.verdict or {}
     rewards = episode.rewards or {}
@@ -47,7 +56,7 @@ def _outcome(label: str, episode) -> Outcome:
     return Outcome(
         label,
         passed,
-        "" if passed else _first_failure(verdict),
+        "" if passed else _first_failure(verdict) + _step_errors(episode),
         rewards.get("task_completion"),
         episode.pk,
     )

@@ -1,5 +1,6 @@
 """`manage.py verify_tasks [PACK ...]`: every task's reference passes, the empty run and each negative example fail."""
 import json
+import os
 
 from django.core.management.base import BaseCommand, CommandError
 from replicagym.catalogue.models import Task
@@ -29,6 +30,9 @@ class Command(BaseCommand):
     def handle(self, *args, packs, task, directory, as_json, **options):
         from episodes.services import episode_play
 
+        # Playwright's sync API runs an event loop in this thread, in which Django refuses
+        # ORM calls; the episodes this command plays only ever call the ORM synchronously.
+        os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
         known = replicas()
         packs = packs or sorted(n for n in known if any(pack_dir(n).glob("*.json")))
         unknown = [p for p in packs if p not in known]
