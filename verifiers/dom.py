@@ -3,7 +3,8 @@
 Elements are found the way Playwright's locators find them: by ARIA role (implicit
 roles of common tags, or an explicit `role`) and accessible name, by label, or by
 text; visibility follows the `hidden` attribute, inline `display:none` /
-`visibility:hidden`, `aria-hidden`, closed `<dialog>`/`<details>`.
+`visibility:hidden`, `aria-hidden`, closed `<dialog>`/`<details>`, and
+`data-rg-hidden` (the engine may stamp it where the computed style hides an element).
 """
 import re
 from html.parser import HTMLParser
@@ -121,6 +122,9 @@ def _hides(node: Node) -> bool:
     if node.tag == "input" and a.get("type", "").lower() == "hidden":
         return True
     if node.tag == "dialog" and "open" not in a:
+        return True
+    # stamped by the engine when the element's computed style hides it (stylesheet rules are not in the HTML)
+    if "data-rg-hidden" in a:
         return True
     return False
 

@@ -23,6 +23,7 @@ Thanks, refunded!</textarea><span id="reply-label">Public reply</span>
     <button hidden>Delete ticket</button>
     <div style="display: none"><button>Merge</button></div>
     <div aria-hidden="true"><a href="/x">Secret link</a></div>
+    <div class="collapsed" data-rg-hidden><button>Escalate</button></div>
   </form>
   <dialog><button>Confirm refund</button></dialog>
   <div role="alert">Refund issued</div>
@@ -79,7 +80,7 @@ def test_elements_are_found_by_role_name_label_or_text(element, passed):
     assert page(element=element)["passed"] is passed
 
 
-@pytest.mark.parametrize("name", ["Delete ticket", "Merge", "Confirm refund"])
+@pytest.mark.parametrize("name", ["Delete ticket", "Merge", "Confirm refund", "Escalate"])
 def test_hidden_elements_are_not_visible_but_present(name):
     assert not page(element={"role": "button", "name": name})["passed"]
     assert page(element={"role": "button", "name": name}, state="hidden")["passed"]
