@@ -1,8 +1,8 @@
 """URLs served on a support desk world's origin, shaped like the product's."""
-from django.urls import path
+from django.urls import include, path
 from django.views.generic import RedirectView
 
-from .views import auth, ticket, tickets
+from .views import auth, people, ticket, tickets
 
 app_name = "supportdesk"
 
@@ -19,4 +19,14 @@ urlpatterns = [
     path("agent/tickets/<int:number>/merge", ticket.ticket_merge, name="ticket_merge"),
     path("agent/tickets/<int:number>/take", ticket.ticket_take, name="ticket_take"),
     path("agent/tabs/<int:number>/close", tickets.tab_close_view, name="tab_close"),
+    path("agent/search", people.search, name="search"),
+    path("agent/customers", people.customer_list, name="customers"),
+    path("agent/users/<int:public_id>", people.user_profile, name="user"),
+    path("agent/users/<int:public_id>/security/<slug:action>", people.user_security, name="user_security"),
+    path("agent/organizations", people.organization_list, name="organizations"),
+    path("agent/organizations/<int:public_id>", people.organization_detail, name="organization"),
+    path("agent/admin", people.admin_home, name="admin"),
+    path("hc/en-us/articles", people.article_list, name="articles"),
+    path("hc/en-us/articles/<int:public_id>", people.article_detail, name="article"),
+    path("", include("replicas.supportdesk.api_urls")),  # the internal billing API (engineer C1)
 ]

@@ -20,7 +20,10 @@ def _stand_in_agent_authenticate(*, email: str, password: str) -> User:
     return agent
 
 
-agent_authenticate = getattr(_services, "agent_authenticate", _stand_in_agent_authenticate)
+try:
+    from ..selectors import agent_authenticate
+except ImportError:  # selectors without sign-in yet
+    agent_authenticate = getattr(_services, "agent_authenticate", _stand_in_agent_authenticate)
 
 
 def _stand_in_tickets_bulk_update(*, tickets, actor, changes: dict):
@@ -87,3 +90,8 @@ def _stand_in_ticket_merge(*, source, target, actor, comment: str = ""):
 ticket_update = getattr(_services, "ticket_update", _stand_in_ticket_update)
 ticket_merge = getattr(_services, "ticket_merge", _stand_in_ticket_merge)
 macro_apply = getattr(_services, "macro_apply", None)
+
+
+def security_action(name: str):
+    """identity_verify / password_reset / account_unlock / twofactor_reset from services, or None."""
+    return getattr(_services, name, None)
