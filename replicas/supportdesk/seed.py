@@ -624,7 +624,7 @@ class Seeder:
             ("your-unsolved", "Your unsolved tickets", {"all": [{"field": "assignee", "operator": "is", "value": "current_user"}, {"field": "status", "operator": "less_than", "value": "solved"}]}, "-updated_at"),
             ("unassigned", "Unassigned tickets", {"all": [{"field": "assignee", "operator": "not_present"}, {"field": "status", "operator": "less_than", "value": "solved"}]}, "-updated_at"),
             ("unsolved", "All unsolved tickets", {"all": [{"field": "status", "operator": "less_than", "value": "solved"}]}, "-updated_at"),
-            ("recently-updated", "Recently updated tickets", {"all": [{"field": "hours_since_updated", "operator": "less_than", "value": 168}]}, "-updated_at"),
+            ("recently-updated", "Recently updated tickets", {}, "-updated_at"),
             ("pending", "Pending tickets", {"all": [{"field": "status", "operator": "is", "value": "pending"}]}, "-updated_at"),
             ("recently-solved", "Recently solved tickets", {"all": [{"field": "status", "operator": "is", "value": "solved"}]}, "-solved_at"),
             ("refund-requests", "Billing: refund requests", {"all": [{"field": "tags", "operator": "includes", "value": "refund"}, {"field": "status", "operator": "less_than", "value": "solved"}]}, "-updated_at"),

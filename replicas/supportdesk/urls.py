@@ -1,5 +1,5 @@
 """URLs served on a support desk world's origin, shaped like the product's."""
-from django.urls import path
+from django.urls import include, path
 from django.views.generic import RedirectView
 
 from .views import auth, people, ticket, tickets
@@ -28,4 +28,5 @@ urlpatterns = [
     path("agent/admin", people.admin_home, name="admin"),
     path("hc/en-us/articles", people.article_list, name="articles"),
     path("hc/en-us/articles/<int:public_id>", people.article_detail, name="article"),
+    path("", include("replicas.supportdesk.api_urls")),  # the internal billing API (engineer C1)
 ]
