@@ -142,3 +142,11 @@ def test_fill_params_refuses_a_placeholder_with_no_param_naming_its_path():
 
 def test_a_page_assertion_with_nothing_to_check_says_what_it_needs():
     assert refused({"assertions": [{"name": "p", "kind": "page"}]}) == "assertions[0]: needs one of: url, title, element"
+
+
+def test_a_spec_that_passed_is_checked_again_only_after_it_changes():
+    spec = {"assertions": [state(name="cached")]}
+    validate_spec(spec, replica="supportdesk")
+    validate_spec(spec, replica="supportdesk")  # served from the cache of valid specs
+    spec["assertions"][0]["where"] = {"statuss": "open"}
+    assert refused(spec).startswith("assertions[0].where.statuss: unknown field")
