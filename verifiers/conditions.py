@@ -10,7 +10,6 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from decimal import Decimal
 
 from .values import BadValue, is_date_only, normalize_text, parse_date, parse_datetime, parse_duration, to_decimal
 
@@ -308,10 +307,3 @@ def _require_clock(clock):
     if clock is None:
         raise _Incomparable
     return clock
-
-
-def decimal_or_none(value) -> Decimal | None:
-    try:
-        return to_decimal(value)
-    except BadValue:
-        return None

@@ -21,10 +21,11 @@ LANDMARK_SCOPES = {"article", "aside", "main", "nav", "section"}
 
 
 class Node:
-    __slots__ = ("tag", "attrs", "children", "parent")
+    __slots__ = ("tag", "attrs", "children", "parent", "index")
 
     def __init__(self, tag: str, attrs: dict, parent=None):
         self.tag, self.attrs, self.children, self.parent = tag, attrs, [], parent
+        self.index = None  # on the document node: lookups by id, built once
 
     def elements(self):
         """This element's descendant elements, in document order."""
@@ -196,8 +197,21 @@ def role_of(node: Node) -> str | None:
     }.get(tag)
 
 
+def _index(root: Node) -> dict:
+    """{"ids": id -> element, "labels": id -> [<label for=id>]} of a document, built on first use."""
+    if root.index is None:
+        ids, labels = {}, {}
+        for n in root.elements():
+            if "id" in n.attrs:
+                ids.setdefault(n.attrs["id"], n)
+            if n.tag == "label" and n.attrs.get("for"):
+                labels.setdefault(n.attrs["for"], []).append(n)
+        root.index = {"ids": ids, "labels": labels}
+    return root.index
+
+
 def _by_id(root: Node, ident: str) -> Node | None:
-    return next((n for n in root.elements() if n.attrs.get("id") == ident), None)
+    return _index(root)["ids"].get(ident)
 
 
 def _root(node: Node) -> Node:
@@ -211,9 +225,7 @@ def labels_of(node: Node) -> list[str]:
     found = []
     ident = node.attrs.get("id")
     if ident:
-        for label in _root(node).elements():
-            if label.tag == "label" and label.attrs.get("for") == ident:
-                found.append(label.text())
+        found += [label.text() for label in _index(_root(node))["labels"].get(ident, [])]
     for ancestor in node.ancestors():
         if ancestor.tag == "label" and not ancestor.attrs.get("for"):
             found.append(ancestor.text())
