@@ -16,6 +16,7 @@ class Outcome:
     detail: str = ""
     task_completion: float | None = None
     episode: int | None = None
+    action_error: str = ""  # the run's first action error, often why it went where it should not
 
 
 @dataclass
@@ -44,7 +45,11 @@ def _step_errors(episode) -> str:
     if steps is None or not hasattr(steps, "exclude"):
         return ""
     step = steps.exclude(error="").order_by("index").first()
-    return f" (first action error: step {step.index} {step.action}: {step.error[:300]})" if step else ""
+    return f"first action error: step {step.index} {step.action}: {step.error[:300]}" if step else ""
+
+
+def _why(outcome: Outcome) -> str:
+    return f" ({outcome.action_error})" if outcome.action_error else ""
 
 
 def _outcome(label: str, episode) -> Outcome:
@@ -56,9 +61,10 @@ def _outcome(label: str, episode) -> Outcome:
     return Outcome(
         label,
         passed,
-        "" if passed else _first_failure(verdict) + _step_errors(episode),
+        "" if passed else _first_failure(verdict),
         rewards.get("task_completion"),
         episode.pk,
+        _step_errors(episode),
     )
 
 
@@ -77,7 +83,7 @@ def task_selfcheck(*, task, play) -> TaskCheck:
         if check.reference.passed is None:
             check.problems.append(f"reference: errored: {check.reference.detail}")
         elif not check.reference.passed or check.reference.task_completion != 1:
-            check.problems.append(f"reference: must pass, failed: {check.reference.detail}")
+            check.problems.append(f"reference: must pass, failed: {check.reference.detail}{_why(check.reference)}")
     check.empty = _outcome("empty", play(task_id=task.task_id, actions=[]))
     if check.empty.passed is None:
         check.problems.append(f"empty: errored: {check.empty.detail}")
@@ -89,5 +95,5 @@ def task_selfcheck(*, task, play) -> TaskCheck:
         if outcome.passed is None:
             check.problems.append(f"negative {example['name']!r}: errored: {outcome.detail}")
         elif outcome.passed:
-            check.problems.append(f"negative {example['name']!r}: must fail, passed")
+            check.problems.append(f"negative {example['name']!r}: must fail, passed{_why(outcome)}")
     return check

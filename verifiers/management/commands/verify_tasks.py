@@ -83,7 +83,7 @@ class Command(BaseCommand):
 
 def _json_line(check) -> str:
     def outcome(o):
-        return None if o is None else {"passed": o.passed, "detail": o.detail, "episode": o.episode}
+        return None if o is None else {"passed": o.passed, "detail": o.detail, "episode": o.episode, "action_error": o.action_error}
 
     return json.dumps({
         "task": check.task_id, "ok": check.ok, "problems": check.problems,
