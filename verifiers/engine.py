@@ -16,7 +16,16 @@ from .conditions import condition_holds
 from .fields import KEY_FIELD, FieldInfo, tables
 from .inputs import VerifierInputs
 from .spec import fill_params, validate_spec
-from .values import clock_relative, dates_in, money_in, normalize_answer, numbers_in, parse_date, to_decimal
+from .values import (
+    clock_relative,
+    currency_matches,
+    dates_in,
+    money_in,
+    normalize_answer,
+    numbers_in,
+    parse_date,
+    to_decimal,
+)
 
 MAX_LISTED = 5
 
@@ -303,18 +312,24 @@ def _answer_money(a, message, ctx):
         expected = expected["amount"]
     amount, tol = to_decimal(expected), _tolerance(a)
     found = money_in(message)
+
+    def fits(n, written):
+        if abs(n - amount) > tol:
+            return False
+        if currency is None:
+            return True
+        if written is None:
+            return not a.get("require_currency")
+        return currency_matches(written, currency)
+
     if a.get("only"):
+        # every amount written with a currency (or every number, if none has one) must be the answer
         written = [f for f in found if f[1] is not None] or found
-        if any(abs(n - amount) > tol or (currency and c and c != currency.upper()) for n, c in written):
+        if not all(fits(n, c) or (c is None and abs(n - amount) <= tol) for n, c in written):
             return False, None
     for n, c in found:
-        if abs(n - amount) > tol:
-            continue
-        if currency and c is not None and c != currency.upper():
-            continue
-        if currency and c is None and a.get("require_currency"):
-            continue
-        return True, f"{n} {c or ''}".strip()
+        if fits(n, c):
+            return True, f"{n} {c or ''}".strip()
     return False, None
 
 

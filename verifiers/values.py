@@ -10,7 +10,12 @@ from decimal import Decimal, InvalidOperation
 
 CURRENCY_SYMBOLS = {
     "US$": "USD", "CA$": "CAD", "C$": "CAD", "A$": "AUD", "AU$": "AUD", "NZ$": "NZD", "HK$": "HKD",
-    "$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "R$": "BRL", "CHF": "CHF",
+    "$": "$", "€": "EUR", "£": "GBP", "¥": "¥", "₹": "INR", "R$": "BRL", "CHF": "CHF",
+}
+# A bare "$" or "¥" names no one currency: a Canadian desk writes "$140.62" for CAD.
+AMBIGUOUS_SYMBOLS = {
+    "$": {"USD", "CAD", "AUD", "NZD", "HKD", "SGD", "MXN"},
+    "¥": {"JPY", "CNY"},
 }
 CURRENCY_CODES = {
     "USD", "EUR", "GBP", "JPY", "CAD", "AUD", "NZD", "CHF", "SEK", "NOK", "DKK", "PLN", "CZK", "HUF",
@@ -97,6 +102,13 @@ def _currency_of(m) -> str | None:
     return CURRENCY_SYMBOLS.get(sym) if sym else None
 
 
+def currency_matches(written: str | None, code: str) -> bool:
+    """Whether a currency as written ("USD", "$", or None for none) can be `code`; None matches any."""
+    if written is None:
+        return True
+    return code.upper() in AMBIGUOUS_SYMBOLS.get(written, {written})
+
+
 def numbers_in(text: str) -> list[Decimal]:
     """Every number written in a message, whole tokens only."""
     found = []
@@ -109,7 +121,10 @@ def numbers_in(text: str) -> list[Decimal]:
 
 
 def money_in(text: str) -> list[tuple[Decimal, str | None]]:
-    """Every amount of money written in a message, with its currency when one is written."""
+    """Every amount of money written in a message, with its currency when one is written.
+
+    The currency is an ISO code, or the symbol itself when it names several ("$", "¥").
+    """
     found = []
     for m in _MONEY_TOKEN.finditer(text):
         try:

@@ -54,6 +54,15 @@ def test_money_can_require_a_written_currency_and_can_require_the_only_amount():
                   only=True).passed
 
 
+def test_a_bare_dollar_sign_can_be_any_dollar_but_a_code_is_one_currency():
+    cad = {"amount": "140.62", "currency": "CAD"}
+    assert answer(["The total is $140.62"], type="money", expected=cad, require_currency=True).passed
+    assert answer(["The total is CA$140.62"], type="money", expected=cad, require_currency=True).passed
+    assert not answer(["The total is US$140.62"], type="money", expected=cad).passed
+    assert not answer(["The total is 140.62 USD"], type="money", expected=cad).passed
+    assert not answer(["The total is £140.62"], type="money", expected=cad).passed
+
+
 def test_money_expected_from_the_answer_key_keeps_its_type():
     assert answer(["It was $49.99"], type="money", expected="{amount}").passed
 
@@ -102,5 +111,5 @@ def test_the_last_message_is_the_answer_unless_any_is_asked():
 
 def test_value_readers_find_every_typed_value():
     assert numbers_in("149.99 and 49.99, then 1,234.") == [Decimal("149.99"), Decimal("49.99"), Decimal("1234")]
-    assert money_in("$5 or 7 EUR") == [(Decimal("5"), "USD"), (Decimal("7"), "EUR")]
+    assert money_in("$5 or 7 EUR or US$8") == [(Decimal("5"), "$"), (Decimal("7"), "EUR"), (Decimal("8"), "USD")]
     assert [d.isoformat() for d in dates_in("2026-03-05 then 6 Mar 2026")] == ["2026-03-05", "2026-03-06"]
