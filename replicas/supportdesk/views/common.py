@@ -53,9 +53,10 @@ def safe_next(request, value: str | None, default: str) -> str:
 
 
 def tab_open(request, number: int):
-    tabs = [n for n in request.session.get(SESSION_TABS, []) if n != number]
-    tabs.append(number)
-    request.session[SESSION_TABS] = tabs[-MAX_TABS:]
+    """Open a ticket's tab at the end of the bar; an open tab keeps its place (and the session is not rewritten)."""
+    tabs = request.session.get(SESSION_TABS, [])
+    if number not in tabs:
+        request.session[SESSION_TABS] = (tabs + [number])[-MAX_TABS:]
 
 
 def tab_close(request, number: int):

@@ -24,7 +24,7 @@ def user_profile(request, public_id):
     user = _user_or_404(public_id)
     tickets = list(
         Ticket.objects.filter(requester=user, merged_into__isnull=True)
-        .select_related("assignee", "group")
+        .select_related("requester", "assignee", "group")
         .order_by("-updated_at", "-public_id")[:50]
     )
     context = {"person": user, "tickets": tickets, **_security_context(user)}
@@ -76,7 +76,7 @@ def user_security(request, public_id, action):
         error = " ".join(exc.messages)
     if error is None:
         return redirect(f"/agent/users/{user.public_id}")
-    tickets = list(Ticket.objects.filter(requester=user).order_by("-updated_at")[:50])
+    tickets = list(Ticket.objects.filter(requester=user).select_related("requester", "assignee").order_by("-updated_at")[:50])
     context = {"person": user, "tickets": tickets, "security_error": error, "security_action": action, **_security_context(user)}
     return page(request, "supportdesk/user.html", context, section="customers", status=400)
 

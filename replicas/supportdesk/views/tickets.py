@@ -61,9 +61,9 @@ def ticket_list(request, view):
         raise Http404("No such view")
     tickets, sort = _ordered(selectors.view_tickets(current), request.GET.get("sort", ""), current.order)
     paginator = Paginator(tickets, PAGE_SIZE)
+    paginator.count = next(c for v, c in nav if v is current)  # the sidebar counted it: spare a COUNT(*)
     page_obj = paginator.get_page(request.GET.get("page"))
-    count = next(c for v, c in nav if v is current)
-    paginator.count = count  # the sidebar already counted this view: spare a COUNT(*)
+    page_obj.object_list = list(page_obj.object_list)  # one query, however often the template looks
     context = {
         "nav": nav,
         "current": current,
