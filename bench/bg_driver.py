@@ -18,6 +18,7 @@ import re
 import sys
 import time
 
+RESOLVE_TIMEOUT_MS = 2000
 BID = re.compile(r"^[a-z]{0,2}\d+$")
 ELEMENT_ACTIONS = {"click", "dblclick", "hover", "fill", "clear", "select_option", "press", "focus", "check",
                    "uncheck", "upload_file", "drag_and_drop"}
@@ -36,10 +37,12 @@ def translate(action: str, page, origin: str) -> str:
     if name == "goto" and value.startswith("/"):
         replacement = origin + value
     elif name in ELEMENT_ACTIONS and not BID.match(value):
-        locator = page.locator(value).first
-        bid = locator.get_attribute("bid", timeout=5000)
+        try:
+            bid = page.locator(value).first.get_attribute("bid", timeout=RESOLVE_TIMEOUT_MS)
+        except Exception:  # noqa: BLE001 - no such element: BrowserGym gets the action as is and fails it
+            return action
         if bid is None:
-            raise RuntimeError(f"BrowserGym stamped no bid on {value!r}")
+            return action
         replacement = bid
     else:
         return action

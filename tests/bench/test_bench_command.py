@@ -59,3 +59,40 @@ def test_server_section_measures_pages_served_by_a_real_server(tmp_path):
     inprocess = server["servers"]["inprocess"]
     assert inprocess["ok"] > 0 and inprocess["requests"] <= 20
     assert inprocess["latency"]["p95_ms"] > 0
+
+
+class _FakeLocator:
+    def __init__(self, bids, selector):
+        self.bids, self.selector = bids, selector
+
+    @property
+    def first(self):
+        return self
+
+    def get_attribute(self, name, timeout=None):
+        assert name == "bid"
+        if self.selector not in self.bids:
+            raise TimeoutError(f"no element for {self.selector}")
+        return self.bids[self.selector]
+
+
+class _FakePage:
+    def __init__(self, bids):
+        self.bids = bids
+
+    def locator(self, selector):
+        return _FakeLocator(self.bids, selector)
+
+
+def test_browsergym_driver_rewrites_selectors_to_its_bids_and_paths_to_urls():
+    from bench.bg_driver import translate
+
+    page = _FakePage({"role=button[name='Sign in']": "21", "#id_email": "14"})
+    origin = "http://w-abc.localhost:8123"
+    assert translate("click(\"role=button[name='Sign in']\")", page, origin) == 'click("21")'
+    assert translate('fill("#id_email", "a@b.example")', page, origin) == 'fill("14", "a@b.example")'
+    assert translate('goto("/agent/tickets/8003")', page, origin) == f'goto("{origin}/agent/tickets/8003")'
+    # bids and non-element actions pass through; an unknown selector is left for BrowserGym to fail
+    assert translate('click("a51")', page, origin) == 'click("a51")'
+    assert translate('send_msg_to_user("done")', page, origin) == 'send_msg_to_user("done")'
+    assert translate('click("#missing")', page, origin) == 'click("#missing")'
