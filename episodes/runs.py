@@ -19,7 +19,7 @@ def run_create(*, suite: str, agent: str, attempts: int = 1, workers: int = 1, o
     return Run.objects.create(suite=suite_current(suite), agent=agent, attempts=attempts, workers=workers, owner=owner)
 
 
-def run_episodes_create(*, run_id: int, enqueue: bool = True) -> list[Episode]:
+def run_episodes_create(*, run_id: int, enqueue: bool = True, queue: str | None = None) -> list[Episode]:
     """One queued episode per (task, attempt); with `enqueue`, each goes to the queue on commit."""
     from .services import episode_create
     from .tasks import enqueue_episodes
@@ -35,7 +35,7 @@ def run_episodes_create(*, run_id: int, enqueue: bool = True) -> list[Episode]:
         ]
         Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING)
         if enqueue:
-            enqueue_episodes([e.pk for e in episodes])
+            enqueue_episodes([e.pk for e in episodes], queue=queue)
     return episodes
 
 

@@ -196,7 +196,7 @@ def _action_name(action) -> str:
     return getattr(action, "name", None) or type(action).__name__
 
 
-def _fault_events(world, since):
+def _fault_events(world, since: int) -> list[dict]:
     faults = _optional("replicas.worlds.faults")
     if faults is None or not hasattr(faults, "fault_events"):
         return []
@@ -235,16 +235,26 @@ def session_open(*, world, start_page: str, instruction: str):
     from .browser import EpisodeSession
     from .server import replica_server
 
+    # Playwright's sync API runs an asyncio loop in this thread; the engine's ORM calls
+    # beside it are plain synchronous calls, which Django refuses unless told so.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     _host, port = replica_server()
     origin = world_origin(world, port)
-    return EpisodeSession.open(origin=origin, start_url=origin + start_page, instruction=instruction)
+    # the page's own Date.now() reads the world clock too, so screenshots repeat across runs
+    return EpisodeSession.open(origin=origin, start_url=origin + start_page, instruction=instruction, frozen_time=world.clock)
 
 
 def agent_for(episode):
-    """The agent object for an episode's agent spec (see episodes.agents)."""
+    """The agent object for an episode's agent spec (see episodes.agents), reset for its task."""
     from .agents import agent_from_spec
 
     return agent_from_spec(episode.agent, task=episode.instance, seed=episode.seed)
+
+
+def task_info(task) -> dict:
+    from .agents import task_info as info
+
+    return info(task)
 
 
 def _is_browser_crash(exc: BaseException) -> bool:
@@ -280,7 +290,7 @@ class EpisodeDriver:
         self.index = 0
         self.deadline = None
         self.observation = None
-        self._since = None
+        self._since = 0  # fault events are numbered per world; a step records those after this one
 
     def open(self):
         self.deadline = time.monotonic() + float(self.limits["max_seconds"])
@@ -308,8 +318,10 @@ class EpisodeDriver:
         measured = (time.perf_counter() - started) * 1000
         obs = _obs_get(result, "observation", result)
         self.world.refresh_from_db(fields=["clock"])
+        # what fired before the step (step triggers) and during it (its requests)
         events = _fault_events(self.world, self._since)
-        self._since = self.world.clock
+        if events:
+            self._since = max(e["seq"] for e in events)
         _record_step(episode=self.episode, index=self.index, action_text=action_text, parsed=parsed, result=result,
                      obs=obs, fault_events=events, timings=_timings(result, measured))
         world_clock_advance(world=self.world, seconds=STEP_CLOCK_SECONDS)
@@ -495,26 +507,16 @@ def episode_finish_external(*, episode, messages: list[str], final_url: str | No
 
 # --- fixed action lists ---------------------------------------------------------
 
-class ScriptedAgent:
-    """Plays a fixed list of action strings, then stops."""
-
-    def __init__(self, actions: list[str]):
-        self.actions = list(actions)
-        self.position = 0
-
-    def act(self, observation):
-        if self.position >= len(self.actions):
-            return None
-        self.position += 1
-        return self.actions[self.position - 1]
-
-
 def episode_play(*, task_id, actions: list[str], seed: int | None = None) -> Episode:
     """Run a fixed action list on a task in this process (verify_tasks, tests); returns the finished episode."""
     if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
         raise EpisodeError("actions must be a list of action strings")
+    from .agents import ScriptedAgent
+
     episode = episode_create(task=task_id, agent="script", seed=seed, status=Episode.Status.RUNNING)
-    return episode_run(episode_id=episode.pk, agent=ScriptedAgent(actions))
+    agent = ScriptedAgent(actions)
+    agent.reset(task_info(episode.instance))
+    return episode_run(episode_id=episode.pk, agent=agent)
 
 
 def python_info() -> dict:

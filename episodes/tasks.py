@@ -55,17 +55,23 @@ def run_refresh(*, episode_id: int) -> None:
         Run.objects.filter(pk=run_id).exclude(status=Run.Status.DONE).update(status=Run.Status.DONE, finished_at=timezone.now())
 
 
-@shared_task(name="episodes.run_start", acks_late=True, soft_time_limit=600, time_limit=660)
-def run_start(run_id: int) -> int:
-    """Create one queued episode per task x attempt of the run's suite and enqueue each (on commit)."""
+@shared_task(name="episodes.run_start", bind=True, acks_late=True, soft_time_limit=600, time_limit=660)
+def run_start(self, run_id: int, queue: str | None = None) -> int:
+    """Create one queued episode per task x attempt of the run's suite and enqueue each (on commit).
+
+    The episodes go to `queue`, by default the queue this task came from, so a run
+    started on a dedicated queue stays on the workers that serve it.
+    """
     from .runs import run_episodes_create
 
-    episodes = run_episodes_create(run_id=run_id)
+    queue = queue or (self.request.delivery_info or {}).get("routing_key") or None
+    episodes = run_episodes_create(run_id=run_id, queue=queue)
     return len(episodes)
 
 
-def enqueue_episodes(episode_ids: list[int], **options) -> None:
+def enqueue_episodes(episode_ids: list[int], *, queue: str | None = None) -> None:
     """Enqueue run_episode for each id once the creating transaction commits."""
+    options = {"queue": queue} if queue else {}
     for pk in episode_ids:
         transaction.on_commit(lambda pk=pk: run_episode.apply_async((pk,), **options))
 

@@ -27,7 +27,7 @@ def redis_or_skip():
         pytest.skip(f"no Redis on {REDIS_HOST}:{REDIS_PORT}")
 
 
-def test_database_url() -> str:
+def worker_database_url() -> str:
     """DATABASE_URL naming the database the test runs on (a file for SQLite, see test_settings)."""
     conf = connection.settings_dict
     if conf["ENGINE"].endswith("sqlite3"):
@@ -57,7 +57,7 @@ def celery_workers(count: int = 1, *, concurrency: int = 1):
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
         "DJANGO_SETTINGS_MODULE": "replicagym.settings",
-        "DATABASE_URL": test_database_url(),
+        "DATABASE_URL": worker_database_url(),
         "CELERY_BROKER_URL": REDIS_URL,
         "REPLICAGYM_DATA_DIR": str(settings.DATA_DIR),
         "DJANGO_ALLOW_ASYNC_UNSAFE": "true",

@@ -56,3 +56,28 @@ def test_sweep_command_prints_the_swept_ids(capsys):
     Episode.objects.filter(pk=ep.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
     call_command("sweep_episodes", "--stale-seconds", "60")
     assert f'{{"errored": [{ep.pk}]}}' in capsys.readouterr().out
+
+
+@pytest.mark.worker
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_two_workers_on_redis_run_20_episodes_each_recorded_exactly_once():
+    from episodes.models import Run, Step
+    from episodes.runs import run_create
+
+    sync_test_pack()
+    run = run_create(suite="smoke", agent="oracle", attempts=20, workers=2)
+    with celery_workers(2) as (app, queue):
+        app.send_task("episodes.run_start", args=[run.pk], queue=queue)
+        wait_for(lambda: Run.objects.get(pk=run.pk).status == "done", timeout=240, what="the run to finish")
+    episodes = list(Episode.objects.filter(run=run))
+    assert len(episodes) == 20
+    assert sorted(e.attempt for e in episodes) == list(range(20))
+    assert all(e.status == "succeeded" for e in episodes), [(e.pk, e.status, e.error) for e in episodes if e.status != "succeeded"]
+    # each episode ran once: one claim, one step row (the oracle's one action), one verdict
+    assert Step.objects.filter(episode__run=run).count() == 20
+    assert all(e.claimed_by and e.started_at and e.finished_at for e in episodes)
+    workers = {e.claimed_by.rsplit(":", 1)[0] + ":" + e.claimed_by.rsplit(":", 1)[1] for e in episodes}
+    assert len(workers) >= 2, workers  # both workers took part
+    beats = set(WorkerHeartbeat.objects.values_list("name", flat=True))
+    assert workers <= beats

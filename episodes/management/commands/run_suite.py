@@ -1,0 +1,123 @@
+"""`manage.py run_suite SUITE --agent SPEC --attempts K --workers N --out report.json`: run a benchmark.
+
+Episodes are created up front (one per task x attempt), then run by N local worker
+processes (or, with --celery, by the Celery workers of the configured broker);
+progress goes to stderr, the JSON report to --out (or stdout).
+"""
+import argparse
+import json
+import sys
+import time
+from concurrent.futures import as_completed
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
+from replicagym.catalogue.packs import PackError, suite_current, task_sync_all
+
+from episodes.agents import AgentError, agent_from_spec
+from episodes.models import Episode, Run
+from episodes.pool import episode_summary, process_pool, run_one
+from episodes.runs import run_create, run_episodes_create, run_report
+from replicas.worlds.cli import one_line_errors
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be an integer of at least 1, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer of at least 1, not {value}")
+    return value
+
+
+class Command(BaseCommand):
+    help = "Run a suite with an agent (K attempts per task over N workers) and write a JSON report."
+
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        return one_line_errors(super().create_parser(prog_name, subcommand, **kwargs))
+
+    def add_arguments(self, parser):
+        parser.add_argument("suite", help="suite name (each replica's pack is a suite named after the replica)")
+        parser.add_argument("--agent", required=True, help="oracle | random[:SEED] | replay:FILE | http:URL | openai:MODEL")
+        parser.add_argument("--attempts", type=positive_int, default=1, help="attempts per task (K)")
+        parser.add_argument("--workers", type=positive_int, default=1, help="local worker processes (N)")
+        parser.add_argument("--out", help="where to write the JSON report (default: stdout)")
+        parser.add_argument("--celery", action="store_true", help="enqueue on the configured broker instead of local processes")
+        parser.add_argument("--no-sync", action="store_true", help="use the catalogue as it is (skip loading task packs)")
+
+    def handle(self, *args, suite, agent, attempts, workers, out, celery, no_sync, **options):
+        out_path = Path(out) if out else None
+        if out_path is not None and not out_path.parent.is_dir():
+            raise CommandError(f"--out: no folder {out_path.parent}")
+        if not no_sync:
+            try:
+                task_sync_all()
+            except PackError as exc:
+                raise CommandError(f"invalid task pack: {exc.errors[0]}" + (f" (+{len(exc.errors) - 1} more)" if len(exc.errors) > 1 else "")) from None
+        try:
+            suite_obj = suite_current(suite)
+        except LookupError as exc:
+            raise CommandError(exc.args[0] if exc.args else str(exc)) from None
+        tasks = list(suite_obj.tasks.order_by("task_id"))
+        if not tasks:
+            raise CommandError(f"suite {suite!r} holds no tasks")
+        for task in tasks:  # a bad agent spec fails here, before any world is made
+            try:
+                agent_from_spec(agent, task=task, seed=0)
+            except AgentError as exc:
+                raise CommandError(f"--agent {agent}: {exc} (task {task.task_id})") from None
+
+        run = run_create(suite=suite, agent=agent, attempts=attempts, workers=workers)
+        episodes = run_episodes_create(run_id=run.pk, enqueue=celery)
+        total = len(episodes)
+        self._progress(f"run {run.pk}: {suite} ({len(tasks)} tasks) x {attempts} attempt(s) = {total} episodes, agent {agent}, "
+                       + ("celery" if celery else f"{workers} worker(s)"))
+        started = time.monotonic()
+        if celery:
+            self._wait_celery(run, total)
+        elif workers == 1:
+            for n, ep in enumerate(episodes, start=1):
+                self._report_one(n, total, run_one(ep.pk))
+        else:
+            self._run_pool([e.pk for e in episodes], workers, total)
+        Run.objects.filter(pk=run.pk).update(status=Run.Status.DONE, finished_at=timezone.now())
+        run.refresh_from_db()
+        report = run_report(run=run)
+        report["wall_seconds"] = round(time.monotonic() - started, 2)
+        Run.objects.filter(pk=run.pk).update(report=report)
+        text = json.dumps(report, indent=2, sort_keys=True)
+        totals = report["totals"]
+        self._progress(f"done: {totals['passes']}/{totals['attempts']} passed in {report['wall_seconds']} s")
+        if out_path is not None:
+            out_path.write_text(text + "\n")
+            self._progress(f"report written to {out_path}")
+        else:
+            self.stdout.write(text)
+
+    def _progress(self, line: str):
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    def _report_one(self, n: int, total: int, r: dict):
+        reward = "-" if r["reward"] is None else f"{r['reward']:.2f}"
+        tail = f" ({r['error'][:120]})" if r["error"] else ""
+        self._progress(f"[{n}/{total}] {r['task']} attempt {r['attempt'] + 1}: {r['status']}, {r['steps']} steps, "
+                       f"{r['seconds']} s, reward {reward}{tail}")
+
+    def _run_pool(self, ids: list[int], workers: int, total: int):
+        with process_pool(workers) as pool:
+            futures = [pool.submit(run_one, pk) for pk in ids]
+            for n, future in enumerate(as_completed(futures), start=1):
+                self._report_one(n, total, future.result())
+
+    def _wait_celery(self, run: Run, total: int):
+        seen = set()
+        while len(seen) < total:
+            done = Episode.objects.filter(run=run, status__in=Episode.FINAL).exclude(pk__in=seen)
+            for ep in done:
+                seen.add(ep.pk)
+                self._report_one(len(seen), total, episode_summary(ep))
+            if len(seen) < total:
+                time.sleep(0.5)  # polling the database for results of other processes, not pacing an episode

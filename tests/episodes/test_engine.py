@@ -1,0 +1,131 @@
+"""The episode loop in a real Chromium: steps, errors that don't end the episode, verdicts, storage, determinism."""
+import pytest
+from replicagym.catalogue.packs import task_current
+
+from episodes.models import Episode, Screenshot, Step
+from episodes.services import EpisodeDriver, episode_create, episode_play, screenshot_store
+from episodes.trajectory import trajectory_export, trajectory_parse
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def answer(task_id):
+    return task_current(task_id).reference_solution
+
+
+def test_reference_solution_passes_and_is_recorded_with_steps_screenshots_and_rewards(live_pack):
+    episode = episode_play(task_id="supportdesk.report-requester", actions=answer("supportdesk.report-requester"))
+    assert episode.status == "succeeded", (episode.error, episode.verdict)
+    steps = list(episode.steps.order_by("index"))
+    assert [s.action for s in steps] == answer("supportdesk.report-requester")
+    assert steps[0].url.endswith(f"/agent/tickets/{episode.params['ticket']}") and steps[0].error == ""
+    assert all(s.screenshot is not None and s.screenshot.read().startswith(b"\x89PNG") for s in steps)
+    assert all(s.action_ms > 0 for s in steps)
+    assert steps[1].parsed["name"] == "send_msg_to_user"
+    assert episode.messages == [f"The requester is {episode.params['requester']}."]
+    assert episode.verdict["passed"] is True and episode.rewards["task_completion"] == 1.0
+    assert episode.final_state.state_hash == episode.initial_state.state_hash  # reading changes nothing
+    assert episode.clock_end > episode.world.template.clock  # the world clock moved with the steps
+    assert episode.started_at <= episode.finished_at
+
+
+def test_a_wrong_answer_fails_with_a_verdict_naming_the_assertion(live_pack):
+    episode = episode_play(task_id="supportdesk.report-requester", actions=['send_msg_to_user("I don\'t know.")'])
+    assert episode.status == "failed"
+    failed = [a["name"] for a in episode.verdict["assertions"] if not a["passed"]]
+    assert failed == ["reports the requester"]
+    assert episode.rewards["task_completion"] == 0.0
+
+
+def test_malformed_action_missing_element_and_other_origin_navigation_become_errors_and_the_episode_goes_on(live_pack):
+    actions = ['click("a12"', 'click("a999999")', 'goto("http://example.com/")', *answer("supportdesk.open-ticket")]
+    episode = episode_play(task_id="supportdesk.open-ticket", actions=actions)
+    errors = list(episode.steps.order_by("index").values_list("error", flat=True))
+    assert len(errors) == 4
+    assert "invalid action" in errors[0]
+    assert "a999999" in errors[1]
+    assert "only pages of this world" in errors[2]
+    assert errors[3] == ""
+    assert episode.status == "succeeded"
+    assert episode.steps.get(index=2).url.endswith("/agent/tickets/8003")  # still in the world
+
+
+def test_an_agent_that_stops_without_a_message_fails_and_a_stop_action_ends_the_episode_early(live_pack):
+    assert episode_play(task_id="supportdesk.open-ticket", actions=[]).status == "failed"
+    episode = episode_play(task_id="supportdesk.open-ticket", actions=[*answer("supportdesk.open-ticket"), "noop()"])
+    assert episode.steps.count() == 1 and episode.status == "succeeded"
+
+
+def test_step_limit_ends_the_episode(live_pack):
+    episode = episode_play(task_id="supportdesk.open-ticket", actions=["noop()"] * 10)
+    assert episode.steps.count() == task_current("supportdesk.open-ticket").limits["max_steps"]
+    assert episode.status == "failed"
+
+
+def test_time_limit_ends_the_episode_timed_out_with_a_verdict(live_pack):
+    task = task_current("supportdesk.open-ticket")
+    task.spec = {**task.spec, "limits": {"max_steps": 4, "max_seconds": 1e-9}}
+    episode = episode_create(task=task, agent="script", status=Episode.Status.RUNNING)
+    driver = EpisodeDriver(Episode.objects.get(pk=episode.pk))
+    driver.instance, driver.limits = task, task.limits
+    driver.open()
+    assert driver.out_of_time
+    episode = driver.finish(status=Episode.Status.TIMED_OUT, error="episode time limit reached")
+    assert episode.status == "timed_out" and episode.verdict is not None and episode.rewards is not None
+
+
+def test_same_task_and_actions_give_the_same_state_hash_and_byte_identical_screenshots(live_pack):
+    actions = ['goto("/agent/tickets/8001")', 'goto("/agent/filters/unsolved")', *answer("supportdesk.open-ticket")]
+    a = episode_play(task_id="supportdesk.open-ticket", actions=actions)
+    shots = Screenshot.objects.count()
+    b = episode_play(task_id="supportdesk.open-ticket", actions=actions)
+    assert a.world_id != b.world_id
+    assert a.final_state_id == b.final_state_id
+    sha = lambda ep: list(ep.steps.order_by("index").values_list("screenshot__sha256", flat=True))  # noqa: E731
+    assert sha(a) == sha(b) and None not in sha(a)
+    assert Screenshot.objects.count() == shots  # stored once
+
+
+def test_screenshots_are_stored_once_by_content_hash(db, settings, tmp_path):
+    settings.DATA_DIR = tmp_path
+    first = screenshot_store(png=b"\x89PNG fake one")
+    again = screenshot_store(png=b"\x89PNG fake one")
+    other = screenshot_store(png=b"\x89PNG fake two")
+    assert first.pk == again.pk != other.pk
+    assert (tmp_path / first.path).read_bytes() == b"\x89PNG fake one"
+    assert len(list((tmp_path / "screenshots").rglob("*.png"))) == 2
+
+
+def test_trajectory_export_reads_back_with_the_same_actions(live_pack):
+    actions = ['click("a999999")', *answer("supportdesk.open-ticket")]
+    episode = episode_play(task_id="supportdesk.open-ticket", actions=actions)
+    text = trajectory_export(episode=episode)
+    lines = text.splitlines()
+    assert len(lines) == 1 + len(actions)
+    trajectory = trajectory_parse(text)
+    assert trajectory.actions == actions
+    assert trajectory.header["task"] == "supportdesk.open-ticket" and trajectory.header["passed"] is True
+    assert trajectory.steps[0]["error"] and trajectory.steps[0]["screenshot"] == Step.objects.get(episode=episode, index=0).screenshot.sha256
+
+
+def test_a_browser_crash_ends_the_episode_errored_keeps_its_steps_and_the_next_episode_runs(live_pack):
+    from episodes.browser import shared_browser
+
+    class Crasher:
+        def __init__(self):
+            self.n = 0
+
+        def act(self, obs):
+            self.n += 1
+            if self.n == 2:
+                shared_browser().close()  # what a Chromium crash looks like from here
+            return "noop()"
+
+    from episodes.services import episode_run
+
+    episode = episode_create(task="supportdesk.open-ticket", agent="script", status=Episode.Status.RUNNING)
+    episode = episode_run(episode_id=episode.pk, agent=Crasher())
+    assert episode.status == "errored" and "browser" in episode.error.lower()
+    assert episode.steps.count() == 1
+    again = episode_play(task_id="supportdesk.open-ticket", actions=answer("supportdesk.open-ticket"))
+    assert again.status == "succeeded"
