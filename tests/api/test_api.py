@@ -98,3 +98,32 @@ def test_openapi_schema_generates_and_validates(tmp_path):
 def test_schema_is_served_at_api_schema(agent_client):
     response = agent_client.get("/api/schema/")
     assert response.status_code == 200 and b"openapi" in response.content
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_finish_renders_the_final_page_server_side_verifies_and_returns_rewards(django_user_model):
+    from replicagym.catalogue.packs import task_current
+    from rest_framework.authtoken.models import Token
+
+    from tests.episodes.fixtures import sync_test_pack
+
+    sync_test_pack()
+    user = django_user_model.objects.create_user(username="agent", password="pw-123456")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    created = client.post("/api/episodes", {"task": "supportdesk.report-requester"}, format="json").json()
+    params = task_current("supportdesk.report-requester").params
+    final_url = f"{created['origin']}/agent/tickets/{params['ticket']}"
+    response = client.post(f"/api/episodes/{created['id']}/finish",
+                           {"messages": [f"It was {params['requester']}."], "final_url": final_url}, format="json")
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert body["status"] == "succeeded" and body["passed"] is True
+    assert body["rewards"]["task_completion"] == 1.0 and 0 <= body["rewards"]["episode_reward"] <= 1
+    episode = Episode.objects.get(pk=created["id"])
+    assert episode.final_url.endswith(f"/agent/tickets/{params['ticket']}")  # rendered by the platform's browser
+    assert episode.final_title
+    assert client.get(f"/api/episodes/{created['id']}").json()["verdict"]["passed"] is True
+    again = client.post(f"/api/episodes/{created['id']}/finish", {"messages": []}, format="json")
+    assert again.status_code == 400 and "only a running API episode can be finished" in str(again.json())
