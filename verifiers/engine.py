@@ -388,17 +388,27 @@ def action_call(action: str) -> tuple[str, str]:
 
 def fault_label(event) -> str:
     if isinstance(event, dict):
-        for key in ("kind", "name", "type", "fault"):
+        for key in ("fault", "kind", "name", "type"):
             if isinstance(event.get(key), str):
                 return event[key]
         return json.dumps(event, sort_keys=True)
     return str(event)
 
 
+def fault_event_type(event) -> str | None:
+    """What happened ("armed", "fired", "recovered", ...) when the fault library says so."""
+    return event.get("event") if isinstance(event, dict) and isinstance(event.get("event"), str) else None
+
+
 def _event_matches(matcher: dict, event: tuple) -> bool:
     kind = event[0]
     if "fault" in matcher:
-        return kind == "fault" and re.fullmatch(matcher["fault"], event[1]) is not None and "action" not in matcher
+        if kind != "fault" or re.fullmatch(matcher["fault"], event[1]) is None:
+            return False
+        happened = event[2]
+        # a fault "met" is one that acted: arming or recovering is not meeting it, unless asked for
+        wanted = matcher.get("event", "fired")
+        return happened is None or re.fullmatch(wanted, happened) is not None
     if kind != "action":
         return False
     if "action" in matcher and matcher["action"] != event[1]:
@@ -416,7 +426,7 @@ def _trajectory(a, ctx, spec):
         name, args = action_call(step.get("action", ""))
         events.append(("action", name, args, index))
         for fault in step.get("fault_events") or []:
-            events.append(("fault", fault_label(fault), "", index))
+            events.append(("fault", fault_label(fault), fault_event_type(fault), index))
     for matcher in a.get("forbidden_actions", []):
         hit = next((e for e in events if _event_matches(matcher, e)), None)
         if hit:

@@ -4,8 +4,10 @@
   is the fraction of assertions that hold, reported separately).
 - efficiency: reference steps / steps taken, capped at 1; 0 when the task failed,
   so that doing little never pays.
-- error_recovery: of the fault events the agent met, the fraction after which it
-  still completed the task without a harmful repeat; 1 when it met no fault.
+- error_recovery: of the faults the agent met (that fired), the fraction after
+  which it still completed the task, without a harmful repeat, and recovered as
+  the fault library judges it when it does (a later retry succeeded, the modal
+  was dismissed, the moved banner not clicked); 1 when it met no fault.
   A harmful repeat is a step, after the fault, that repeats the action of an
   earlier step which had already written to the world (same action text, and
   both steps wrote: `state_changed`; with no such flag, `changed` and no error;
@@ -92,14 +94,48 @@ def harmful_repeats(trajectory: list, after: int) -> list[int]:
     return harmful
 
 
+def faults_met(trajectory: list) -> list[tuple[int, list]]:
+    """(position of the step where it first acted, its events) of each fault the agent met, in order.
+
+    Events of the fault library (`{"fault", "index", "event", ...}`) are grouped by
+    fault; a fault is met when it fired (being armed, or data changed at creation,
+    is not meeting it). Any other event is one fault met at its step.
+    """
+    met: dict = {}
+    for pos, step in enumerate(trajectory):
+        for event in step.get("fault_events") or []:
+            if isinstance(event, dict) and isinstance(event.get("event"), str):
+                entry = met.setdefault(("fault", event.get("index"), event.get("fault")), [None, []])
+                entry[1].append(event)
+                if event["event"] == "fired" and entry[0] is None:
+                    entry[0] = pos
+            else:
+                met[("event", pos, len(met))] = [pos, [event]]
+    return [(pos, events) for pos, events in met.values() if pos is not None]
+
+
+def _library_judgement(events: list) -> bool | None:
+    """The fault library's own verdict on recovery (a retry that succeeded, a modal dismissed), if it has one."""
+    try:
+        from replicas.worlds.faults import recovery_outcomes
+    except ImportError:
+        return None
+    if not all(isinstance(e, dict) and "seq" in e and "recovery" in e for e in events):
+        return None
+    outcomes = [o for o in recovery_outcomes(events) if o.get("counted")]
+    return all(o["recovered"] for o in outcomes) if outcomes else None
+
+
 def error_recovery(*, passed: bool, trajectory: list) -> float:
-    faults = [(pos, event) for pos, step in enumerate(trajectory) for event in (step.get("fault_events") or [])]
-    if not faults:
+    met = faults_met(trajectory)
+    if not met:
         return 1.0
     if not passed:
         return 0.0
-    recovered = sum(1 for pos, _ in faults if not harmful_repeats(trajectory, pos))
-    return recovered / len(faults)
+    recovered = sum(
+        1 for pos, events in met if not harmful_repeats(trajectory, pos) and _library_judgement(events) is not False
+    )
+    return recovered / len(met)
 
 
 def action_precision(trajectory: list) -> float:

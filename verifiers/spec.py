@@ -25,7 +25,7 @@ ANSWER_TYPES = ("number", "money", "date", "one_of", "regex")
 PAGE_STATES = ("visible", "hidden", "present", "absent")
 VALUE_AS = ("text", "number", "money", "date")
 # string values read as regular expressions: a param spliced into one is escaped
-REGEX_KEYS = {"matches", "pattern", "url", "title", "args", "forbidden_pages", "fault"}
+REGEX_KEYS = {"matches", "pattern", "url", "title", "args", "forbidden_pages", "fault", "event"}
 
 
 class SpecError(ValueError):
@@ -57,9 +57,19 @@ _COMMON = {
 _TABLE = {"type": "string", "pattern": r"^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$"}
 _EVENT = {
     "type": "object",
-    "properties": {"action": {"type": "string", "pattern": r"^[a-z_][a-z0-9_]*$"}, "args": {"type": "string"}, "fault": {"type": "string"}},
+    "properties": {
+        "action": {"type": "string", "pattern": r"^[a-z_][a-z0-9_]*$"},
+        "args": {"type": "string"},
+        "fault": {"type": "string"},
+        "event": {"type": "string"},
+    },
     "additionalProperties": False,
     "minProperties": 1,
+    # an event is an action (name and/or arguments) or a fault (name and what happened), not both
+    "oneOf": [
+        {"anyOf": [{"required": ["action"]}, {"required": ["args"]}], "not": {"anyOf": [{"required": ["fault"]}, {"required": ["event"]}]}},
+        {"required": ["fault"], "not": {"anyOf": [{"required": ["action"]}, {"required": ["args"]}]}},
+    ],
 }
 
 
@@ -406,7 +416,7 @@ def _validate_answer(a, path, known, replica, spec):
 def _validate_trajectory(a, path, known, replica, spec):
     for key in ("forbidden_actions", "order"):
         for i, event in enumerate(a.get(key, [])):
-            for field in ("args", "fault"):
+            for field in ("args", "fault", "event"):
                 if field in event:
                     _check_regex(event[field], f"{path}.{key}[{i}].{field}")
     for i, pattern in enumerate(a.get("forbidden_pages", [])):

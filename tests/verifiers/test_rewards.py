@@ -84,3 +84,33 @@ def test_without_write_flags_no_repeat_is_called_harmful():
             {"index": 1, "action": CLICK, "error": "", "url": "", "fault_events": []}]
     signals = reward_signals(verdict=verdict(), trajectory=bare, reference_steps=1)
     assert signals["error_recovery"] == 1.0 and signals["action_precision"] == 1.0
+
+
+def library_event(seq, event, *, fault="api_timeout", index=0, kind="retry_succeeds"):
+    return {"seq": seq, "fault": fault, "index": index, "event": event, "params": {}, "at_request": seq, "at_step": 0,
+            "clock": "2026-03-02T09:00:00Z", "route": "/api/v2/billing/payments/ch_1/refunds", "detail": {},
+            "recovery": {"kind": kind}}
+
+
+def test_faults_of_the_library_count_once_when_fired_and_follow_its_recovery_judgement():
+    armed_only = [step(CLICK, faults=[library_event(1, "armed")])]
+    assert reward_signals(verdict=verdict(), trajectory=armed_only, reference_steps=1)["error_recovery"] == 1.0
+    fired = step(CLICK, error="HTTP 504", state_changed=False, faults=[library_event(1, "armed"), library_event(2, "fired")])
+    retried = step(CLICK, state_changed=True, faults=[library_event(3, "recovered")])
+    assert reward_signals(verdict=verdict(), trajectory=[fired, retried], reference_steps=1)["error_recovery"] == 1.0
+    gave_up = step('send_msg_to_user("done")')
+    assert reward_signals(verdict=verdict(), trajectory=[fired, gave_up], reference_steps=1)["error_recovery"] == 0.0
+
+
+def test_the_order_of_library_fault_events_uses_what_happened():
+    from verifiers.engine import verify
+    from verifiers.inputs import VerifierInputs
+
+    empty = {"replica": "supportdesk", "tables": {}}
+    steps = [step(CLICK, faults=[library_event(1, "armed"), library_event(2, "fired")]), step(CLICK, faults=[library_event(3, "recovered")])]
+    def order(*events):
+        spec = {"assertions": [{"name": "o", "kind": "trajectory", "order": list(events)}]}
+        return verify(spec, VerifierInputs(initial=empty, final=empty, trajectory=steps, replica="supportdesk")).passed
+    assert order({"fault": "api_timeout"}, {"action": "click"})  # fired at step 0, retried at step 1
+    assert not order({"action": "click"}, {"action": "click"}, {"fault": "api_timeout"})  # only armed/recovered later
+    assert order({"action": "click"}, {"fault": "api_timeout", "event": "recovered"})
