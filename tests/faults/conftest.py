@@ -3,6 +3,19 @@ import pytest
 from django.test import Client
 
 from replicas.worlds.registry import get_replica
+from replicas.worlds.services import template_get_or_build
+
+
+@pytest.fixture(scope="module", autouse=True)
+def committed_template(django_db_setup, django_db_blocker):
+    """The seed-7 "small" template, generated once and committed before the module's tests.
+
+    Every test then gets its worlds as clones (milliseconds) instead of generating
+    the template again inside its own transaction (seconds). Transactional tests
+    flush the database afterwards, so this runs per module.
+    """
+    with django_db_blocker.unblock():
+        template_get_or_build(replica="supportdesk", seed=7, variant="small")
 
 
 @pytest.fixture(autouse=True)
