@@ -1,4 +1,6 @@
 """Trajectory assertions and registered Python checks."""
+import sys
+
 import pytest
 
 from replicas.supportdesk.models import Comment, User
@@ -108,3 +110,28 @@ def test_the_builtin_duplicate_check_catches_a_write_done_twice(desk):
     verdict = verify({"assertions": [check]}, desk.inputs())
     assert not verdict.passed
     assert verdict.assertions[0]["detail"] == f"supportdesk.comment rows {top + 1} and {top + 2} were both added with the same ticket, body"
+
+
+def test_a_replica_registers_its_own_checks_in_its_checks_module(tmp_path, monkeypatch):
+    import replicas
+    from verifiers import checks
+
+    package = tmp_path / "fakedesk"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "checks.py").write_text(
+        "from verifiers.checks import register_check\n\n"
+        "@register_check('fakedesk.always')\n"
+        "def always(inputs):\n    return True, 'registered by the replica'\n"
+    )
+    monkeypatch.setattr(replicas, "__path__", [*replicas.__path__, str(tmp_path)])
+    monkeypatch.setattr(checks, "_REGISTRY", dict(checks._REGISTRY))  # restored after the test
+    monkeypatch.setattr(checks, "_LOADED", set(checks._LOADED))
+    for module in ("replicas.fakedesk", "replicas.fakedesk.checks"):
+        monkeypatch.delitem(sys.modules, module, raising=False)
+    assert checks.get_check("fakedesk.always") is None
+    checks.load_checks("fakedesk")
+    assert checks.get_check("fakedesk.always").fn(None) == (True, "registered by the replica")
+    checks.load_checks("nosuchdesk")  # a replica without checks, or none at all, loads nothing
+    for module in ("replicas.fakedesk", "replicas.fakedesk.checks"):
+        sys.modules.pop(module, None)
