@@ -45,6 +45,33 @@ def test_login_page_rejects_bad_credentials_with_visible_error(world, world_clie
     assert client.get("/agent/filters/unsolved").status_code == 302
 
 
+def test_login_with_the_agents_password_signs_in_and_returns_to_next(world, world_client):
+    from replicas.supportdesk.selectors import agent_password
+
+    with bound_world(world):
+        agent = User.objects.filter(role=User.Role.AGENT).order_by("public_id").first()
+        password = agent_password(agent=agent)
+    client = world_client(world, signed_in=False)
+    wrong = client.post("/auth/login", {"email": agent.email, "password": password + "x"})
+    assert wrong.status_code == 400
+    response = client.post("/auth/login", {"email": agent.email, "password": password, "next": "/agent/filters/pending"})
+    assert response.status_code == 302 and response["Location"] == "/agent/filters/pending"
+    page = client.get("/agent/filters/pending").content.decode()
+    assert agent.email in page  # the profile menu names who is signed in
+
+
+def test_login_ignores_next_urls_off_the_site(world, world_client):
+    from replicas.supportdesk.selectors import agent_password
+
+    with bound_world(world):
+        agent = User.objects.filter(role=User.Role.AGENT).order_by("public_id").first()
+        password = agent_password(agent=agent)
+    response = world_client(world, signed_in=False).post(
+        "/auth/login", {"email": agent.email, "password": password, "next": "//evil.example/x"}
+    )
+    assert response["Location"] == "/agent/filters/your-unsolved"
+
+
 def test_login_rejects_malformed_email(world, world_client):
     response = world_client(world, signed_in=False).post("/auth/login", {"email": "not-an-email", "password": "x"})
     assert response.status_code == 400
