@@ -3,6 +3,7 @@ import json
 import os
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from bench.report import SECTIONS, BenchOptions, run_sections, table
@@ -29,7 +30,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--quick", action="store_true", help="fewer repetitions and smaller worlds (a minute or two)")
-        parser.add_argument("--out", default="bench.json", help="where to write the JSON report (default: bench.json)")
+        parser.add_argument("--out", default=None, help="where to write the JSON report (default: DATA_DIR/bench.json)")
         parser.add_argument("--only", default="", help=f"comma-separated sections: {', '.join(SECTIONS)}")
         parser.add_argument("--repeat", type=_positive_int, help="samples per measurement (overrides the preset)")
         parser.add_argument("--variants", default="", help="world variants for the reset section (default: default,10k,100k)")
@@ -68,7 +69,7 @@ class Command(BaseCommand):
         # Playwright's sync API runs an event loop in this thread, in which Django refuses
         # ORM calls; the bench (like a worker) only ever calls the ORM synchronously.
         os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        out_path = Path(out)
+        out_path = Path(out) if out else Path(settings.DATA_DIR) / "bench.json"
         if out_path.parent and not out_path.parent.exists():
             raise CommandError(f"--out: folder {str(out_path.parent)!r} does not exist")
         report = run_sections(sections, options, progress=lambda line: self.stderr.write(line))
