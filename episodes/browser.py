@@ -123,6 +123,7 @@ class _Tab:
     cdp: object = None
     bids: dict | None = None
     crashed: bool = False
+    popups: int = 0  # tabs this page opened that we have seen appear
 
 
 _NOT_TRACKED = {"eventsource", "websocket"}  # long-lived by design: never "idle"
@@ -163,7 +164,7 @@ class EpisodeSession:
 
     @classmethod
     def open(cls, *, origin: str, start_url: str, instruction: str, viewport=(1280, 800),
-             action_timeout_ms: int = 1000, navigation_timeout_ms: int = 10_000, settle_cap_ms: int = 3000,
+             action_timeout_ms: int = 3000, navigation_timeout_ms: int = 10_000, settle_cap_ms: int = 3000,
              quiet_ms: int = 50, include_html: bool = False, files_dir=None,
              frozen_time: datetime | None = None) -> "EpisodeSession":
         """A new context on the shared browser, at `start_url` (a path or a URL on `origin`).
@@ -253,6 +254,9 @@ class EpisodeSession:
         def on_request_done(request):
             tab.inflight.discard(request)
 
+        def on_popup(_page):
+            tab.popups += 1
+
         def on_crash(_page):
             tab.crashed = True
 
@@ -275,6 +279,7 @@ class EpisodeSession:
         page.on("requestfinished", on_request_done)
         page.on("requestfailed", on_request_done)
         page.on("crash", on_crash)
+        page.on("popup", on_popup)
         page.on("close", on_close)
         page.on("dialog", on_dialog)
         self._tabs.append(tab)
@@ -393,6 +398,12 @@ class EpisodeSession:
         page, t = self.page, self.action_timeout_ms
         if isinstance(action, A.ElementAction):
             loc = self._locate(action.element)
+            # Bids and selectors name what the agent saw in the last (settled) observation:
+            # if nothing matches now, say so at once instead of waiting out the timeout.
+            if loc.count() == 0:
+                raise _ActionFailed(f"{action.name}: no element matches {_what(action.element)} on this page")
+            if isinstance(action, A.DragAndDrop) and self._locate(action.to_bid).count() == 0:
+                raise _ActionFailed(f"{action.name}: no element matches {_what(action.to_bid)} on this page")
             match action:
                 case A.Click():
                     loc.click(button=action.button, modifiers=list(action.modifiers), timeout=t)
@@ -419,9 +430,12 @@ class EpisodeSession:
                     loc.drag_to(self._locate(action.to_bid), timeout=t)
                 case A.UploadFile():
                     files = self._files(action.file)
-                    with page.expect_file_chooser(timeout=t) as chooser:
-                        loc.click(timeout=t)
-                    chooser.value.set_files(files)
+                    if loc.evaluate("el => el.tagName === 'INPUT' && el.type === 'file'", timeout=t):
+                        loc.set_input_files(files, timeout=t)
+                    else:  # a button or label that opens the file chooser
+                        with page.expect_file_chooser(timeout=t) as chooser:
+                            loc.click(timeout=t)
+                        chooser.value.set_files(files)
                 case _:
                     raise AssertionError(action)
             return
@@ -516,7 +530,13 @@ class EpisodeSession:
             if remaining <= 0:
                 return False
             try:
-                tab.page.wait_for_function(SETTLED_JS, arg=self.quiet_ms, timeout=remaining, polling=16)
+                handle = tab.page.wait_for_function(SETTLED_JS, arg=self.quiet_ms, timeout=remaining, polling=16)
+                opened = handle.json_value().get("popups", 0) if handle else 0
+                if opened > tab.popups:
+                    # The page opened a tab that has not reached us yet: wait for it, then
+                    # settle the new tab, which is now the active one.
+                    tab.page.wait_for_event("popup", timeout=max(remaining, 1))
+                    continue
                 if not tab.inflight:
                     return True
                 # The page looks idle but a request it started (an image, say) is still
@@ -590,20 +610,24 @@ class EpisodeSession:
             raise
 
 
+def _what(element: str) -> str:
+    return f"bid {element!r}" if A.is_bid(element) else f"selector {element!r}"
+
+
+_ROUTINE_LOG = re.compile(r"^(\d+ × )?(waiting|retrying|attempting|locator resolved|scrolling|done|performing|elementHandle\.)")
+
+
 def _clean_error(exc: PlaywrightError, action: A.Action) -> str:
-    """A short, useful message from a Playwright error (its first line and the last call-log entry)."""
-    text = str(exc.message if hasattr(exc, "message") else exc)
+    """A short, useful message from a Playwright error: its first line and the reason in its call log."""
+    text = str(getattr(exc, "message", None) or exc)
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    head = re.sub(r"^(Locator|Page|Mouse|Keyboard|FileChooser)\.\w+:\s*", "", lines[0]) if lines else "failed"
-    detail = ""
-    if "Call log:" in lines:
-        log_lines = [ln.lstrip("- ") for ln in lines[lines.index("Call log:") + 1 :]]
-        if log_lines:
-            detail = log_lines[-1]
+    head = re.sub(r"^(Locator|Page|Mouse|Keyboard|FileChooser|ElementHandle)\.\w+:\s*", "", lines[0]) if lines else "failed"
+    log_lines = [ln.lstrip("- ").strip() for ln in lines[lines.index("Call log:") + 1 :]] if "Call log:" in lines else []
+    reasons = [ln for ln in log_lines if not _ROUTINE_LOG.match(ln)]
+    reason = reasons[-1] if reasons else ""
     if isinstance(action, A.ElementAction) and isinstance(exc, PlaywrightTimeoutError):
         element = action.element
-        if "waiting for" in detail and ("resolved" not in text):
-            what = f"bid {element!r}" if A.is_bid(element) else f"selector {element!r}"
-            return f"{action.name}: no element matches {what} on this page"
-        return f"{action.name} on {element!r} failed: {head}{' (' + detail + ')' if detail else ''}"
-    return f"{action.name} failed: {head}{' (' + detail + ')' if detail and detail not in head else ''}"
+        if not any(ln.startswith("locator resolved") for ln in log_lines):
+            return f"{action.name}: no element matches {_what(element)} on this page"
+        return f"{action.name} on {element!r} failed: {head}{' (' + reason + ')' if reason else ''}"
+    return f"{action.name} failed: {head}{' (' + reason + ')' if reason and reason not in head else ''}"

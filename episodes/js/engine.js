@@ -12,6 +12,7 @@
     lastActivity: performance.now(),
     inflight: 0,
     timers: new Set(),
+    popups: 0,
     observer: null,
   };
   const touch = () => { state.lastActivity = performance.now(); };
@@ -62,6 +63,18 @@
   };
   window.clearTimeout = function (id) { state.timers.delete(id); return origClearTimeout.call(this, id); };
 
+  // New tabs the page opened, so the engine knows to wait for them to appear.
+  const origOpen = window.open;
+  window.open = function (...args) {
+    const win = origOpen.apply(this, args);
+    if (win) state.popups++;
+    return win;
+  };
+  window.addEventListener("click", (e) => {
+    const link = e.target && e.target.closest ? e.target.closest("a[href][target]") : null;
+    if (link && !e.defaultPrevented && link.target !== "_self" && link.target !== "_parent" && link.target !== "_top") state.popups++;
+  });
+
   const elements = (root, out) => {
     for (const el of root.querySelectorAll("*")) {
       out.push(el);
@@ -81,12 +94,14 @@
       return { readyState: document.readyState, inflight: state.inflight, timers: state.timers.size,
                fonts: document.fonts ? document.fonts.status : null, quietFor: performance.now() - state.lastActivity };
     },
-    // True when the document has loaded, nothing is in flight and the DOM has been quiet for quietMs.
+    // {popups} when the document has loaded, nothing is in flight and the DOM has been
+    // quiet for quietMs; false otherwise.
     settled(quietMs) {
       if (document.readyState !== "complete") return false;
       if (state.inflight > 0 || state.timers.size > 0) return false;
       if (document.fonts && document.fonts.status !== "loaded") return false;
-      return performance.now() - state.lastActivity >= quietMs;
+      if (performance.now() - state.lastActivity < quietMs) return false;
+      return { popups: state.popups };
     },
     // Give every element without one a bid, in document order; keep the bids already there.
     stamp() {
