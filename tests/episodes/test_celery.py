@@ -81,3 +81,53 @@ def test_two_workers_on_redis_run_20_episodes_each_recorded_exactly_once():
     assert len(workers) >= 2, workers  # both workers took part
     beats = set(WorkerHeartbeat.objects.values_list("name", flat=True))
     assert workers <= beats
+
+
+@pytest.mark.django_db
+def test_run_episode_marks_the_episode_errored_when_the_soft_time_limit_hits(monkeypatch):
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    from episodes import tasks
+
+    sync_test_pack()
+    episode = episode_create(task="supportdesk.open-ticket", agent="oracle")
+
+    def too_slow(*, episode_id):
+        raise SoftTimeLimitExceeded()
+
+    monkeypatch.setattr(tasks, "episode_run", too_slow)
+    assert tasks.run_episode.run(episode.pk) == "errored"
+    episode.refresh_from_db()
+    assert episode.status == "errored" and "time limit" in episode.error and episode.finished_at
+
+
+@pytest.mark.django_db
+def test_run_episode_skips_an_episode_another_worker_claimed(monkeypatch):
+    from episodes import tasks
+
+    sync_test_pack()
+    episode = episode_create(task="supportdesk.open-ticket", agent="oracle")
+    episode_claim(episode_id=episode.pk, worker="other-host:1")
+    monkeypatch.setattr(tasks, "episode_run", lambda **kw: pytest.fail("ran an episode claimed by another worker"))
+    assert tasks.run_episode.run(episode.pk) == "skipped"
+    episode.refresh_from_db()
+    assert episode.status == "running" and episode.claimed_by == "other-host:1"
+
+
+@pytest.mark.django_db
+def test_run_fans_out_one_queued_episode_per_task_and_attempt_and_enqueues_them_on_commit(monkeypatch, django_capture_on_commit_callbacks):
+    from episodes import tasks
+    from episodes.runs import run_create, run_episodes_create
+
+    sync_test_pack()
+    sent = []
+    monkeypatch.setattr(tasks.run_episode, "apply_async", lambda args, **kw: sent.append((args, kw)))
+    run = run_create(suite="supportdesk", agent="oracle", attempts=3)
+    with django_capture_on_commit_callbacks(execute=True):
+        episodes = run_episodes_create(run_id=run.pk, queue="q1")
+    assert len(episodes) == 6 and all(e.status == "queued" for e in episodes)
+    assert sorted(args[0] for args, _ in sent) == sorted(e.pk for e in episodes)
+    assert all(kw == {"queue": "q1"} for _, kw in sent)
+    # a redelivered run_start fans out nothing new
+    assert [e.pk for e in run_episodes_create(run_id=run.pk)] == [e.pk for e in episodes]
+    assert Episode.objects.count() == 6
