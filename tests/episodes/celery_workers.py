@@ -1,5 +1,6 @@
 """Start real Celery worker processes on the test database and a dedicated Redis db and queue."""
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -34,6 +35,13 @@ def worker_database_url() -> str:
         return f"sqlite:///{Path(conf['NAME']).resolve()}"  # sqlite:////abs/path
     auth = quote(conf["USER"]) + (f":{quote(conf['PASSWORD'])}" if conf["PASSWORD"] else "")
     return f"postgres://{auth}@{conf['HOST'] or '127.0.0.1'}:{conf['PORT'] or 5432}/{conf['NAME']}"
+
+
+def kill_workers(app):
+    """SIGKILL each worker's whole process group (main process, pool children, Chromium): a crash, not a shutdown."""
+    for proc in app.worker_procs:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 def wait_for(predicate, *, timeout: float, what: str):
@@ -73,9 +81,11 @@ def celery_workers(count: int = 1, *, concurrency: int = 1):
              "-c", str(concurrency), "-n", f"w{i}-{queue}@%h", "--without-gossip", "--without-mingle",
              "--without-heartbeat", "-l", "WARNING"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: a test can kill the worker with its pool and browser
         ))
     app = Celery("replicagym-test", broker=REDIS_URL)
     app.conf.task_default_queue = queue
+    app.worker_procs = procs
     try:
         yield app, queue
     finally:

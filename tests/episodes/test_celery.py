@@ -131,3 +131,43 @@ def test_run_fans_out_one_queued_episode_per_task_and_attempt_and_enqueues_them_
     # a redelivered run_start fans out nothing new
     assert [e.pk for e in run_episodes_create(run_id=run.pk)] == [e.pk for e in episodes]
     assert Episode.objects.count() == 6
+
+
+@pytest.mark.worker
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_killed_mid_episode_leaves_it_running_until_the_sweep_marks_it_errored():
+    import http.server
+    import threading
+
+    from tests.episodes.celery_workers import kill_workers
+
+    asked, release = threading.Event(), threading.Event()
+
+    class SlowAgent(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):  # noqa: N802 - the stdlib's name
+            asked.set()
+            release.wait(timeout=60)  # the agent is "thinking" when the worker dies
+            self.send_response(500)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), SlowAgent)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    sync_test_pack()
+    episode = episode_create(task="supportdesk.open-ticket", agent=f"http:http://127.0.0.1:{server.server_port}/act")
+    try:
+        with celery_workers(1) as (app, queue):
+            app.send_task("episodes.run_episode", args=[episode.pk], queue=queue)
+            wait_for(asked.is_set, timeout=120, what="the worker to ask the agent for its first action")
+            kill_workers(app)
+    finally:
+        release.set()
+        server.shutdown()
+    episode.refresh_from_db()
+    assert episode.status == "running" and episode.claimed_by  # nobody is left to finish it
+    assert episode_sweep(stale_after=timedelta(0)) == [episode.pk]
+    episode.refresh_from_db()
+    assert episode.status == "errored" and "worker lost" in episode.error

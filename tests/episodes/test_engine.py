@@ -50,16 +50,13 @@ def test_malformed_action_missing_element_and_other_origin_navigation_become_err
     assert episode.steps.get(index=2).url.endswith("/agent/tickets/8003")  # still in the world
 
 
-def test_an_agent_that_stops_without_a_message_fails_and_a_stop_action_ends_the_episode_early(live_pack):
-    assert episode_play(task_id="supportdesk.open-ticket", actions=[]).status == "failed"
-    episode = episode_play(task_id="supportdesk.open-ticket", actions=[*answer("supportdesk.open-ticket"), "noop()"])
-    assert episode.steps.count() == 1 and episode.status == "succeeded"
-
-
-def test_step_limit_ends_the_episode(live_pack):
-    episode = episode_play(task_id="supportdesk.open-ticket", actions=["noop()"] * 10)
-    assert episode.steps.count() == task_current("supportdesk.open-ticket").limits["max_steps"]
-    assert episode.status == "failed"
+def test_the_episode_ends_on_a_stop_action_when_the_agent_is_done_or_at_the_step_limit(live_pack):
+    stopped = episode_play(task_id="supportdesk.open-ticket", actions=[*answer("supportdesk.open-ticket"), "noop()"])
+    assert stopped.steps.count() == 1 and stopped.status == "succeeded"
+    assert episode_play(task_id="supportdesk.open-ticket", actions=[]).status == "failed"  # done without answering
+    limited = episode_play(task_id="supportdesk.open-ticket", actions=["noop()"] * 10)
+    assert limited.steps.count() == task_current("supportdesk.open-ticket").limits["max_steps"]
+    assert limited.status == "failed"
 
 
 def test_time_limit_ends_the_episode_timed_out_with_a_verdict(live_pack):
