@@ -74,6 +74,8 @@ def _exception_handler(exc, context):
         flat = {k: [str(m) for m in (v if isinstance(v, list) else [v])] for k, v in fields.items()}
         message = "; ".join(f"{k}: {' '.join(v)}" for k, v in flat.items())
         return _error("invalid", message, status.HTTP_400_BAD_REQUEST, flat)
+    if isinstance(exc, exceptions.NotAuthenticated):
+        exc = exceptions.NotAuthenticated(IsSignedInAgent.message)
     if isinstance(exc, exceptions.APIException):
         code = exc.get_codes() if isinstance(exc.get_codes(), str) else "error"
         response = _error(code, str(exc.detail), exc.status_code)

@@ -560,25 +560,26 @@ def refund_issue(*, agent: User, payment: Payment, amount, currency: str, kind: 
         raise ValidationError("Unknown payment.", code="unknown_payment")
     # lock the payment's refunds: two refunds at once must not both pass the remaining check
     payment = Payment.objects.select_for_update().select_related("customer", "order", "subscription").get(pk=payment.pk)
+    money = lambda v: policies.money(v, payment.currency)  # noqa: E731
+    # the payment's own state first: no amount can be right for a failed or spent payment
+    if payment.status != Payment.Status.SUCCEEDED:
+        raise ValidationError(f"Payment {payment.public_id} did not succeed: there is nothing to refund.", code="payment_failed")
+    refunded = selectors.refunded_total(payment)
+    remaining = payment.amount - refunded
+    if remaining <= 0:
+        raise ValidationError(f"Payment {payment.public_id} is already fully refunded ({money(refunded)}).", code="already_refunded")
     amount = _amount(amount)
     _choice("refund kind", kind, Refund.Kind.choices)
     _choice("reason", reason, Refund.Reason.choices)
     note = (note or "").strip()
     if len(note) > 500:
         raise ValidationError("The note is limited to 500 characters.", code="bad_note")
-    if payment.status != Payment.Status.SUCCEEDED:
-        raise ValidationError(f"Payment {payment.public_id} did not succeed: there is nothing to refund.", code="payment_failed")
     if currency != payment.currency:
         raise ValidationError(f"Refunds are made in the payment's currency ({payment.currency}), not {currency}.", code="currency_mismatch")
     if ticket is not None and payment.customer_id != ticket.requester_id:
         raise ValidationError(
             f"Payment {payment.public_id} belongs to another customer than the requester of ticket #{ticket.public_id}: "
             "refunds go only to the requester's own orders.", code="not_requesters_payment")
-    money = lambda v: policies.money(v, payment.currency)  # noqa: E731
-    refunded = selectors.refunded_total(payment)
-    remaining = payment.amount - refunded
-    if remaining <= 0:
-        raise ValidationError(f"Payment {payment.public_id} is already fully refunded ({money(refunded)}).", code="already_refunded")
     if amount > remaining:
         raise ValidationError(
             f"{money(amount)} is more than can still be refunded on payment {payment.public_id}: {money(remaining)} "
