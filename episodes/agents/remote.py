@@ -53,6 +53,8 @@ def _describe_failure(exc: BaseException) -> str:
         return "the agent did not answer in time"
     if isinstance(exc, json.JSONDecodeError):
         return f"reply is not JSON ({exc.msg})"
+    if isinstance(exc, ValueError):  # our own checks of the reply
+        return str(exc)
     return f"{type(exc).__name__}: {exc}"
 
 
