@@ -9,8 +9,6 @@ from django.core.management import CommandError, call_command
 from replicagym.catalogue.packs import task_current
 
 from episodes.models import Episode, Run
-from episodes.services import episode_play
-from episodes.trajectory import trajectory_export
 from tests.episodes.celery_workers import ROOT, worker_database_url
 
 
@@ -60,15 +58,20 @@ def test_the_seeded_random_baseline_fails_a_task_that_needs_the_right_answer(liv
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-def test_replay_of_an_exported_trajectory_reproduces_the_episode(live_pack, tmp_path):
-    original = episode_play(task_id="supportdesk.open-ticket", actions=['click("a999999")', *task_current("supportdesk.open-ticket").reference_solution])
+def test_replay_of_an_exported_trajectory_reproduces_the_episode(live_pack, tmp_path, capsys):
     path = tmp_path / "trajectory.jsonl"
-    trajectory_export(episode=original, path=path)
-    run_suite("smoke", "--agent", f"replay:{path}", "--out", str(tmp_path / "r.json"))
+    actions = json.dumps(['click("a999999")', *task_current("supportdesk.open-ticket").reference_solution])
+    call_command("play_task", "supportdesk.open-ticket", "--actions", actions, "--trajectory", str(path))
+    played = json.loads(capsys.readouterr().out)
+    assert played["status"] == "succeeded" and len(played["steps"]) == 2 and played["steps"][0]["error"]
+    original = Episode.objects.get(pk=played["episode"])
+    run_suite("smoke", "--agent", f"replay:{path}", "--out", str(tmp_path / "r.json"), "--trajectories", str(tmp_path))
     replayed = Episode.objects.exclude(pk=original.pk).get()
     assert list(replayed.steps.values_list("action", "error")) == list(original.steps.values_list("action", "error"))
     assert replayed.status == original.status == "succeeded"
-    assert replayed.final_state_id == original.final_state_id
+    assert replayed.final_state.state_hash == played["final_state_hash"]
+    assert list(replayed.steps.values_list("screenshot__sha256", flat=True)) == [s["screenshot"] for s in played["steps"]]
+    assert (tmp_path / "supportdesk.open-ticket-0.jsonl").read_text().count("\n") == 3
 
 
 @pytest.mark.django_db

@@ -19,6 +19,7 @@ from episodes.agents import AgentError, agent_from_spec
 from episodes.models import Episode, Run
 from episodes.pool import episode_summary, process_pool, run_one
 from episodes.runs import run_create, run_episodes_create, run_report
+from episodes.trajectory import trajectory_export
 from replicas.worlds.cli import one_line_errors
 
 
@@ -46,11 +47,14 @@ class Command(BaseCommand):
         parser.add_argument("--out", help="where to write the JSON report (default: stdout)")
         parser.add_argument("--celery", action="store_true", help="enqueue on the configured broker instead of local processes")
         parser.add_argument("--no-sync", action="store_true", help="use the catalogue as it is (skip loading task packs)")
+        parser.add_argument("--trajectories", help="a folder to write each episode's trajectory to (<task>-<attempt>.jsonl)")
 
-    def handle(self, *args, suite, agent, attempts, workers, out, celery, no_sync, **options):
+    def handle(self, *args, suite, agent, attempts, workers, out, celery, no_sync, trajectories, **options):
         out_path = Path(out) if out else None
         if out_path is not None and not out_path.parent.is_dir():
             raise CommandError(f"--out: no folder {out_path.parent}")
+        if trajectories and not Path(trajectories).is_dir():
+            raise CommandError(f"--trajectories: no folder {trajectories}")
         if not no_sync:
             try:
                 task_sync_all()
@@ -84,6 +88,9 @@ class Command(BaseCommand):
             self._run_pool([e.pk for e in episodes], workers, total)
         Run.objects.filter(pk=run.pk).update(status=Run.Status.DONE, finished_at=timezone.now())
         run.refresh_from_db()
+        if trajectories:
+            for ep in run.episodes.select_related("task"):
+                trajectory_export(episode=ep, path=Path(trajectories) / f"{ep.task.task_id}-{ep.attempt}.jsonl")
         report = run_report(run=run)
         report["wall_seconds"] = round(time.monotonic() - started, 2)
         Run.objects.filter(pk=run.pk).update(report=report)
