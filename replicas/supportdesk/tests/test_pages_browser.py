@@ -53,3 +53,38 @@ def test_selecting_rows_shows_the_bulk_bar(make_world, signed_in_page):
     page.locator("tbody input[name=tickets]").nth(0).check()
     page.locator("tbody input[name=tickets]").nth(1).check()
     assert bar.is_visible() and page.locator("[data-selected-count]").inner_text() == "2"
+
+
+def _ticket_with_payment(world):
+    from replicas.supportdesk.models import Payment, Ticket
+    from replicas.worlds.scoping import bound_world
+
+    with bound_world(world):
+        for payment in Payment.objects.filter(status="succeeded", refunds__isnull=True).order_by("public_id"):
+            ticket = Ticket.objects.filter(requester=payment.customer).order_by("public_id").first()
+            if ticket is not None:
+                return ticket, payment
+        raise AssertionError("the seed has no customer with a ticket and an unrefunded payment")
+
+
+def test_billing_app_loads_orders_and_shows_the_apis_refusal_in_the_refund_form(make_world, signed_in_page):
+    from replicas.worlds.snapshot import snapshot, state_hash
+
+    world = make_world()
+    ticket, payment = _ticket_with_payment(world)
+    page = signed_in_page(world, f"/agent/tickets/{ticket.public_id}")
+    page.get_by_role("button", name="Load orders").click()
+    page.locator("[data-billing-state=loaded]").wait_for()
+    row = page.locator(f"[data-payment='{payment.public_id}']")
+    assert row.is_visible()
+    before = state_hash(snapshot(world))
+    row.get_by_role("button", name=f"Refund payment {payment.public_id}").click()
+    form = page.locator(f"[data-refund-form='{payment.public_id}']")
+    form.get_by_label("Partial").check()
+    form.get_by_label(f"Amount ({payment.currency})").fill(str(payment.amount * 10))
+    form.get_by_label("Reason").select_option("goodwill")
+    form.get_by_role("button", name="Issue refund").click()
+    alert = form.get_by_role("alert")
+    alert.wait_for()
+    assert alert.inner_text().strip()  # the API's own message, shown in the form
+    assert state_hash(snapshot(world)) == before

@@ -125,12 +125,14 @@
     var refunded = (p.refunds || []).reduce(function (s, r) { return s + Number(r.amount); }, 0);
     var row = el("div", { class: "pay", "data-payment": p.id }, [
       el("span", { class: "pay__id", text: p.id }),
-      el("span", { text: money(p.amount, p.currency) + " · " + (p.card_brand || "card") + " ····" + (p.card_last4 || "") + " · " + day(p.captured_at) + (p.status && p.status !== "succeeded" ? " · " + p.status : "") }),
+      el("span", { class: "pay__amount", text: money(p.amount, p.currency) }),
+      el("span", { class: "pay__meta", text: (p.card_brand || "card") + " ····" + (p.card_last4 || "") + " · " + day(p.captured_at) + (p.status && p.status !== "succeeded" ? " · " + p.status : "") }),
     ]);
     if ((p.refunds || []).length) {
       row.appendChild(el("span", { class: "pay__refunds", text: "Refunded " + money(refunded.toFixed(2), p.currency) + " (" + p.refunds.map(function (r) { return r.id + " " + (r.kind || ""); }).join(", ") + ")" }));
     }
-    if (p.status === "succeeded" || !p.status) {
+    var refundable = p.refundable === undefined ? Number(p.amount) - refunded : Number(p.refundable);
+    if ((p.status === "succeeded" || !p.status) && refundable > 0) {
       var btn = el("button", { type: "button", class: "link-btn", text: "Refund", "aria-label": "Refund payment " + p.id });
       btn.addEventListener("click", function () { openRefund(app, row, p); });
       row.appendChild(btn);
@@ -161,7 +163,8 @@
     var submit = el("button", { type: "submit", class: "c-btn c-btn--primary c-btn--sm", text: "Issue refund" });
     var cancel = el("button", { type: "button", class: "c-btn c-btn--basic c-btn--sm", text: "Cancel" });
     var form = el("form", { class: "refund-form", "data-refund-form": p.id, novalidate: "" }, [
-      el("strong", { text: "Refund " + p.id + " (" + money(p.amount, p.currency) + ")" }),
+      el("strong", { text: "Refund " + p.id }),
+      el("p", { class: "refund-form__quote", "data-refund-quote": "", text: "Refundable: " + money(p.refundable !== undefined ? p.refundable : p.amount, p.currency) }),
       kinds,
       el("div", { class: "c-field" }, [el("label", { class: "c-field__label", for: idp + "-amount", text: "Amount (" + (p.currency || "") + ")" }), amount]),
       el("div", { class: "c-field" }, [el("label", { class: "c-field__label", for: idp + "-reason", text: "Reason" }), reason]),
@@ -172,12 +175,24 @@
     function syncAmount() {
       var kind = form.querySelector("input[name=kind]:checked").value;
       amount.disabled = kind !== "partial";
-      if (kind === "full") amount.value = Number(p.amount).toFixed(2);
-      if (kind === "prorated") amount.value = "";
+      if (kind === "full") amount.value = Number(p.refundable !== undefined ? p.refundable : p.amount).toFixed(2);
+      if (kind === "prorated") amount.value = quote && quote.prorated !== null && quote.prorated !== undefined ? Number(quote.prorated).toFixed(2) : "";
       amount.placeholder = kind === "prorated" ? "Calculated by billing" : "0.00";
     }
+    var quote = null;
     kinds.addEventListener("change", syncAmount);
     syncAmount();
+    request("/api/v2/billing/payments/" + encodeURIComponent(p.id) + "/quote").then(function (res) {
+      if (!res.ok || !res.body) return;
+      quote = res.body;
+      var parts = ["Refundable: " + money(quote.remaining, quote.currency)];
+      parts.push("Your limit: " + (quote.limit === null || quote.limit === undefined ? "none" : money(quote.limit, quote.currency)));
+      if (quote.prorated !== null && quote.prorated !== undefined) parts.push("Prorated: " + money(quote.prorated, quote.currency));
+      if (quote.within_window === false) parts.push("outside the " + quote.window_days + "-day window");
+      var q = form.querySelector("[data-refund-quote]");
+      if (q) q.textContent = parts.join(" · ");
+      syncAmount();
+    }, function () { /* the form works without the quote: the API checks the amount anyway */ });
     cancel.addEventListener("click", function () { form.remove(); });
     form.addEventListener("submit", function (e) {
       e.preventDefault();
