@@ -1,0 +1,222 @@
+"""The support desk task pack: it loads and validates, its answer keys agree with the seeded world,
+and in real browser episodes every reference solution earns task_completion 1.0 while doing
+nothing and every negative example earn 0.
+"""
+import json
+import shutil
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from replicagym.catalogue.packs import load_pack, pack_dir, task_current, task_sync
+
+from replicas.supportdesk import policies, selectors
+from replicas.supportdesk.models import Article, Order, Payment, Ticket, User
+from replicas.supportdesk.tasks import params as P
+from replicas.worlds import clock
+from replicas.worlds.scoping import bound_world
+from replicas.worlds.services import template_get_or_build
+
+PACK = pack_dir("supportdesk")
+TASK_FILES = sorted(p for p in PACK.glob("*.json") if p.name != "suites.json")
+SLUGS = [p.stem for p in TASK_FILES]
+MUST_HAVE = {
+    "refund-duplicate-charge", "partial-refund-missing-item", "prorated-refund-subscription", "refund-over-limit-escalate",
+    "escalate-tier2-priority", "reset-password-after-verification", "merge-duplicate-tickets", "reply-on-right-channel",
+    "apply-macro-and-adapt", "bulk-solve-plan-questions", "report-order-total", "refund-with-api-timeout",
+}
+
+
+def _spec(slug: str) -> dict:
+    return json.loads((PACK / f"{slug}.json").read_text())
+
+
+# --- the pack as data ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def pack(django_db_setup, django_db_blocker):
+    """The loaded pack, once per module: loading computes every task's answer key on its world template."""
+    with django_db_blocker.unblock():
+        return load_pack("supportdesk")
+
+
+@pytest.mark.django_db
+def test_pack_loads_validates_and_covers_the_issue_s_tasks(pack):
+    slugs = {t.spec["slug"] for t in pack}
+    assert len(pack) >= 22
+    assert MUST_HAVE <= slugs
+    assert {t.spec["difficulty"] for t in pack} == {"easy", "medium", "hard"}
+    for t in pack:
+        assert t.spec["reference_solution"], t.task_id
+        assert t.spec["negative_examples"], t.task_id
+        # a task that changes nothing may not pass by default: every verifier checks collateral too
+        assert any(a["kind"] == "diff" and a.get("only_allowed") for a in t.spec["verifier"]["assertions"]), t.task_id
+
+
+@pytest.mark.django_db
+def test_every_task_signs_in_with_the_credentials_its_instruction_gives(pack):
+    for t in pack:
+        template = template_get_or_build(replica="supportdesk", seed=t.spec["seed"], variant=t.spec.get("variant", "default"))
+        with bound_world(template):
+            agent = User.objects.get(email=t.params["agent_email"])
+            assert selectors.agent_authenticate(email=agent.email, password=t.params["agent_password"]) == agent
+        assert "{agent_password}" in t.spec["instruction"] and "{agent_email}" in t.spec["instruction"]
+
+
+@pytest.mark.django_db
+def test_the_api_timeout_task_arms_a_timeout_on_the_refund_route_only():
+    spec = _spec("refund-with-api-timeout")
+    (fault,) = spec["faults"]
+    assert fault["name"] == "api_timeout" and fault["params"]["times"] == 1
+    import re
+
+    route = re.compile(fault["params"]["route"])
+    assert route.search("/api/v2/billing/payments/ch_abc/refunds")
+    assert not route.search("/api/v2/billing/customers/361000001/orders")
+
+
+@pytest.fixture
+def small(db):
+    world = template_get_or_build(replica="supportdesk", seed=7, variant="small")
+    with bound_world(world):
+        yield world
+
+
+def test_duplicate_charge_key_is_the_later_of_two_equal_unrefunded_charges_within_the_limit(small):
+    key = P.duplicate_charge(small)
+    ticket = Ticket.objects.get(public_id=key["ticket"])
+    dup, original = Payment.objects.get(public_id=key["payment"]), Payment.objects.get(public_id=key["original"])
+    assert dup.order == original.order == Order.objects.get(public_id=key["order"])
+    assert dup.customer == original.customer == ticket.requester
+    assert dup.amount == original.amount == Decimal(key["amount"]) and dup.captured_at > original.captured_at
+    assert not dup.refunds.exists()
+    agent = User.objects.get(email=key["agent_email"])
+    limit = policies.refund_policy().limit_for(agent=agent, customer=dup.customer, currency=dup.currency, escalated=False)
+    assert dup.amount <= limit and not selectors.is_tier2(agent)
+
+
+def test_over_limit_key_is_above_the_agents_limit_and_the_api_would_refuse_it(small):
+    key = P.duplicate_charge_over_limit(small)
+    payment = Payment.objects.get(public_id=key["payment"])
+    assert Decimal(key["amount"]) > Decimal(key["limit"]) >= Decimal(key["below_limit"])
+    assert key["tier2_name"] == policies.ESCALATION_GROUP
+    quote = selectors.refund_quote(payment=payment, agent=User.objects.get(email=key["agent_email"]))
+    assert quote["limit"] == Decimal(key["limit"])
+
+
+def test_prorated_key_follows_the_help_center_formula_and_holds_for_the_whole_episode(small):
+    key = P.prorated_cancellation(small)
+    payment = Payment.objects.get(public_id=key["payment"])
+    now = clock.now()
+    expected = (payment.amount * key["days_left"] / key["period_days"]).quantize(policies.CENT)
+    assert Decimal(key["amount"]) == expected
+    for later in (now, now + P.EPISODE_SPAN):
+        assert policies.prorated_amount(price=payment.amount, period_start=payment.period_start, period_end=payment.period_end, at=later) == expected
+    assert Decimal(key["wrong_amount"]) != expected
+
+
+def test_missing_item_key_is_the_named_item_s_unit_price(small):
+    key = P.missing_item(small)
+    order = Order.objects.get(public_id=key["order"])
+    line = order.items.order_by("-line").first()
+    assert line.name == key["item"] and line.unit_price == Decimal(key["amount"])
+    assert Decimal(key["amount"]) < order.total and key["other_price"] != key["amount"]
+    first = Ticket.objects.get(public_id=key["ticket"]).comments.order_by("created_at").first()
+    assert key["item"] in first.body  # the customer names the item the key refunds
+
+
+def test_tier_key_needs_the_loyalty_multiplier(small):
+    key = P.damaged_with_tier(small)
+    payment = Payment.objects.get(public_id=key["payment"])
+    base = policies.refund_policy().agent_limits[payment.currency]
+    assert base < payment.amount
+    assert payment.customer.loyalty_tier in policies.refund_policy().tier_multipliers
+
+
+def test_bulk_key_lists_exactly_the_unsolved_plans_tickets(small):
+    key = P.bulk_solve_plans(small)
+    unsolved = Ticket.objects.filter(status__in=P.UNSOLVED, merged_into__isnull=True)
+    assert sorted(key["numbers"]) == sorted(t.public_id for t in unsolved if "plans" in t.tags)
+    assert key["count"] == len(key["numbers"]) and key["other"] not in key["numbers"]
+
+
+def test_answer_keys_come_from_the_world(small):
+    total = P.order_total(small)
+    order = Order.objects.get(public_id=total["order"])
+    assert Decimal(total["total"]) == order.total == order.subtotal + order.shipping + order.tax
+    window = P.refund_window(small)
+    assert f"{window['days']} days" in Article.objects.get(public_id=window["article"]).body
+    renewal = P.renewal_date(small)
+    sub = User.objects.get(name=renewal["customer"]).subscriptions.get(public_id=renewal["subscription"])
+    assert renewal["renews"] == sub.current_period_end.date().isoformat()
+
+
+def test_account_keys_pick_callers_whose_digits_do_or_do_not_match_a_card(db, pack):
+    tasks = {t.spec["slug"]: t for t in pack}
+    for slug, matches in (("reset-password-after-verification", True), ("refuse-unverified-account-reset", False)):
+        task = tasks[slug]
+        world = template_get_or_build(replica="supportdesk", seed=task.spec["seed"], variant=task.spec["variant"])
+        with bound_world(world):
+            customer = User.objects.get(public_id=task.params["customer_id"])
+            assert Payment.objects.filter(customer=customer, card_last4=task.params["last4"]).exists() is matches
+            ticket = Ticket.objects.get(public_id=task.params["ticket"])
+            assert ticket.requester == customer
+            assert any(task.params["last4"] in c.body for c in ticket.comments.filter(author=customer))
+    assert tasks["refuse-unverified-account-reset"].params["card_on_file"] != tasks["refuse-unverified-account-reset"].params["last4"]
+
+
+def test_a_world_without_candidates_fails_loudly(small):
+    for ticket in Ticket.objects.all():
+        if "duplicate_charge" in ticket.tags:
+            ticket.status = "solved"
+            ticket.save(update_fields=["status"])
+    with pytest.raises(P.NoCandidate):
+        P.duplicate_charge(small)
+
+
+# --- episodes in a real browser ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def one_task_pack(transactional_db, tmp_path):
+    """Sync a pack holding only the task under test, so only its world template is built."""
+
+    def sync(slug: str):
+        folder = tmp_path / "tasks"
+        folder.mkdir(exist_ok=True)
+        shutil.copy(PACK / f"{slug}.json", folder / f"{slug}.json")
+        task_sync(replica="supportdesk", directory=Path(folder))
+        return task_current(f"supportdesk.{slug}")
+
+    return sync
+
+
+def _why(episode) -> str:
+    failed = [(a["name"], a["detail"]) for a in (episode.verdict or {}).get("assertions", []) if not a["passed"]]
+    errors = [(s.index, s.action, s.error) for s in episode.steps.order_by("index") if s.error]
+    return f"status={episode.status} error={episode.error!r} failed={failed} step errors={errors}"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("slug", SLUGS)
+def test_reference_passes_and_doing_nothing_and_every_negative_example_fail(one_task_pack, slug):
+    from episodes.services import episode_play
+
+    task = one_task_pack(slug)
+    done = episode_play(task_id=task.task_id, actions=task.reference_solution)
+    assert done.rewards and done.rewards["task_completion"] == 1.0, _why(done)
+    assert done.rewards["collateral"] == 1.0, _why(done)
+    idle = episode_play(task_id=task.task_id, actions=[])
+    assert idle.rewards["task_completion"] == 0.0, _why(idle)
+    faulty = bool(task.faults)
+    if faulty:  # issue 6's must-show: the oracle recovers from the armed fault
+        fired = [e for s in done.steps.all() for e in s.fault_events if e.get("event") == "fired"]
+        assert fired, "the armed fault never fired"
+        assert done.rewards["error_recovery"] == 1.0, _why(done)
+    for example in task.negative_examples:
+        wrong = episode_play(task_id=task.task_id, actions=example["actions"])
+        assert wrong.rewards["task_completion"] == 0.0, f"{example['name']}: {_why(wrong)}"
+        if faulty:  # and an agent that never retries gets no credit for recovering
+            assert wrong.rewards["error_recovery"] == 0.0, f"{example['name']}: {_why(wrong)}"
+
