@@ -19,8 +19,10 @@ def committed_template(django_db_setup, django_db_blocker):
 
 
 @pytest.fixture(autouse=True)
-def fault_test_urls(monkeypatch):
-    monkeypatch.setattr(get_replica("supportdesk"), "urls_module", "tests.faults.urls")
+def fault_test_urls(request, monkeypatch):
+    """Serve the test urlconf on worlds, unless the module sets REAL_REPLICA_URLS (end-to-end tests)."""
+    if not getattr(request.module, "REAL_REPLICA_URLS", False):
+        monkeypatch.setattr(get_replica("supportdesk"), "urls_module", "tests.faults.urls")
 
 
 @pytest.fixture
