@@ -113,6 +113,7 @@ class Step(models.Model):
     settle_ms = models.FloatField(default=0)
     observe_ms = models.FloatField(default=0)
     fault_events = models.JSONField(default=list, blank=True)
+    changed = models.BooleanField(null=True, help_text="The step changed the URL or the page (accessibility tree); null if unknown.")
     screenshot = models.ForeignKey(Screenshot, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
 
     class Meta:

@@ -10,7 +10,6 @@ import logging
 import os
 import platform
 import socket
-import sys
 import tempfile
 import time
 from datetime import timedelta
@@ -209,7 +208,13 @@ def _fault_step(world, index):
         faults.world_step(world=world, index=index)
 
 
-def _record_step(*, episode, index, action_text, parsed, result, obs, fault_events, timings):
+def _page_changed(before, after) -> bool | None:
+    if before is None or after is None:
+        return None
+    return any(_obs_get(before, k) != _obs_get(after, k) for k in ("url", "axtree"))
+
+
+def _record_step(*, episode, index, action_text, parsed, result, obs, fault_events, timings, changed=None):
     png = _obs_get(obs, "screenshot")
     shot = screenshot_store(png=png) if isinstance(png, (bytes, bytearray)) and png else None
     with transaction.atomic():
@@ -218,7 +223,7 @@ def _record_step(*, episode, index, action_text, parsed, result, obs, fault_even
             error=_obs_get(result, "error") or "", url=_obs_get(obs, "url", "")[:2000],
             title=(_obs_get(obs, "title") or "")[:500],
             action_ms=timings.get("action", 0), settle_ms=timings.get("settle", 0), observe_ms=timings.get("observe", 0),
-            fault_events=fault_events, screenshot=shot,
+            fault_events=fault_events, screenshot=shot, changed=changed,
         )
         Episode.objects.filter(pk=episode.pk).update(heartbeat_at=timezone.now())
 
@@ -323,7 +328,8 @@ class EpisodeDriver:
         if events:
             self._since = max(e["seq"] for e in events)
         _record_step(episode=self.episode, index=self.index, action_text=action_text, parsed=parsed, result=result,
-                     obs=obs, fault_events=events, timings=_timings(result, measured))
+                     obs=obs, fault_events=events, timings=_timings(result, measured),
+                     changed=_page_changed(self.observation, obs))
         world_clock_advance(world=self.world, seconds=STEP_CLOCK_SECONDS)
         self.index += 1
         self.observation = obs
@@ -395,10 +401,13 @@ def episode_run(*, episode_id: int, agent=None) -> Episode:
 # --- finish -------------------------------------------------------------------
 
 def _trajectory(episode) -> list[dict]:
-    return [
-        {"index": s.index, "action": s.action, "error": s.error, "url": s.url, "fault_events": s.fault_events}
-        for s in episode.steps.order_by("index")
-    ]
+    steps = []
+    for s in episode.steps.order_by("index"):
+        step = {"index": s.index, "action": s.action, "error": s.error, "url": s.url, "fault_events": s.fault_events}
+        if s.changed is not None:  # what action_precision counts as an effective step
+            step["changed"] = s.changed
+        steps.append(step)
+    return steps
 
 
 def _jsonable(value):
@@ -517,12 +526,3 @@ def episode_play(*, task_id, actions: list[str], seed: int | None = None) -> Epi
     agent = ScriptedAgent(actions)
     agent.reset(task_info(episode.instance))
     return episode_run(episode_id=episode.pk, agent=agent)
-
-
-def python_info() -> dict:
-    return {"system": platform.system(), "python": sys.version.split()[0]}
-
-
-def same_origin(url: str, origin: str) -> bool:
-    a, b = urlsplit(url), urlsplit(origin)
-    return (a.scheme, a.hostname, a.port) == (b.scheme, b.hostname, b.port)

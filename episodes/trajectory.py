@@ -62,6 +62,7 @@ def trajectory_lines(episode) -> Iterable[str]:
                 "title": step.title,
                 "timings_ms": {"action": step.action_ms, "settle": step.settle_ms, "observe": step.observe_ms},
                 "fault_events": step.fault_events,
+                "changed": step.changed,
                 "screenshot": step.screenshot.sha256 if step.screenshot else None,
             },
             sort_keys=True,

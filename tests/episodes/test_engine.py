@@ -22,6 +22,7 @@ def test_reference_solution_passes_and_is_recorded_with_steps_screenshots_and_re
     assert all(s.screenshot is not None and s.screenshot.read().startswith(b"\x89PNG") for s in steps)
     assert all(s.action_ms > 0 for s in steps)
     assert steps[1].parsed["name"] == "send_msg_to_user"
+    assert steps[0].changed is True  # goto moved the page; action_precision counts it
     assert episode.messages == [f"The requester is {episode.params['requester']}."]
     assert episode.verdict["passed"] is True and episode.rewards["task_completion"] == 1.0
     assert episode.final_state.state_hash == episode.initial_state.state_hash  # reading changes nothing
@@ -46,6 +47,7 @@ def test_malformed_action_missing_element_and_other_origin_navigation_become_err
     assert "a999999" in errors[1]
     assert "only pages of this world" in errors[2]
     assert errors[3] == ""
+    assert list(episode.steps.order_by("index").values_list("changed", flat=True))[:3] == [False, False, False]
     assert episode.status == "succeeded"
     assert episode.steps.get(index=2).url.endswith("/agent/tickets/8003")  # still in the world
 
