@@ -155,8 +155,7 @@ class TicketForm(forms.Form):
         self.fields["followers"].choices = [(k, a.name) for k, a in self.agents.items()]
         self.fields["type"].choices = [("", "-")] + list(Ticket.Type.choices)
         self.fields["priority"].choices = [("", "-")] + list(Ticket.Priority.choices)
-        refund_choices = getattr(Ticket, "RefundType", None)
-        self.fields["refund_type"].choices = [("", "-")] + [c for c in (refund_choices.choices if refund_choices else []) if c[0]]
+        self.fields["refund_type"].choices = [("", "-")] + [c for c in Ticket.RefundType.choices if c[0]]
         self.fields["status"].choices = [(v, label) for v, label in Ticket.Status.choices if v != "closed"]
 
     def clean_requester(self):
@@ -188,19 +187,17 @@ class TicketForm(forms.Form):
             "type": data["type"],
             "priority": data["priority"],
             "status": data["status"],
+            "order_number": data["order_number"],
+            "refund_type": data["refund_type"],
         }
-        for field in ("order_number", "refund_type"):
-            if hasattr(ticket, field):
-                wanted[field] = data[field]
         changes = {}
         for field, value in wanted.items():
             current = getattr(ticket, field)
             if current != value:
                 changes[field] = value
-        if hasattr(ticket, "follower_links"):
-            followers = [self.agents[k] for k in data["followers"]]
-            if {f.public_id for f in followers} != {f.public_id for f in ticket.followers.all()}:
-                changes["followers"] = followers
+        followers = [self.agents[k] for k in data["followers"]]
+        if {f.public_id for f in followers} != {f.public_id for f in ticket.followers.all()}:
+            changes["followers"] = followers
         return changes
 
 
@@ -215,11 +212,10 @@ def ticket_initial(ticket) -> dict:
         "priority": ticket.priority,
         "status": ticket.status if ticket.status != "closed" else "solved",
         "comment_mode": "public",
-        "order_number": getattr(ticket, "order_number", ""),
-        "refund_type": getattr(ticket, "refund_type", ""),
+        "order_number": ticket.order_number,
+        "refund_type": ticket.refund_type,
+        "followers": [str(f.public_id) for f in ticket.followers.all()],
     }
-    if hasattr(ticket, "follower_links"):
-        initial["followers"] = [str(f.public_id) for f in ticket.followers.all()]
     return initial
 
 

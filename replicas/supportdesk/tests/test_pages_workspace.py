@@ -273,3 +273,54 @@ def _form_data(client, ticket, **overrides):
     }
     data.update(overrides)
     return data
+
+
+def test_search_page_applies_the_filter_syntax(agent_client, world):
+    response = agent_client.get("/agent/search", {"q": "status:open tags:billing"})
+    assert response.status_code == 200
+    html = response.content.decode()
+    with bound_world(world):
+        expected = [t for t in Ticket.objects.filter(status="open") if "billing" in t.tags]
+        other = Ticket.objects.exclude(status="open").order_by("public_id").first()
+    assert expected, "the seed has open billing tickets"
+    for t in expected[:5]:
+        assert f'data-href="/agent/tickets/{t.public_id}"' in html
+    assert f'data-href="/agent/tickets/{other.public_id}"' not in html
+
+
+def test_search_with_an_unknown_field_shows_the_error(agent_client):
+    response = agent_client.get("/agent/search", {"q": "colour:blue"})
+    assert response.status_code == 400
+    assert b"Unknown search field" in response.content
+
+
+def test_applying_a_macro_fills_the_form_without_saving(agent_client, world):
+    from replicas.supportdesk.models import Macro
+
+    ticket = _open_ticket(world)
+    with bound_world(world):
+        macro = next(m for m in Macro.objects.filter(active=True).order_by("position") if any(a["field"] == "comment_value" for a in m.actions))
+    before = state_hash(snapshot(world))
+    data = _form_data(agent_client, ticket, macro=str(macro.public_id), apply_macro="1")
+    response = agent_client.post(f"/agent/tickets/{ticket.public_id}", data)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert escape(f"Macro “{macro.title}” applied") in html
+    textarea = html.split('id="id_comment"', 1)[1].split("</textarea>", 1)[0]
+    assert textarea.split(">", 1)[1].strip(), "the macro's comment is in the composer"
+    assert state_hash(snapshot(world)) == before
+
+
+def test_events_view_lists_the_tickets_audit_log(agent_client, world):
+    ticket = _open_ticket(world, assignee__isnull=False)
+    agent_client.post(f"/agent/tickets/{ticket.public_id}", _form_data(agent_client, ticket, priority="urgent"))
+    full = agent_client.get(f"/agent/tickets/{ticket.public_id}/events").content.decode()
+    log = full.split('id="conv-body"', 1)[1]
+    assert "priority" in log.lower() and "urgent" in log.lower()
+    fragment = agent_client.get(f"/agent/tickets/{ticket.public_id}/events", HTTP_HX_REQUEST="true")
+    assert fragment.content.lstrip().startswith(b'<ol class="conv__list events" id="conv-body">')
+
+
+def test_views_table_shows_sla_badges_from_the_world_clock(agent_client):
+    html = agent_client.get("/agent/filters/unsolved").content.decode()
+    assert 'class="sla sla--' in html

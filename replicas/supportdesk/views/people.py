@@ -32,17 +32,11 @@ def user_profile(request, public_id):
 
 
 def _security_context(user):
-    from .. import models
-
-    context = {"identities": [], "verification": None, "account_events": []}
-    if hasattr(models, "Identity"):
-        context["identities"] = list(user.identities.order_by("-primary", "kind", "value"))
-    if hasattr(models, "AccountEvent"):
-        context["account_events"] = list(user.account_events.select_related("agent").order_by("-created_at", "-public_id")[:10])
-    current = getattr(selectors, "identity_verification_current", None)
-    if current is not None and not user.is_agent:
-        context["verification"] = current(user)
-    return context
+    return {
+        "identities": list(user.identities.order_by("-primary", "kind", "value")),
+        "account_events": list(user.account_events.select_related("agent").order_by("-created_at", "-public_id")[:10]),
+        "verification": None if user.is_agent else selectors.identity_verification_current(user),
+    }
 
 
 SECURITY_ACTIONS = {
@@ -84,7 +78,10 @@ def user_security(request, public_id, action):
 @agent_required
 def customer_list(request):
     query = request.GET.get("q", "").strip()
-    users = selectors.customers_search(query) if query and hasattr(selectors, "customers_search") else User.objects.filter(role=User.Role.END_USER).order_by("name", "public_id")
+    if query:
+        users = selectors.customers_search(query)
+    else:
+        users = User.objects.filter(role=User.Role.END_USER).order_by("name", "public_id")
     users = users.select_related("organization")
     page_obj = Paginator(users, 50).get_page(request.GET.get("page"))
     return page(request, "supportdesk/customers.html", {"page": page_obj, "query": query}, section="customers")
@@ -111,7 +108,7 @@ def article_list(request):
     from .. import models
 
     query = request.GET.get("q", "").strip()
-    if query and hasattr(selectors, "articles_search"):
+    if query:
         articles = selectors.articles_search(query)
     else:
         articles = models.Article.objects.filter(draft=False).order_by("section", "title")
@@ -135,15 +132,11 @@ def search(request):
     error, tickets, users = None, [], []
     if query:
         try:
-            finder = getattr(selectors, "tickets_search", None)
-            if finder is not None:
-                results = finder(query, agent=request.agent)
-            else:  # before the search syntax landed: subject words only
-                results = Ticket.objects.filter(subject__icontains=query).select_related("requester", "assignee", "group").order_by("-updated_at")
+            results = selectors.tickets_search(query, agent=request.agent)
             tickets = Paginator(results, 50).get_page(request.GET.get("page"))
         except ValidationError as exc:
             error = " ".join(exc.messages)
-        if hasattr(selectors, "customers_search") and ":" not in query:
+        if ":" not in query and not error:
             users = list(selectors.customers_search(query).select_related("organization")[:10])
     context = {"query": query, "search_query": query, "tickets": tickets, "users": users, "error": error}
     return page(request, "supportdesk/search.html", context, section="search", status=400 if error else 200)
@@ -156,6 +149,6 @@ def admin_home(request):
     context = {
         "groups": models.Group.objects.annotate(n=Count("memberships")).order_by("name"),
         "agents": User.objects.exclude(role=User.Role.END_USER).select_related("default_group").order_by("name"),
-        "macros": models.Macro.objects.order_by("position", "title") if hasattr(models, "Macro") else [],
+        "macros": models.Macro.objects.order_by("position", "title"),
     }
     return page(request, "supportdesk/admin.html", context, section="admin")

@@ -4,6 +4,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
+from .. import selectors
 from ..forms import MergeForm, TicketForm, ticket_initial
 from ..models import Group, Ticket, User
 from . import domain
@@ -37,8 +38,10 @@ def _context(request, ticket, form, **extra):
         .order_by("-updated_at")
         .only("public_id", "subject", "status", "updated_at")[:5]
     )
+    sla = [m for m in selectors.ticket_sla(ticket) if m.status != "achieved"]
     context = {
         "ticket": ticket,
+        "sla": min(sla, key=lambda m: m.due_at) if sla else None,
         "form": form,
         "comments": comments,
         "requester": requester,
@@ -52,12 +55,7 @@ def _context(request, ticket, form, **extra):
 
 
 def _macros():
-    from .. import models
-
-    macro_model = getattr(models, "Macro", None)
-    if macro_model is None:
-        return []
-    return list(macro_model.objects.filter(active=True).order_by("position", "title").only("public_id", "title"))
+    return list(selectors.macros_available().only("public_id", "title"))
 
 
 @agent_required
@@ -97,12 +95,8 @@ def ticket_detail(request, number):
 
 def _apply_macro(request, ticket, form):
     """Fill the composer and properties from a macro without saving: the agent reviews, then submits."""
-    from .. import models
-
     raw = request.POST.get("macro", "")
-    macro = None
-    if raw.isdigit() and hasattr(models, "Macro"):
-        macro = models.Macro.objects.filter(public_id=int(raw), active=True).first()
+    macro = selectors.macros_available().filter(public_id=int(raw)).first() if raw.isdigit() else None
     if macro is None:
         form = _form(ticket)
         form.add_error(None, "Choose a macro to apply.")
@@ -155,13 +149,9 @@ def ticket_merge(request, number):
 @agent_required
 def ticket_events(request, number):
     """The ticket's audit log (the product's Events view of the conversation)."""
-    from .. import models
-
     ticket = _ticket_or_404(number)
     tab_open(request, ticket.public_id)
-    events = []
-    if hasattr(models, "TicketEvent"):
-        events = list(ticket.events.select_related("actor").order_by("-created_at", "-public_id"))
+    events = list(selectors.ticket_events(ticket).select_related("actor"))
     form = _form(ticket)
     context = _context(request, ticket, form, events=events, show_events=True)
     return page(request, "supportdesk/ticket.html", context, section="views", fragment="supportdesk/_events.html")

@@ -44,6 +44,14 @@ def _ordered(queryset, sort: str, default_order):
     return queryset.order_by(expr_ordered, "-public_id"), sort
 
 
+def _attach_sla(tickets):
+    """Give each ticket `sla`: its SLA metric due first and not yet achieved (world clock), or None."""
+    metrics = selectors.sla_for_tickets(tickets)
+    for t in tickets:
+        active = [m for m in metrics.get(t.public_id, []) if m.status != "achieved"]
+        t.sla = min(active, key=lambda m: m.due_at) if active else None
+
+
 def view_nav(agent):
     """The sidebar's views with their ticket counts, counted in one query."""
     views = selectors.views_for(agent)
@@ -64,6 +72,7 @@ def ticket_list(request, view):
     paginator.count = next(c for v, c in nav if v is current)  # the sidebar counted it: spare a COUNT(*)
     page_obj = paginator.get_page(request.GET.get("page"))
     page_obj.object_list = list(page_obj.object_list)  # one query, however often the template looks
+    _attach_sla(page_obj.object_list)
     context = {
         "nav": nav,
         "current": current,
