@@ -65,7 +65,7 @@ def _run_one(name: str, options: BenchOptions) -> dict:
     if name == "start":
         from .steps import bench_episode_start
 
-        return bench_episode_start(repeat=options.step_repeat)
+        return bench_episode_start(task_id=options.task, repeat=options.step_repeat)
     if name == "step":
         from .steps import bench_steps
 

@@ -13,7 +13,7 @@ from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import world_create, world_delete
 
 from .measure import Stopwatch, ratio, summary
-from .scenario import signed_in_cookies
+from .scenario import scenario_for, scenario_world, signed_in_cookies
 
 LOGIN_PATH = "/auth/login"
 TEXTBOX = re.compile(r"^\s*\[(\w+)\] textbox\b", re.MULTILINE)
@@ -46,37 +46,38 @@ def open_session(*, world, start_page: str, instruction: str = "Benchmark"):
     return session, True
 
 
-def bench_episode_start(*, repeat: int = 10, variant: str = "default") -> dict:
-    """World creation + browser context + first observation, per episode."""
+def bench_episode_start(*, task_id: str | None = None, repeat: int = 10) -> dict:
+    """World creation + browser context + first observation, as episode_run starts an episode."""
     from episodes.browser import shared_browser
+    from episodes.services import session_open
 
+    scenario = scenario_for(task_id)
     shared_browser()  # a worker's browser is already running when an episode starts
-    template = world_create(replica="supportdesk", seed=7, variant=variant)
-    start_page = ticket_page(template)
-    world_delete(world=template)
     parts = {"world": Stopwatch(), "open": Stopwatch(), "observe": Stopwatch(), "total": Stopwatch()}
-    signed_in_by_bench = False
     made = []
-    for _ in range(repeat + 1):  # the first one warms caches and is not counted
-        t0 = time.perf_counter()
-        world = world_create(replica="supportdesk", seed=7, variant=variant)
-        t1 = time.perf_counter()
-        session, by_bench = open_session(world=world, start_page=start_page)
-        t2 = time.perf_counter()
-        session.observe()
-        t3 = time.perf_counter()
-        session.close()
-        made.append(world)
-        signed_in_by_bench |= by_bench
-        if len(made) > 1:
-            for name, ms in (("world", t1 - t0), ("open", t2 - t1), ("observe", t3 - t2), ("total", t3 - t0)):
-                parts[name].samples_ms.append(ms * 1000)
-    for world in made:
-        world_delete(world=world)
+    try:
+        for i in range(repeat + 1):  # the first one warms caches (and builds the template) and is not counted
+            t0 = time.perf_counter()
+            world = scenario_world(scenario)
+            made.append(world)
+            t1 = time.perf_counter()
+            session = session_open(world=world, start_page=scenario.start_page, instruction=scenario.instruction)
+            t2 = time.perf_counter()
+            try:
+                session.observe()
+                t3 = time.perf_counter()
+            finally:
+                session.close()
+            if i:
+                for name, ms in (("world", t1 - t0), ("open", t2 - t1), ("observe", t3 - t2), ("total", t3 - t0)):
+                    parts[name].samples_ms.append(ms * 1000)
+    finally:
+        for world in made:
+            world_delete(world=world)
     return {
-        "variant": variant,
-        "start_page": start_page,
-        "signed_in_by_bench": signed_in_by_bench,
+        "task": scenario.task_id,
+        "variant": scenario.variant,
+        "start_page": scenario.start_page,
         **{name: watch.summary() for name, watch in parts.items()},
     }
 
