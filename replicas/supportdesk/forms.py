@@ -241,3 +241,32 @@ class MergeForm(forms.Form):
         if target.status == "closed":
             raise forms.ValidationError(f"Ticket #{number} is closed and cannot take merges.")
         return target
+
+
+class NewTicketForm(forms.Form):
+    """A ticket an agent opens on a customer's behalf (the product's + Add → Ticket)."""
+
+    requester = forms.EmailField(max_length=254)
+    subject = forms.CharField(max_length=250)
+    comment = forms.CharField(max_length=65536, widget=forms.Textarea, label="Description")
+    type = forms.ChoiceField(required=False)
+    priority = forms.ChoiceField(required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        from .models import Ticket
+
+        self.fields["type"].choices = [("", "-")] + list(Ticket.Type.choices)
+        self.fields["priority"].choices = [("", "-")] + list(Ticket.Priority.choices)
+
+    def clean_requester(self):
+        from .models import User
+
+        email = self.cleaned_data["requester"]
+        user = User.objects.filter(email__iexact=email, role=User.Role.END_USER).order_by("public_id").first()
+        if user is None:
+            raise forms.ValidationError(f"No customer has the email address {email}.")
+        return user
+
+    def fields_to_set(self) -> dict:
+        return {k: self.cleaned_data[k] for k in ("type", "priority") if self.cleaned_data[k]}

@@ -14,6 +14,7 @@ urlpatterns = [
     path("agent/dashboard", RedirectView.as_view(url="/agent/filters/your-unsolved", permanent=False), name="dashboard"),
     path("agent/filters/<slug:view>", tickets.ticket_list, name="view"),
     path("agent/tickets/bulk", tickets.bulk_update, name="bulk_update"),
+    path("agent/tickets/new", ticket.ticket_new, name="ticket_new"),
     path("agent/tickets/<int:number>", ticket.ticket_detail, name="ticket"),
     path("agent/tickets/<int:number>/events", ticket.ticket_events, name="ticket_events"),
     path("agent/tickets/<int:number>/merge", ticket.ticket_merge, name="ticket_merge"),

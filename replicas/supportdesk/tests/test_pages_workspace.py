@@ -324,3 +324,24 @@ def test_events_view_lists_the_tickets_audit_log(agent_client, world):
 def test_views_table_shows_sla_badges_from_the_world_clock(agent_client):
     html = agent_client.get("/agent/filters/unsolved").content.decode()
     assert 'class="sla sla--' in html
+
+
+def test_new_ticket_form_opens_a_ticket_for_a_customer(agent_client, world):
+    with bound_world(world):
+        customer = User.objects.filter(role=User.Role.END_USER).order_by("public_id").first()
+        top = Ticket.objects.order_by("-public_id").first().public_id
+    assert agent_client.get("/agent/tickets/new").status_code == 200
+    response = agent_client.post(
+        "/agent/tickets/new", {"requester": customer.email, "subject": "Phone call: parcel lost", "comment": "Called in about a lost parcel.", "priority": "high", "type": ""}
+    )
+    assert response.status_code == 302 and response["Location"] == f"/agent/tickets/{top + 1}"
+    with bound_world(world):
+        ticket = Ticket.objects.get(public_id=top + 1)
+        assert ticket.requester_id == customer.id and ticket.priority == "high" and ticket.subject == "Phone call: parcel lost"
+
+
+def test_new_ticket_for_an_unknown_requester_is_refused(agent_client, world):
+    before = state_hash(snapshot(world))
+    response = agent_client.post("/agent/tickets/new", {"requester": "ghost@nowhere.example", "subject": "x", "comment": "y"})
+    assert response.status_code == 400 and b"No customer has the email address ghost@nowhere.example" in response.content
+    assert state_hash(snapshot(world)) == before

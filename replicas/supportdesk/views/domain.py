@@ -9,6 +9,7 @@ from ..services import (
     identity_verify,
     macro_apply,
     password_reset,
+    ticket_create,
     ticket_merge,
     ticket_update,
     tickets_bulk_update,
@@ -28,4 +29,4 @@ def security_action(name: str):
     return _SECURITY.get(name)
 
 
-__all__ = ["agent_authenticate", "macro_apply", "security_action", "ticket_merge", "ticket_update", "tickets_bulk_update"]
+__all__ = ["agent_authenticate", "macro_apply", "security_action", "ticket_create", "ticket_merge", "ticket_update", "tickets_bulk_update"]

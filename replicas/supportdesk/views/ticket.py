@@ -5,7 +5,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from .. import selectors
-from ..forms import MergeForm, TicketForm, ticket_initial
+from ..forms import MergeForm, NewTicketForm, TicketForm, ticket_initial
 from ..models import Group, Ticket, User
 from . import domain
 from .common import agent_required, page, tab_open
@@ -172,3 +172,25 @@ def ticket_take(request, number):
         form.add_error(None, exc)
         return page(request, "supportdesk/ticket.html", _context(request, ticket, form), section="views", status=400)
     return redirect(f"/agent/tickets/{ticket.public_id}")
+
+
+@agent_required
+def ticket_new(request):
+    """Open a ticket on a customer's behalf; the new ticket opens in a tab."""
+    form = NewTicketForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            ticket = domain.ticket_create(
+                requester=form.cleaned_data["requester"],
+                subject=form.cleaned_data["subject"],
+                body=form.cleaned_data["comment"],
+                actor=request.agent,
+                channel="web",
+                fields=form.fields_to_set(),
+            )
+        except ValidationError as exc:
+            form.add_error(None, exc)
+        else:
+            return redirect(f"/agent/tickets/{ticket.public_id}")
+    status = 400 if request.method == "POST" else 200
+    return page(request, "supportdesk/ticket_new.html", {"form": form}, section="views", status=status)
