@@ -18,7 +18,7 @@ from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import canonical_json
 
-from .models import PLACEHOLDER, Suite, Task, fill
+from .models import PLACEHOLDER, Suite, Task, fill, fill_value
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 SUITE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -196,6 +196,15 @@ def _validate_filled(spec: dict, params: dict, replica: str) -> list[str]:
         except SpecError as exc:
             errors.append(f"verifier.{exc}")
     try:
+        from replicas.worlds.faults import FaultSpecError, validate_faults
+    except ImportError:
+        pass
+    else:
+        try:
+            validate_faults(fill_value(spec.get("faults", []), params), replica=replica)
+        except FaultSpecError as exc:
+            errors.append(str(exc))
+    try:
         from episodes.actions import ActionError, parse_action
     except ImportError:
         pass
@@ -363,8 +372,9 @@ def task_current(task_id: str) -> Task:
     """The current version of a task; syncs its replica's pack once if the catalogue has none yet."""
     task = Task.objects.filter(task_id=task_id, is_current=True).first()
     if task is None and isinstance(task_id, str) and "." in task_id:
-        replica = task_id.split(".", 1)[0]
-        if replica in replicas() and pack_dir(replica).is_dir():
+        replica, slug = task_id.split(".", 1)
+        # only a task file that exists triggers a sync: an unknown id must stay cheap
+        if replica in replicas() and SLUG.match(slug) and (pack_dir(replica) / f"{slug}.json").is_file():
             task_sync(replica=replica)
             task = Task.objects.filter(task_id=task_id, is_current=True).first()
     if task is None:
