@@ -7,6 +7,7 @@ error, never an exception), runs it with a short timeout, waits until the page h
 settled (network idle and a quiet DOM, capped; never a fixed sleep) and returns the
 next observation. A crashed browser or page raises `BrowserCrashed`.
 """
+import asyncio
 import base64
 import logging
 import os
@@ -67,6 +68,10 @@ def shared_browser():
         _host.playwright = _host.browser = None
     if _host.browser is None or not _host.browser.is_connected():
         if _host.playwright is None:
+            # Playwright's sync API leaves an asyncio loop marked as running in this thread,
+            # and Django then refuses ORM calls from it. They are safe: the sync API never
+            # runs that loop while our code runs. Set once, here, where the loop starts.
+            os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
             _host.playwright = sync_playwright().start()
         _host.browser = _host.playwright.chromium.launch(
             executable_path=settings.CHROMIUM_PATH, headless=True, args=LAUNCH_ARGS
@@ -157,6 +162,7 @@ class EpisodeSession:
         self._blocked_navigation: str | None = None
         self._closing = False
         self._started = time.monotonic()
+        self.observe_timings: dict = {}
         self.browser = None
         self.context = None
 
@@ -364,6 +370,7 @@ class EpisodeSession:
             "observe_ms": round((t3 - t2) * 1000, 2),
             "total_ms": round((t3 - t0) * 1000, 2),
             "settled": settled,
+            **self.observe_timings,
         }
         return StepResult(observation=obs, error=error, timings=timings)
 
@@ -567,26 +574,32 @@ class EpisodeSession:
         tab = self._tabs[self._active]
         page = tab.page
         try:
-            stamp = page.evaluate(STAMP_JS)
+            t0 = time.perf_counter()
             cdp = self._cdp(tab)
+            stamp, ax, shot = _stamp_axtree_screenshot(page, cdp)
+            t1 = time.perf_counter()
             # Bids never change once given, so the node->bid map only needs a refresh
             # when new elements got bids (which a new document always does).
             if stamp["fresh"] or tab.bids is None:
                 tab.bids = bid_map(cdp.send("DOM.getDocument", {"depth": -1, "pierce": True})["root"])
-            ax = cdp.send("Accessibility.getFullAXTree")
-            # One PNG per step, straight from the compositor; optimizeForSpeed picks a
-            # cheaper zlib level, and the bytes are still the same for the same picture.
-            shot = cdp.send("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
+            t2 = time.perf_counter()
             html = page.evaluate(HTML_JS) if self.include_html else None
             tabs = self.tabs
         except PlaywrightError as exc:
             self._check_alive(exc)
             raise
+        axtree = flatten_axtree(ax["nodes"], tab.bids)
+        t3 = time.perf_counter()
+        self.observe_timings = {
+            "capture_ms": round((t1 - t0) * 1000, 2),  # stamp + AX tree + screenshot, at once
+            "bidmap_ms": round((t2 - t1) * 1000, 2),
+            "flatten_ms": round((t3 - t2) * 1000, 2),
+        }
         return Observation(
             url=page.url,
             title=stamp.get("title", ""),
             screenshot=base64.b64decode(shot["data"]),
-            axtree=flatten_axtree(ax["nodes"], tab.bids),
+            axtree=axtree,
             focused_bid=stamp.get("focused"),
             tabs=tabs,
             active_tab=self._active,
@@ -608,6 +621,35 @@ class EpisodeSession:
         except PlaywrightError as exc:
             self._check_alive(exc)
             raise
+
+
+_SCREENSHOT = {"format": "png", "optimizeForSpeed": True}
+
+
+def _stamp_axtree_screenshot(page, cdp) -> tuple[dict, dict, dict]:
+    """Stamp bids, fetch the AX tree and take the screenshot, all three at once.
+
+    They are independent (the renderer builds the AX tree while the compositor
+    produces the picture), so sending them together saves most of a step's observe
+    time. The sync API has no way to do that, so this uses its event loop through
+    `_sync`/`_impl_obj` (playwright is pinned); without them it runs them in turn.
+    One PNG per step, straight from the compositor: optimizeForSpeed picks a cheaper
+    zlib level, and equal pictures still give equal bytes.
+    """
+    try:
+        run, page_impl, cdp_impl = page._sync, page._impl_obj, cdp._impl_obj
+    except AttributeError:
+        return (page.evaluate(STAMP_JS), cdp.send("Accessibility.getFullAXTree"),
+                cdp.send("Page.captureScreenshot", _SCREENSHOT))
+
+    async def together():
+        return await asyncio.gather(
+            page_impl.evaluate(STAMP_JS, None),
+            cdp_impl.send("Accessibility.getFullAXTree", None, None),
+            cdp_impl.send("Page.captureScreenshot", _SCREENSHOT, None),
+        )
+
+    return tuple(run(together()))
 
 
 def _what(element: str) -> str:
