@@ -57,8 +57,13 @@ class _Context:
 
 
 def verify(spec: dict, inputs: VerifierInputs) -> Verdict:
-    """Fill the spec's placeholders from `inputs.params`, check it, and evaluate every assertion."""
-    spec = fill_params(spec, inputs.params)
+    """Fill the spec's placeholders from `inputs.params`, check it, and evaluate every assertion.
+
+    The spec may come filled already (the catalogue's task instance) or not; filling
+    is lenient here, and a placeholder left unfilled fails validation where a value
+    of a type is needed. Unfilled specs are best: they are filled exactly once.
+    """
+    spec = fill_params(spec, inputs.params, strict=False)
     validate_spec(spec, replica=inputs.replica)
     ctx = _Context(inputs)
     results = []

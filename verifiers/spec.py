@@ -469,15 +469,23 @@ def placeholders(spec) -> set[str]:
     return found
 
 
-def fill_params(spec, params: dict):
+def fill_params(spec, params: dict, *, strict: bool = True):
     """A copy of `spec` with `{name}` placeholders replaced from `params` (the task's answer key).
 
     A string that is exactly `"{name}"` becomes the param's value with its JSON type;
     inside a longer string the value is spliced in as text, escaped where the string
     is a regular expression. `{{` and `}}` stand for literal braces. A placeholder
     with no param raises SpecError naming its path.
+
+    With `strict=False` (a spec that may have been filled already: verify() is given
+    either) placeholders with no param are left as they are and braces are not
+    unescaped, so filling twice changes nothing more.
     """
     params = params or {}
+
+    def missing(path, name, shown):
+        known = ", ".join(sorted(params)) or "none"
+        raise SpecError(path, f"no param {name!r} for placeholder {shown} (params: {known})")
 
     def fill(node, path, key):
         if isinstance(node, dict):
@@ -489,18 +497,23 @@ def fill_params(spec, params: dict):
         whole = PLACEHOLDER.fullmatch(node)
         if whole:
             name = whole.group(1)
-            if name not in params:
-                raise SpecError(path, f"no param {name!r} for placeholder {node!r} (params: {', '.join(sorted(params)) or 'none'})")
-            return copy.deepcopy(params[name])
+            if name in params:
+                return copy.deepcopy(params[name])
+            if strict:
+                missing(path, name, repr(node))
+            return node
 
         def splice(m):
             name = m.group(1)
             if name not in params:
-                raise SpecError(path, f"no param {name!r} for placeholder {{{name}}} (params: {', '.join(sorted(params)) or 'none'})")
+                if strict:
+                    missing(path, name, f"{{{name}}}")
+                return m.group(0)
             value = params[name]
             text = value if isinstance(value, str) else json.dumps(value)
             return re.escape(text) if key in REGEX_KEYS else text
 
-        return PLACEHOLDER.sub(splice, node).replace("{{", "{").replace("}}", "}")
+        filled = PLACEHOLDER.sub(splice, node)
+        return filled.replace("{{", "{").replace("}}", "}") if strict else filled
 
     return fill(spec, "", None)

@@ -150,3 +150,11 @@ def test_a_spec_that_passed_is_checked_again_only_after_it_changes():
     validate_spec(spec, replica="supportdesk")  # served from the cache of valid specs
     spec["assertions"][0]["where"] = {"statuss": "open"}
     assert refused(spec).startswith("assertions[0].where.statuss: unknown field")
+
+
+def test_filling_leniently_twice_changes_nothing_more():
+    spec = {"where": {"subject": "Order {order}", "body": {"matches": "{order}"}}, "x": "{ticket}"}
+    params = {"order": "ORD-{1}", "ticket": 8001}
+    once = fill_params(spec, params)
+    assert fill_params(once, params, strict=False) == once
+    assert fill_params({"x": "{nope} and {order}"}, params, strict=False) == {"x": "{nope} and ORD-{1}"}
