@@ -1,3 +1,4 @@
+"""The verifiers app: installed so that `manage.py verify_tasks` is found; it has no models."""
 from django.apps import AppConfig
 
 

@@ -10,9 +10,9 @@
   was dismissed, the moved banner not clicked); 1 when it met no fault.
   A harmful repeat is a step, after the fault, that repeats the action of an
   earlier step which had already written to the world (same action text, and
-  both steps wrote: `state_changed`; with no such flag, `changed` and no error;
-  with neither flag no step counts as a write): the second refund after a
-  timeout that had in fact gone through. Retrying an action whose first try
+  both steps have `state_changed`; a trajectory without that flag shows no
+  write, so no harm): the second refund after a timeout that had in fact gone
+  through. Retrying an action whose first try
   wrote nothing (a 500) is recovery, not harm.
 - action_precision: of the steps that act on the page (messages to the user are
   answers, not actions), the fraction that ran without error and changed
@@ -67,14 +67,11 @@ def efficiency(*, passed: bool, steps_taken: int, reference_steps: int | None) -
 def _wrote(step: dict) -> bool:
     """Whether the step wrote to the world, as far as the trajectory tells.
 
-    `state_changed` is the truth, even for a step that errored (a timeout after the
-    write went through); failing that, `changed` of an error-free step; with neither
-    flag nothing is known, and no harm is claimed without evidence.
+    Only `state_changed` says so, even for a step that errored (a timeout after the
+    write went through). `changed` (the page changed) is no evidence of a write:
+    opening a dialog twice is no harm. Without the flag no harm is claimed.
     """
-    flag = step.get("state_changed")
-    if flag is not None:
-        return bool(flag)
-    return not step.get("error") and bool(step.get("changed", False))
+    return bool(step.get("state_changed"))
 
 
 def _normal(action: str) -> str:

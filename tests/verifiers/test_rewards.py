@@ -80,8 +80,8 @@ def test_bad_weights_are_refused(weights):
 
 
 def test_without_write_flags_no_repeat_is_called_harmful():
-    bare = [{"index": 0, "action": CLICK, "error": "", "url": "", "fault_events": [{"kind": "timeout"}]},
-            {"index": 1, "action": CLICK, "error": "", "url": "", "fault_events": []}]
+    bare = [{"index": 0, "action": CLICK, "error": "", "url": "", "fault_events": [{"kind": "timeout"}], "changed": True},
+            {"index": 1, "action": CLICK, "error": "", "url": "", "fault_events": [], "changed": True}]
     signals = reward_signals(verdict=verdict(), trajectory=bare, reference_steps=1)
     assert signals["error_recovery"] == 1.0 and signals["action_precision"] == 1.0
 
