@@ -20,7 +20,7 @@ class BenchOptions:
     requests: int = 3000
     server_seconds: float = 20.0
     concurrency: int = 8
-    server_variant: str = "default"
+    world_variant: str = "default"
     servers: list = field(default_factory=lambda: ["inprocess", "gunicorn"])
     workers: list = field(default_factory=lambda: [1, 2, 4])
     episodes: int = 8
@@ -69,7 +69,7 @@ def _run_one(name: str, options: BenchOptions) -> dict:
     if name == "step":
         from .steps import bench_steps
 
-        return bench_steps(repeat=options.step_repeat)
+        return bench_steps(repeat=options.step_repeat, variant=options.world_variant)
     if name == "throughput":
         from .throughput import bench_throughput
 
@@ -78,7 +78,7 @@ def _run_one(name: str, options: BenchOptions) -> dict:
     if name == "server":
         from .server_load import bench_server
 
-        return bench_server(variant=options.server_variant, kinds=options.servers, concurrency=options.concurrency,
+        return bench_server(variant=options.world_variant, kinds=options.servers, concurrency=options.concurrency,
                             requests=options.requests, seconds=options.server_seconds)
     if name == "memory":
         from .memory import bench_memory

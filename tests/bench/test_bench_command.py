@@ -52,7 +52,7 @@ def test_unknown_section_is_refused_before_anything_runs(tmp_path):
 def test_server_section_measures_pages_served_by_a_real_server(tmp_path):
     pytest.importorskip("replicas.supportdesk.management.browser", reason="needs the support desk's agent sessions")
     out = tmp_path / "bench.json"
-    call_command("bench", "--only", "server", "--requests", "20", "--server-variant", "small", "--servers", "inprocess",
+    call_command("bench", "--only", "server", "--requests", "20", "--world-variant", "small", "--servers", "inprocess",
                  "--out", str(out))
     server = json.loads(out.read_text())["sections"]["server"]
     assert "error" not in server, server.get("error")
@@ -96,3 +96,15 @@ def test_browsergym_driver_rewrites_selectors_to_its_bids_and_paths_to_urls():
     assert translate('click("a51")', page, origin) == 'click("a51")'
     assert translate('send_msg_to_user("done")', page, origin) == 'send_msg_to_user("done")'
     assert translate('click("#missing")', page, origin) == 'click("#missing")'
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_step_section_compares_engine_steps_with_raw_playwright_on_one_page(tmp_path):
+    out = tmp_path / "bench.json"
+    call_command("bench", "--only", "step", "--repeat", "1", "--world-variant", "small", "--out", str(out))
+    step = json.loads(out.read_text())["sections"]["step"]
+    assert set(step["by_kind"]) == {"fill", "click", "navigate"}
+    for kind in step["by_kind"].values():
+        assert kind["engine"]["n"] == 1 and kind["raw"]["n"] == 1
+    assert step["ratio_to_raw"] > 0 and step["axtree_lines"] > 10 and step["screenshot_bytes"] > 1000

@@ -35,13 +35,13 @@ class Command(BaseCommand):
         parser.add_argument("--repeat", type=_positive_int, help="samples per measurement (overrides the preset)")
         parser.add_argument("--variants", default="", help="world variants for the reset section (default: default,10k,100k)")
         parser.add_argument("--requests", type=_positive_int, help="requests for the server section (overrides the preset)")
-        parser.add_argument("--server-variant", default="", help="world variant served in the server section (default: default)")
+        parser.add_argument("--world-variant", default="", help="world variant of the step and server sections (default: default)")
         parser.add_argument("--servers", default="", help="servers for the server section (default: inprocess,gunicorn)")
         parser.add_argument("--workers", default="", help="worker counts for the throughput section (default: 1,2,4)")
         parser.add_argument("--episodes", type=_positive_int, help="oracle episodes per worker count (throughput)")
         parser.add_argument("--task", default="", help="task id driven by the step, start and BrowserGym sections")
 
-    def handle(self, *args, quick, out, only, repeat, variants, requests, workers, episodes, task, server_variant,
+    def handle(self, *args, quick, out, only, repeat, variants, requests, workers, episodes, task, world_variant,
                servers, **_):
         sections = [s.strip() for s in only.split(",") if s.strip()] or list(SECTIONS)
         unknown = [s for s in sections if s not in SECTIONS]
@@ -63,7 +63,7 @@ class Command(BaseCommand):
             workers=worker_counts or None,
             episodes=episodes,
             task=task or None,
-            server_variant=server_variant or None,
+            world_variant=world_variant or None,
             servers=server_kinds or None,
         )
         # Playwright's sync API runs an event loop in this thread, in which Django refuses
@@ -76,3 +76,6 @@ class Command(BaseCommand):
         out_path.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
         self.stdout.write(table(report))
         self.stdout.write(f"\nwritten to {out_path}")
+        failed = [name for name, result in report["sections"].items() if "error" in result]
+        if failed:
+            raise CommandError(f"section(s) failed: {', '.join(failed)} (errors and tracebacks are in {out_path})")
