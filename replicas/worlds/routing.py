@@ -22,15 +22,25 @@ log = logging.getLogger("replicagym.isolation")
 PROBE = re.compile(r"^/(?:api|admin)(?:/|$)|\.\.|%2e|%2f|%5c", re.I)
 
 
-def _is_probe(path: str) -> bool:
-    """A path of the platform itself, or one that tries to climb out of the world's URLs."""
-    if PROBE.search(path):
-        return True
+def _resolves(path: str, urlconf: str) -> bool:
     try:
-        resolve(path, urlconf=settings.ROOT_URLCONF)
+        resolve(path, urlconf=urlconf)
     except Resolver404:
         return False
-    return path != "/"
+    return True
+
+
+def _is_probe(path: str, world_urlconf: str) -> bool:
+    """A path of the platform itself, or one that tries to climb out of the world's URLs.
+
+    A path the world serves itself (its own API under /api/v2/..., say) is no probe:
+    its 404 is a record that is not there.
+    """
+    if _resolves(path, world_urlconf):
+        return False
+    if PROBE.search(path):
+        return True
+    return path != "/" and _resolves(path, settings.ROOT_URLCONF)
 
 
 def world_token_from_host(host: str) -> str | None:
@@ -68,7 +78,7 @@ class WorldRoutingMiddleware:
         request.urlconf = get_replica(world.replica).urlconf
         with bound_world(world):
             response = self.get_response(request)
-        if response.status_code == 404 and _is_probe(request.path_info):
+        if response.status_code == 404 and _is_probe(request.path_info, request.urlconf):
             # the world never answers for the platform; who asks for it is worth knowing
             log.warning("world %s refused a probe: %s %s", world.token, request.method, request.path[:500])
         return response
