@@ -146,12 +146,14 @@ def action_precision(trajectory: list) -> float:
 def reward_signals(*, verdict, trajectory, reference_steps, weights=None, collateral_ok=None) -> dict:
     """The reward signals of one episode and `episode_reward`, all in [0, 1].
 
-    `collateral_ok` defaults to the verdict's (changes outside `allowed_changes`).
+    `verdict` is a Verdict or its stored dict (to recompute rewards with other
+    weights); `collateral_ok` defaults to the verdict's (changes outside `allowed_changes`).
     """
     weights = validate_weights(weights)
     trajectory = list(trajectory or [])
-    passed = bool(verdict.passed)
-    ok = verdict.collateral_ok if collateral_ok is None else collateral_ok
+    doc = verdict if isinstance(verdict, dict) else {"passed": verdict.passed, "collateral_ok": verdict.collateral_ok}
+    passed = bool(doc.get("passed"))
+    ok = doc.get("collateral_ok", True) if collateral_ok is None else collateral_ok
     signals = {
         "task_completion": 1.0 if passed else 0.0,
         "efficiency": efficiency(passed=passed, steps_taken=len(trajectory), reference_steps=reference_steps),

@@ -114,3 +114,11 @@ def test_the_order_of_library_fault_events_uses_what_happened():
     assert order({"fault": "api_timeout"}, {"action": "click"})  # fired at step 0, retried at step 1
     assert not order({"action": "click"}, {"action": "click"}, {"fault": "api_timeout"})  # only armed/recovered later
     assert order({"action": "click"}, {"fault": "api_timeout", "event": "recovered"})
+
+
+def test_rewards_can_be_recomputed_from_a_stored_verdict_with_other_weights():
+    stored = verdict().to_dict()
+    steps = [step(CLICK)] * 4
+    signals = reward_signals(verdict=stored, trajectory=steps, reference_steps=2, weights={"task_completion": 1, "efficiency": 1})
+    assert signals["episode_reward"] == 0.75
+    assert reward_signals(verdict={**stored, "collateral_ok": False}, trajectory=steps, reference_steps=2)["episode_reward"] == 0.0
