@@ -79,9 +79,9 @@ class FaultRun:
                 detail = {"occurrence": hit, "of": params["times"], "method": self.request.method}
                 if "status" in params:
                     failing = params["status"]
-                    detail["status"] = failing
-                    if params.get("processed"):
-                        detail["processed"] = True
+                    # whether the view ran: false means the request never reached the service
+                    detail["processed"] = bool(params.get("processed"))
+                    if detail["processed"]:
                         self.replace_with = failing
                 else:
                     self.watch_success.append(progress)
