@@ -379,10 +379,21 @@ def _validate_answer(a, path, known, replica, spec):
     misplaced = {"values", "pattern", "expected"} - {needs}
     for key in sorted(misplaced & set(a)):
         raise SpecError(f"{path}.{key}", f"{key!r} does not apply to an answer of type {kind}")
-    expected = a.get("expected")
-    epath = f"{path}.expected"
-    if has_placeholder(expected):
-        return
+    if kind in ("number", "money", "date") and not has_placeholder(a["expected"]):
+        _check_expected_answer(kind, a["expected"], f"{path}.expected")
+    if kind == "regex":
+        _check_regex(a["pattern"], f"{path}.pattern")
+    if "tolerance" in a and not has_placeholder(a["tolerance"]):
+        if kind not in ("number", "money"):
+            raise SpecError(f"{path}.tolerance", f"tolerance does not apply to an answer of type {kind}")
+        try:
+            if to_decimal(a["tolerance"]) < 0:
+                raise BadValue(a["tolerance"])
+        except BadValue:
+            raise SpecError(f"{path}.tolerance", f"tolerance must be a number >= 0, not {json.dumps(a['tolerance'])}")
+
+
+def _check_expected_answer(kind, expected, epath):
     try:
         if kind == "number":
             if isinstance(expected, bool) or not isinstance(expected, (int, float, str)):
@@ -407,10 +418,6 @@ def _validate_answer(a, path, known, replica, spec):
                 raise BadValue(expected)
     except BadValue:
         raise SpecError(epath, f"{json.dumps(expected)} is not a {kind}")
-    if kind == "regex":
-        _check_regex(a["pattern"], f"{path}.pattern")
-    if "tolerance" in a and kind not in ("number", "money"):
-        raise SpecError(f"{path}.tolerance", f"tolerance does not apply to an answer of type {kind}")
 
 
 def _validate_trajectory(a, path, known, replica, spec):

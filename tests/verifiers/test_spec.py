@@ -158,3 +158,10 @@ def test_filling_leniently_twice_changes_nothing_more():
     once = fill_params(spec, params)
     assert fill_params(once, params, strict=False) == once
     assert fill_params({"x": "{nope} and {order}"}, params, strict=False) == {"x": "{nope} and ORD-{1}"}
+
+
+def test_answer_options_are_checked_even_when_the_expected_value_is_a_placeholder():
+    spec = {"assertions": [{"name": "a", "kind": "answer", "type": "number", "expected": "{n}", "tolerance": "lots"}]}
+    assert refused(spec).startswith("assertions[0].tolerance: tolerance must be a number")
+    spec = {"assertions": [{"name": "a", "kind": "answer", "type": "date", "expected": "{d}", "tolerance": 1}]}
+    assert refused(spec).startswith("assertions[0].tolerance: tolerance does not apply")
