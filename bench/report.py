@@ -91,8 +91,12 @@ def _run_one(name: str, options: BenchOptions) -> dict:
     raise ValueError(f"unknown section {name!r}")
 
 
-def run_sections(sections, options: BenchOptions, progress=lambda line: None) -> dict:
-    """Run each section in order; a failing section is recorded with its error, not fatal."""
+def run_sections(sections, options: BenchOptions, progress=lambda line: None, save=lambda report: None) -> dict:
+    """Run each section in order; a failing section is recorded with its error, not fatal.
+
+    `save(report)` is called after every section, so a long run that is stopped half-way
+    still leaves the numbers of the sections it finished.
+    """
     report = {"environment": _environment(), "options": {k: v for k, v in options.__dict__.items()}, "sections": {}}
     for name in sections:
         progress(f"bench: {name} ...")
@@ -104,7 +108,8 @@ def run_sections(sections, options: BenchOptions, progress=lambda line: None) ->
         result["section_s"] = round(time.perf_counter() - start, 1)
         report["sections"][name] = result
         progress(f"bench: {name} done in {result['section_s']} s" + (" (FAILED)" if "error" in result else ""))
-    report["checks"] = checks(report["sections"])
+        report["checks"] = checks(report["sections"])
+        save(report)
     return report
 
 

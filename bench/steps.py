@@ -31,8 +31,8 @@ def open_session(*, world, start_page: str, instruction: str = "Benchmark"):
     """The engine's session for `world` (services.session_open), signed in as an agent.
 
     Returns (session, signed_in_by_bench): when the engine lands on the sign-in page
-    (it does not sign agents in itself), the bench adds an agent session cookie and
-    opens the start page again.
+    (agents sign in as part of their task), the bench adds an agent session cookie and
+    opens the start page again, so the steps it times run on the workspace itself.
     """
     from episodes.server import replica_server
     from episodes.services import session_open

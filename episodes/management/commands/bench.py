@@ -72,8 +72,10 @@ class Command(BaseCommand):
         out_path = Path(out) if out else Path(settings.DATA_DIR) / "bench.json"
         if out_path.parent and not out_path.parent.exists():
             raise CommandError(f"--out: folder {str(out_path.parent)!r} does not exist")
-        report = run_sections(sections, options, progress=lambda line: self.stderr.write(line))
-        out_path.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+        def save(report):
+            out_path.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
+
+        report = run_sections(sections, options, progress=lambda line: self.stderr.write(line), save=save)
         self.stdout.write(table(report))
         self.stdout.write(f"\nwritten to {out_path}")
         failed = [name for name, result in report["sections"].items() if "error" in result]
