@@ -223,3 +223,40 @@ def test_a_dead_browser_raises_browser_crashed_and_the_next_session_gets_a_new_o
 def test_start_url_must_be_on_the_origin(browser, page_server):
     with pytest.raises(ValueError, match="not on the world's origin"):
         EpisodeSession.open(origin=page_server, start_url="http://example.com/", instruction="x")
+
+
+def test_confirm_dialogs_are_accepted_and_shown_to_the_agent(open_session):
+    session = open_session()
+    obs = session.step("click(\"role=button[name='Delete']\")").observation
+    assert "StaticText 'Deleted'" in obs.axtree
+    assert {"role": "info", "message": "confirm dialog: Delete this ticket?"} in obs.chat
+
+
+def test_frozen_time_fixes_the_page_clock(open_session):
+    from datetime import UTC, datetime
+
+    moment = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    session = open_session(frozen_time=moment)
+    assert session.page.evaluate("Date.now()") == int(moment.timestamp() * 1000)
+    assert session.step('check("#notify")').error == ""
+    assert session.page.evaluate("new Date().toISOString()") == "2026-03-02T09:00:00.000Z"
+
+
+def test_random_agent_on_a_real_page_repeats_itself_for_a_seed(open_session):
+    from episodes.agents import RandomAgent
+
+    def run():
+        session = open_session()
+        agent = RandomAgent(seed=21)
+        agent.reset({"instruction": "explore"})
+        obs, actions, shots = session.observe(), [], []
+        for _ in range(6):
+            action = agent.act(obs)
+            result = session.step(action)
+            actions.append((action, result.error))
+            shots.append(result.observation.screenshot)
+            obs = result.observation
+        session.close()
+        return actions, shots
+
+    assert run() == run()
