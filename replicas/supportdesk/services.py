@@ -559,7 +559,7 @@ def refund_issue(*, agent: User, payment: Payment, amount, currency: str, kind: 
     if not isinstance(payment, Payment):
         raise ValidationError("Unknown payment.", code="unknown_payment")
     # lock the payment's refunds: two refunds at once must not both pass the remaining check
-    payment = Payment.objects.select_for_update().select_related("customer", "order", "subscription").get(pk=payment.pk)
+    payment = Payment.objects.select_for_update(of=("self",)).select_related("customer", "order", "subscription").get(pk=payment.pk)
     money = lambda v: policies.money(v, payment.currency)  # noqa: E731
     # the payment's own state first: no amount can be right for a failed or spent payment
     if payment.status != Payment.Status.SUCCEEDED:
