@@ -278,6 +278,9 @@ def _validate(spec: dict, replica: str) -> None:
         raise error
     known = tables(replica)
     checks.load_checks(replica)
+    if not any(a.get("required", True) for a in spec["assertions"]):
+        # a verdict of optional assertions only would pass whatever the agent did
+        raise SpecError("assertions", "at least one assertion must be required")
     names = set()
     for i, assertion in enumerate(spec["assertions"]):
         path = f"assertions[{i}]"

@@ -165,3 +165,7 @@ def test_answer_options_are_checked_even_when_the_expected_value_is_a_placeholde
     assert refused(spec).startswith("assertions[0].tolerance: tolerance must be a number")
     spec = {"assertions": [{"name": "a", "kind": "answer", "type": "date", "expected": "{d}", "tolerance": 1}]}
     assert refused(spec).startswith("assertions[0].tolerance: tolerance does not apply")
+
+
+def test_a_spec_with_no_required_assertion_is_refused():
+    assert refused({"assertions": [state(required=False)]}) == "assertions: at least one assertion must be required"

@@ -53,8 +53,10 @@ def test_state_counts_exactly_and_in_ranges(desk):
 
 def test_a_failing_optional_assertion_does_not_fail_the_verdict(desk):
     ticket = desk.ticket(status="open")
-    verdict = verify(spec(solved(ticket.public_id, required=False)), desk.inputs())
-    assert verdict.passed and verdict.partial == 0.0
+    still_open = {"name": "open", "kind": "state", "table": "supportdesk.ticket", "where": {"public_id": ticket.public_id},
+                  "expect": {"fields": {"status": "open"}}}
+    verdict = verify(spec(still_open, solved(ticket.public_id, required=False)), desk.inputs())
+    assert verdict.passed and verdict.partial == 0.5
 
 
 def test_text_is_exact_by_default_with_case_and_whitespace_options(desk):
