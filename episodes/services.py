@@ -11,7 +11,9 @@ import os
 import platform
 import socket
 import tempfile
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -493,6 +495,26 @@ def final_page_render(*, world, final_url: str | None) -> dict:
     if parts.scheme not in ("http", "https") or (parts.hostname or "").lower() != expected.hostname:
         raise EpisodeError(f"final_url must be a page of this episode's world ({world_origin(world)}/...), not {final_url!r}")
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return _render_pool().submit(_render, world, path).result(timeout=RENDER_TIMEOUT)
+
+
+# Web requests run on short-lived threads, and Playwright's sync API ties a browser to
+# the thread that launched it: renders for the API all go through one long-lived
+# thread, so a web process keeps one Chromium however many requests finish episodes.
+RENDER_TIMEOUT = 120
+_render_lock = threading.Lock()
+_render_executor: tuple[int, ThreadPoolExecutor] | None = None
+
+
+def _render_pool() -> ThreadPoolExecutor:
+    global _render_executor
+    with _render_lock:
+        if _render_executor is None or _render_executor[0] != os.getpid():
+            _render_executor = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="final-page"))
+        return _render_executor[1]
+
+
+def _render(world, path: str) -> dict:
     session = session_open(world=world, start_page=path, instruction="")
     try:
         return session.final_page()

@@ -20,7 +20,8 @@ log = logging.getLogger("replicagym.episodes")
 # The hard limit of one episode; task limits cap max_seconds far below it.
 EPISODE_SOFT_LIMIT = 15 * 60
 EPISODE_HARD_LIMIT = EPISODE_SOFT_LIMIT + 60
-SWEEP_STALE_AFTER = timedelta(minutes=5)
+# longer than a remote agent may think about one step (at most 600 s), so a live episode is never swept
+SWEEP_STALE_AFTER = timedelta(minutes=11)
 
 
 @shared_task(name="episodes.run_episode", acks_late=True, soft_time_limit=EPISODE_SOFT_LIMIT, time_limit=EPISODE_HARD_LIMIT)

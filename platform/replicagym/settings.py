@@ -151,6 +151,8 @@ CELERY_TASK_ACKS_LATE = True  # a worker that dies mid-task leaves the message f
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
+# With `celery beat`: every minute, mark episodes of killed workers errored.
+CELERY_BEAT_SCHEDULE = {"sweep-episodes": {"task": "episodes.sweep_episodes", "schedule": 60.0}}
 
 # --- REST framework -------------------------------------------------------
 REST_FRAMEWORK = {
