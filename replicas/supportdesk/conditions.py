@@ -163,7 +163,7 @@ def _q(c, *, agent, now) -> Q:
         if name in ("assignee", "group", "organization"):
             q = Q(**{f"{name}__isnull": False})
         elif name in ("tags", "requester_tags"):
-            q = ~Q(**{_COLUMN.get(name, "requester__tags" if name == "requester_tags" else name): []})
+            q = ~Q(**{"tags" if name == "tags" else "requester__tags": []})
         else:
             q = ~Q(**{column: ""})
         return q if operator == "present" else ~q

@@ -125,3 +125,13 @@ def test_variant_policy_knobs_reach_the_help_center_article():
     assert knobs["refund_limits"]["USD"] == "100.00"
     with bound_world(world):
         assert "$200.00" in Article.objects.get(title="Refund policy").body
+
+
+def test_seeded_rules_are_valid_condition_sets(in_world):
+    from replicas.supportdesk.models import Automation, SlaPolicy, Trigger, View
+
+    for model in (View, Trigger, Automation, SlaPolicy):
+        for rule in model.objects.all():
+            conditions.validate(rule.conditions)
+    with pytest.raises(Exception, match="unknown field or operator"):
+        conditions.validate({"all": [{"field": "colour", "operator": "is", "value": "red"}]})
