@@ -209,7 +209,7 @@ class EpisodeSession:
             context.add_init_script(ENGINE_JS)
             # Only requests leaving the origin are routed to us (the pattern is matched in
             # the driver), so same-origin traffic pays nothing for the confinement.
-            foreign = re.compile(r"^(?!" + re.escape(session.origin) + r"(?:[/?#]|$))[A-Za-z][A-Za-z0-9+.-]*:")
+            foreign = re.compile(r"^(?!" + re.escape(session.origin) + r"(?:[/?#]|$))[A-Za-z][A-Za-z0-9+.-]*://")
             context.route(foreign, session._block_request)
             context.route_web_socket(foreign, session._block_websocket)
             context.on("page", session._on_page)
@@ -293,7 +293,10 @@ class EpisodeSession:
         self._active = len(self._tabs) - 1
 
     def _block_request(self, route, request):
-        main = request.is_navigation_request() and request.frame.parent_frame is None
+        try:
+            main = request.is_navigation_request() and request.frame.parent_frame is None
+        except PlaywrightError:  # a request without a frame (a worker's): not a navigation
+            main = False
         self.blocked_requests.append({
             "url": request.url, "method": request.method, "resource_type": request.resource_type,
             "navigation": main, "step": self.step_index,
