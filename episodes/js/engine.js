@@ -13,6 +13,7 @@
     inflight: 0,
     timers: new Set(),
     popups: 0,
+    dirty: true,
     observer: null,
   };
   const touch = () => { state.lastActivity = performance.now(); };
@@ -26,7 +27,11 @@
     document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
   } catch (e) { /* not a styled document (e.g. an XML page) */ }
 
-  state.observer = new MutationObserver(touch);
+  state.observer = new MutationObserver((records) => {
+    touch();
+    // Only added elements need new bids; attribute and text changes do not.
+    if (!state.dirty) state.dirty = records.some((r) => r.type === "childList" && r.addedNodes.length > 0);
+  });
   state.observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   // Scrolling changes the picture without touching the DOM.
   document.addEventListener("scroll", touch, { capture: true, passive: true });
@@ -82,6 +87,10 @@
     }
     return out;
   };
+  let shadowSeen = false;
+  const hasShadow = () => shadowSeen;
+  const origAttachShadow = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function (...args) { shadowSeen = true; return origAttachShadow.apply(this, args); };
   const deepActive = () => {
     let el = document.activeElement;
     while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
@@ -107,7 +116,9 @@
     stamp() {
       const seen = new Set();
       let fresh = 0;
-      for (const el of elements(document, [])) {
+      // Open shadow roots are not watched by the observer: pages with them are always walked.
+      const walk = state.dirty || state.counter === 0 || hasShadow();
+      for (const el of walk ? elements(document, []) : []) {
         if (SKIP.has(el.tagName)) continue;
         let bid = el.getAttribute("bid");
         // A cloned node copies its original's bid: the second one gets a new bid.
@@ -120,6 +131,7 @@
       }
       // Our own attribute writes are not page activity.
       if (state.observer) state.observer.takeRecords();
+      state.dirty = false;
       const active = deepActive();
       return {
         fresh,
