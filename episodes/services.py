@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from replicagym.catalogue.models import Task
 from replicagym.catalogue.packs import task_current, task_params
 
@@ -301,7 +302,17 @@ class EpisodeDriver:
 
     def open(self):
         self.deadline = time.monotonic() + float(self.limits["max_seconds"])
-        self.session = session_open(world=self.world, start_page=self.instance.start_page, instruction=self.instance.instruction)
+        for attempt in (1, 2):
+            try:
+                self.session = session_open(world=self.world, start_page=self.instance.start_page,
+                                            instruction=self.instance.instruction)
+                break
+            except PlaywrightTimeout:
+                # nothing has happened in the world yet, so a start page that loaded too
+                # slowly (a busy machine) is retried once rather than failing the episode
+                if attempt == 2:
+                    raise
+                log.warning("episode %s: the start page timed out; opening it again", self.episode.pk)
         self.observation = self.session.observe()
         return self.observation
 
