@@ -408,7 +408,9 @@ def episode_run(*, episode_id: int, agent=None) -> Episode:
         return driver.fail(exc)
     if driver.out_of_time:
         return driver.finish(status=Episode.Status.TIMED_OUT, error=f"episode time limit of {driver.limits['max_seconds']} s reached")
-    return driver.finish()
+    # a remote agent that gave up (timeouts, bad replies) says why; the verdict still decides the status
+    agent_error = getattr(agent, "last_error", "") or ""
+    return driver.finish(error=f"agent: {agent_error}" if agent_error else "")
 
 
 # --- finish -------------------------------------------------------------------

@@ -128,3 +128,13 @@ def test_a_browser_crash_ends_the_episode_errored_keeps_its_steps_and_the_next_e
     assert episode.steps.count() == 1
     again = episode_play(task_id="supportdesk.open-ticket", actions=answer("supportdesk.open-ticket"))
     assert again.status == "succeeded"
+
+
+def test_a_remote_agent_that_cannot_be_reached_ends_the_episode_failed_saying_why(live_pack):
+    from episodes.services import episode_claim, episode_run
+
+    episode = episode_create(task="supportdesk.open-ticket", agent="http:http://127.0.0.1:9/act")  # nothing listens
+    assert episode_claim(episode_id=episode.pk, worker="test:1")
+    episode = episode_run(episode_id=episode.pk)
+    assert episode.status == "failed" and episode.error.startswith("agent: ")
+    assert episode.verdict is not None
