@@ -2,7 +2,7 @@
 import pytest
 
 from episodes.browser import shared_browser
-from replicas.worlds.faults import fault_events
+from replicas.worlds.faults import fault_events, world_step
 from replicas.worlds.routing import world_url
 
 pytestmark = pytest.mark.browser
@@ -62,3 +62,19 @@ def test_the_layout_shift_moves_the_target_from_under_the_pointer(make_world, pa
     page.get_by_role("link", name="Try it now").click()
     page.wait_for_url("**/p/tickets")
     assert [e["event"] for e in fault_events(world=world)] == ["fired", "misclick"]
+
+
+def test_an_interstitial_due_mid_page_arrives_with_the_next_htmx_answer(make_world, page_of):
+    world = make_world(faults=[{"name": "interstitial", "params": {"kind": "product_tour"}, "trigger": {"step": 1}}])
+    world_step(world=world, index=0)
+    page = page_of(world, "/queue")
+    assert page.get_by_role("dialog").count() == 0
+    world_step(world=world, index=1)
+    page.get_by_role("button", name="More").click()
+    dialog = page.get_by_role("dialog", name="Welcome to the new Agent Workspace")
+    dialog.wait_for()
+    assert page.locator("#rows td").count() == 1  # the htmx swap itself went through
+    page.get_by_role("button", name="Skip tour").click()
+    dialog.wait_for(state="detached")
+    assert page.url.endswith("/queue")
+    assert [(e["event"], e["at_step"]) for e in fault_events(world=world)] == [("fired", 1), ("recovered", 1)]

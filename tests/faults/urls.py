@@ -48,11 +48,23 @@ def fragment(request):
     return HttpResponse("<tr><td>row</td></tr></body>")
 
 
+HTMX_PAGE = (
+    '<!doctype html><html><head><title>Queue</title><script src="/static/supportdesk/vendor/htmx.min.js"></script></head>'
+    '<body><main><button id="more" hx-get="/fragment" hx-target="#rows" hx-swap="beforeend">More</button>'
+    "<table><tbody id=rows></tbody></table></main></body></html>"
+)
+
+
+def htmx_page(request):
+    return HttpResponse(HTMX_PAGE)
+
+
 urlpatterns = [
     path("", page),
     path("auth/login", sign_in),
     path("account", account),
     path("fragment", fragment),
+    path("queue", htmx_page),
     re_path(r"^api/v2/billing/(?P<rest>.*)$", billing),
     path("p/<slug:name>", page),
 ]

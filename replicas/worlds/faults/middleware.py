@@ -50,6 +50,7 @@ class FaultRun:
         self.watch_success: list = []  # request faults waiting for a good answer on their route
         self.watch_session: list = []  # expired sessions waiting for a sign-in
         self.pages: list = []  # page faults that may inject into this response
+        self.layer = False  # an interstitial is armed and not yet dismissed
         self.replace_with = None  # a timeout that lets the view run, then loses its answer
 
     def before(self):
@@ -66,6 +67,8 @@ class FaultRun:
             if not progress.active:
                 self._maybe_activate(progress)
             if not progress.active:
+                if progress.name == "interstitial" and not progress.resolved:
+                    self.layer = True  # the page gets the (empty) layer a later htmx answer can fill
                 continue
             if fault.kind == REQUEST:
                 if failing is not None or not re.search(params["route"], self.path):
@@ -93,6 +96,7 @@ class FaultRun:
                     self.watch_session.append(progress)
             elif fault.kind == PAGE:
                 if progress.name == "interstitial" and not progress.resolved:
+                    self.layer = True
                     self.pages.append(progress)
                 elif progress.name == "layout_shift" and progress.hits < params["times"]:
                     self.pages.append(progress)
@@ -148,24 +152,36 @@ class FaultRun:
                 for progress in self.watch_session:
                     if claim(progress, "resolved"):
                         self._event(progress, "recovered", {"status": status})
-        if self.pages and pages.is_full_page(self.request, response):
-            self._inject(response)
+        if (self.pages or self.layer) and pages.is_full_page(self.request, response):
+            modals, shifts = self._markup(self.request.get_full_path(), shifts=True)
+            if modals or shifts or self.layer:
+                pages.inject(response, modals=modals, shifts=shifts)
+        elif self.pages and pages.is_fragment(self.request, response):
+            # a modal due while the agent works through htmx: shown without a page load
+            modals, _ = self._markup(self._page_path(), shifts=False)
+            if modals:
+                pages.inject_fragment(response, modals=modals)
         return response
 
-    def _inject(self, response):
-        modals, shifts = [], []
-        next_path = self.request.get_full_path()
+    def _page_path(self) -> str:
+        """The path of the page the browser shows (htmx names it), for the modal's way back."""
+        current = urlsplit(self.request.headers.get("HX-Current-URL", ""))
+        if current.netloc.lower() == self.request.get_host().lower() and current.path.startswith("/"):
+            return current.path + (f"?{current.query}" if current.query else "")
+        return "/"
+
+    def _markup(self, next_path: str, *, shifts: bool):
+        modals, configs = [], []
         for progress in self.pages:
             params = self.world.faults[progress.index]["params"]
             if progress.name == "interstitial":
                 if bump(progress, "hits") == 1:
                     self._event(progress, "fired", {"kind": params["kind"]})
                 modals.append(pages.interstitial_markup(index=progress.index, kind=params["kind"], next_path=next_path))
-            elif bump(progress, "hits", limit=params["times"]) is not None:
+            elif shifts and bump(progress, "hits", limit=params["times"]) is not None:
                 self._event(progress, "fired", {"occurrence": progress.hits, "of": params["times"]})
-                shifts.append(pages.layout_shift_config(index=progress.index, params=params, next_path=next_path))
-        if modals or shifts:
-            pages.inject(response, modals=modals, shifts=shifts)
+                configs.append(pages.layout_shift_config(index=progress.index, params=params, next_path=next_path))
+        return modals, configs
 
 
 def default_signed_in(session) -> bool:

@@ -63,15 +63,22 @@ def error_response(request, world, status: int) -> HttpResponse:
     return HttpResponse(body, status=status)
 
 
-def is_full_page(request, response) -> bool:
-    """A whole HTML document the browser will render (not an htmx fragment, a file or a redirect)."""
+def _html_ok(response) -> bool:
     return (
         response.status_code == 200
         and not getattr(response, "streaming", False)
         and response.get("Content-Type", "").startswith("text/html")
-        and "HX-Request" not in request.headers
-        and b"</body>" in response.content
     )
+
+
+def is_full_page(request, response) -> bool:
+    """A whole HTML document the browser will render (not an htmx fragment, a file or a redirect)."""
+    return _html_ok(response) and "HX-Request" not in request.headers and b"</body>" in response.content
+
+
+def is_fragment(request, response) -> bool:
+    """An htmx partial answer: swapped into the page the browser already shows."""
+    return _html_ok(response) and "HX-Request" in request.headers
 
 
 def interstitial_markup(*, index: int, kind: str, next_path: str) -> str:
@@ -109,9 +116,18 @@ def layout_shift_config(*, index: int, params: dict, next_path: str) -> dict:
     }
 
 
+LAYER = "rg-faults-layer"
+
+
 def inject(response, *, modals: list[str], shifts: list[dict]) -> None:
-    """Put the fault markup and its script at the end of the page's body."""
-    parts = [format_html('<link rel="stylesheet" href="{}">', static("worlds/faults.css")), *modals]
+    """Put the fault layer (modals), the layout-shift settings and the script at the end of the body.
+
+    The layer is there even when empty, so that an htmx answer can fill it later.
+    """
+    parts = [
+        format_html('<link rel="stylesheet" href="{}">', static("worlds/faults.css")),
+        f'<div id="{LAYER}">{"".join(modals)}</div>',
+    ]
     if shifts:
         # </ never appears in the JSON, so it cannot close the script element
         data = json.dumps(shifts, sort_keys=True).replace("</", "<\\/")
@@ -120,6 +136,20 @@ def inject(response, *, modals: list[str], shifts: list[dict]) -> None:
     markup = "".join(parts).encode()
     content = response.content
     at = content.rfind(b"</body>")
-    response.content = content[:at] + markup + content[at:]
+    _set_content(response, content[:at] + markup + content[at:])
+
+
+def inject_fragment(response, *, modals: list[str]) -> None:
+    """Fill the page's fault layer from an htmx answer: an out-of-band swap, the page stays as it is.
+
+    Wrapped in a <template>, which htmx unwraps for out-of-band swaps: parsed after a
+    table-row answer, a bare <form> would be torn out of the modal (foster parenting).
+    """
+    markup = f'<template><div id="{LAYER}" hx-swap-oob="true">{"".join(modals)}</div></template>'.encode()
+    _set_content(response, response.content + markup)
+
+
+def _set_content(response, content: bytes) -> None:
+    response.content = content
     if response.has_header("Content-Length"):
-        response["Content-Length"] = str(len(response.content))
+        response["Content-Length"] = str(len(content))

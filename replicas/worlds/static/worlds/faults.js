@@ -1,24 +1,26 @@
 /* Fault injection (replicas.worlds.faults), injected at the end of a world's pages.
    - Interstitial: dismissing posts to the reserved endpoint; without JavaScript the
-     form posts and the page reloads, with it the modal just closes.
+     form posts and the page reloads, with it the modal just closes. A modal that
+     comes in an htmx answer lands in #rg-faults-layer, present on every page.
    - Layout shift: at the first mouse move (and, if the fault sets one, after a fixed
      delay) a banner is inserted at the top of the target, pushing it down under the
      pointer. The mouse-move trigger keeps it tied to the agent's action, not to timing. */
 (function () {
   "use strict";
-  document.querySelectorAll(".rg-backdrop form").forEach(function (form) {
-    form.addEventListener("submit", function (event) {
-      event.preventDefault();
-      var data = new FormData(form, event.submitter);
-      fetch(form.action, { method: "POST", body: data, credentials: "same-origin", headers: { "X-ReplicaGym-Fault": "1" } })
-        .then(function (response) {
-          if (response.ok) {
-            var backdrop = form.closest(".rg-backdrop");
-            if (backdrop) backdrop.remove();
-          }
-        });
-    });
-  });
+  // delegated: a modal may arrive later, in an htmx answer's out-of-band swap
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form.matches || !form.matches(".rg-backdrop form")) return;
+    event.preventDefault();
+    var data = new FormData(form, event.submitter);
+    fetch(form.action, { method: "POST", body: data, credentials: "same-origin", headers: { "X-ReplicaGym-Fault": "1" } })
+      .then(function (response) {
+        if (response.ok) {
+          var backdrop = form.closest(".rg-backdrop");
+          if (backdrop) backdrop.remove();
+        }
+      });
+  }, true);
 
   var config = document.getElementById("rg-layout-shift");
   if (!config) return;
