@@ -182,9 +182,10 @@ def table(report: dict) -> str:
                 _fmt(_get(result, "raw", "p95_ms"), " ms"))
             row("ratio engine / raw", _fmt(result.get("ratio_to_raw"), "x"))
         elif name == "throughput":
-            row("workers", "episodes/min", "episode med")
+            row("workers (episodes passed / run)", "episodes/min", "episode med")
             for w, v in result.get("by_workers", {}).items():
-                row(w, _fmt(v.get("episodes_per_min")), _fmt(_get(v, "episode", "median_ms"), " ms"))
+                row(f"{w} ({v.get('passed')}/{v.get('episodes')} passed)", _fmt(v.get("episodes_per_min")),
+                    _fmt(_get(v, "episode", "median_ms"), " ms"))
         elif name == "server":
             row("server", "req/s", "p95")
             for kind, v in result["servers"].items():

@@ -5,6 +5,8 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 
 from bench.report import SECTIONS, BenchOptions, run_sections, table
 from replicas.worlds.cli import one_line_errors
@@ -69,6 +71,10 @@ class Command(BaseCommand):
         # Playwright's sync API runs an event loop in this thread, in which Django refuses
         # ORM calls; the bench (like a worker) only ever calls the ORM synchronously.
         os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+        executor = MigrationExecutor(connection)
+        pending = executor.migration_plan(executor.loader.graph.leaf_nodes())
+        if pending:  # episodes would error on missing columns and the numbers would mean nothing
+            raise CommandError(f"the database has {len(pending)} unapplied migration(s): run manage.py migrate first")
         out_path = Path(out) if out else Path(settings.DATA_DIR) / "bench.json"
         if out_path.parent and not out_path.parent.exists():
             raise CommandError(f"--out: folder {str(out_path.parent)!r} does not exist")
