@@ -137,6 +137,12 @@ def bench_browsergym(*, task_id: str | None, repeat: int = 3, progress=lambda li
         for world in worlds:
             world_delete(world=world)
     ours, theirs = _side(ours_runs), _side(bg["episodes"])
+    per_action = [
+        {"action": action,
+         "ours_ms": summary([e["steps_ms"][i] for e in ours_runs if i < len(e["steps_ms"])])["median_ms"],
+         "browsergym_ms": summary([e["steps_ms"][i] for e in bg["episodes"] if i < len(e["steps_ms"])])["median_ms"]}
+        for i, action in enumerate(scenario.actions)
+    ]
     return {
         "task": scenario.task_id,
         "actions": list(scenario.actions),
@@ -145,6 +151,7 @@ def bench_browsergym(*, task_id: str | None, repeat: int = 3, progress=lambda li
         "browsergym_settings": "defaults (pre_observation_delay 0.5 s, its own browser and chat window per reset)",
         "ours": ours,
         "browsergym": theirs,
+        "per_action": per_action,
         "ratio_step": ratio(ours["step"]["median_ms"], theirs["step"]["median_ms"]),
         "ratio_episode": ratio(ours["episode"]["median_ms"], theirs["episode"]["median_ms"]),
     }
