@@ -135,3 +135,13 @@ def test_seeded_rules_are_valid_condition_sets(in_world):
             conditions.validate(rule.conditions)
     with pytest.raises(Exception, match="unknown field or operator"):
         conditions.validate({"all": [{"field": "colour", "operator": "is", "value": "red"}]})
+
+
+def test_each_single_layer_variant_switches_on_exactly_its_layer():
+    variants = get_replica("supportdesk").variants
+    by_layer = {v["layers"][0]: name for name, v in variants.items() if len(v.get("layers", [])) == 1}
+    assert set(by_layer) == set(LAYERS)
+    for name in ("10k", "100k", "messy", "small-messy"):
+        assert set(variants[name]["layers"]) == set(LAYERS)
+    for name in ("default", "small", "strict-refunds"):
+        assert not variants[name].get("layers")
