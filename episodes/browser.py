@@ -354,6 +354,12 @@ class EpisodeSession:
                 self._execute(action)
             except _ActionFailed as exc:
                 error = str(exc)
+            except PlaywrightTimeoutError as exc:
+                self._check_alive(exc)
+                # The action itself was done and only Playwright's wait for the navigation
+                # it started ran out (a slow page): not an error, the settle waits for it.
+                if not _ACTION_DONE.search(str(exc)):
+                    error = _clean_error(exc, action)
             except PlaywrightError as exc:
                 self._check_alive(exc)
                 error = _clean_error(exc, action)
@@ -627,6 +633,7 @@ class EpisodeSession:
 
 
 _SCREENSHOT = {"format": "png", "optimizeForSpeed": True}
+_ACTION_DONE = re.compile(r"^\s*-?\s*\w+ action done\s*$", re.MULTILINE)
 
 
 def _stamp_axtree_screenshot(page, cdp) -> tuple[dict, dict, dict]:

@@ -84,6 +84,8 @@ def open_session(browser, page_server):
 
     def open_(start="/form.html", **kwargs):
         kwargs.setdefault("instruction", "Test instruction")
+        # Generous, so a loaded test machine does not photograph a half-loaded page.
+        kwargs.setdefault("settle_cap_ms", 15_000)
         session = EpisodeSession.open(origin=page_server, start_url=start, **kwargs)
         sessions.append(session)
         return session

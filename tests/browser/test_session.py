@@ -260,3 +260,12 @@ def test_random_agent_on_a_real_page_repeats_itself_for_a_seed(open_session):
         return actions, shots
 
     assert run() == run()
+
+
+def test_a_click_whose_page_loads_slower_than_the_action_timeout_is_no_error(open_session, page_server):
+    session = open_session(action_timeout_ms=500)
+    result = session.step("click(\"role=link[name='Slow report']\")")
+    assert result.error == ""
+    assert result.timings["settled"] is True
+    assert result.observation.url == page_server + "/api/slow?ms=1500"
+    assert "ORD-2" in result.observation.axtree

@@ -21,12 +21,15 @@ def _admin_credentials(world) -> tuple[str, str]:
 
 def _run(world, actions: list[str]) -> tuple[list[bytes], list[str], str]:
     _host, port = replica_server()
+    # A generous settle cap: on a loaded machine a page must still finish loading
+    # before the picture is taken, or the two runs would photograph different moments.
     session = EpisodeSession.open(origin=world_origin(world, port), start_url="/agent/filters/unsolved",
-                                  instruction="Look around")
+                                  instruction="Look around", settle_cap_ms=15_000)
     try:
         shots, errors = [session.observe().screenshot], []
         for action in actions:
             result = session.step(action)
+            assert result.timings["settled"], f"{action} did not settle: {result.timings}"
             shots.append(result.observation.screenshot)
             errors.append(result.error)
     finally:
