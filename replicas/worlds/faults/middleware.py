@@ -113,11 +113,9 @@ class FaultRun:
             if "route" in trigger and not re.search(trigger["route"], self.path):
                 return
             if bump(progress, "seen") >= trigger["requests"]:
-                for e in activate(world=self.world, progress=progress, at_request=self.n, at_step=self.step):
-                    e.route = self.path
-                    e.save(update_fields=["route"])
+                activate(world=self.world, progress=progress, at_request=self.n, at_step=self.step, route=self.path)
         elif trigger_due(progress, clock=self.world.clock):
-            activate(world=self.world, progress=progress, at_request=self.n, at_step=self.step)
+            activate(world=self.world, progress=progress, at_request=self.n, at_step=self.step, route=self.path)
         # step triggers are fired by world_step(), called by the episode engine
 
     def _event(self, progress, event, detail=None):

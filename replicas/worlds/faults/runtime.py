@@ -168,7 +168,7 @@ def trigger_due(progress: FaultProgress, *, step=None, clock=None) -> bool:
     return False
 
 
-def activate(*, world, progress: FaultProgress, at_request=None, at_step=None) -> list[FaultEvent]:
+def activate(*, world, progress: FaultProgress, at_request=None, at_step=None, route: str = "") -> list[FaultEvent]:
     """Mark the fault active (once); a stale_record changes its record right now."""
     if not claim(progress, "active"):
         return []
@@ -178,7 +178,7 @@ def activate(*, world, progress: FaultProgress, at_request=None, at_step=None) -
     with bound_world(world):
         detail = apply_data_fault(world, progress.index, spec, phase="fire", detail=progress.detail)
     bump(progress, "hits")
-    return [event_write(world=world, progress=progress, event="fired", at_request=at_request, at_step=at_step, detail=detail)]
+    return [event_write(world=world, progress=progress, event="fired", at_request=at_request, at_step=at_step, route=route, detail=detail)]
 
 
 def world_step(*, world, index: int) -> list[dict]:
