@@ -88,3 +88,18 @@ def test_billing_app_loads_orders_and_shows_the_apis_refusal_in_the_refund_form(
     alert.wait_for()
     assert alert.inner_text().strip()  # the API's own message, shown in the form
     assert state_hash(snapshot(world)) == before
+
+
+def test_events_toggle_swaps_the_pane_and_keeps_the_url(make_world, signed_in_page):
+    from replicas.supportdesk.models import Ticket
+    from replicas.worlds.scoping import bound_world
+
+    world = make_world()
+    with bound_world(world):
+        number = Ticket.objects.filter(status="open").order_by("public_id").first().public_id
+    page = signed_in_page(world, f"/agent/tickets/{number}")
+    page.get_by_role("link", name="Events").click()
+    page.wait_for_url(f"**/agent/tickets/{number}/events")
+    page.locator("ol.events").wait_for()
+    assert page.get_by_role("link", name="Events").get_attribute("aria-current") == "page"
+    assert page.locator("[data-ticket-form]").count() == 1  # the rest of the page stayed

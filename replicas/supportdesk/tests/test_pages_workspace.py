@@ -345,3 +345,9 @@ def test_new_ticket_for_an_unknown_requester_is_refused(agent_client, world):
     response = agent_client.post("/agent/tickets/new", {"requester": "ghost@nowhere.example", "subject": "x", "comment": "y"})
     assert response.status_code == 400 and b"No customer has the email address ghost@nowhere.example" in response.content
     assert state_hash(snapshot(world)) == before
+
+
+def test_conversations_toggle_gets_only_the_conversation_for_htmx(agent_client, world):
+    ticket = _open_ticket(world)
+    fragment = agent_client.get(f"/agent/tickets/{ticket.public_id}", HTTP_HX_REQUEST="true")
+    assert fragment.content.lstrip().startswith(b'<ol class="conv__list" id="conv-body">')

@@ -63,7 +63,6 @@ def ticket_detail(request, number):
     ticket = _ticket_or_404(number)
     tab_open(request, ticket.public_id)
     status = 200
-    notice = None
     if request.method == "POST":
         form = _form(ticket, request.POST)
         if "apply_macro" in request.POST:
@@ -90,7 +89,11 @@ def ticket_detail(request, number):
         ticket = _ticket_or_404(number)  # show the ticket as stored, not as the refused write left it in memory
     else:
         form = _form(ticket)
-    return page(request, "supportdesk/ticket.html", _context(request, ticket, form, notice=notice), section="views", status=status)
+        # the Conversations toggle swaps just the conversation in
+        return page(
+            request, "supportdesk/ticket.html", _context(request, ticket, form), section="views", fragment="supportdesk/_conversation.html"
+        )
+    return page(request, "supportdesk/ticket.html", _context(request, ticket, form), section="views", status=status)
 
 
 def _apply_macro(request, ticket, form):

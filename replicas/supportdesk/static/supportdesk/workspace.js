@@ -126,6 +126,16 @@
     if (e.key === "Escape" && $("#modal-root .modal-backdrop")) $("#modal-root").innerHTML = "";
   });
 
+  /* the Conversations / Events toggle follows the swapped-in pane */
+  document.addEventListener("htmx:afterSettle", function () {
+    var events = /\/events$/.test(window.location.pathname);
+    $$("[data-seg]").forEach(function (a) {
+      var on = (a.getAttribute("data-seg") === "events") === events;
+      a.classList.toggle("is-on", on);
+      if (on) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current");
+    });
+  });
+
   document.addEventListener("DOMContentLoaded", bulkRefresh);
   document.addEventListener("htmx:afterSwap", bulkRefresh);
   window.Helpdesk = { bulkRefresh: bulkRefresh, composerMode: composerMode };
