@@ -38,3 +38,9 @@ def test_relative_times_on_pages_are_measured_on_the_world_clock():
     with bound_world(world):
         text = Template("{% load worldtime %}{{ t|ago }}").render(Context({"t": world.clock - timedelta(days=3)}))
     assert text == "3\xa0days ago"
+
+
+def test_times_less_than_a_minute_before_the_world_now_read_just_now(world):
+    with bound_world(world):
+        text = Template("{% load worldtime %}{{ t|ago }}").render(Context({"t": world.clock - timedelta(seconds=20)}))
+    assert text == "just now"

@@ -12,5 +12,6 @@ def ago(value):
     """'3 days ago' measured from the world's now."""
     if not value:
         return ""
-    return f"{timesince(value, clock.now()).split(',')[0]} ago"
+    span = timesince(value, clock.now()).split(",")[0]
+    return "just now" if span.startswith("0\xa0") else f"{span} ago"
 
