@@ -74,7 +74,11 @@ def test_time_limit_ends_the_episode_timed_out_with_a_verdict(live_pack):
 
 
 def test_same_task_and_actions_give_the_same_state_hash_and_byte_identical_screenshots(live_pack):
-    actions = ['goto("/agent/tickets/8001")', 'goto("/agent/filters/unsolved")', *answer("supportdesk.open-ticket")]
+    params = task_current("supportdesk.open-ticket").params
+    actions = [
+        f'fill("#id_email", "{params["agent_email"]}")', f'fill("#id_password", "{params["agent_password"]}")',
+        "click(\"role=button[name='Sign in']\")", 'goto("/agent/tickets/8001")',
+    ]  # the task's limit is 4 steps
     a = episode_play(task_id="supportdesk.open-ticket", actions=actions)
     shots = Screenshot.objects.count()
     b = episode_play(task_id="supportdesk.open-ticket", actions=actions)
@@ -82,6 +86,8 @@ def test_same_task_and_actions_give_the_same_state_hash_and_byte_identical_scree
     assert a.final_state_id == b.final_state_id
     sha = lambda ep: list(ep.steps.order_by("index").values_list("screenshot__sha256", flat=True))  # noqa: E731
     assert sha(a) == sha(b) and None not in sha(a)
+    assert a.steps.get(index=3).url.endswith("/agent/tickets/8001")  # signed in: the workspace, not the sign-in page
+    assert len(set(sha(a))) == 4  # four different screens, each byte-identical across the two runs
     assert Screenshot.objects.count() == shots  # stored once
 
 
