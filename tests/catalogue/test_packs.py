@@ -66,6 +66,7 @@ def test_a_string_that_is_exactly_a_placeholder_keeps_the_param_json_type():
         ({"params": "tests.episodes.fixtures.params:nope"}, "report-requester.json: params: tests.episodes.fixtures.params:nope failed"),
         ({"params": "not a ref"}, "report-requester.json: params: must be 'module:function'"),
         ({"slug": "other-name"}, "report-requester.json: slug: 'other-name' differs from the file name"),
+        ({"faults": [{"kind": "x"}]}, "report-requester.json: faults[0].kind: unknown key"),
     ],
 )
 def test_invalid_task_files_are_reported_with_file_and_json_path(pack, changes, message):
