@@ -2,8 +2,9 @@
 import pytest
 from django.test import Client
 
+from replicas.worlds.models import World
 from replicas.worlds.registry import get_replica
-from replicas.worlds.services import template_get_or_build
+from replicas.worlds.services import template_get_or_build, world_delete
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -12,10 +13,15 @@ def committed_template(django_db_setup, django_db_blocker):
 
     Every test then gets its worlds as clones (milliseconds) instead of generating
     the template again inside its own transaction (seconds). Transactional tests
-    flush the database afterwards, so this runs per module.
+    flush the database afterwards, so this runs per module; and the template is
+    removed after the module, since other tests expect an empty database.
     """
     with django_db_blocker.unblock():
         template_get_or_build(replica="supportdesk", seed=7, variant="small")
+    yield
+    with django_db_blocker.unblock():
+        for template in World.objects.filter(is_template=True, replica="supportdesk", seed=7, variant="small"):
+            world_delete(world=template)
 
 
 @pytest.fixture(autouse=True)
