@@ -1,49 +1,27 @@
-"""Shared by the screenshot command, the render benchmark and browser tests: an in-process
-web server for the Django app, and a signed-in agent session for a world."""
-import threading
+"""Shared by the screenshot command, the render benchmark and browser tests: the engine's
+in-process server and Chromium flags, and a signed-in agent session for a world."""
 from contextlib import contextmanager
 
 from django.conf import settings
 from django.contrib.sessions.backends.db import SessionStore
-from django.core.servers.basehttp import ThreadedWSGIServer, WSGIRequestHandler, get_internal_wsgi_application
-from django.db import connections
 
+from episodes.browser import LAUNCH_ARGS
+from episodes.server import replica_server, replica_server_stop
 from replicas.worlds.routing import world_origin
 from replicas.worlds.scoping import bound_world
 
 from ..models import User
 from ..views.common import SESSION_AGENT, SESSION_TABS, SESSION_WORLD
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
-
-
-class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - the base class names it so
-        pass
-
 
 @contextmanager
 def wsgi_server():
-    """Serve the Django app on 127.0.0.1 (a free port) in a thread; yields the port."""
-    httpd = ThreadedWSGIServer(("127.0.0.1", 0), _QuietHandler, allow_reuse_address=False)
-    httpd.set_app(get_internal_wsgi_application())
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True)
-    thread.start()
+    """The engine's in-process replica server for the duration of a command; yields its port."""
+    _, port = replica_server()
     try:
-        yield httpd.server_address[1]
+        yield port
     finally:
-        httpd.shutdown()
-        httpd.server_close()
-        connections.close_all()
+        replica_server_stop()
 
 
 def agent_session(world, agent: User | None = None, tabs: list[int] | None = None) -> tuple[str | None, User | None]:
@@ -76,4 +54,4 @@ def signed_in_context(browser, world, port: int, session_key: str, *, viewport=(
 
 
 def launch_chromium(playwright):
-    return playwright.chromium.launch(executable_path=settings.CHROMIUM_PATH, args=CHROMIUM_ARGS, headless=True)
+    return playwright.chromium.launch(executable_path=settings.CHROMIUM_PATH, args=LAUNCH_ARGS, headless=True)
