@@ -36,9 +36,13 @@ def test_snapshot_and_diff_print_json():
     assert d["totals"]["changed"] > 0
 
 
-def run_cli(*args):
-    env = {**os.environ, "REPLICAGYM_DATA_DIR": str(ROOT / "data" / "cli-test")}
-    return subprocess.run([sys.executable, "manage.py", "world", *args], cwd=ROOT, env=env, capture_output=True, text=True)
+@pytest.fixture(scope="module")
+def cli_env(tmp_path_factory):
+    """A database of its own for the command-line runs (xdist workers must not share one)."""
+    env = {**os.environ, "REPLICAGYM_DATA_DIR": str(tmp_path_factory.mktemp("cli"))}
+    env.pop("DATABASE_URL", None)
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    return env
 
 
 @pytest.mark.parametrize(
@@ -52,9 +56,8 @@ def run_cli(*args):
         (["diff", "a"], "the following arguments are required"),
     ],
 )
-def test_bad_arguments_exit_non_zero_with_one_clear_line(args, message):
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env={**os.environ, "REPLICAGYM_DATA_DIR": str(ROOT / "data" / "cli-test")}, check=True)
-    result = run_cli(*args)
+def test_bad_arguments_exit_non_zero_with_one_clear_line(cli_env, args, message):
+    result = subprocess.run([sys.executable, "manage.py", "world", *args], cwd=ROOT, env=cli_env, capture_output=True, text=True)
     assert result.returncode != 0
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()
