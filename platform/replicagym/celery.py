@@ -13,7 +13,7 @@ app.autodiscover_tasks()
 @app.on_configure.connect
 def _make_broker_folders(sender, **kwargs):
     # the embedded file broker needs its folders before the first message
-    for key in ("data_folder_in", "processed_folder"):
+    for key in ("data_folder_in", "processed_folder", "control_folder"):
         folder = sender.conf.broker_transport_options.get(key)
         if folder:
             os.makedirs(folder, exist_ok=True)

@@ -141,6 +141,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "data_folder_in": str(_BROKER_DIR / "queue"),
         "data_folder_out": str(_BROKER_DIR / "queue"),
         "processed_folder": str(_BROKER_DIR / "processed"),
+        # exchange tables, which kombu would otherwise write to the working directory
+        "control_folder": str(_BROKER_DIR / "control"),
         "store_processed": False,
     }
     if CELERY_BROKER_URL.startswith("filesystem")
