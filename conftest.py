@@ -1,6 +1,7 @@
 """Fixtures shared by the whole suite."""
 import pytest
 
+from replicas.worlds.registry import get_replica
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import world_create
 
@@ -28,19 +29,17 @@ def in_world(world):
 def world_client(client, settings):
     """A test client whose requests go to a world's own origin.
 
-    For the support desk it is signed in as the desk's first administrator, since the
-    agent workspace requires a signed-in agent; pass signed_in=False to stay anonymous.
+    It is signed in as the replica's default role (ReplicaConfig.sign_in) when the replica
+    has sign-in; pass signed_in=False to stay anonymous.
     """
 
     def for_world(world, signed_in=True):
         client.defaults["HTTP_HOST"] = f"w-{world.token}.localhost:8000"
         client.cookies.pop(settings.SESSION_COOKIE_NAME, None)
-        if signed_in and world.replica == "supportdesk" and not world.is_template:
-            from replicas.supportdesk.management.browser import agent_session
-
-            key, _ = agent_session(world)
-            if key:  # a deleted world has no agent to sign in as
-                client.cookies[settings.SESSION_COOKIE_NAME] = key
+        if signed_in and not world.is_template:
+            user = get_replica(world.replica).sign_in(world)
+            if user is not None:  # a deleted world has no user to sign in as
+                client.cookies[settings.SESSION_COOKIE_NAME] = user.session_key
         return client
 
     return for_world

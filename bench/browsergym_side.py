@@ -114,10 +114,11 @@ def _side(episodes: list[dict]) -> dict:
     }
 
 
-def bench_browsergym(*, task_id: str | None, repeat: int = 3, progress=lambda line: None) -> dict:
+def bench_browsergym(*, task_id: str | None, replica: str | None = None, repeat: int = 3,
+                     progress=lambda line: None) -> dict:
     from episodes.server import replica_server
 
-    scenario = scenario_for(task_id)
+    scenario = scenario_for(task_id, replica)
     python = ensure_venv(progress)
     ensure_chromium_link()
     _host, port = replica_server()

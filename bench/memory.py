@@ -2,35 +2,35 @@
 each further concurrent episode (browser context + page) adds.
 
 The per-episode cost is measured as proportional set size (PSS) of this process and
-its descendants, before and while N sessions are open on a signed-in ticket page:
+its descendants, before and while N sessions are open on the replica's signed-in step page:
 shared Chromium pages are split between the processes sharing them, not counted
 once per renderer.
 """
 from replicas.worlds.services import world_create, world_delete
 
 from .measure import peak_rss_mb, tree_pss_mb, tree_rss_mb
-from .steps import open_session, ticket_page
+from .steps import open_session, step_page
 from .throughput import run_round
 
 
-def bench_memory(*, task_id: str | None, episodes: int = 4, worker_episodes: int = 2) -> dict:
+def bench_memory(*, task_id: str | None, replica: str | None = None, episodes: int = 4, worker_episodes: int = 2) -> dict:
     from episodes.browser import shared_browser
 
     from .scenario import resolve_task
 
-    task = resolve_task(task_id)
+    task = resolve_task(task_id, replica)
     worker = run_round(workers=1, task_id=task.task_id, episodes=worker_episodes, seconds=300)
     shared_browser()
-    worlds = [world_create(replica="supportdesk", seed=7, variant="default") for _ in range(episodes)]
+    worlds = [world_create(replica=task.replica, seed=7, variant="default") for _ in range(episodes)]
     sessions = []
     try:
-        start_page = ticket_page(worlds[0])
+        start_page = step_page(worlds[0])
         # one session opened and closed first, so caches the browser keeps anyway are in the baseline
         first, _ = open_session(world=worlds[0], start_page=start_page)
         first.close()
         base_pss, base_rss = tree_pss_mb(), tree_rss_mb()
         for world in worlds:
-            session, _ = open_session(world=world, start_page=ticket_page(world))
+            session, _ = open_session(world=world, start_page=step_page(world))
             session.observe()
             sessions.append(session)
         open_pss, open_rss = tree_pss_mb(), tree_rss_mb()

@@ -27,7 +27,8 @@ class BenchOptions:
     throughput_seconds: float = 240.0
     memory_episodes: int = 4
     browsergym_repeat: int = 3
-    task: str | None = None  # None: bench.scenario.DEFAULT_TASK, or the first task with a solution
+    replica: str | None = None  # None: the first replica (by name) that declares a bench_task
+    task: str | None = None  # None: the replica's bench_task, or its first task with a solution
     quick: bool = False
 
     @classmethod
@@ -61,33 +62,33 @@ def _run_one(name: str, options: BenchOptions) -> dict:
     if name == "reset":
         from .world_reset import bench_world_reset
 
-        return bench_world_reset(variants=options.variants, repeat=options.repeat)
+        return bench_world_reset(replica=options.replica, variants=options.variants, repeat=options.repeat)
     if name == "start":
         from .steps import bench_episode_start
 
-        return bench_episode_start(task_id=options.task, repeat=options.step_repeat)
+        return bench_episode_start(task_id=options.task, replica=options.replica, repeat=options.step_repeat)
     if name == "step":
         from .steps import bench_steps
 
-        return bench_steps(repeat=options.step_repeat, variant=options.world_variant)
+        return bench_steps(replica=options.replica, repeat=options.step_repeat, variant=options.world_variant)
     if name == "throughput":
         from .throughput import bench_throughput
 
-        return bench_throughput(task_id=options.task, workers=options.workers, episodes=options.episodes,
+        return bench_throughput(task_id=options.task, replica=options.replica, workers=options.workers, episodes=options.episodes,
                                 seconds=options.throughput_seconds)
     if name == "server":
         from .server_load import bench_server
 
-        return bench_server(variant=options.world_variant, kinds=options.servers, concurrency=options.concurrency,
+        return bench_server(replica=options.replica, variant=options.world_variant, kinds=options.servers, concurrency=options.concurrency,
                             requests=options.requests, seconds=options.server_seconds)
     if name == "memory":
         from .memory import bench_memory
 
-        return bench_memory(task_id=options.task, episodes=options.memory_episodes)
+        return bench_memory(task_id=options.task, replica=options.replica, episodes=options.memory_episodes)
     if name == "browsergym":
         from .browsergym_side import bench_browsergym
 
-        return bench_browsergym(task_id=options.task, repeat=options.browsergym_repeat)
+        return bench_browsergym(task_id=options.task, replica=options.replica, repeat=options.browsergym_repeat)
     raise ValueError(f"unknown section {name!r}")
 
 

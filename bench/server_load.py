@@ -1,7 +1,7 @@
 """The replica server under concurrent load on loopback: requests per second and latency.
 
-A threaded Python client (one keep-alive connection per thread) fetches the support
-desk's main pages of one world, signed in as an agent, from a server in another
+A threaded Python client (one keep-alive connection per thread) fetches the bench
+replica's pages (ReplicaConfig.bench_pages) of one world, signed in, from a server in another
 process. The run is bounded both in requests and in seconds, and only ever talks to
 127.0.0.1.
 """
@@ -12,24 +12,13 @@ from collections import defaultdict
 
 from django.conf import settings
 
-from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import world_create, world_delete
 
 from .measure import summary
+from .scenario import bench_pages, bench_replica, signed_in_user
 from .serve import ServerProcess, gunicorn_path
 
 LOOPBACK = "127.0.0.1"
-
-
-def supportdesk_pages(world) -> list[str]:
-    """The pages an agent spends its day on: the ticket views and a few busy tickets."""
-    from replicas.supportdesk.models import Ticket
-
-    with bound_world(world):
-        numbers = list(Ticket.objects.order_by("-updated_at").values_list("public_id", flat=True)[:4])
-    pages = ["/agent/filters/your-unsolved", "/agent/filters/unsolved", "/agent/filters/all"]
-    pages += [f"/agent/tickets/{n}" for n in numbers]
-    return pages
 
 
 def probe(*, port: int, host_header: str, cookie: str, pages: list[str]) -> tuple[list[str], dict]:
@@ -51,11 +40,9 @@ def probe(*, port: int, host_header: str, cookie: str, pages: list[str]) -> tupl
 
 
 def signed_in_cookie(world) -> str:
-    """`Cookie:` header value of an agent session on the world."""
-    from replicas.supportdesk.management.browser import agent_session
-
-    key, _agent = agent_session(world)
-    return f"{settings.SESSION_COOKIE_NAME}={key}"
+    """`Cookie:` header value of a signed-in session on the world (empty without sign-in)."""
+    user = signed_in_user(world)
+    return f"{settings.SESSION_COOKIE_NAME}={user.session_key}" if user is not None else ""
 
 
 def _worker(port, host_header, cookie, pages, offset, budget, deadline, results, lock):
@@ -126,13 +113,14 @@ def load(*, port: int, host_header: str, cookie: str, pages: list[str], concurre
     }
 
 
-def bench_server(*, variant: str = "default", seed: int = 7, concurrency: int = 8, requests: int = 2000,
-                 seconds: float = 20.0, kinds=("inprocess", "gunicorn")) -> dict:
-    world = world_create(replica="supportdesk", seed=seed, variant=variant)
+def bench_server(*, replica: str | None = None, variant: str = "default", seed: int = 7, concurrency: int = 8,
+                 requests: int = 2000, seconds: float = 20.0, kinds=("inprocess", "gunicorn")) -> dict:
+    config = bench_replica(replica)
+    world = world_create(replica=config.label, seed=seed, variant=variant)
     try:
-        pages = supportdesk_pages(world)
+        pages = bench_pages(world)
         cookie = signed_in_cookie(world)
-        out = {"variant": variant, "rows": world.rows, "pages": pages, "servers": {}}
+        out = {"replica": config.label, "variant": variant, "rows": world.rows, "pages": pages, "servers": {}}
         for kind in kinds:
             if kind == "gunicorn" and gunicorn_path() is None:
                 out["servers"][kind] = {"skipped": "gunicorn is not installed"}

@@ -9,36 +9,33 @@ import re
 import time
 from urllib.parse import urlsplit
 
-from replicas.worlds.scoping import bound_world
+from replicas.worlds.registry import get_replica
 from replicas.worlds.services import world_create, world_delete
 
 from .measure import Stopwatch, ratio, summary
-from .scenario import scenario_for, scenario_world, signed_in_cookies
+from .scenario import bench_pages, bench_replica, scenario_for, scenario_world, signed_in_cookies
 
-LOGIN_PATH = "/auth/login"
 TEXTBOX = re.compile(r"^\s*\[(\w+)\] textbox\b", re.MULTILINE)
 
 
-def ticket_page(world) -> str:
-    from replicas.supportdesk.models import Ticket
-
-    with bound_world(world):
-        number = Ticket.objects.order_by("-updated_at").values_list("public_id", flat=True).first()
-    return f"/agent/tickets/{number}"
+def step_page(world) -> str:
+    """The replica's first bench page: one with a text field the steps type into."""
+    return bench_pages(world)[0]
 
 
 def open_session(*, world, start_page: str, instruction: str = "Benchmark"):
-    """The engine's session for `world` (services.session_open), signed in as an agent.
+    """The engine's session for `world` (services.session_open), signed in.
 
-    Returns (session, signed_in_by_bench): when the engine lands on the sign-in page
-    (agents sign in as part of their task), the bench adds an agent session cookie and
-    opens the start page again, so the steps it times run on the workspace itself.
+    Returns (session, signed_in_by_bench): when the engine lands on the replica's sign-in
+    page (agents sign in as part of their task), the bench adds a signed-in session
+    cookie and opens the start page again, so the steps it times run on the page itself.
     """
     from episodes.server import replica_server
     from episodes.services import session_open
 
     session = session_open(world=world, start_page=start_page, instruction=instruction)
-    if urlsplit(session.page.url).path != LOGIN_PATH:
+    login_path = get_replica(world.replica).login_path
+    if not login_path or urlsplit(session.page.url).path != login_path:
         return session, False
     _host, port = replica_server()
     session.context.add_cookies(signed_in_cookies(world, port))
@@ -46,12 +43,12 @@ def open_session(*, world, start_page: str, instruction: str = "Benchmark"):
     return session, True
 
 
-def bench_episode_start(*, task_id: str | None = None, repeat: int = 10) -> dict:
+def bench_episode_start(*, task_id: str | None = None, replica: str | None = None, repeat: int = 10) -> dict:
     """World creation + browser context + first observation, as episode_run starts an episode."""
     from episodes.browser import shared_browser
     from episodes.services import session_open
 
-    scenario = scenario_for(task_id)
+    scenario = scenario_for(task_id, replica)
     shared_browser()  # a worker's browser is already running when an episode starts
     parts = {"world": Stopwatch(), "open": Stopwatch(), "observe": Stopwatch(), "total": Stopwatch()}
     made = []
@@ -92,12 +89,13 @@ def _raw_step(page, act):
     page.locator("body").aria_snapshot(timeout=RAW_TIMEOUT_MS)
 
 
-def bench_steps(*, repeat: int = 30, variant: str = "default") -> dict:
+def bench_steps(*, replica: str | None = None, repeat: int = 30, variant: str = "default") -> dict:
     """Engine step vs raw Playwright for in-page actions (fill, click) and a navigation."""
-    world = world_create(replica="supportdesk", seed=7, variant=variant)
+    config = bench_replica(replica)
+    world = world_create(replica=config.label, seed=7, variant=variant)
     session = None
     try:
-        start_page = ticket_page(world)
+        start_page = step_page(world)
         session, signed_in_by_bench = open_session(world=world, start_page=start_page)
         obs = session.observe()
         found = TEXTBOX.search(obs.axtree)
@@ -148,6 +146,7 @@ def bench_steps(*, repeat: int = 30, variant: str = "default") -> dict:
         }
         eng, rw = summary(all_engine), summary(all_raw)
         return {
+            "replica": config.label,
             "variant": variant,
             "page": start_page,
             "signed_in_by_bench": signed_in_by_bench,

@@ -76,8 +76,9 @@ def run_round(*, workers: int, task_id: str, episodes: int, seconds: float) -> d
     }
 
 
-def bench_throughput(*, task_id: str | None, workers=(1, 2, 4), episodes: int = 8, seconds: float = 240.0) -> dict:
-    task = resolve_task(task_id)
+def bench_throughput(*, task_id: str | None, replica: str | None = None, workers=(1, 2, 4), episodes: int = 8,
+                     seconds: float = 240.0) -> dict:
+    task = resolve_task(task_id, replica)
     # build the template once here, so no round pays for it or races to build it
     world_delete(world=scenario_world(scenario_for(task.task_id)))
     by_workers = {}

@@ -1,19 +1,19 @@
-"""World reset: a fresh support desk world cloned from its cached template, per size variant."""
+"""World reset: a fresh world of the bench replica cloned from its cached template, per size variant."""
 import time
 
 from django.db import connection
 
-from replicas.worlds.registry import get_replica
 from replicas.worlds.services import template_get_or_build, world_create, world_delete
 
 from .measure import Stopwatch
+from .scenario import bench_replica
 
 # Targets from the performance issue: a reset is a clone, milliseconds even for big worlds.
 TARGETS_MS = {"default": 50.0, "100k": 500.0}
 VARIANTS = ("default", "10k", "100k")
 
 
-def bench_world_reset(*, replica: str = "supportdesk", seed: int = 7, variants=VARIANTS, repeat: int = 20) -> dict:
+def bench_world_reset(*, replica: str | None = None, seed: int = 7, variants=VARIANTS, repeat: int = 20) -> dict:
     """Median and p95 of `world_create` per variant; the template is built first, untimed.
 
     Each world is deleted right after it is timed (untimed too), so the database holds
@@ -21,7 +21,8 @@ def bench_world_reset(*, replica: str = "supportdesk", seed: int = 7, variants=V
     """
     if repeat < 1:
         raise ValueError("repeat must be at least 1")
-    config = get_replica(replica)
+    config = bench_replica(replica)
+    replica = config.label
     out = {"replica": replica, "seed": seed, "backend": connection.vendor, "repeat": repeat, "variants": {}}
     for variant in variants:
         if variant not in config.variants:

@@ -35,9 +35,6 @@ from .models import Episode, Screenshot, Snapshot, Step, WorkerHeartbeat
 
 log = logging.getLogger("replicagym.episodes")
 
-# World time that passes per step: SLAs and "3 minutes ago" move as a person's
-# work would, and identically in every run (never the wall clock).
-STEP_CLOCK_SECONDS = 30
 STOP_ACTIONS = {"send_msg_to_user", "report_infeasible"}
 API_CLAIM = "api:"
 
@@ -343,7 +340,7 @@ class EpisodeDriver:
         _record_step(episode=self.episode, index=self.index, action_text=action_text, parsed=parsed, result=result,
                      obs=obs, fault_events=events, timings=_timings(result, measured),
                      changed=_page_changed(self.observation, obs))
-        world_clock_advance(world=self.world, seconds=STEP_CLOCK_SECONDS)
+        world_clock_advance(world=self.world, seconds=float(self.limits["step_seconds"]))
         self.index += 1
         self.observation = obs
         return obs, action is not None and _action_name(action) in STOP_ACTIONS

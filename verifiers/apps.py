@@ -7,3 +7,7 @@ class VerifiersConfig(AppConfig):
 
     name = "verifiers"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        # registering the built-in checks is the import's effect
+        from . import builtin_checks  # noqa: F401

@@ -2,13 +2,13 @@
 
 A check is `fn(inputs, **args) -> (passed, detail)` over the same read-only inputs as
 every assertion, registered with `@register_check("name")`. Replicas register their
-own in `replicas/<replica>/checks.py`, imported the first time a spec of theirs is
-validated or verified.
+own in their `checks_module` (ReplicaConfig; default `<app>.checks`), imported the
+first time a spec of theirs is validated or verified.
 """
-import importlib
-import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from replicas.worlds.registry import get_replica
 
 _REGISTRY: dict[str, "Check"] = {}
 _LOADED: set[str] = set()
@@ -34,20 +34,10 @@ def register_check(name: str, *, args_schema: dict | None = None, validate_args:
 
 
 def load_checks(replica: str | None = None) -> None:
-    """Import the built-in checks and, when it exists, `replicas.<replica>.checks`."""
-    modules = ["verifiers.builtin_checks"]
-    if replica:
-        modules.append(f"replicas.{replica}.checks")
-    for module in modules:
-        if module in _LOADED:
-            continue
-        try:
-            found = importlib.util.find_spec(module) is not None
-        except ModuleNotFoundError:  # the replica's package itself is not there
-            found = False
-        if found:
-            importlib.import_module(module)
-        _LOADED.add(module)
+    """Import `replica`'s checks module, once (the built-in ones register when the app is ready)."""
+    if replica and replica not in _LOADED:
+        get_replica(replica).load_checks()
+        _LOADED.add(replica)
 
 
 def get_check(name: str) -> Check | None:

@@ -21,6 +21,14 @@ def _layer(name: str) -> dict:
     return {"tickets": 300, "layers": [name]}
 
 
+# Zendesk Garden's CSS components the desk's templates use, htmx, and the Inter font.
+GARDEN = {
+    "avatars": "7.0.0", "bedrock": "10.0.1", "buttons": "9.0.1", "forms": "8.0.1", "menus": "9.0.20", "modals": "6.4.21",
+    "pagination": "4.0.19", "tables": "4.0.19", "tabs": "6.0.19", "tags": "6.0.0", "tooltips": "4.1.27", "variables": "7.0.0",
+}
+VENDOR = "supportdesk/vendor"
+
+
 class SupportdeskConfig(registry.ReplicaConfig):
     """A support desk in the manner of Zendesk's agent workspace."""
 
@@ -62,8 +70,37 @@ class SupportdeskConfig(registry.ReplicaConfig):
         digest.update(json.dumps(self.variants, sort_keys=True).encode())
         return digest.hexdigest()[:16]
 
+    login_path = "/auth/login"
+    roles = ("admin", "agent")
+    bench_task = "supportdesk.refund-duplicate-charge"
+    npm_packages = {**{f"@zendeskgarden/css-{name}": v for name, v in GARDEN.items()}, "htmx.org": "2.0.8", "@fontsource/inter": "5.3.0"}
+    frontend_assets = [
+        *[(f"@zendeskgarden/css-{name}/dist/index.css", f"{VENDOR}/garden-{name}.css") for name in sorted(GARDEN)],
+        ("@zendeskgarden/css-variables/LICENSE.md", f"{VENDOR}/LICENSE-zendeskgarden.md"),
+        ("htmx.org/dist/htmx.min.js", f"{VENDOR}/htmx.min.js"),
+        ("htmx.org/LICENSE", f"{VENDOR}/LICENSE-htmx"),
+        *[(f"@fontsource/inter/files/inter-{subset}-{weight}-normal.woff2", f"{VENDOR}/fonts/inter-{subset}-{weight}-normal.woff2")
+          for subset in ("latin", "latin-ext") for weight in (400, 500, 600, 700)],
+        ("@fontsource/inter/LICENSE", f"{VENDOR}/fonts/LICENSE-inter"),
+    ]
+
+    # Models and services load after the app configs: the hooks import them when called.
+    def sign_in(self, world, role=None):
+        """The first administrator (or agent) in public-id order, with its password and a session."""
+        from .signin import user_sign_in
+
+        return user_sign_in(world, self.check_role(role))
+
     def on_clock_advance(self, world):
-        """Run the time-based automations after the world clock moved (called with `world` bound)."""
+        """Run the time-based automations (close solved tickets after 4 days, remind pending requesters...)."""
         from .services import automations_run
 
-        return automations_run()
+        automations_run()
+
+    def bench_pages(self, world):
+        """Where an agent spends its day: a busy ticket (its reply box first), then the views."""
+        from .models import Ticket
+
+        numbers = list(Ticket.objects.order_by("-updated_at").values_list("public_id", flat=True)[:4])
+        return [*[f"/agent/tickets/{n}" for n in numbers],
+                "/agent/filters/your-unsolved", "/agent/filters/unsolved", "/agent/filters/all"]

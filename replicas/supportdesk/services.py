@@ -529,10 +529,9 @@ def automations_run() -> int:
     return fired
 
 
-def clock_advance(*, seconds: float) -> int:
-    """Move the bound world's clock forward and run the automations; returns how many fired."""
+def clock_advance(*, seconds: float) -> None:
+    """Move the bound world's clock forward (its automations run through on_clock_advance)."""
     world_clock_advance(world=current_world(), seconds=seconds)
-    return automations_run()
 
 
 # --- refunds -------------------------------------------------------------------------------

@@ -1,14 +1,20 @@
-"""The replica registry: replicas declare themselves, the platform finds them.
+"""The registry: replicas declare themselves through ReplicaConfig, the platform finds them.
 
 A replica is a Django app whose AppConfig derives from ReplicaConfig. Settings
-install every app folder under replicas/, so adding a replica edits no list.
+install every app folder under replicas/, so adding a replica edits no list, and
+the platform (tests, bench, episodes, fault library, front-end build) reaches a
+replica only through the contract below: it never names one.
 """
 import hashlib
 import importlib
+import importlib.util
 import inspect
+from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 from django.apps import AppConfig, apps
+from django.conf import settings
 
 
 class UnknownReplica(LookupError):
@@ -19,19 +25,69 @@ class UnknownVariant(LookupError):
     pass
 
 
-class ReplicaConfig(AppConfig):
-    """Declares a replica. Subclasses set:
+@dataclass(frozen=True)
+class ReplicaUser:
+    """A replica user signed in on one world: what a person types on the sign-in page
+    and the session a browser (or a test client) carries instead of typing it."""
 
-    - `variants`: name -> knobs (a dict the seed generator reads); "default" is required;
-    - `start_pages`: name -> path inside the world (the first is the default);
-    - `seed_module`: dotted path of a module with `generate(gen)` (default: `<app>.seed`);
+    role: str
+    login: str
+    password: str
+    session_key: str
+
+    def cookies(self, origin: str) -> list[dict]:
+        """Playwright cookies carrying the session on `origin` (http://host:port)."""
+        host = origin.split("://", 1)[1].rsplit(":", 1)[0]
+        return [{"name": settings.SESSION_COOKIE_NAME, "value": self.session_key, "domain": host, "path": "/",
+                 "httpOnly": True, "secure": False, "sameSite": "Lax", "expires": -1}]
+
+    def storage_state(self, origin: str) -> dict:
+        """A Playwright storage state signed in as this user (`browser.new_context(storage_state=...)`)."""
+        return {"cookies": self.cookies(origin), "origins": []}
+
+
+class ReplicaConfig(AppConfig):
+    """Declares a replica: the whole contract between a replica and the platform.
+
+    Data (class attributes):
+    - `variants`: name -> knobs (a dict the seed generator reads); "default" is required.
+    - `start_pages`: name -> path inside the world (the first is the default).
+    - `seed_module`: dotted path of a module with `generate(gen)` (default: `<app>.seed`).
     - `urls_module`: the urlconf served on the world's origin (default: `<app>.urls`).
+    - `faults_module`: the replica's side of fault injection (default: `<app>.faults`, optional):
+      `DATA_FAULTS` appliers, `session_is_signed_in`, `error_response`; see worlds/faults/data.py.
+    - `checks_module`: imported before the replica's verifier specs are validated or run, so
+      its `@register_check` functions exist (default: `<app>.checks`, optional).
+    - `login_path`: the sign-in page (fault recovery after an expired session; the bench
+      recognises it). Empty when the replica has no sign-in.
+    - `roles`: the roles `sign_in` accepts, the default first.
+    - `npm_packages`: npm package -> exact version the replica's front end is built from
+      (frontend/package.json must pin the same); `frontend_assets`: (file under
+      node_modules, destination under the app's `static/`) pairs that `build_frontend` copies.
+    - `bench_task`: the task id the benchmarks drive (episode start, steps, throughput, memory,
+      BrowserGym); empty: the replica's first task with a reference solution.
+
+    Hooks (methods; the world is passed, and bound where noted):
+    - `sign_in(world, role=None) -> ReplicaUser | None`: a user of `role` signed in on `world`
+      (credentials and a session); None when the world has no such user.
+    - `on_clock_advance(world)`: called, with the world bound, every time the world clock moves
+      (`worlds.clock.world_clock_advance`: each episode step, by the task's `limits.step_seconds`),
+      so time-based automations run in episodes as they would in the product.
+    - `bench_pages(world) -> list[str]`, world bound: the pages the server benchmark fetches
+      (signed in), the first of them with a text field the step benchmark types into.
     """
 
     variants: dict[str, dict] = {"default": {}}
     start_pages: dict[str, str] = {"home": "/"}
     seed_module: str = ""
     urls_module: str = ""
+    faults_module: str = ""
+    checks_module: str = ""
+    login_path: str = ""
+    roles: tuple[str, ...] = ()
+    npm_packages: dict[str, str] = {}
+    frontend_assets: list[tuple[str, str]] = []
+    bench_task: str = ""
 
     @property
     def replica_name(self) -> str:
@@ -50,6 +106,39 @@ class ReplicaConfig(AppConfig):
 
     def generator(self):
         return importlib.import_module(self.seed_module or f"{self.name}.seed")
+
+    def optional_module(self, dotted: str):
+        """The module `dotted`, or None when the replica does not ship it (its errors still raise)."""
+        return importlib.import_module(dotted) if importlib.util.find_spec(dotted) is not None else None
+
+    def faults_hooks(self):
+        return self.optional_module(self.faults_module or f"{self.name}.faults")
+
+    def load_checks(self) -> None:
+        self.optional_module(self.checks_module or f"{self.name}.checks")
+
+    def sign_in(self, world, role: str | None = None) -> ReplicaUser | None:
+        """A user of `role` (default: the first of `roles`) signed in on `world`."""
+        if not self.roles:
+            return None
+        raise NotImplementedError(f"replica {self.label!r} declares roles but no sign_in")
+
+    def check_role(self, role: str | None) -> str:
+        role = role or (self.roles[0] if self.roles else "")
+        if role not in self.roles:
+            known = ", ".join(self.roles) or "none"
+            raise ValueError(f"replica {self.label!r} has no role {role!r} (known: {known})")
+        return role
+
+    def on_clock_advance(self, world) -> None:
+        """Nothing happens with time in a replica without automations."""
+
+    def bench_pages(self, world) -> list[str]:
+        return list(self.start_pages.values())
+
+    @property
+    def static_dir(self) -> Path:
+        return Path(self.path) / "static"
 
     @cached_property
     def world_models(self) -> list:
@@ -80,10 +169,11 @@ class ReplicaConfig(AppConfig):
 
     @cached_property
     def generator_version(self) -> str:
-        """Changes whenever the seed generator or the models change, invalidating templates."""
+        """Changes whenever the seed generator, the models or the clock hook (run on a new
+        world) change, invalidating templates."""
         digest = hashlib.sha256()
-        for module in (self.generator(), self.models_module):
-            digest.update(inspect.getsource(module).encode())
+        for code in (self.generator(), self.models_module, type(self).on_clock_advance):
+            digest.update(inspect.getsource(code).encode())
         return digest.hexdigest()[:16]
 
 

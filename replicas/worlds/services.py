@@ -50,15 +50,21 @@ def _new_world(config, seed: int, variant: str, **fields) -> World:
 
 @transaction.atomic
 def world_generate(*, replica: str, seed: int, variant: str = "default", is_template: bool = False) -> World:
-    """Build a world from scratch by running the replica's seed generator."""
+    """Build a world from scratch by running the replica's seed generator.
+
+    The clock starts where the generator left it, with what that time triggers already
+    done (on_clock_advance): an episode's first step then moves only its own time.
+    """
     config = _validate(replica, seed, variant)
     world = _new_world(config, seed, variant, is_template=is_template)
     gen = Generation(world, config.knobs(variant), config.world_models)
     with bound_world(world):
         config.generator().generate(gen)
-        world.rows = gen.row_count
         gen.flush()
-        world.state_hash = state_hash(snapshot(world))
+        config.on_clock_advance(world)
+        doc = snapshot(world)
+        world.rows = sum(len(rows) for rows in doc["tables"].values())
+        world.state_hash = state_hash(doc)
     world.save(update_fields=["rows", "state_hash"])
     return world
 
@@ -136,8 +142,19 @@ def world_delete(*, world: World) -> None:
     World.objects.filter(pk=world.pk).delete()
 
 
-def world_touch(*, world: World) -> None:
-    World.objects.filter(pk=world.pk).update(last_used_at=djtz.now())
+# A world marks its use at most once a minute: every request calls world_touch,
+# and most of them then cost no query at all.
+TOUCH_EVERY = timedelta(seconds=60)
+
+
+def world_touch(*, world: World) -> bool:
+    """Record that `world` is in use (gc goes by last use); True if the row was written."""
+    now = djtz.now()
+    if world.last_used_at is not None and now - world.last_used_at < TOUCH_EVERY:
+        return False
+    written = World.objects.filter(pk=world.pk, last_used_at__lt=now - TOUCH_EVERY).update(last_used_at=now) == 1
+    world.last_used_at = now
+    return written
 
 
 def world_gc(*, older_than: timedelta | None = None) -> dict:

@@ -50,7 +50,6 @@ def test_unknown_section_is_refused_before_anything_runs(tmp_path):
 
 @pytest.mark.django_db(transaction=True)
 def test_server_section_measures_pages_served_by_a_real_server(tmp_path):
-    pytest.importorskip("replicas.supportdesk.management.browser", reason="needs the support desk's agent sessions")
     out = tmp_path / "bench.json"
     call_command("bench", "--only", "server", "--requests", "20", "--world-variant", "small", "--servers", "inprocess",
                  "--out", str(out))

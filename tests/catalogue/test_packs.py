@@ -141,4 +141,4 @@ def test_filled_task_exposes_instruction_start_page_and_reference_solution(pack)
     assert task.instruction == "Open ticket #8003 and tell me its status."
     assert task.start_page == "/agent/tickets/8003"
     assert task.reference_solution == [f'send_msg_to_user("Ticket #8003 is {task.params["status"]}.")']
-    assert task.limits == {"max_steps": 4, "max_seconds": 120}
+    assert task.limits == {"max_steps": 4, "max_seconds": 120, "step_seconds": 30}

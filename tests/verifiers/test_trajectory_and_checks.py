@@ -113,25 +113,29 @@ def test_the_builtin_duplicate_check_catches_a_write_done_twice(desk):
 
 
 def test_a_replica_registers_its_own_checks_in_its_checks_module(tmp_path, monkeypatch):
-    import replicas
+    from replicas.worlds.registry import replicas
     from verifiers import checks
 
-    package = tmp_path / "fakedesk"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "checks.py").write_text(
+    (tmp_path / "fakedesk_checks.py").write_text(
         "from verifiers.checks import register_check\n\n"
         "@register_check('fakedesk.always')\n"
         "def always(inputs):\n    return True, 'registered by the replica'\n"
     )
-    monkeypatch.setattr(replicas, "__path__", [*replicas.__path__, str(tmp_path)])
+    monkeypatch.syspath_prepend(str(tmp_path))
+    config = sorted(replicas().values(), key=lambda c: c.label)[0]
+    monkeypatch.setattr(config, "checks_module", "fakedesk_checks")
     monkeypatch.setattr(checks, "_REGISTRY", dict(checks._REGISTRY))  # restored after the test
-    monkeypatch.setattr(checks, "_LOADED", set(checks._LOADED))
-    for module in ("replicas.fakedesk", "replicas.fakedesk.checks"):
-        monkeypatch.delitem(sys.modules, module, raising=False)
+    monkeypatch.setattr(checks, "_LOADED", set())
+    monkeypatch.delitem(sys.modules, "fakedesk_checks", raising=False)
     assert checks.get_check("fakedesk.always") is None
-    checks.load_checks("fakedesk")
+    checks.load_checks(config.label)
     assert checks.get_check("fakedesk.always").fn(None) == (True, "registered by the replica")
-    checks.load_checks("nosuchdesk")  # a replica without checks, or none at all, loads nothing
-    for module in ("replicas.fakedesk", "replicas.fakedesk.checks"):
-        sys.modules.pop(module, None)
+    sys.modules.pop("fakedesk_checks", None)
+
+
+def test_checks_of_an_unknown_replica_are_refused():
+    from replicas.worlds.registry import UnknownReplica
+    from verifiers import checks
+
+    with pytest.raises(UnknownReplica, match="nosuchdesk"):
+        checks.load_checks("nosuchdesk")

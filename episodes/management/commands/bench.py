@@ -10,6 +10,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from bench.report import SECTIONS, BenchOptions, run_sections, table
 from replicas.worlds.cli import one_line_errors
+from replicas.worlds.registry import get_replica
 
 
 def _positive_int(text: str) -> int:
@@ -41,10 +42,12 @@ class Command(BaseCommand):
         parser.add_argument("--servers", default="", help="servers for the server section (default: inprocess,gunicorn)")
         parser.add_argument("--workers", default="", help="worker counts for the throughput section (default: 1,2,4)")
         parser.add_argument("--episodes", type=_positive_int, help="oracle episodes per worker count (throughput)")
-        parser.add_argument("--task", default="", help="task id driven by the step, start and BrowserGym sections")
+        parser.add_argument("--replica", default="", help="replica measured (default: the first, by name, declaring a bench task)")
+        parser.add_argument("--task", default="", help="task id driven by the start, throughput, memory and BrowserGym sections "
+                                                       "(default: the replica's bench task)")
 
-    def handle(self, *args, quick, out, only, repeat, variants, requests, workers, episodes, task, world_variant,
-               servers, **_):
+    def handle(self, *args, quick, out, only, repeat, variants, requests, workers, episodes, replica, task,
+               world_variant, servers, **_):
         sections = [s.strip() for s in only.split(",") if s.strip()] or list(SECTIONS)
         unknown = [s for s in sections if s not in SECTIONS]
         if unknown:
@@ -58,7 +61,13 @@ class Command(BaseCommand):
         server_kinds = [k.strip() for k in servers.split(",") if k.strip()]
         if any(k not in ("inprocess", "gunicorn") for k in server_kinds):
             raise CommandError(f"--servers must name inprocess and/or gunicorn, not {servers!r}")
+        if replica:
+            try:
+                get_replica(replica)
+            except LookupError as exc:
+                raise CommandError(f"--replica: {exc}") from None
         options = BenchOptions.preset(quick=quick).override(
+            replica=replica or None,
             repeat=repeat,
             variants=[v.strip() for v in variants.split(",") if v.strip()] or None,
             requests=requests,

@@ -10,11 +10,11 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
+from bench.scenario import bench_pages, bench_replica, signed_in_cookies
 from episodes.browser import EpisodeSession, shared_browser, shutdown_browser
 from episodes.observation import STAMP_JS
 from episodes.server import replica_server
 from replicas.worlds.routing import world_origin
-from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import world_create, world_delete
 
 
@@ -38,19 +38,26 @@ class Command(BaseCommand):
         parser.add_argument("--steps", type=int, default=30, help="timed steps per side (default 30)")
         parser.add_argument("--seed", type=int, default=7)
         parser.add_argument("--variant", default="small")
-        parser.add_argument("--page", default="", help="path to measure on (default: a support desk ticket, signed in)")
+        parser.add_argument("--replica", default="", help="replica to measure (default: the first, by name, declaring a bench task)")
+        parser.add_argument("--page", default="", help="path to measure on (default: the replica's first bench page, signed in)")
 
-    def handle(self, *args, steps, seed, variant, page, **options):
+    def handle(self, *args, steps, seed, variant, replica, page, **options):
         if not 5 <= steps <= 1000:
             raise CommandError("--steps must be from 5 to 1000")
-        world = world_create(replica="supportdesk", seed=seed, variant=variant)
+        try:
+            config = bench_replica(replica or None)
+            config.knobs(variant)
+        except LookupError as exc:
+            raise CommandError(str(exc).strip("'\"")) from None
+        world = world_create(replica=config.label, seed=seed, variant=variant)
         _host, port = replica_server()
         origin = world_origin(world, port)
+        path = page or bench_pages(world)[0]
+        cookies = signed_in_cookies(world, port)
         shared_browser()  # launch outside the timings
         try:
-            session = EpisodeSession.open(origin=origin, start_url="/auth/login", instruction="benchmark")
-            self._sign_in(session, world)
-            path = page or self._ticket_path(world)
+            session = EpisodeSession.open(origin=origin, start_url=path, instruction="benchmark")
+            session.context.add_cookies(cookies)
             result = session.step(f'goto("{path}")')
             if result.error:
                 raise CommandError(f"cannot open {path}: {result.error}")
@@ -104,24 +111,3 @@ class Command(BaseCommand):
                 times.append((time.perf_counter() - t0) * 1000)
         context.close()
         return times
-
-    def _sign_in(self, session, world):
-        from replicas.supportdesk.models import User
-        from replicas.supportdesk.policies import agent_password
-
-        with bound_world(world):
-            admin = User.objects.filter(role=User.Role.ADMIN).order_by("public_id").first()
-        password = agent_password(seed=world.seed, agent_public_id=admin.public_id)
-        for action in (f"fill(\"role=textbox[name='Email']\", \"{admin.email}\")",
-                       f"fill(\"role=textbox[name='Password']\", \"{password}\")",
-                       "click(\"role=button[name='Sign in']\")"):
-            result = session.step(action)
-            if result.error:
-                raise CommandError(f"sign-in step {action} failed: {result.error}")
-
-    def _ticket_path(self, world) -> str:
-        from replicas.supportdesk.models import Ticket
-
-        with bound_world(world):
-            ticket = Ticket.objects.order_by("public_id").first()
-        return f"/agent/tickets/{ticket.public_id}"

@@ -1,46 +1,62 @@
-"""Copies the front-end files the pages use from frontend/node_modules into static folders.
+"""Copies the front-end files each replica declares from frontend/node_modules into its static folder.
 
 bin/setup runs `npm ci` in frontend/ and then this command, so a fresh clone serves
 its CSS, fonts and scripts itself (no CDN: screenshots must not depend on the network).
-The copies are generated (gitignored); running the command again rewrites them.
+Each replica lists its npm packages and files on its ReplicaConfig (`npm_packages`,
+`frontend_assets`); frontend/package.json must pin the same versions. The copies are
+generated (gitignored); running the command again rewrites them.
 """
+import json
 import shutil
 from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-NODE_MODULES = Path(settings.BASE_DIR) / "frontend" / "node_modules"
-SUPPORTDESK_VENDOR = Path(settings.BASE_DIR) / "replicas" / "supportdesk" / "static" / "supportdesk" / "vendor"
+from replicas.worlds.registry import replicas
 
-GARDEN = ["variables", "bedrock", "buttons", "forms", "tables", "tabs", "tags", "menus", "modals", "avatars", "pagination", "tooltips"]
-INTER_WEIGHTS = [400, 500, 600, 700]
+FRONTEND = Path(settings.BASE_DIR) / "frontend"
+NODE_MODULES = FRONTEND / "node_modules"
 
-# (source under node_modules, destination file)
-FILES = [
-    *[(f"@zendeskgarden/css-{name}/dist/index.css", SUPPORTDESK_VENDOR / f"garden-{name}.css") for name in GARDEN],
-    *[(f"@zendeskgarden/css-{name}/LICENSE.md", SUPPORTDESK_VENDOR / "LICENSE-zendeskgarden.md") for name in GARDEN[:1]],
-    ("htmx.org/dist/htmx.min.js", SUPPORTDESK_VENDOR / "htmx.min.js"),
-    ("htmx.org/LICENSE", SUPPORTDESK_VENDOR / "LICENSE-htmx"),
-    *[
-        (f"@fontsource/inter/files/inter-{subset}-{w}-normal.woff2", SUPPORTDESK_VENDOR / "fonts" / f"inter-{subset}-{w}-normal.woff2")
-        for subset in ("latin", "latin-ext")
-        for w in INTER_WEIGHTS
-    ],
-    ("@fontsource/inter/LICENSE", SUPPORTDESK_VENDOR / "fonts" / "LICENSE-inter"),
-]
+
+def _installed_version(package: str) -> str | None:
+    manifest = NODE_MODULES / package / "package.json"
+    return json.loads(manifest.read_text())["version"] if manifest.exists() else None
+
+
+def frontend_problems(configs) -> list[str]:
+    """Why the declared packages and files cannot be copied (empty: they can)."""
+    pinned = json.loads((FRONTEND / "package.json").read_text()).get("dependencies", {})
+    problems = []
+    for config in configs:
+        for package, version in sorted(config.npm_packages.items()):
+            if pinned.get(package) != version:
+                problems.append(f"{config.label} needs {package}@{version}: frontend/package.json pins {pinned.get(package)!r}")
+            elif _installed_version(package) != version:
+                problems.append(f"{config.label} needs {package}@{version}: not installed (run `npm ci` in frontend/ first)")
+        declared = set(config.npm_packages)
+        for src, _dest in config.frontend_assets:
+            package = "/".join(src.split("/")[: 2 if src.startswith("@") else 1])
+            if package not in declared:
+                problems.append(f"{config.label}: asset {src} is from {package}, which is not in its npm_packages")
+            elif _installed_version(package) is not None and not (NODE_MODULES / src).exists():
+                problems.append(f"{config.label}: {src} is missing in {NODE_MODULES}")
+    return problems
 
 
 class Command(BaseCommand):
-    help = "Copy CSS, fonts and scripts from frontend/node_modules into the apps' static folders."
+    help = "Copy each replica's CSS, fonts and scripts from frontend/node_modules into its static folder."
 
     def handle(self, *args, **options):
-        missing = [src for src, _ in FILES if not (NODE_MODULES / src).exists()]
-        if missing:
-            raise CommandError(
-                f"missing in {NODE_MODULES} (run `npm ci` in frontend/ first): " + ", ".join(missing[:5])
-            )
-        for src, dest in FILES:
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(NODE_MODULES / src, dest)
-        self.stdout.write(f"build_frontend: copied {len(FILES)} files")
+        configs = sorted(replicas().values(), key=lambda c: c.label)
+        problems = frontend_problems(configs)
+        if problems:
+            raise CommandError("; ".join(problems[:8]))
+        copied = 0
+        for config in configs:
+            for src, dest in config.frontend_assets:
+                target = config.static_dir / dest
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(NODE_MODULES / src, target)
+                copied += 1
+        self.stdout.write(f"build_frontend: copied {copied} files for {len(configs)} replica(s)")

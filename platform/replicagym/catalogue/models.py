@@ -89,7 +89,8 @@ class Task(models.Model):
 
     @property
     def limits(self) -> dict:
-        return {"max_steps": 30, "max_seconds": 300, **self.spec.get("limits", {})}
+        # step_seconds: world time per step, so SLAs and "3 minutes ago" move as a person's work would
+        return {"max_steps": 30, "max_seconds": 300, "step_seconds": 30, **self.spec.get("limits", {})}
 
     @property
     def instruction(self) -> str:

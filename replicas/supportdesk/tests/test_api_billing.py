@@ -5,8 +5,8 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from replicas.supportdesk.management.browser import agent_session
 from replicas.supportdesk.models import Payment, Refund, TicketEvent
+from replicas.supportdesk.signin import agent_session
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.snapshot import snapshot, state_hash
 

@@ -3,7 +3,7 @@ import pytest
 from django.conf import settings
 
 from episodes.browser import shared_browser
-from replicas.supportdesk.management.browser import agent_session
+from replicas.supportdesk.signin import agent_session
 from replicas.worlds.routing import world_origin, world_url
 
 pytestmark = pytest.mark.browser

@@ -2,8 +2,8 @@
 import pytest
 from django.utils.html import escape
 
-from replicas.supportdesk.management.browser import agent_session
 from replicas.supportdesk.models import Comment, Ticket, User
+from replicas.supportdesk.signin import agent_session
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.snapshot import snapshot, state_hash
 

@@ -176,7 +176,8 @@ def test_requesters_cannot_change_fields_or_write_internal_notes(in_world):
 
 
 def test_clock_advance_runs_pending_reminders_once(in_world):
-    ticket = Ticket.objects.filter(status="pending").order_by("public_id").first()
+    # a new world has had its automations run up to its clock: take a ticket they left alone
+    ticket = Ticket.objects.filter(status="pending").exclude(events__via="automation").order_by("public_id").first()
     Ticket.objects.filter(pk=ticket.pk).update(updated_at=clock.now() - timedelta(hours=80), tags=["x"])
     services.clock_advance(seconds=60)
     ticket.refresh_from_db()

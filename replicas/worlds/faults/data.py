@@ -1,4 +1,5 @@
-"""The replica side of data faults: each replica may ship a `faults.py` next to its models.
+"""The replica side of data faults: each replica may ship a `faults.py` next to its models
+(ReplicaConfig.faults_module).
 
 That module may define:
 - `DATA_FAULTS`: fault name -> applier `fn(ctx: DataFaultContext) -> dict` (the event's detail).
@@ -6,13 +7,10 @@ That module may define:
   once at world creation (`ctx.phase == "apply"`); `stale_record` runs twice: `"arm"`
   at creation (pick the record; may return `"route"`, the regex of its page, used as the
   default trigger) and `"fire"` when triggered (`ctx.detail` holds what "arm" returned).
-- `LOGIN_PATH`: where the replica signs people in (recovery from session_expiry).
 - `session_is_signed_in(session) -> bool`: whether a session is signed in.
 - `error_response(request, *, status, code, message)`: the product's own error page.
 """
 import hashlib
-import importlib
-import importlib.util
 import json
 import random
 from dataclasses import dataclass, field
@@ -39,10 +37,7 @@ class DataFaultContext:
 @cache
 def replica_hooks(replica: str):
     """The replica's `faults` module, or None when it has none."""
-    module_name = f"{get_replica(replica).name}.faults"
-    if importlib.util.find_spec(module_name) is None:
-        return None
-    return importlib.import_module(module_name)
+    return get_replica(replica).faults_hooks()
 
 
 def data_fault_applier(replica: str, name: str):

@@ -91,7 +91,7 @@ class FaultDef:
     triggerable: bool = True
     recovery_kind: str = ""
 
-    def recovery(self, params: dict, *, login_path: str = "/auth/login") -> dict:
+    def recovery(self, params: dict, *, login_path: str) -> dict:
         """What counts as recovering from this fault: data, read by the error_recovery reward."""
         kind = self.recovery_kind
         if kind in ("retry_succeeds", "request_completes"):

@@ -10,9 +10,10 @@ from datetime import UTC, datetime
 from django.db import connection, transaction
 
 from ..models import FaultEvent, FaultProgress, FaultState, World
+from ..registry import get_replica
 from ..scoping import bound_world
 from ..snapshot import snapshot, state_hash
-from .data import DataFaultError, apply_data_fault, hook
+from .data import DataFaultError, apply_data_fault
 from .library import DATA, LIBRARY
 from .spec import FaultSpecError, parse_clock, validate_faults
 
@@ -71,7 +72,7 @@ def claim(progress: FaultProgress, flag: str) -> bool:
 def event_write(*, world, progress: FaultProgress, event: str, at_request=None, at_step=None, clock=None, route="", detail=None) -> FaultEvent:
     spec = world.faults[progress.index]
     fault = LIBRARY[progress.name]
-    login_path = hook(world.replica, "LOGIN_PATH", "/auth/login")
+    login_path = get_replica(world.replica).login_path
     return FaultEvent.objects.create(
         world_id=world.id,
         seq=_next_seq(world.id),

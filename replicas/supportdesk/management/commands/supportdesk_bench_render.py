@@ -17,7 +17,7 @@ from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import world_create, world_delete
 
 from ...models import Ticket, User
-from ..browser import agent_session
+from ...signin import agent_session
 
 
 class _QueryCounter(list):

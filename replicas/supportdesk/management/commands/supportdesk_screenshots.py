@@ -13,7 +13,8 @@ from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import world_create, world_delete
 
 from ...models import Comment, Ticket
-from ..browser import agent_session, launch_chromium, signed_in_context, wsgi_server
+from ...signin import agent_session
+from ..browser import launch_chromium, signed_in_context, wsgi_server
 
 OUT = Path(settings.BASE_DIR) / "docs" / "screenshots"
 
