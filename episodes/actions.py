@@ -1,25 +1,26 @@
 """The action space: BrowserGym-compatible action strings parsed into typed actions.
 
-An agent's action is text such as `click("a51")` or `fill("a12", "text")`. It is read
-by a small tokenizer and a grammar for one Python-style call with literal arguments,
-never by eval/exec, and checked against each action's signature (the same names,
-order and defaults as BrowserGym's `browsergym.core.action.functions`):
+An agent's action is text such as `click("a51")` or `fill("a12", "text")`: one
+Python-style call with literal arguments, as BrowserGym writes them. Python's parser
+(`ast.parse` in eval mode, which builds a tree and runs nothing) reads it; the tree
+must be exactly one call of a bare name whose arguments are strings, numbers,
+True/False or lists of those. Nothing is ever eval'd or exec'd, and anything after
+the call (a second call, a `;`) is refused, so an agent cannot smuggle a second
+effect into a step. Arguments are then checked against each action's signature (the
+same names, order and defaults as BrowserGym's `browsergym.core.action.functions`).
 
-    action   := NAME "(" [ argument ("," argument)* [","] ] ")"
-    argument := [ NAME "=" ] value
-    value    := STRING | ["-"] NUMBER | True | False | "[" [ value ("," value)* [","] ] "]"
-
-Exactly one action per step: anything after the closing parenthesis other than
-whitespace (a second call, a `;`, a comment) is an error, so an agent can never
-smuggle a second effect into a step. Strings take single or double quotes and the
-escapes \\\\ \\' \\" \\n \\r \\t \\0 \\xHH \\uHHHH \\UHHHHHHHH.
+`parse_action` takes any value and either returns an Action or raises ActionError
+with a message for the agent; no other exception leaves it (fuzzed in
+tests/episodes/test_action_fuzz.py).
 
 An element argument is a bid (`^[a-z]{0,2}\\d+$`, stamped into the DOM by the
 engine) or else a Playwright selector (`role=button[name='Submit']`, `#id`, ...).
 """
+import ast
 import json
 import math
 import re
+import warnings
 from dataclasses import MISSING, dataclass, field, fields
 from typing import ClassVar
 
@@ -39,177 +40,148 @@ def is_bid(element: str) -> bool:
     return bool(BID_RE.match(element))
 
 
-# --- tokenizer -------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class _Token:
-    kind: str  # NAME, STRING, NUMBER, PUNCT, END
-    value: object
-    pos: int
-
-
-_ESCAPES = {"\\": "\\", "'": "'", '"': '"', "n": "\n", "r": "\r", "t": "\t", "0": "\0"}
-_NUMBER_RE = re.compile(r"(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?")
-_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def _tokenize(text: str) -> list[_Token]:
-    tokens, i, n = [], 0, len(text)
-    while i < n:
-        c = text[i]
-        if c.isspace():
-            i += 1
-        elif c in "()[],=-":
-            tokens.append(_Token("PUNCT", c, i))
-            i += 1
-        elif c in "'\"":
-            value, i = _read_string(text, i)
-            tokens.append(value)
-        elif c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit()):
-            m = _NUMBER_RE.match(text, i)
-            raw = m.group(0)
-            is_float = "." in raw or m.group(2) is not None
-            tokens.append(_Token("NUMBER", float(raw) if is_float else int(raw), i))
-            i = m.end()
-        elif c.isalpha() or c == "_":
-            m = _NAME_RE.match(text, i)
-            tokens.append(_Token("NAME", m.group(0), i))
-            i = m.end()
-        else:
-            raise ActionError(f"unexpected character {c!r} at column {i + 1}")
-    tokens.append(_Token("END", None, n))
-    return tokens
-
-
-def _read_string(text: str, start: int) -> tuple[_Token, int]:
-    quote, i, out = text[start], start + 1, []
-    while True:
-        if i >= len(text):
-            raise ActionError(f"unterminated string starting at column {start + 1}")
-        c = text[i]
-        if c == quote:
-            return _Token("STRING", "".join(out), start), i + 1
-        if c == "\n":
-            raise ActionError(f"unterminated string starting at column {start + 1} (a newline inside quotes; write \\n)")
-        if c != "\\":
-            out.append(c)
-            i += 1
-            continue
-        if i + 1 >= len(text):
-            raise ActionError(f"unterminated string starting at column {start + 1}")
-        e = text[i + 1]
-        if e in _ESCAPES:
-            out.append(_ESCAPES[e])
-            i += 2
-        elif e in "xuU":
-            width = {"x": 2, "u": 4, "U": 8}[e]
-            digits = text[i + 2 : i + 2 + width]
-            if len(digits) != width or not all(d in "0123456789abcdefABCDEF" for d in digits):
-                raise ActionError(f"bad \\{e} escape at column {i + 1}")
-            code = int(digits, 16)
-            if code > 0x10FFFF:
-                raise ActionError(f"bad \\{e} escape at column {i + 1}: not a character")
-            out.append(chr(code))
-            i += 2 + width
-        else:
-            raise ActionError(f"unknown escape \\{e} at column {i + 1}")
-
-
 # --- grammar ---------------------------------------------------------------------
 
-class _Parser:
-    def __init__(self, text: str):
-        self.tokens = _tokenize(text)
-        self.i = 0
-
-    def peek(self) -> _Token:
-        return self.tokens[self.i]
-
-    def take(self) -> _Token:
-        tok = self.tokens[self.i]
-        self.i += 1
-        return tok
-
-    def expect(self, punct: str, what: str) -> _Token:
-        tok = self.take()
-        if tok.kind != "PUNCT" or tok.value != punct:
-            raise ActionError(f"expected {what} at column {tok.pos + 1}, found {_describe(tok)}")
-        return tok
-
-    def call(self) -> tuple[str, list, dict]:
-        head = self.take()
-        if head.kind == "END":
-            raise ActionError("empty action: write one call such as click(\"a12\") or noop()")
-        if head.kind != "NAME":
-            raise ActionError(f"an action starts with a function name, found {_describe(head)} at column {head.pos + 1}")
-        self.expect("(", f"'(' after {head.value}")
-        args, kwargs = [], {}
-        while not (self.peek().kind == "PUNCT" and self.peek().value == ")"):
-            tok = self.peek()
-            nxt = self.tokens[self.i + 1]
-            if tok.kind == "NAME" and nxt.kind == "PUNCT" and nxt.value == "=":
-                self.i += 2
-                if tok.value in kwargs:
-                    raise ActionError(f"{head.value}() got argument {tok.value!r} twice")
-                kwargs[tok.value] = self.value()
-            else:
-                if kwargs:
-                    raise ActionError(f"positional argument after a keyword argument at column {tok.pos + 1}")
-                args.append(self.value())
-            sep = self.peek()
-            if sep.kind == "PUNCT" and sep.value == ",":
-                self.i += 1
-            elif not (sep.kind == "PUNCT" and sep.value == ")"):
-                if sep.kind == "END":
-                    raise ActionError(f"missing ')' to close {head.value}(")
-                raise ActionError(f"expected ',' or ')' at column {sep.pos + 1}, found {_describe(sep)}")
-        self.take()
-        rest = self.peek()
-        if rest.kind != "END":
-            raise ActionError(
-                f"unexpected text after the action at column {rest.pos + 1} ({_describe(rest)}): "
-                "send exactly one action per step"
-            )
-        return head.value, args, kwargs
-
-    def value(self):
-        tok = self.take()
-        if tok.kind in ("STRING", "NUMBER"):
-            return tok.value
-        if tok.kind == "PUNCT" and tok.value == "-":
-            num = self.take()
-            if num.kind != "NUMBER":
-                raise ActionError(f"expected a number after '-' at column {tok.pos + 1}")
-            return -num.value
-        if tok.kind == "NAME" and tok.value in ("True", "False"):
-            return tok.value == "True"
-        if tok.kind == "PUNCT" and tok.value == "[":
-            items = []
-            while not (self.peek().kind == "PUNCT" and self.peek().value == "]"):
-                items.append(self.value())
-                sep = self.peek()
-                if sep.kind == "PUNCT" and sep.value == ",":
-                    self.i += 1
-                elif not (sep.kind == "PUNCT" and sep.value == "]"):
-                    raise ActionError(f"expected ',' or ']' at column {sep.pos + 1}, found {_describe(sep)}")
-            self.take()
-            return items
-        if tok.kind == "END":
-            raise ActionError("the action ends where a value was expected")
-        if tok.kind == "NAME":
-            raise ActionError(
-                f"{tok.value!r} at column {tok.pos + 1} is not a literal: arguments are strings, numbers, "
-                "True/False or lists of strings"
-            )
-        raise ActionError(f"expected a value at column {tok.pos + 1}, found {_describe(tok)}")
+_LITERAL_TYPES = (str, int, float)  # bool is an int
+_NAME_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*$")
 
 
-def _describe(tok: _Token) -> str:
-    if tok.kind == "END":
-        return "the end of the action"
-    if tok.kind == "STRING":
-        return "a string"
-    return repr(tok.value)
+def _parse_call(text: str) -> tuple[str, list, dict]:
+    """(name, positional values, keyword values) of the one call `text` holds.
+
+    Python's own parser reads the text into a syntax tree (`ast.parse`, which runs
+    nothing); only a call of a bare name with literal arguments is accepted from it.
+    Every failure, of the parser or of the tree, becomes an ActionError.
+    """
+    # Columns count from the first non-blank character: leading blanks are an "unexpected indent" to Python.
+    text = text.lstrip()
+    if not text.rstrip():
+        raise ActionError('empty action: write one call such as click("a12") or noop()')
+    tree = _syntax_tree(text)
+    call = tree.body
+    if isinstance(call, ast.Name):
+        raise ActionError(f"expected '(' after {call.id}: an action is a call such as {call.id}(...)")
+    if not isinstance(call, ast.Call):
+        raise ActionError(f"an action starts with a function name, found {_snippet(call)} at column {_column(text, call)}")
+    if not isinstance(call.func, ast.Name):
+        raise ActionError(
+            f"an action starts with a function name, found {_snippet(call.func)} at column {_column(text, call.func)}"
+        )
+    name = call.func.id
+    args, kwargs = [], {}
+    for node in call.args:
+        if isinstance(node, ast.Starred):
+            raise ActionError(f"*arguments are not allowed (column {_column(text, node)}): write each value out")
+        args.append(_literal_value(node, text))
+    for kw in call.keywords:
+        if kw.arg is None:
+            raise ActionError(f"**arguments are not allowed (column {_column(text, kw)}): write each value out")
+        if kw.arg in kwargs:
+            raise ActionError(f"{name}() got argument {kw.arg!r} twice")
+        kwargs[kw.arg] = _literal_value(kw.value, text)
+    return name, args, kwargs
+
+
+def _syntax_tree(text: str) -> ast.Expression:
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            tree = ast.parse(text, mode="eval")
+    except SyntaxError as exc:
+        raise ActionError(_syntax_message(text, exc)) from None
+    except (ValueError, RecursionError, MemoryError, OverflowError) as exc:
+        # null bytes, numbers beyond int conversion limits, nesting beyond the parser's stack
+        raise ActionError(f"not one action call: {exc or 'nested too deeply'}") from None
+    for warning in caught:
+        m = re.search(r"invalid escape sequence '(\\.)'", str(warning.message))
+        if m:
+            raise ActionError(f"unknown escape {m.group(1)} in a string: write \\\\ for a backslash")
+    return tree
+
+
+def _syntax_message(text: str, exc: SyntaxError) -> str:
+    msg, line, column = exc.msg or "invalid syntax", exc.lineno or 1, exc.offset or 1
+    lines = _lines(text)
+    where = f"column {column}" if len(lines) == 1 else f"line {line}, column {column}"
+    if msg.startswith("unterminated string") or msg.startswith("unterminated triple-quoted"):
+        hint = " (a newline inside quotes; write \\n)" if line < len(lines) else ""
+        return f"unterminated string starting at {where}{hint}"
+    if msg.startswith("'(' was never closed"):
+        offset = _offset(lines, line, column)
+        m = _NAME_BEFORE.search(text[: max(offset - 1, 0)])
+        return f"missing ')' to close {m.group(1)}(" if m else f"missing ')' for '(' at {where}"
+    if msg.startswith("(unicode error)"):
+        m = re.search(r"truncated \\(\w)", msg)
+        return f"bad \\{m.group(1)} escape in a string at {where}" if m else f"bad escape in a string at {where}: {msg}"
+    if msg.startswith("positional argument follows keyword argument"):
+        return f"positional argument after a keyword argument at {where}"
+    if _is_one_expression(text) is False:
+        return "unexpected text after the action: send exactly one action per step"
+    return f"not one action call: {msg} at {where}"
+
+
+def _offset(lines: list[str], line: int, column: int) -> int:
+    """Index into the text of a 1-based line and column."""
+    return sum(len(x) + 1 for x in lines[: line - 1]) + column
+
+
+def _lines(text: str) -> list[str]:
+    """Lines as Python's tokenizer counts them (str.splitlines also splits on \\x1c, \\u2028, ...)."""
+    return re.split(r"\r\n?|\n", text)
+
+
+def _column(text: str, node: ast.AST) -> int:
+    """1-based character column of a node (the tree counts UTF-8 bytes)."""
+    lines = _lines(text)
+    line = lines[min(node.lineno, len(lines)) - 1]
+    return len(line.encode("utf-8")[: node.col_offset].decode("utf-8", "replace")) + 1
+
+
+def _is_one_expression(text: str) -> bool | None:
+    """False when `text` is valid Python of more than one statement (two calls, a `;`)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            module = ast.parse(text, mode="exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return None
+    return len(module.body) == 1 and isinstance(module.body[0], ast.Expr)
+
+
+def _literal_value(node: ast.expr, text: str):
+    """A string, a number (optionally signed), True/False, or a list of those; else an error."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, _LITERAL_TYPES):
+        if isinstance(node.value, str) and not node.value.isascii():
+            try:
+                node.value.encode("utf-8")
+            except UnicodeEncodeError:  # an escaped lone surrogate ("\\ud800"): no browser or database takes it
+                raise ActionError(f"the string at column {_column(text, node)} is not valid Unicode") from None
+        return node.value
+    if (
+        isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd)
+        and isinstance(node.operand, ast.Constant)
+        and isinstance(node.operand.value, int | float) and not isinstance(node.operand.value, bool)
+    ):
+        return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
+    if isinstance(node, ast.List | ast.Tuple):
+        return [_literal_value(item, text) for item in node.elts]
+    raise ActionError(
+        f"{_snippet(node)} at column {_column(text, node)} is not a literal: arguments are strings, numbers, "
+        "True/False or lists of strings"
+    )
+
+
+def _snippet(node: ast.expr) -> str:
+    """How to name a refused piece of the action in a message: a name, else its (short) source."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        node = node.func
+    if isinstance(node, ast.Name):
+        return repr(node.id)
+    try:
+        text = ast.unparse(node)
+    except (ValueError, RecursionError):  # pragma: no cover - unparse of a tree ast.parse made
+        text = type(node).__name__
+    return repr(text if len(text) <= 40 else text[:39] + "…")
 
 
 # --- argument kinds ----------------------------------------------------------------
@@ -225,10 +197,10 @@ def _check(kind: str, value, where: str):
     if kind == "number":
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ActionError(f"{where} must be a number, not {_type_name(value)}")
-        value = float(value)
-        if not math.isfinite(value) or abs(value) > MAX_ABS_COORD:
+        # compared before float(): a huge integer literal would overflow the conversion
+        if not (isinstance(value, int) or math.isfinite(value)) or abs(value) > MAX_ABS_COORD:
             raise ActionError(f"{where} must be a finite number within ±{MAX_ABS_COORD:g}")
-        return value
+        return float(value)
     if kind == "index":
         if isinstance(value, bool) or not isinstance(value, int):
             raise ActionError(f"{where} must be an integer, not {_type_name(value)}")
@@ -577,7 +549,7 @@ def parse_action(text: str) -> Action:
         raise ActionError(f"an action is a string, not {_type_name(text)}")
     if len(text) > MAX_ACTION_CHARS:
         raise ActionError(f"the action is longer than {MAX_ACTION_CHARS} characters")
-    name, args, kwargs = _Parser(text).call()
+    name, args, kwargs = _parse_call(text)
     cls = ACTIONS.get(ALIASES.get(name, name))
     if cls is None:
         raise ActionError(f"unknown action {name!r}; known actions: {', '.join(sorted(ACTIONS))}")
