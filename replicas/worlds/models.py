@@ -4,7 +4,7 @@ Row ids encode their world: id = world.id << 32 | n. Cloning a world is then one
 INSERT ... SELECT per table that shifts ids and foreign keys by a constant, and a
 foreign key can be checked to stay inside its world with a shift.
 """
-from django.db import models
+from django.db import connection, models, transaction
 from django.db.models import Max
 
 from .scoping import CrossWorldWrite, current_world
@@ -100,8 +100,27 @@ class WorldModel(models.Model):
                 if target is not None and target >> ID_BITS != world.id:
                     raise CrossWorldWrite(f"{type(self).__name__}.{field.name} points into another world")
         if self.id is None:
-            self.id = next_row_id(type(self), world.id)
+            # the id is "highest + 1": read and insert under the world's write lock, so
+            # two writers in one world never take the same number
+            with transaction.atomic():
+                world_write_lock(world.id)
+                self.id = next_row_id(type(self), world.id)
+                super().save(*args, **kwargs)
+            return
         super().save(*args, **kwargs)
+
+
+def world_write_lock(world_id: int) -> None:
+    """Hold the world's row lock until the current transaction ends: writers in one world take turns.
+
+    Ids and public ids are "highest + 1" in each world, so two concurrent writers must
+    not read the same highest. On PostgreSQL the World row is locked (SELECT ... FOR
+    UPDATE); taken first in a transaction, it orders every writer of the world and
+    cannot deadlock with their later row locks. SQLite needs nothing: its transactions
+    begin IMMEDIATE (see env.parse_database_url), which already lets one writer in at a time.
+    """
+    if connection.features.has_select_for_update:
+        list(World.objects.select_for_update().filter(pk=world_id).values_list("pk"))
 
 
 def next_row_id(model, world_id: int) -> int:

@@ -9,14 +9,17 @@ import logging
 import re
 
 from django.conf import settings
+from django.db import connection, transaction
 from django.shortcuts import render
 from django.urls import Resolver404, resolve
 
-from .models import World
+from .models import World, world_write_lock
 from .registry import get_replica
 from .scoping import bound_world
+from .services import world_touch
 
 PREFIX = "w-"
+SAFE_METHODS = {"GET", "HEAD", "OPTIONS", "TRACE"}
 log = logging.getLogger("replicagym.isolation")
 # paths an agent has no business asking a world for: the platform's API and admin, path tricks
 PROBE = re.compile(r"^/(?:api|admin)(?:/|$)|\.\.|%2e|%2f|%5c", re.I)
@@ -76,8 +79,18 @@ class WorldRoutingMiddleware:
             return render(request, "worlds/not_found.html", status=404)
         request.world = world
         request.urlconf = get_replica(world.replica).urlconf
+        world_touch(world=world)
         with bound_world(world):
-            response = self.get_response(request)
+            if request.method in SAFE_METHODS or not connection.features.has_select_for_update:
+                response = self.get_response(request)
+            else:
+                # A write request holds its world's lock from its first query: public ids
+                # (ticket #8301) are read as "highest + 1" before the row is saved, so the
+                # lock must cover the whole request. SQLite's IMMEDIATE transactions
+                # already let one writer in at a time.
+                with transaction.atomic():
+                    world_write_lock(world.id)
+                    response = self.get_response(request)
         if response.status_code == 404 and _is_probe(request.path_info, request.urlconf):
             # the world never answers for the platform; who asks for it is worth knowing
             log.warning("world %s refused a probe: %s %s", world.token, request.method, request.path[:500])

@@ -157,10 +157,14 @@ def world_touch(*, world: World) -> bool:
     return written
 
 
-def world_gc(*, older_than: timedelta | None = None) -> dict:
-    """Delete worlds unused for `older_than` and templates of outdated generators."""
+def world_gc(*, older_than: timedelta | None = None, keep=()) -> dict:
+    """Delete worlds unused for `older_than` and templates of outdated generators.
+
+    `keep` (ids, or a queryset of ids) names worlds still promised to someone, such as
+    those of queued episodes, which nobody has had the chance to use yet.
+    """
     cutoff = djtz.now() - (older_than if older_than is not None else timedelta(hours=settings.WORLD_GC_HOURS))
-    stale = list(World.objects.filter(is_template=False, last_used_at__lt=cutoff))
+    stale = list(World.objects.filter(is_template=False, last_used_at__lt=cutoff).exclude(pk__in=keep))
     outdated = [
         t for t in World.objects.filter(is_template=True)
         if _generator_version_or_none(t.replica) not in (None, t.generator_version)
