@@ -1,0 +1,75 @@
+"""The testbed's pages: sign-in, the note list, a note's edit form. They work without JavaScript."""
+from functools import wraps
+from urllib.parse import quote
+
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+
+from . import services
+from .models import Member, Note
+
+
+def signed_in_member(request) -> Member | None:
+    """The member of this session, if it was signed in on this very world."""
+    if request.session.get(services.SESSION_WORLD) != request.world.token:
+        return None
+    public_id = request.session.get(services.SESSION_MEMBER)
+    return Member.objects.filter(public_id=public_id).first() if isinstance(public_id, int) else None
+
+
+def member_required(view):
+    @wraps(view)
+    def wrapped(request, *args, **kwargs):
+        member = signed_in_member(request)
+        if member is None:
+            return redirect(f"/login?next={quote(request.get_full_path())}")
+        request.member = member
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def login(request):
+    next_url = request.POST.get("next") or request.GET.get("next") or "/notes"
+    if not next_url.startswith("/") or not url_has_allowed_host_and_scheme(next_url, allowed_hosts=None):
+        next_url = "/notes"
+    error = ""
+    if request.method == "POST":
+        try:
+            member = services.member_authenticate(email=request.POST.get("email", ""),
+                                                  password=request.POST.get("password", ""), seed=request.world.seed)
+        except ValidationError as exc:
+            error = " ".join(exc.messages)
+        else:
+            request.session.cycle_key()  # a new session id at sign-in: no fixation
+            request.session[services.SESSION_WORLD] = request.world.token
+            request.session[services.SESSION_MEMBER] = member.public_id
+            return redirect(next_url)
+    return render(request, "testbed/login.html", {"next": next_url, "error": error,
+                                                   "email": request.POST.get("email", "")},
+                  status=400 if error else 200)
+
+
+@member_required
+def note_list(request):
+    notes = Note.objects.select_related("owner").order_by("public_id")
+    return render(request, "testbed/notes.html", {"notes": notes, "member": request.member})
+
+
+@member_required
+def note_detail(request, number: int):
+    note = Note.objects.select_related("owner").filter(public_id=number).first()
+    if note is None:
+        raise Http404("no such note")
+    error = ""
+    if request.method == "POST":
+        try:
+            services.note_update(note=note, title=request.POST.get("title", ""), done=request.POST.get("done") == "on")
+        except ValidationError as exc:
+            error = " ".join(exc.messages)
+        else:
+            return redirect("/notes")
+    return render(request, "testbed/note.html", {"note": note, "member": request.member, "error": error},
+                  status=400 if error else 200)
