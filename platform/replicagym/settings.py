@@ -73,6 +73,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "replicas.worlds.routing.WorldRoutingMiddleware",
+    "replicas.worlds.requestlog.RequestLogMiddleware",
     "replicas.worlds.faults.middleware.FaultMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",

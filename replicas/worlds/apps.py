@@ -5,3 +5,9 @@ class WorldsConfig(AppConfig):
     name = "replicas.worlds"
     label = "worlds"
     verbose_name = "Worlds"
+
+    def ready(self):
+        from .requestlog import connect_signals
+
+        # every replica's models are loaded by now: the request log listens to their writes
+        connect_signals()

@@ -6,6 +6,7 @@ foreign key can be checked to stay inside its world with a shift.
 """
 from django.db import connection, models, transaction
 from django.db.models import Max
+from django.dispatch import Signal
 
 from .scoping import CrossWorldWrite, current_world
 
@@ -63,7 +64,18 @@ class WorldForeignKey(models.ForeignKey):
         super().__init__(*args, **kwargs)
 
 
-class WorldManager(models.Manager):
+# Sent by WorldQuerySet.update() before it runs: a bulk update sends no post_save, and
+# the request log (replicas.worlds.requestlog) records which rows each request wrote.
+rows_updating = Signal()
+
+
+class WorldQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        rows_updating.send(sender=self.model, queryset=self)
+        return super().update(**kwargs)
+
+
+class WorldManager(models.Manager.from_queryset(WorldQuerySet)):
     """The default manager of replica models: only the bound world's rows."""
 
     def get_queryset(self):
@@ -196,4 +208,47 @@ class FaultEvent(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["world", "seq"], name="fault_event_seq_per_world")]
+        ordering = ["world", "seq"]
+
+
+# --- Request log (replicas.worlds.requestlog) ----------------------------------
+# Platform rows too: what an episode's browser asked of the world, kept outside its state.
+
+
+class RequestLog(models.Model):
+    """One world's request log: its counters, and the limits the world enforces on its session.
+
+    A world gets one when an episode starts in it. Counters move with one
+    `UPDATE ... RETURNING` per request, which also reads the limits.
+    """
+
+    world = models.OneToOneField(World, on_delete=models.CASCADE, related_name="+")
+    requests = models.PositiveIntegerField(default=0)
+    steps = models.PositiveIntegerField(default=0, help_text="Requests that began a step (a redirect's follow-up does not).")
+    redirect_to = models.CharField(max_length=1000, blank=True, help_text="Where the last answer redirected.")
+    max_steps = models.PositiveIntegerField(null=True, blank=True, help_text="Past it the world answers 'episode over'.")
+    deadline = models.FloatField(null=True, blank=True, help_text="Wall clock (Unix seconds) past which the world answers 'episode over'.")
+    closed = models.CharField(max_length=200, blank=True, help_text="Why the world takes no more requests.")
+    keep_pages = models.BooleanField(default=False, help_text="Store each HTML page served (the final page of an episode in the agent's own browser).")
+
+
+class LoggedRequest(models.Model):
+    """One request a world answered: what was asked (never the values posted), the answer, the rows it wrote."""
+
+    world = models.ForeignKey(World, on_delete=models.CASCADE, related_name="+")
+    seq = models.PositiveIntegerField(help_text="1, 2, 3, ... per world, in arrival order.")
+    step = models.PositiveIntegerField(help_text="The step it belongs to: a redirect's follow-up shares its step.")
+    method = models.CharField(max_length=10)
+    path = models.CharField(max_length=1000, help_text="Without the query string.")
+    fields = models.JSONField(default=list, blank=True, help_text="Names of the posted fields (query parameters for a GET).")
+    status = models.PositiveSmallIntegerField()
+    clock = models.DateTimeField(help_text="The world clock when it arrived.")
+    writes = models.JSONField(default=list, blank=True, help_text='Rows it wrote: [{"table", "id" (public), "op"}].')
+    refused = models.BooleanField(default=False, help_text="Answered 'episode over' without reaching the world.")
+    fault_seq = models.PositiveIntegerField(default=0, help_text="The world's last fault event when it was answered.")
+    page = models.BinaryField(null=True, blank=True, help_text="zlib-compressed HTML of a full page answer, if the log keeps pages.")
+    ms = models.FloatField(default=0, help_text="Time to answer.")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["world", "seq"], name="logged_request_seq_per_world")]
         ordering = ["world", "seq"]
