@@ -5,7 +5,6 @@ sleeps: it waits only on the browser's settle signal and the agent's answer.
 """
 import dataclasses
 import hashlib
-import importlib
 import logging
 import os
 import platform
@@ -14,29 +13,43 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, models, transaction
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from replicagym.catalogue.models import Task
 from replicagym.catalogue.packs import task_current, task_params
 
 from replicas.worlds.clock import world_clock_advance
+from replicas.worlds.faults import fault_events, world_step
 from replicas.worlds.models import World
 from replicas.worlds.routing import world_origin
-from replicas.worlds.services import world_create
+from replicas.worlds.services import world_create, world_delete
 from replicas.worlds.snapshot import diff, snapshot, state_hash
+from verifiers.engine import verify
+from verifiers.inputs import VerifierInputs
+from verifiers.rewards import reward_signals
 
+from .actions import ActionError, parse_action
+from .agents import ScriptedAgent, agent_from_spec, task_info
+from .browser import BrowserCrashed, EpisodeSession, shutdown_browser
 from .models import Episode, Screenshot, Snapshot, Step, WorkerHeartbeat
+from .server import replica_server
 
 log = logging.getLogger("replicagym.episodes")
 
 STOP_ACTIONS = {"send_msg_to_user", "report_infeasible"}
 API_CLAIM = "api:"
+# An episode driven by a process with no heartbeat thread (the gym, run_suite's own
+# process) only beats at each step: it counts as abandoned after longer than an agent
+# may think about one step (remote agents get 600 s).
+ABANDONED_AFTER = timedelta(minutes=11)
 
 
 class EpisodeError(ValueError):
@@ -45,16 +58,6 @@ class EpisodeError(ValueError):
 
 def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
-
-
-def _optional(module: str):
-    """A module another part of the project provides, or None while it does not exist yet."""
-    try:
-        return importlib.import_module(module)
-    except ModuleNotFoundError as exc:
-        if exc.name and module.startswith(exc.name):
-            return None
-        raise
 
 
 # --- stored once ------------------------------------------------------------
@@ -128,7 +131,7 @@ def episode_create(*, task, agent: str, run=None, attempt: int = 0, owner=None, 
             seed=attempt if agent_seed is None else agent_seed, world_seed=world_seed, params=params,
             initial_state=initial, status=status,
             claimed_by=(claimed_by or worker_name()) if running else "", started_at=now if running else None,
-            heartbeat_at=now if running else None,
+            heartbeat_at=now if running else None, tries=1 if running else 0,
         )
 
 
@@ -136,9 +139,25 @@ def episode_claim(*, episode_id: int, worker: str) -> bool:
     """Move a queued episode to running for `worker`; False if anyone else got it first."""
     now = timezone.now()
     claimed = Episode.objects.filter(pk=episode_id, status=Episode.Status.QUEUED).update(
-        status=Episode.Status.RUNNING, claimed_by=worker, started_at=now, heartbeat_at=now
+        status=Episode.Status.RUNNING, claimed_by=worker, started_at=now, heartbeat_at=now, tries=F("tries") + 1,
     )
     return claimed == 1
+
+
+def episode_claim_next(*, queue: str, worker: str) -> int | None:
+    """Claim the oldest queued episode of `queue` for `worker` (the embedded default's queue is the rows themselves).
+
+    The claim is a conditional UPDATE: of two workers reading the same oldest row, one
+    gets it and the other moves on to the next, and a message is never lost in a
+    fetch, because there is none: the row stays queued until a worker holds it.
+    """
+    while True:
+        pk = (Episode.objects.filter(queue=queue, status=Episode.Status.QUEUED)
+              .order_by("pk").values_list("pk", flat=True).first())
+        if pk is None:
+            return None
+        if episode_claim(episode_id=pk, worker=worker):
+            return pk
 
 
 def heartbeat_write(*, name: str | None = None) -> WorkerHeartbeat:
@@ -154,22 +173,99 @@ def heartbeat_write(*, name: str | None = None) -> WorkerHeartbeat:
     return beat
 
 
-def episode_sweep(*, stale_after: timedelta) -> list[int]:
-    """Mark running episodes whose worker stopped beating as errored (a worker killed mid-episode)."""
-    cutoff = timezone.now() - stale_after
+# One heartbeat thread per worker process. It beats for the process, and for the
+# episode the process is running whatever the episode is doing (an agent may think
+# for minutes between steps), so a silent episode means a lost worker, nothing else.
+_beat_lock = threading.Lock()
+_beat = {"pid": None, "episode": None}
+
+
+def heartbeat_start() -> None:
+    """Start this process's heartbeat thread, once per process (a forked pool child starts its own)."""
+    with _beat_lock:
+        if _beat["pid"] == os.getpid():
+            return
+        _beat.update(pid=os.getpid(), episode=None)
+        name = worker_name()
+        heartbeat_write(name=name)
+        threading.Thread(target=_heartbeat_loop, args=(name,), daemon=True, name="replicagym-heartbeat").start()
+
+
+def _heartbeat_loop(name: str) -> None:
+    while True:
+        time.sleep(settings.WORKER_HEARTBEAT_SECONDS)
+        try:
+            connection.close_if_unusable_or_obsolete()
+            heartbeat_write(name=name)
+            current = _beat["episode"]
+            if current is not None:
+                Episode.objects.filter(pk=current, status=Episode.Status.RUNNING, claimed_by=name).update(
+                    heartbeat_at=timezone.now())
+        except Exception:  # a busy or restarting database: the next beat tries again
+            log.warning("heartbeat of %s failed", name, exc_info=True)
+
+
+@contextmanager
+def episode_heartbeat(episode_id: int):
+    """While the block runs, this process's heartbeat thread also beats for `episode_id`."""
+    _beat["episode"] = episode_id
+    try:
+        yield
+    finally:
+        _beat["episode"] = None
+
+
+def episode_sweep(*, stale_after: timedelta | None = None, max_tries: int | None = None) -> dict:
+    """Put the running episodes of lost workers back in their queue, or error them with the reason.
+
+    A worker is lost when its heartbeat and its episode's are older than `stale_after`
+    (default WORKER_LOST_SECONDS); an episode of a process that keeps no heartbeat is
+    lost after ABANDONED_AFTER without a step. The episode goes back to its queue with a fresh world and no
+    steps, so its next try starts from the task's initial state and records one set of
+    steps; after `max_tries` claims (default EPISODE_MAX_TRIES), or when it belongs to
+    no queue, it is errored. Returns {"requeued": [ids], "errored": [ids]}.
+    """
+    stale_after = timedelta(seconds=settings.WORKER_LOST_SECONDS) if stale_after is None else stale_after
+    max_tries = settings.EPISODE_MAX_TRIES if max_tries is None else max_tries
+    now = timezone.now()
+    cutoff = now - stale_after
+    silent_worker = WorkerHeartbeat.objects.filter(name=OuterRef("claimed_by"), seen_at__lt=cutoff)
     # episodes driven through the API by a client's own browser have no worker to lose
-    running = Episode.objects.filter(status=Episode.Status.RUNNING, heartbeat_at__lt=cutoff).exclude(claimed_by__startswith=API_CLAIM)
-    stale = list(running.values_list("pk", flat=True))
-    swept = []
-    for pk in stale:
-        # conditional again: the worker may have finished between the read and this write
-        n = Episode.objects.filter(pk=pk, status=Episode.Status.RUNNING, heartbeat_at__lt=cutoff).update(
-            status=Episode.Status.ERRORED, finished_at=timezone.now(),
-            error=f"worker lost: no heartbeat for {int(stale_after.total_seconds())} s (killed mid-episode?)",
-        )
-        if n:
-            swept.append(pk)
-    return swept
+    running = (Episode.objects.filter(status=Episode.Status.RUNNING, heartbeat_at__lt=cutoff)
+               .filter(Exists(silent_worker) | models.Q(heartbeat_at__lt=now - ABANDONED_AFTER))
+               .exclude(claimed_by__startswith=API_CLAIM))
+    out = {"requeued": [], "errored": []}
+    for pk in list(running.order_by("pk").values_list("pk", flat=True)):
+        outcome = _episode_recover(pk=pk, cutoff=cutoff, stale_after=stale_after, max_tries=max_tries)
+        if outcome:
+            out[outcome].append(pk)
+    return out
+
+
+@transaction.atomic
+def _episode_recover(*, pk: int, cutoff, stale_after: timedelta, max_tries: int) -> str | None:
+    # conditional again, under the row lock: the worker may have finished or beaten since the read
+    episode = (Episode.objects.select_for_update().select_related("task", "world")
+               .filter(pk=pk, status=Episode.Status.RUNNING, heartbeat_at__lt=cutoff).first())
+    if episode is None:
+        return None
+    silence = (timezone.now() - episode.heartbeat_at).total_seconds()
+    lost = f"worker {episode.claimed_by} lost: no heartbeat for {silence:.0f} s"
+    if not episode.queue or episode.tries >= max_tries:
+        why = f"after {episode.tries} tries" if episode.queue else "it belongs to no queue, so no worker can take it again"
+        Episode.objects.filter(pk=pk).update(status=Episode.Status.ERRORED, finished_at=timezone.now(),
+                                             error=f"{lost}; {why}")
+        return "errored"
+    old_world = episode.world
+    fresh = world_create(replica=episode.task.replica, seed=episode.world_seed, variant=episode.task.variant,
+                         faults=episode.instance.faults)
+    episode.steps.all().delete()
+    Episode.objects.filter(pk=pk).update(status=Episode.Status.QUEUED, world=fresh, claimed_by="", started_at=None,
+                                         heartbeat_at=None, error="")
+    if old_world is not None:
+        world_delete(world=old_world)
+    log.warning("episode %s: %s; back in queue %s (try %s of %s)", pk, lost, episode.queue, episode.tries + 1, max_tries)
+    return "requeued"
 
 
 # --- the loop -----------------------------------------------------------------
@@ -181,31 +277,15 @@ def _obs_get(obs, name, default=None):
 
 
 def _parsed_action(text: str):
-    actions = _optional("episodes.actions")
-    if actions is None:
-        return None, None
     try:
-        action = actions.parse_action(text)
-    except actions.ActionError:
+        action = parse_action(text)
+    except ActionError:
         return None, None
     return action, action.to_dict()
 
 
 def _action_name(action) -> str:
     return getattr(action, "name", None) or type(action).__name__
-
-
-def _fault_events(world, since: int) -> list[dict]:
-    faults = _optional("replicas.worlds.faults")
-    if faults is None or not hasattr(faults, "fault_events"):
-        return []
-    return list(faults.fault_events(world=world, since=since))
-
-
-def _fault_step(world, index):
-    faults = _optional("replicas.worlds.faults")
-    if faults is not None and hasattr(faults, "world_step"):
-        faults.world_step(world=world, index=index)
 
 
 def _page_changed(before, after) -> bool | None:
@@ -237,9 +317,6 @@ def _timings(result, measured_ms: float) -> dict:
 
 
 def session_open(*, world, start_page: str, instruction: str):
-    from .browser import EpisodeSession
-    from .server import replica_server
-
     # Playwright's sync API runs an asyncio loop in this thread; the engine's ORM calls
     # beside it are plain synchronous calls, which Django refuses unless told so.
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -251,29 +328,7 @@ def session_open(*, world, start_page: str, instruction: str):
 
 def agent_for(episode):
     """The agent object for an episode's agent spec (see episodes.agents), reset for its task."""
-    from .agents import agent_from_spec
-
     return agent_from_spec(episode.agent, task=episode.instance, seed=episode.seed)
-
-
-def task_info(task) -> dict:
-    from .agents import task_info as info
-
-    return info(task)
-
-
-def _is_browser_crash(exc: BaseException) -> bool:
-    browser = _optional("episodes.browser")
-    crash = getattr(browser, "BrowserCrashed", None) if browser else None
-    return crash is not None and isinstance(exc, crash)
-
-
-def _browser_restart():
-    browser = _optional("episodes.browser")
-    # shutting the dead browser down makes the next session launch a fresh one
-    restart = getattr(browser, "shutdown_browser", None) if browser else None
-    if restart is not None:
-        restart()
 
 
 class EpisodeDriver:
@@ -326,7 +381,7 @@ class EpisodeDriver:
         if self.out_of_steps:
             raise EpisodeError(f"the step limit of {self.limits['max_steps']} is reached")
         action_text = action_text if isinstance(action_text, str) else str(action_text)
-        _fault_step(self.world, self.index)
+        world_step(world=self.world, index=self.index)
         action, parsed = _parsed_action(action_text)
         started = time.perf_counter()
         result = self.session.step(action_text)
@@ -334,7 +389,7 @@ class EpisodeDriver:
         obs = _obs_get(result, "observation", result)
         self.world.refresh_from_db(fields=["clock"])
         # what fired before the step (step triggers) and during it (its requests)
-        events = _fault_events(self.world, self._since)
+        events = list(fault_events(world=self.world, since=self._since))
         if events:
             self._since = max(e["seq"] for e in events)
         _record_step(episode=self.episode, index=self.index, action_text=action_text, parsed=parsed, result=result,
@@ -366,9 +421,10 @@ class EpisodeDriver:
         return episode_finish(episode=self.episode, messages=messages, final_page=None, status=status, error=error)
 
     def _failure(self, exc: BaseException) -> tuple[str, str]:
-        if _is_browser_crash(exc):
-            # the next episode in this process gets a fresh browser; this one keeps its trajectory
-            _browser_restart()
+        if isinstance(exc, BrowserCrashed):
+            # the next episode in this process gets a fresh browser (shutting the dead one down
+            # makes the next session launch one); this one keeps its trajectory
+            shutdown_browser()
             return Episode.Status.ERRORED, f"browser crashed: {exc}"
         log.error("episode %s errored", self.episode.pk, exc_info=exc)
         return Episode.Status.ERRORED, f"{type(exc).__name__}: {exc}"
@@ -432,10 +488,6 @@ def _jsonable(value):
 
 def verdict_compute(*, episode, final_doc: dict, messages: list[str], final_page: dict | None) -> tuple[dict, dict]:
     """(verdict, rewards) from the verifier, read-only over the inputs."""
-    from verifiers.engine import verify
-    from verifiers.inputs import VerifierInputs
-    from verifiers.rewards import reward_signals
-
     instance = episode.instance
     trajectory = _trajectory(episode)
     inputs = VerifierInputs(
@@ -463,14 +515,22 @@ def verdict_compute(*, episode, final_doc: dict, messages: list[str], final_page
 
 def episode_finish(*, episode, messages: list[str], final_page: dict | None, status: str | None = None,
                    error: str = "") -> Episode:
-    """Final snapshot, verdict and rewards; the status follows the verdict unless already decided."""
+    """Final snapshot, verdict and rewards; the status follows the verdict unless already decided.
+
+    Whatever fails here errors the episode with the reason; nothing leaves it running.
+    """
+    claimed_try = episode.tries  # the claim this finish belongs to (a lost worker's episode may run again)
     episode.refresh_from_db()
     world = episode.world
-    world.refresh_from_db()
     verdict = rewards = None
     final = None
-    if world is not None:
-        final = snapshot_store(doc=snapshot(world))
+    try:
+        if world is not None:
+            world.refresh_from_db()
+            final = snapshot_store(doc=snapshot(world))
+    except Exception as exc:
+        log.exception("final snapshot failed on episode %s", episode.pk)
+        status, error = Episode.Status.ERRORED, f"final snapshot failed: {type(exc).__name__}: {exc}"
     if final is not None and status != Episode.Status.ERRORED:
         try:
             verdict, rewards = verdict_compute(episode=episode, final_doc=final.doc, messages=messages, final_page=final_page)
@@ -481,7 +541,7 @@ def episode_finish(*, episode, messages: list[str], final_page: dict | None, sta
         status = Episode.Status.SUCCEEDED if verdict and verdict.get("passed") else Episode.Status.FAILED
     page = final_page or {}
     with transaction.atomic():
-        updated = Episode.objects.filter(pk=episode.pk, status=Episode.Status.RUNNING).update(
+        updated = Episode.objects.filter(pk=episode.pk, status=Episode.Status.RUNNING, tries=claimed_try).update(
             status=status, error=error[:5000], verdict=verdict, rewards=rewards, final_state=final,
             messages=list(messages), final_url=(page.get("url") or "")[:2000], final_title=(page.get("title") or "")[:500],
             finished_at=timezone.now(), clock_end=world.clock if world else None,
@@ -552,8 +612,6 @@ def episode_play(*, task_id, actions: list[str], seed: int | None = None) -> Epi
     """Run a fixed action list on a task in this process (verify_tasks, tests); returns the finished episode."""
     if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
         raise EpisodeError("actions must be a list of action strings")
-    from .agents import ScriptedAgent
-
     episode = episode_create(task=task_id, agent="script", seed=seed, status=Episode.Status.RUNNING)
     agent = ScriptedAgent(actions)
     agent.reset(task_info(episode.instance))

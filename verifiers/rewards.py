@@ -25,6 +25,8 @@
   what must not change voids the episode. Default weights
   `{"task_completion": 1}`, i.e. task_completion × collateral.
 """
+from replicas.worlds.faults import recovery_outcomes
+
 from .engine import action_call
 
 SIGNALS = ("task_completion", "efficiency", "error_recovery", "action_precision", "collateral")
@@ -113,10 +115,6 @@ def faults_met(trajectory: list) -> list[tuple[int, list]]:
 
 def _library_judgement(events: list) -> bool | None:
     """The fault library's own verdict on recovery (a retry that succeeded, a modal dismissed), if it has one."""
-    try:
-        from replicas.worlds.faults import recovery_outcomes
-    except ImportError:
-        return None
     if not all(isinstance(e, dict) and "seq" in e and "recovery" in e for e in events):
         return None
     outcomes = [o for o in recovery_outcomes(events) if o.get("counted")]

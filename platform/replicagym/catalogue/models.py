@@ -9,6 +9,8 @@ import re
 
 from django.db import models
 
+from verifiers.spec import fill_params
+
 # `{{` and `}}` are literal braces, as in the verifier spec
 PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
 
@@ -102,10 +104,6 @@ class Task(models.Model):
 
     @property
     def verifier(self) -> dict:
-        try:
-            from verifiers.spec import fill_params
-        except ImportError:
-            return fill_value(self.spec["verifier"], self.params)
         # the verifier's own filling escapes params spliced into regular expressions
         return fill_params(self.spec["verifier"], self.params)
 

@@ -13,10 +13,12 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
+from replicas.worlds.faults import FaultSpecError, validate_faults
 from replicas.worlds.registry import get_replica, replicas
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import canonical_json
+from verifiers.spec import SpecError, validate_spec
 
 from .models import PLACEHOLDER, Suite, Task, fill, fill_value
 
@@ -177,6 +179,17 @@ def task_params(spec: dict) -> dict:
     return json.loads(canonical_json(result))
 
 
+# The action grammar belongs to the episode engine, a layer above the catalogue: the engine
+# registers its parser when its app is ready (episodes.apps), and pack validation uses it.
+_action_grammar: tuple | None = None
+
+
+def action_grammar_register(*, parse, error: type[Exception]) -> None:
+    """Set the parser reference solutions and negative examples are checked with."""
+    global _action_grammar
+    _action_grammar = (parse, error)
+
+
 def _validate_filled(spec: dict, params: dict, replica: str) -> list[str]:
     errors = []
     for key in ("instruction", "start_page", "reference_solution", "negative_examples", "verifier", "faults"):
@@ -187,36 +200,24 @@ def _validate_filled(spec: dict, params: dict, replica: str) -> list[str]:
     if errors:
         return errors
     try:
-        from verifiers.spec import SpecError, validate_spec
-    except ImportError:  # the verifier package not installed: shape checks only
-        pass
-    else:
-        try:
-            validate_spec(spec["verifier"], replica=replica, params=params)
-        except SpecError as exc:
-            errors.append(f"verifier.{exc}")
+        validate_spec(spec["verifier"], replica=replica, params=params)
+    except SpecError as exc:
+        errors.append(f"verifier.{exc}")
     try:
-        from replicas.worlds.faults import FaultSpecError, validate_faults
-    except ImportError:
-        pass
-    else:
-        try:
-            validate_faults(fill_value(spec.get("faults", []), params), replica=replica)
-        except FaultSpecError as exc:
-            errors.append(str(exc))
-    try:
-        from episodes.actions import ActionError, parse_action
-    except ImportError:
-        pass
-    else:
-        lists = [("reference_solution", spec.get("reference_solution") or [])]
-        lists += [(f"negative_examples[{i}].actions", ex["actions"]) for i, ex in enumerate(spec.get("negative_examples") or [])]
-        for path, actions in lists:
-            for i, action in enumerate(actions):
-                try:
-                    parse_action(fill(action, params))
-                except ActionError as exc:
-                    errors.append(f"{path}[{i}]: {exc}")
+        validate_faults(fill_value(spec.get("faults", []), params), replica=replica)
+    except FaultSpecError as exc:
+        errors.append(str(exc))
+    if _action_grammar is None:
+        raise RuntimeError("no action grammar is registered (the episodes app registers it when ready)")
+    parse_action, action_error = _action_grammar
+    lists = [("reference_solution", spec.get("reference_solution") or [])]
+    lists += [(f"negative_examples[{i}].actions", ex["actions"]) for i, ex in enumerate(spec.get("negative_examples") or [])]
+    for path, actions in lists:
+        for i, action in enumerate(actions):
+            try:
+                parse_action(fill(action, params))
+            except action_error as exc:
+                errors.append(f"{path}[{i}]: {exc}")
     return errors
 
 
