@@ -1,0 +1,329 @@
+"""Shop state: sellers and their return policies, the catalogue (products, variants, reviews),
+customers with addresses, saved cards, gift-card balances and carts, promotion codes, and the
+orders, returns and refunds that flow from checkout.
+
+Money is a Decimal with two places in US dollars. Public ids look like the product's
+(ASIN-like B0…, ORD-4419, RMA-…); foreign keys nothing looks up by carry no index, because
+every index is paid for on each world clone.
+"""
+from django.db import models
+
+from replicas.worlds.models import WorldForeignKey, WorldModel
+
+
+def money_field(**kwargs):
+    return models.DecimalField(max_digits=10, decimal_places=2, **kwargs)
+
+
+def _unique(name, *fields):
+    return models.UniqueConstraint(fields=["world", *fields], name=f"shop_{name}")
+
+
+class Seller(WorldModel):
+    public_id = models.PositiveIntegerField()
+    name = models.CharField(max_length=120)
+    return_window_days = models.PositiveSmallIntegerField(help_text="Days after delivery a return is accepted.")
+    restocking_fee_pct = models.PositiveSmallIntegerField(default=0)
+    policy_text = models.TextField()
+    rating = models.DecimalField(max_digits=3, decimal_places=1)
+    ships_from = models.CharField(max_length=120)
+
+    public_key = ("public_id",)
+
+    class Meta:
+        constraints = [_unique("seller_pid", "public_id")]
+
+    def __str__(self):
+        return self.name
+
+
+class Account(WorldModel):
+    """A shopper, or a member of the store's staff (back office)."""
+
+    class Role(models.TextChoices):
+        CUSTOMER = "customer", "Customer"
+        STAFF = "staff", "Staff"
+
+    public_id = models.PositiveIntegerField()
+    name = models.CharField(max_length=120)
+    email = models.EmailField()
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.CUSTOMER)
+    member = models.BooleanField(default=False, help_text="Paid membership: free fast delivery.")
+    loyalty_points = models.PositiveIntegerField(default=0)
+    gift_card_balance = money_field(default=0)
+    created_at = models.DateTimeField()
+
+    public_key = ("public_id",)
+
+    class Meta:
+        constraints = [_unique("account_pid", "public_id"), _unique("account_email", "email")]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def first_name(self):
+        return self.name.split(" ", 1)[0]
+
+
+class Address(WorldModel):
+    public_id = models.PositiveIntegerField()
+    account = WorldForeignKey(Account, on_delete=models.CASCADE, related_name="addresses")
+    full_name = models.CharField(max_length=120)
+    line1 = models.CharField(max_length=200)
+    line2 = models.CharField(max_length=200, blank=True)
+    city = models.CharField(max_length=100)
+    state = models.CharField(max_length=2, blank=True)
+    zip_code = models.CharField(max_length=10, blank=True, help_text="Blank on legacy imported addresses.")
+    phone = models.CharField(max_length=30, blank=True)
+    is_default = models.BooleanField(default=False)
+
+    public_key = ("public_id",)
+
+    class Meta:
+        constraints = [_unique("address_pid", "public_id")]
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.line1 and self.city and self.state and self.zip_code)
+
+    def one_line(self) -> str:
+        return ", ".join(p for p in (self.line1, self.line2, self.city, f"{self.state} {self.zip_code}".strip()) if p)
+
+
+class Card(WorldModel):
+    public_id = models.PositiveIntegerField()
+    account = WorldForeignKey(Account, on_delete=models.CASCADE, related_name="cards")
+    brand = models.CharField(max_length=20)
+    last4 = models.CharField(max_length=4)
+    exp_month = models.PositiveSmallIntegerField()
+    exp_year = models.PositiveSmallIntegerField()
+    holder = models.CharField(max_length=120)
+    requires_3ds = models.BooleanField(default=False)
+    is_default = models.BooleanField(default=False)
+    removed = models.BooleanField(default=False)
+
+    public_key = ("public_id",)
+
+    class Meta:
+        constraints = [_unique("card_pid", "public_id")]
+
+    def label(self) -> str:
+        return f"{self.brand} ending in {self.last4}"
+
+
+class Product(WorldModel):
+    class Department(models.TextChoices):
+        ELECTRONICS = "electronics", "Electronics"
+        HOME = "home", "Home & Kitchen"
+        CLOTHING = "clothing", "Clothing & Shoes"
+        SPORTS = "sports", "Sports & Outdoors"
+        BOOKS = "books", "Books"
+        TOYS = "toys", "Toys & Games"
+
+    asin = models.CharField(max_length=10)
+    title = models.CharField(max_length=200)
+    brand = models.CharField(max_length=60)
+    department = models.CharField(max_length=20, choices=Department.choices)
+    seller = WorldForeignKey(Seller, on_delete=models.CASCADE, related_name="products", db_index=False)
+    description = models.TextField()
+    list_price = money_field()
+    rating = models.DecimalField(max_digits=2, decimal_places=1)
+    review_count = models.PositiveIntegerField()
+    deal_price = money_field(null=True, blank=True)
+    deal_ends_at = models.DateTimeField(null=True, blank=True)
+    sponsored = models.BooleanField(default=False)
+    fast_eligible = models.BooleanField(default=True, help_text="Eligible for fast (2-day) delivery.")
+    standard_days = models.PositiveSmallIntegerField(help_text="Days standard delivery takes.")
+    hue = models.PositiveSmallIntegerField(help_text="Colour of the generated product image.")
+    shape = models.PositiveSmallIntegerField()
+
+    public_key = ("asin",)
+
+    class Meta:
+        constraints = [_unique("product_asin", "asin")]
+
+    def __str__(self):
+        return self.title
+
+
+class Variant(WorldModel):
+    sku = models.CharField(max_length=24)
+    product = WorldForeignKey(Product, on_delete=models.CASCADE, related_name="variants")
+    colour = models.CharField(max_length=30, blank=True)
+    size = models.CharField(max_length=20, blank=True)
+    price = money_field()
+    stock = models.PositiveIntegerField()
+
+    public_key = ("sku",)
+
+    class Meta:
+        constraints = [_unique("variant_sku", "sku")]
+
+    def label(self) -> str:
+        return " / ".join(p for p in (self.colour, self.size) if p)
+
+
+class Review(WorldModel):
+    public_id = models.PositiveIntegerField()
+    product = WorldForeignKey(Product, on_delete=models.CASCADE, related_name="reviews")
+    author = models.CharField(max_length=120)
+    rating = models.PositiveSmallIntegerField()
+    title = models.CharField(max_length=200)
+    body = models.TextField()
+    verified = models.BooleanField(default=True)
+    created_at = models.DateTimeField()
+
+    public_key = ("public_id",)
+
+    class Meta:
+        constraints = [_unique("review_pid", "public_id")]
+
+
+class Coupon(WorldModel):
+    class Kind(models.TextChoices):
+        PERCENT = "percent", "Percent off"
+        AMOUNT = "amount", "Amount off"
+
+    code = models.CharField(max_length=20)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    value = money_field()
+    min_subtotal = money_field(default=0)
+    department = models.CharField(max_length=20, blank=True, help_text="Only items of this department; blank: all.")
+    stackable = models.BooleanField(default=False, help_text="May be combined with other codes.")
+    expires_at = models.DateTimeField()
+
+    public_key = ("code",)
+
+    class Meta:
+        constraints = [_unique("coupon_code", "code")]
+
+
+class CartItem(WorldModel):
+    account = WorldForeignKey(Account, on_delete=models.CASCADE, related_name="cart_items")
+    variant = WorldForeignKey(Variant, on_delete=models.CASCADE, related_name="+", db_index=False)
+    quantity = models.PositiveSmallIntegerField(default=1)
+    saved_for_later = models.BooleanField(default=False)
+    gift = models.BooleanField(default=False)
+    price_when_added = money_field()
+    added_at = models.DateTimeField()
+
+    public_key = ("account", "variant")
+
+    class Meta:
+        constraints = [_unique("cart_line", "account", "variant")]
+
+
+class Order(WorldModel):
+    class Status(models.TextChoices):
+        PLACED = "placed", "Ordered"
+        SHIPPED = "shipped", "Shipped"
+        DELIVERED = "delivered", "Delivered"
+        CANCELLED = "cancelled", "Cancelled"
+
+    public_id = models.CharField(max_length=16)
+    account = WorldForeignKey(Account, on_delete=models.CASCADE, related_name="orders")
+    status = models.CharField(max_length=10, choices=Status.choices)
+    placed_at = models.DateTimeField()
+    ship_name = models.CharField(max_length=120)
+    ship_line1 = models.CharField(max_length=200)
+    ship_line2 = models.CharField(max_length=200, blank=True)
+    ship_city = models.CharField(max_length=100)
+    ship_state = models.CharField(max_length=2)
+    ship_zip = models.CharField(max_length=10)
+    speed = models.CharField(max_length=10)
+    delivery_date = models.DateField()
+    subtotal = money_field()
+    shipping = money_field()
+    discount = money_field(default=0)
+    tax = money_field()
+    total = money_field()
+    gift_card_amount = money_field(default=0)
+    card = WorldForeignKey(Card, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_index=False)
+    promo_codes = models.JSONField(default=list, blank=True)
+
+    public_key = ("public_id",)
+
+    class Meta:
+        constraints = [_unique("order_pid", "public_id")]
+
+    @property
+    def card_amount(self):
+        return self.total - self.gift_card_amount
+
+    def address_line(self) -> str:
+        return ", ".join(p for p in (self.ship_line1, self.ship_line2, self.ship_city, f"{self.ship_state} {self.ship_zip}") if p)
+
+
+class OrderItem(WorldModel):
+    class Status(models.TextChoices):
+        ACTIVE = "active", "Active"
+        CANCELLED = "cancelled", "Cancelled"
+        RETURNED = "returned", "Returned"
+
+    order = WorldForeignKey(Order, on_delete=models.CASCADE, related_name="items")
+    line = models.PositiveSmallIntegerField()
+    variant = WorldForeignKey(Variant, on_delete=models.CASCADE, related_name="+", db_index=False)
+    title = models.CharField(max_length=240)
+    seller = WorldForeignKey(Seller, on_delete=models.CASCADE, related_name="+", db_index=False)
+    quantity = models.PositiveSmallIntegerField()
+    unit_price = money_field()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    public_key = ("order", "line")
+
+    class Meta:
+        constraints = [_unique("order_line", "order", "line")]
+
+    @property
+    def amount(self):
+        return self.unit_price * self.quantity
+
+
+class ReturnRequest(WorldModel):
+    class Reason(models.TextChoices):
+        DAMAGED = "damaged", "Item arrived damaged"
+        DEFECTIVE = "defective", "Item defective or doesn't work"
+        WRONG_ITEM = "wrong_item", "Wrong item was sent"
+        NOT_NEEDED = "not_needed", "No longer needed"
+        NOT_AS_DESCRIBED = "not_as_described", "Not as described"
+
+    class Status(models.TextChoices):
+        REQUESTED = "requested", "Awaiting approval"
+        APPROVED = "approved", "Approved"
+        REJECTED = "rejected", "Rejected"
+        REFUNDED = "refunded", "Refunded"
+
+    public_id = models.CharField(max_length=16)
+    item = WorldForeignKey(OrderItem, on_delete=models.CASCADE, related_name="returns")
+    reason = models.CharField(max_length=20, choices=Reason.choices)
+    comment = models.CharField(max_length=500, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.REQUESTED)
+    requested_at = models.DateTimeField()
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    public_key = ("public_id",)
+
+    class Meta:
+        constraints = [_unique("return_pid", "public_id")]
+
+
+class Refund(WorldModel):
+    class Method(models.TextChoices):
+        CARD = "card", "Original payment method"
+        GIFT_CARD = "gift_card", "Gift card balance"
+
+    public_id = models.CharField(max_length=16)
+    order = WorldForeignKey(Order, on_delete=models.CASCADE, related_name="refunds")
+    item = WorldForeignKey(OrderItem, null=True, blank=True, on_delete=models.SET_NULL, related_name="refunds", db_index=False)
+    return_request = WorldForeignKey(ReturnRequest, null=True, blank=True, on_delete=models.SET_NULL, related_name="refunds", db_index=False)
+    amount = money_field()
+    method = models.CharField(max_length=10, choices=Method.choices)
+    reason = models.CharField(max_length=200)
+    created_at = models.DateTimeField()
+
+    public_key = ("public_id",)
+
+    class Meta:
+        constraints = [_unique("refund_pid", "public_id")]

@@ -1,0 +1,103 @@
+"""The store's rules in one place: delivery speeds and fees, sales tax, promotion stacking,
+card checks, return windows, and the passwords the seed gives its accounts."""
+import hashlib
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+
+CENT = Decimal("0.01")
+FREE_SHIPPING_OVER = Decimal("35.00")
+
+
+@dataclass(frozen=True)
+class Speed:
+    code: str
+    label: str
+    days: int | None  # None: the product's own standard days
+    fee: Decimal
+    member_fee: Decimal
+
+
+SPEEDS = {
+    "standard": Speed("standard", "Standard Shipping", None, Decimal("5.99"), Decimal("0.00")),
+    "fast": Speed("fast", "Two-Day Shipping", 2, Decimal("8.99"), Decimal("0.00")),
+    "nextday": Speed("nextday", "One-Day Shipping", 1, Decimal("14.99"), Decimal("4.99")),
+}
+
+# Sales tax by ship-to state (a simplified table; states not listed charge none).
+TAX_RATES = {
+    "CA": Decimal("0.0725"), "NY": Decimal("0.04"), "TX": Decimal("0.0625"), "WA": Decimal("0.065"),
+    "IL": Decimal("0.0625"), "FL": Decimal("0.06"), "MA": Decimal("0.0625"), "PA": Decimal("0.06"),
+    "GA": Decimal("0.04"), "CO": Decimal("0.029"), "OH": Decimal("0.0575"), "NJ": Decimal("0.06625"),
+}
+STATES = sorted(TAX_RATES) + ["OR", "NH", "MT", "DE"]
+
+
+def cents(value) -> Decimal:
+    return Decimal(value).quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def money(value) -> str:
+    return f"${cents(value):,.2f}"
+
+
+def tax_for(subtotal: Decimal, state: str) -> Decimal:
+    return cents(subtotal * TAX_RATES.get(state, Decimal(0)))
+
+
+def shipping_fee(*, speed: str, subtotal: Decimal, member: bool) -> Decimal:
+    s = SPEEDS[speed]
+    if member:
+        return s.member_fee
+    if speed == "standard" and subtotal >= FREE_SHIPPING_OVER:
+        return Decimal("0.00")
+    return s.fee
+
+
+def delivery_date(*, speed: str, standard_days: int, today: date) -> date:
+    days = SPEEDS[speed].days or standard_days
+    return today + timedelta(days=days)
+
+
+def luhn_ok(number: str) -> bool:
+    digits = [int(c) for c in number]
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        if i % 2:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+def card_brand(number: str) -> str:
+    if number.startswith("4"):
+        return "Visa"
+    if number[:2] in {"51", "52", "53", "54", "55"} or number[:4].isdigit() and 2221 <= int(number[:4]) <= 2720:
+        return "Mastercard"
+    if number[:2] in {"34", "37"}:
+        return "Amex"
+    if number.startswith("6011") or number.startswith("65"):
+        return "Discover"
+    return ""
+
+
+# Test numbers as payment providers publish them: this one always asks for 3-D Secure.
+THREE_DS_NUMBERS = {"4000002760003184", "4000002500003155"}
+DECLINED_NUMBERS = {"4000000000000002"}
+THREE_DS_CODE = "123456"  # what the issuer's test challenge page accepts
+
+
+def card_expired(*, exp_month: int, exp_year: int, today: date) -> bool:
+    return (exp_year, exp_month) < (today.year, today.month)
+
+
+def return_deadline(*, delivered_at: datetime, window_days: int) -> datetime:
+    return delivered_at + timedelta(days=window_days)
+
+
+def password_for(*, seed: int, public_id: int) -> str:
+    """Each account's password follows from the seed, so tasks can hand it out."""
+    digest = hashlib.sha256(f"shop\x00{seed}\x00{public_id}".encode()).hexdigest()
+    return f"Shop-{digest[:8]}"

@@ -1,0 +1,296 @@
+"""Reads of the shop: prices as of the world clock, search, carts and checkout quotes,
+return eligibility. Views and the task pack's params both read through these."""
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.db.models import Min, Q
+
+from replicas.worlds import clock
+
+from . import policies
+from .models import Account, Address, Card, CartItem, Coupon, OrderItem, Product, ReturnRequest, Variant
+
+PAGE_SIZE = 16
+SORTS = {"relevance": "Featured", "price-asc": "Price: Low to High", "price-desc": "Price: High to Low",
+         "rating": "Avg. Customer Review", "newest": "Most reviews"}
+
+
+def deal_active(product: Product, at: datetime | None = None) -> bool:
+    at = at or clock.now()
+    return product.deal_price is not None and product.deal_ends_at is not None and product.deal_ends_at > at
+
+
+def base_price(product: Product) -> Decimal:
+    prices = [v.price for v in product.variants.all()]
+    return min(prices) if prices else product.list_price
+
+
+def variant_price(variant: Variant, at: datetime | None = None) -> Decimal:
+    """What the variant costs now: its price, less the product's deal while the deal runs."""
+    product = variant.product
+    if deal_active(product, at):
+        return max(Decimal("0.01"), variant.price - (base_price(product) - product.deal_price))
+    return variant.price
+
+
+def product_price(product: Product, at: datetime | None = None) -> Decimal:
+    return product.deal_price if deal_active(product, at) else base_price(product)
+
+
+def histogram(product: Product) -> list[tuple[int, int]]:
+    """Percent of ratings per star (5 to 1): spread around the average rating, summing to 100."""
+    avg = float(product.rating)
+    weights = {s: max(0.02, 1.0 - abs(s - avg) / 2.2) ** 3 for s in range(1, 6)}
+    total = sum(weights.values())
+    shares = {s: round(100 * w / total) for s, w in weights.items()}
+    shares[round(min(5, max(1, avg)))] += 100 - sum(shares.values())
+    return [(s, shares[s]) for s in range(5, 0, -1)]
+
+
+@dataclass
+class SearchQuery:
+    text: str = ""
+    department: str = ""
+    brand: str = ""
+    min_price: Decimal | None = None
+    max_price: Decimal | None = None
+    min_rating: int | None = None
+    fast: bool = False
+    deals: bool = False
+    sort: str = "relevance"
+    page: int = 1
+
+    @classmethod
+    def from_params(cls, params) -> "SearchQuery":
+        """Read the query string; anything malformed is ignored (as the storefront does), never an error page."""
+        def decimal_or_none(value):
+            try:
+                d = Decimal(value)
+            except (ArithmeticError, ValueError, TypeError):
+                return None
+            return d if d.is_finite() and d >= 0 else None
+
+        q = cls(text=params.get("k", "").strip()[:200], department=params.get("i", ""), brand=params.get("brand", "")[:60])
+        if q.department not in Product.Department.values:
+            q.department = ""
+        q.min_price, q.max_price = decimal_or_none(params.get("low")), decimal_or_none(params.get("high"))
+        rating = params.get("rating", "")
+        q.min_rating = int(rating) if rating in {"1", "2", "3", "4"} else None
+        q.fast, q.deals = params.get("fast") == "1", params.get("deals") == "1"
+        q.sort = params.get("s") if params.get("s") in SORTS else "relevance"
+        page = params.get("page", "1")
+        q.page = int(page) if page.isdigit() and 0 < int(page) < 1000 else 1
+        return q
+
+
+@dataclass
+class SearchResults:
+    products: list = field(default_factory=list)
+    sponsored: list = field(default_factory=list)
+    total: int = 0
+    pages: int = 1
+    brands: list = field(default_factory=list)
+
+
+def search(q: SearchQuery) -> SearchResults:
+    qs = Product.objects.all()
+    if q.department:
+        qs = qs.filter(department=q.department)
+    for word in q.text.split():
+        qs = qs.filter(Q(title__icontains=word) | Q(brand__icontains=word))
+    brands = sorted(set(qs.values_list("brand", flat=True)))
+    if q.brand:
+        qs = qs.filter(brand=q.brand)
+    if q.min_rating:
+        qs = qs.filter(rating__gte=q.min_rating)
+    if q.fast:
+        qs = qs.filter(fast_eligible=True)
+    now = clock.now()
+    products = list(qs.annotate(low=Min("variants__price")).select_related("seller").order_by("asin"))
+    # prices depend on the clock (deals): filter and sort in Python, identically on every backend
+    priced = []
+    for p in products:
+        live = p.deal_price is not None and p.deal_ends_at is not None and p.deal_ends_at > now
+        p.price_now = p.deal_price if live else (p.low if p.low is not None else p.list_price)
+        p.deal_live = live
+        if q.deals and not live:
+            continue
+        if q.min_price is not None and p.price_now < q.min_price:
+            continue
+        if q.max_price is not None and p.price_now > q.max_price:
+            continue
+        priced.append(p)
+    key = {
+        "price-asc": lambda p: (p.price_now, p.asin), "price-desc": lambda p: (-p.price_now, p.asin),
+        "rating": lambda p: (-p.rating, -p.review_count, p.asin), "newest": lambda p: (-p.review_count, p.asin),
+        "relevance": lambda p: (-p.review_count * float(p.rating), p.asin),
+    }[q.sort]
+    priced.sort(key=key)
+    pages = max(1, -(-len(priced) // PAGE_SIZE))
+    start = (min(q.page, pages) - 1) * PAGE_SIZE
+    sponsored = [p for p in priced if p.sponsored][:2] if q.page == 1 else []
+    return SearchResults(products=priced[start:start + PAGE_SIZE], sponsored=sponsored, total=len(priced), pages=pages,
+                         brands=brands[:12])
+
+
+def suggestions(text: str, limit: int = 8) -> list[str]:
+    text = text.strip()
+    if len(text) < 2:
+        return []
+    titles = Product.objects.filter(title__icontains=text).order_by("-review_count", "asin").values_list("title", flat=True)
+    seen = []
+    for title in titles[:40]:
+        short = title.split(",")[0]
+        if short not in seen:
+            seen.append(short)
+    return seen[:limit]
+
+
+# --- cart and checkout ----------------------------------------------------------------------------
+
+
+@dataclass
+class Line:
+    item: CartItem
+    variant: Variant
+    product: Product
+    price: Decimal
+    quantity: int
+
+    @property
+    def amount(self) -> Decimal:
+        return self.price * self.quantity
+
+    @property
+    def price_changed(self) -> bool:
+        return self.price != self.item.price_when_added
+
+    @property
+    def out_of_stock(self) -> bool:
+        return self.variant.stock < self.quantity
+
+
+def cart_lines(account: Account, *, saved: bool = False) -> list[Line]:
+    items = (CartItem.objects.filter(account=account, saved_for_later=saved)
+             .select_related("variant__product__seller").order_by("added_at", "id"))
+    now = clock.now()
+    return [Line(i, i.variant, i.variant.product, variant_price(i.variant, now), i.quantity) for i in items]
+
+
+def cart_count(account: Account) -> int:
+    return sum(CartItem.objects.filter(account=account, saved_for_later=False).values_list("quantity", flat=True))
+
+
+def usable_addresses(account: Account) -> list[Address]:
+    return list(account.addresses.order_by("-is_default", "public_id"))
+
+
+def usable_cards(account: Account) -> list[Card]:
+    return list(account.cards.filter(removed=False).order_by("-is_default", "public_id"))
+
+
+def card_is_expired(card: Card) -> bool:
+    return policies.card_expired(exp_month=card.exp_month, exp_year=card.exp_year, today=clock.now().date())
+
+
+def coupon_discount(coupon: Coupon, lines: list[Line]) -> Decimal:
+    eligible = sum((ln.amount for ln in lines if not coupon.department or ln.product.department == coupon.department), Decimal(0))
+    if coupon.kind == Coupon.Kind.PERCENT:
+        return policies.cents(eligible * coupon.value / 100)
+    return min(coupon.value, eligible)
+
+
+def coupon_check(code: str, lines: list[Line], applied: list[str]) -> Coupon:
+    """The coupon `code` if it may be added to `applied` for these lines; else a ValidationError saying why."""
+    coupon = Coupon.objects.filter(code=code.strip().upper()).first()
+    if coupon is None:
+        raise ValidationError("The promotional code you entered is not valid.")
+    if coupon.code in applied:
+        raise ValidationError(f"{coupon.code} has already been applied.")
+    if coupon.expires_at <= clock.now():
+        raise ValidationError(f"The promotional code {coupon.code} has expired.")
+    subtotal = sum((ln.amount for ln in lines), Decimal(0))
+    if subtotal < coupon.min_subtotal:
+        raise ValidationError(f"{coupon.code} requires a subtotal of at least {policies.money(coupon.min_subtotal)}.")
+    if coupon_discount(coupon, lines) <= 0:
+        raise ValidationError(f"{coupon.code} does not apply to any item in your order.")
+    others = list(Coupon.objects.filter(code__in=applied))
+    if others and (not coupon.stackable or any(not c.stackable for c in others)):
+        raise ValidationError(f"{coupon.code} cannot be combined with {', '.join(c.code for c in others)}.")
+    return coupon
+
+
+@dataclass
+class Quote:
+    lines: list
+    subtotal: Decimal
+    shipping: Decimal
+    discount: Decimal
+    tax: Decimal
+    total: Decimal
+    gift_card: Decimal
+    delivery: date | None
+
+    @property
+    def card_amount(self) -> Decimal:
+        return self.total - self.gift_card
+
+
+def quote(*, account: Account, lines: list[Line], state: str, speed: str, codes: list[str], use_gift: bool) -> Quote:
+    subtotal = sum((ln.amount for ln in lines), Decimal(0))
+    shipping = policies.shipping_fee(speed=speed, subtotal=subtotal, member=account.member)
+    coupons = list(Coupon.objects.filter(code__in=codes))
+    discount = min(subtotal, sum((coupon_discount(c, lines) for c in coupons), Decimal(0)))
+    tax = policies.tax_for(subtotal - discount, state)
+    total = subtotal + shipping - discount + tax
+    gift = min(account.gift_card_balance, total) if use_gift else Decimal("0.00")
+    days = max((ln.product.standard_days for ln in lines), default=5)
+    delivery = policies.delivery_date(speed=speed, standard_days=days, today=clock.now().date()) if lines else None
+    return Quote(lines, subtotal, shipping, discount, tax, total, gift, delivery)
+
+
+def speed_allowed(speed: str, lines: list[Line]) -> bool:
+    return speed == "standard" or all(ln.product.fast_eligible for ln in lines)
+
+
+# --- returns ------------------------------------------------------------------------------------------
+
+
+def return_deadline(item: OrderItem):
+    if item.delivered_at is None:
+        return None
+    return policies.return_deadline(delivered_at=item.delivered_at, window_days=item.seller.return_window_days)
+
+
+def return_blocker(item: OrderItem) -> str:
+    """Why `item` cannot be returned now ("" when it can)."""
+    if item.status != OrderItem.Status.ACTIVE:
+        return "This item has already been cancelled or returned."
+    if item.delivered_at is None:
+        return "This item has not been delivered yet."
+    if item.returns.exclude(status=ReturnRequest.Status.REJECTED).exists():
+        return "A return for this item is already in progress."
+    deadline = return_deadline(item)
+    if clock.now() > deadline:
+        return f"The return window for this item closed on {deadline:%B} {deadline.day}, {deadline.year}."
+    return ""
+
+
+def refund_for_return(ret: ReturnRequest) -> Decimal:
+    """Full price for damaged, defective or wrong items; less the seller's restocking fee otherwise."""
+    item = ret.item
+    fee = 0 if ret.reason in ("damaged", "defective", "wrong_item") else item.seller.restocking_fee_pct
+    return policies.cents(item.amount * (100 - Decimal(fee)) / 100)
+
+
+def refunded_total(item: OrderItem) -> Decimal:
+    return sum(item.refunds.values_list("amount", flat=True), Decimal(0))
+
+
+def shopper_pages() -> list[str]:
+    """The pages the platform's benchmarks fetch, signed in as the first customer: a search (its
+    box first), the most reviewed products, the cart and the first checkout step."""
+    asins = list(Product.objects.order_by("-review_count", "asin").values_list("asin", flat=True)[:3])
+    return ["/s?k=wireless", "/s?i=home&s=price-asc", *[f"/dp/{a}" for a in asins], "/cart", "/checkout/address"]

@@ -1,0 +1,285 @@
+"""Writes of the shop, as keyword-only `<entity>_<action>` functions. Each validates its input
+and raises ValidationError (changing nothing) when the storefront would refuse."""
+import re
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from replicas.worlds import clock
+
+from . import policies, selectors
+from .models import Account, Address, Card, CartItem, Order, OrderItem, Refund, ReturnRequest, Variant
+
+MAX_QUANTITY = 10
+ZIP_RE = re.compile(r"\d{5}(-\d{4})?")
+
+
+def _next_number(model, field: str, prefix: str, start: int) -> str:
+    top = 0
+    for value in model.objects.filter(**{f"{field}__startswith": prefix}).values_list(field, flat=True):
+        top = max(top, int(value[len(prefix):]))
+    return f"{prefix}{max(top + 1, start)}"
+
+
+# --- cart -------------------------------------------------------------------------------------------
+
+
+def cart_add(*, account: Account, variant: Variant, quantity: int) -> CartItem:
+    if not 1 <= quantity <= MAX_QUANTITY:
+        raise ValidationError(f"Quantity must be between 1 and {MAX_QUANTITY}.")
+    if variant.stock < 1:
+        raise ValidationError("This option is currently unavailable.")
+    price = selectors.variant_price(variant)
+    item = CartItem.objects.filter(account=account, variant=variant).first()
+    if item is None:
+        return CartItem.objects.create(account=account, variant=variant, quantity=min(quantity, variant.stock),
+                                       price_when_added=price, added_at=clock.now())
+    item.quantity = min(MAX_QUANTITY, item.quantity + quantity, variant.stock)
+    item.saved_for_later = False
+    item.price_when_added = price
+    item.save(update_fields=["quantity", "saved_for_later", "price_when_added"])
+    return item
+
+
+def cart_update(*, item: CartItem, quantity: int) -> CartItem | None:
+    """Set a line's quantity; 0 deletes the line."""
+    if not 0 <= quantity <= MAX_QUANTITY:
+        raise ValidationError(f"Quantity must be between 0 and {MAX_QUANTITY}.")
+    if quantity == 0:
+        item.delete()
+        return None
+    item.quantity = quantity
+    # seeing the current price in the cart acknowledges it
+    item.price_when_added = selectors.variant_price(item.variant)
+    item.save(update_fields=["quantity", "price_when_added"])
+    return item
+
+
+def cart_save_for_later(*, item: CartItem, saved: bool) -> CartItem:
+    item.saved_for_later = saved
+    item.save(update_fields=["saved_for_later"])
+    return item
+
+
+# --- account ----------------------------------------------------------------------------------------
+
+
+def address_add(*, account: Account, full_name: str, line1: str, line2: str, city: str, state: str, zip_code: str,
+                phone: str) -> Address:
+    errors = {}
+    full_name, line1, line2, city = full_name.strip(), line1.strip(), line2.strip(), city.strip()
+    state, zip_code, phone = state.strip().upper(), zip_code.strip(), phone.strip()
+    for name, value in (("full_name", full_name), ("line1", line1), ("city", city)):
+        if not value:
+            errors[name] = "Please enter this field."
+        elif len(value) > 120:
+            errors[name] = "Too long."
+    if state not in policies.STATES:
+        errors["state"] = "Please select a state."
+    if not ZIP_RE.fullmatch(zip_code):
+        errors["zip_code"] = "Please enter a 5-digit ZIP code."
+    if phone and not re.fullmatch(r"[\d\s()+.-]{7,20}", phone):
+        errors["phone"] = "Please enter a valid phone number."
+    if errors:
+        raise ValidationError(errors)
+    return Address.objects.create(public_id=account.public_id * 10 + _next_slot(account.addresses.all()), account=account,
+                                  full_name=full_name, line1=line1, line2=line2[:120], city=city, state=state,
+                                  zip_code=zip_code, phone=phone)
+
+
+def _next_slot(rows) -> int:
+    slots = [r.public_id % 10 for r in rows]
+    free = [n for n in range(10) if n not in slots]
+    if not free:
+        raise ValidationError("You have reached the maximum number of saved entries; remove one first.")
+    return free[0]
+
+
+def card_add(*, account: Account, number: str, exp_month: str, exp_year: str, holder: str) -> Card:
+    errors = {}
+    digits = re.sub(r"[\s-]", "", number or "")
+    if not digits.isdigit() or not 13 <= len(digits) <= 19 or not policies.luhn_ok(digits):
+        errors["number"] = "The card number is not valid."
+    elif not policies.card_brand(digits):
+        errors["number"] = "We accept Visa, Mastercard, Amex and Discover."
+    month = int(exp_month) if str(exp_month).isdigit() else 0
+    year = int(exp_year) if str(exp_year).isdigit() else 0
+    if not 1 <= month <= 12 or not 2000 <= year <= 2100:
+        errors["expiry"] = "Please enter the expiration date."
+    elif policies.card_expired(exp_month=month, exp_year=year, today=clock.now().date()):
+        errors["expiry"] = "This card has expired."
+    holder = (holder or "").strip()
+    if not holder or len(holder) > 120:
+        errors["holder"] = "Please enter the name on the card."
+    if errors:
+        raise ValidationError(errors)
+    return Card.objects.create(public_id=account.public_id * 10 + _next_slot(account.cards.all()), account=account,
+                               brand=policies.card_brand(digits), last4=digits[-4:], exp_month=month, exp_year=year,
+                               holder=holder, requires_3ds=digits in policies.THREE_DS_NUMBERS,
+                               is_default=not account.cards.filter(removed=False).exists())
+
+
+def card_remove(*, card: Card) -> Card:
+    card.removed = True
+    card.is_default = False
+    card.save(update_fields=["removed", "is_default"])
+    return card
+
+
+# --- checkout -----------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def order_place(*, account: Account, address: Address, speed: str, card: Card | None, codes: list[str],
+                use_gift: bool) -> Order:
+    """Turn the cart into an order: checks address, stock, speed, promotions and payment, charges the
+    gift card balance first, empties the cart's active lines."""
+    lines = selectors.cart_lines(account)
+    if not lines:
+        raise ValidationError("Your cart is empty.")
+    if address.account_id != account.id or not address.complete:
+        raise ValidationError("Please choose a complete shipping address.")
+    if speed not in policies.SPEEDS or not selectors.speed_allowed(speed, lines):
+        raise ValidationError("Please choose a delivery option.")
+    for line in lines:
+        if line.out_of_stock:
+            raise ValidationError(f"{line.product.title} is out of stock in the quantity you asked for.")
+    applied = []
+    for code in codes:
+        selectors.coupon_check(code, lines, applied)
+        applied.append(code)
+    q = selectors.quote(account=account, lines=lines, state=address.state, speed=speed, codes=applied, use_gift=use_gift)
+    if q.card_amount > 0:
+        if card is None or card.account_id != account.id or card.removed:
+            raise ValidationError("Please choose a payment method.")
+        if selectors.card_is_expired(card):
+            raise ValidationError(f"Your {card.label()} has expired. Please choose another payment method.")
+    else:
+        card = None
+    now = clock.now()
+    order = Order.objects.create(
+        public_id=_next_number(Order, "public_id", "ORD-", 4001), account=account, status=Order.Status.PLACED,
+        placed_at=now, ship_name=address.full_name, ship_line1=address.line1, ship_line2=address.line2,
+        ship_city=address.city, ship_state=address.state, ship_zip=address.zip_code, speed=speed,
+        delivery_date=q.delivery, subtotal=q.subtotal, shipping=q.shipping, discount=q.discount, tax=q.tax, total=q.total,
+        gift_card_amount=q.gift_card, card=card, promo_codes=applied,
+    )
+    for n, line in enumerate(lines, start=1):
+        OrderItem.objects.create(order=order, line=n, variant=line.variant, title=_item_title(line.variant),
+                                 seller=line.product.seller, quantity=line.quantity, unit_price=line.price)
+        line.variant.stock -= line.quantity
+        line.variant.save(update_fields=["stock"])
+        line.item.delete()
+    if q.gift_card:
+        account.gift_card_balance -= q.gift_card
+        account.save(update_fields=["gift_card_balance"])
+    return order
+
+
+def _item_title(variant: Variant) -> str:
+    label = variant.label()
+    return f"{variant.product.title} ({label})" if label else variant.product.title
+
+
+# --- after the order ----------------------------------------------------------------------------------
+
+
+def _recompute(order: Order):
+    active = list(order.items.filter(status=OrderItem.Status.ACTIVE))
+    order.subtotal = sum((i.amount for i in active), Decimal(0))
+    order.discount = min(order.discount, order.subtotal)
+    order.tax = policies.tax_for(order.subtotal - order.discount, order.ship_state)
+    if not active:
+        order.status = Order.Status.CANCELLED
+        order.shipping = Decimal("0.00")
+    order.total = order.subtotal + order.shipping - order.discount + order.tax
+    order.gift_card_amount = min(order.gift_card_amount, order.total)
+
+
+@transaction.atomic
+def order_cancel_items(*, order: Order, lines: list[int]) -> Order:
+    """Cancel items before the order ships: nothing was charged for them, the totals shrink, stock returns."""
+    if order.status != Order.Status.PLACED:
+        raise ValidationError("This order has already shipped and can no longer be cancelled; return it instead.")
+    items = {i.line: i for i in order.items.filter(status=OrderItem.Status.ACTIVE)}
+    if not lines or any(n not in items for n in lines):
+        raise ValidationError("Please select the items to cancel.")
+    for n in lines:
+        item = items[n]
+        item.status = OrderItem.Status.CANCELLED
+        item.save(update_fields=["status"])
+        item.variant.stock += item.quantity
+        item.variant.save(update_fields=["stock"])
+    _recompute(order)
+    order.save(update_fields=["subtotal", "discount", "tax", "total", "status", "shipping", "gift_card_amount"])
+    return order
+
+
+def order_change_address(*, order: Order, address: Address) -> Order:
+    if order.status != Order.Status.PLACED:
+        raise ValidationError("The shipping address can no longer be changed: the order has shipped.")
+    if address.account_id != order.account_id or not address.complete:
+        raise ValidationError("Please choose a complete address from your address book.")
+    order.ship_name, order.ship_line1, order.ship_line2 = address.full_name, address.line1, address.line2
+    order.ship_city, order.ship_state, order.ship_zip = address.city, address.state, address.zip_code
+    _recompute(order)  # tax follows the destination
+    order.save(update_fields=["ship_name", "ship_line1", "ship_line2", "ship_city", "ship_state", "ship_zip",
+                              "subtotal", "discount", "tax", "total", "status", "shipping", "gift_card_amount"])
+    return order
+
+
+def return_request(*, item: OrderItem, reason: str, comment: str) -> ReturnRequest:
+    if reason not in ReturnRequest.Reason.values:
+        raise ValidationError("Please choose a reason for the return.")
+    blocker = selectors.return_blocker(item)
+    if blocker:
+        raise ValidationError(blocker)
+    return ReturnRequest.objects.create(public_id=_next_number(ReturnRequest, "public_id", "RMA-", 1001), item=item,
+                                        reason=reason, comment=comment.strip()[:500], requested_at=clock.now())
+
+
+# --- back office ---------------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def return_decide(*, ret: ReturnRequest, approve: bool) -> ReturnRequest:
+    """Approve (refund per the seller's policy, to the original payment method) or reject a requested return."""
+    if ret.status != ReturnRequest.Status.REQUESTED:
+        raise ValidationError(f"{ret.public_id} has already been {ret.get_status_display().lower()}.")
+    now = clock.now()
+    ret.decided_at = now
+    if not approve:
+        ret.status = ReturnRequest.Status.REJECTED
+        ret.save(update_fields=["status", "decided_at"])
+        return ret
+    deadline = selectors.return_deadline(ret.item)
+    if deadline is None or ret.requested_at > deadline:
+        raise ValidationError(f"{ret.public_id} was requested after the seller's return window closed; reject it.")
+    ret.status = ReturnRequest.Status.REFUNDED
+    ret.save(update_fields=["status", "decided_at"])
+    item = ret.item
+    item.status = OrderItem.Status.RETURNED
+    item.save(update_fields=["status"])
+    refund_issue(order=item.order, item=item, amount=selectors.refund_for_return(ret), reason=ret.get_reason_display(),
+                 method=Refund.Method.CARD, return_request=ret)
+    return ret
+
+
+def refund_issue(*, order: Order, item: OrderItem | None, amount: Decimal, reason: str, method: str,
+                 return_request: ReturnRequest | None = None) -> Refund:
+    if method not in Refund.Method.values:
+        raise ValidationError("Please choose a refund method.")
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValidationError("Please give a reason for the refund.")
+    if amount is None or amount <= 0 or amount != policies.cents(amount):
+        raise ValidationError("The amount must be a positive amount in dollars and cents.")
+    paid = item.amount if item is not None else order.total
+    already = (selectors.refunded_total(item) if item is not None
+               else sum(order.refunds.values_list("amount", flat=True), Decimal(0)))
+    if already + amount > paid:
+        raise ValidationError(f"At most {policies.money(paid - already)} can still be refunded.")
+    return Refund.objects.create(public_id=_next_number(Refund, "public_id", "RF-", 5001), order=order, item=item,
+                                 return_request=return_request, amount=amount, method=method, reason=reason[:200],
+                                 created_at=clock.now())

@@ -1,0 +1,676 @@
+"""The storefront's pages on a world's origin: search, product, cart, the three-step checkout
+with its 3-D Secure challenge, orders (cancel, change address, return), the account, and the
+staff's back office. Views stay thin: reads in selectors, writes in services."""
+from datetime import timedelta
+from decimal import Decimal, InvalidOperation
+from functools import wraps
+from urllib.parse import quote as urlquote
+
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from replicas.worlds import clock
+
+from . import images, policies, selectors, services
+from .models import Account, Address, Card, CartItem, Order, OrderItem, Product, Refund, ReturnRequest, Variant
+from .signin import SESSION_ACCOUNT, SESSION_WORLD
+
+CHECKOUT = "shop_checkout"
+LOGIN_URL = "/ap/signin"
+
+
+def _messages(error) -> list[str]:
+    if isinstance(error, ValidationError):
+        return [m for m in error.messages]
+    return [str(error)]
+
+
+def signed_in(request) -> Account | None:
+    if request.session.get(SESSION_WORLD) != request.world.token:
+        return None
+    public_id = request.session.get(SESSION_ACCOUNT)
+    if not isinstance(public_id, int):
+        return None
+    return Account.objects.filter(public_id=public_id).first()
+
+
+def _login_redirect(request):
+    return redirect(f"{LOGIN_URL}?next={urlquote(request.get_full_path())}")
+
+
+def customer_required(view):
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        account = signed_in(request)
+        if account is None or account.role != Account.Role.CUSTOMER:
+            return _login_redirect(request)
+        request.account = account
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def staff_required(view):
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        account = signed_in(request)
+        if account is None:
+            return _login_redirect(request)
+        if account.role != Account.Role.STAFF:
+            return render(request, "shop/forbidden.html", _ctx(request, account=account), status=403)
+        request.account = account
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def _ctx(request, **extra) -> dict:
+    account = extra.pop("account", None) or getattr(request, "account", None) or signed_in(request)
+    deliver_to = None
+    if account is not None and account.role == Account.Role.CUSTOMER:
+        deliver_to = account.addresses.filter(is_default=True).first()
+    return {
+        "account": account, "deliver_to": deliver_to, "departments": Product.Department.choices,
+        "cart_count": selectors.cart_count(account) if account is not None and account.role == Account.Role.CUSTOMER else 0,
+        "now": clock.now(), **extra,
+    }
+
+
+def _safe_next(request, value, default):
+    if value and value.startswith("/") and url_has_allowed_host_and_scheme(value, allowed_hosts={request.get_host()}):
+        return value
+    return default
+
+
+# --- sign-in ----------------------------------------------------------------------------------------
+
+
+def signin(request):
+    next_url = _safe_next(request, request.POST.get("next") or request.GET.get("next"), "/")
+    error = ""
+    if request.method == "POST":
+        email = request.POST.get("email", "").strip().lower()
+        password = request.POST.get("password", "")
+        account = Account.objects.filter(email__iexact=email).first() if email else None
+        if account is None or password != policies.password_for(seed=request.world.seed, public_id=account.public_id):
+            error = "Your email or password is incorrect."
+        else:
+            request.session.cycle_key()
+            request.session[SESSION_WORLD] = request.world.token
+            request.session[SESSION_ACCOUNT] = account.public_id
+            request.session.pop(CHECKOUT, None)
+            if account.role == Account.Role.STAFF and next_url == "/":
+                next_url = "/backoffice/returns"
+            return redirect(next_url)
+    return render(request, "shop/signin.html", {"next": next_url, "error": error, "email": request.POST.get("email", "")},
+                  status=400 if error else 200)
+
+
+@require_POST
+def signout(request):
+    request.session.flush()
+    return redirect("/")
+
+
+# --- catalogue ------------------------------------------------------------------------------------------
+
+
+def home(request):
+    return search(request)
+
+
+def search(request):
+    q = selectors.SearchQuery.from_params(request.GET)
+    results = selectors.search(q)
+    params = request.GET.copy()
+    params.pop("page", None)
+
+    def link(**changes):
+        p = params.copy()
+        for k, v in changes.items():
+            if v in (None, ""):
+                p.pop(k, None)
+            else:
+                p[k] = v
+        return "/s?" + p.urlencode()
+
+    filters = {
+        "departments": [(code, name, link(i=code, brand=None)) for code, name in Product.Department.choices],
+        "ratings": [(n, link(rating=None if q.min_rating == n else str(n))) for n in (4, 3, 2, 1)],
+        "brands": [(b, link(brand=None if q.brand == b else b)) for b in results.brands],
+        "fast": link(fast=None if q.fast else "1"), "deals": link(deals=None if q.deals else "1"),
+        "clear": "/s?" + (f"k={urlquote(q.text)}" if q.text else ""),
+    }
+    pages = [(n, link(page=str(n))) for n in range(1, results.pages + 1)]
+    return render(request, "shop/search.html", _ctx(
+        request, q=q, results=results, filters=filters, pages=pages, sorts=selectors.SORTS,
+        prev_link=link(page=str(q.page - 1)) if q.page > 1 else "", next_link=link(page=str(q.page + 1)) if q.page < results.pages else "",
+        speeds=policies.SPEEDS, fast_by=(clock.now() + timedelta(days=2)).date(),
+    ))
+
+
+def suggest(request):
+    return JsonResponse({"suggestions": selectors.suggestions(request.GET.get("k", "")[:100])})
+
+
+def product(request, asin):
+    product = get_object_or_404(Product.objects.select_related("seller"), asin=asin)
+    variants = list(product.variants.order_by("sku"))
+    if not variants:
+        raise Http404
+    chosen = next((v for v in variants if v.sku == request.GET.get("sku")), None) or \
+        next((v for v in variants if v.stock), variants[0])
+    now = clock.now()
+    account = signed_in(request)
+    member = bool(account and account.member)
+    price = selectors.variant_price(chosen, now)
+    today = now.date()
+    reviews = list(product.reviews.order_by("-created_at", "public_id"))
+    star = request.GET.get("stars", "")
+    if star in {"1", "2", "3", "4", "5"}:
+        reviews = [r for r in reviews if r.rating == int(star)]
+    together = list(Product.objects.filter(department=product.department).exclude(pk=product.pk).order_by("-review_count", "asin")[:2])
+    return render(request, "shop/product.html", _ctx(
+        request, product=product, variants=variants, chosen=chosen, price=price,
+        deal=selectors.deal_active(product, now), histogram=selectors.histogram(product), reviews=reviews[:10], star=star,
+        standard_date=policies.delivery_date(speed="standard", standard_days=product.standard_days, today=today),
+        fast_date=policies.delivery_date(speed="fast", standard_days=product.standard_days, today=today),
+        standard_free=member or price >= policies.FREE_SHIPPING_OVER, colours=sorted({v.colour for v in variants if v.colour}),
+        together=together, quantities=range(1, min(services.MAX_QUANTITY, max(chosen.stock, 1)) + 1),
+        savings=product.list_price - price if product.list_price > price else None, speeds=policies.SPEEDS,
+    ))
+
+
+def product_image(request, asin, view=0):
+    product = get_object_or_404(Product, asin=asin)
+    response = HttpResponse(images.product_svg(product, view=view), content_type="image/svg+xml")
+    response["Cache-Control"] = "max-age=86400"
+    return response
+
+
+# --- cart ------------------------------------------------------------------------------------------------
+
+
+@customer_required
+def cart(request):
+    lines = selectors.cart_lines(request.account)
+    saved = selectors.cart_lines(request.account, saved=True)
+    subtotal = sum((ln.amount for ln in lines), Decimal(0))
+    return render(request, "shop/cart.html", _ctx(
+        request, lines=lines, saved=saved, subtotal=subtotal, count=sum(ln.quantity for ln in lines),
+        blocked=any(ln.out_of_stock for ln in lines), error=request.session.pop("shop_error", ""),
+        quantities=range(0, services.MAX_QUANTITY + 1),
+    ))
+
+
+@require_POST
+@customer_required
+def cart_add(request):
+    variant = Variant.objects.select_related("product").filter(sku=request.POST.get("sku", "")).first()
+    if variant is None:
+        raise Http404
+    qty = request.POST.get("quantity", "1")
+    try:
+        services.cart_add(account=request.account, variant=variant, quantity=int(qty) if qty.isdigit() else 0)
+    except ValidationError as e:
+        request.session["shop_error"] = " ".join(_messages(e))
+    return redirect("/cart")
+
+
+def _cart_item(request, sku) -> CartItem:
+    return get_object_or_404(CartItem, account=request.account, variant__sku=sku)
+
+
+@require_POST
+@customer_required
+def cart_update(request, sku):
+    item = _cart_item(request, sku)
+    action = request.POST.get("action", "update")
+    try:
+        if action == "delete":
+            services.cart_update(item=item, quantity=0)
+        elif action in ("save", "move"):
+            services.cart_save_for_later(item=item, saved=action == "save")
+        else:
+            qty = request.POST.get("quantity", "")
+            services.cart_update(item=item, quantity=int(qty) if qty.isdigit() else -1)
+    except ValidationError as e:
+        request.session["shop_error"] = " ".join(_messages(e))
+    return redirect("/cart")
+
+
+# --- checkout ---------------------------------------------------------------------------------------------
+
+
+def _state(request) -> dict:
+    return dict(request.session.get(CHECKOUT) or {})
+
+
+def _save_state(request, state):
+    request.session[CHECKOUT] = state
+
+
+def _checkout_lines(request):
+    lines = selectors.cart_lines(request.account)
+    return lines
+
+
+def _address(request, state) -> Address | None:
+    pid = state.get("address")
+    return request.account.addresses.filter(public_id=pid).first() if isinstance(pid, int) else None
+
+
+def _card(request, state) -> Card | None:
+    pid = state.get("card")
+    return request.account.cards.filter(public_id=pid, removed=False).first() if isinstance(pid, int) else None
+
+
+def _step(request, template, step, **extra):
+    state = _state(request)
+    lines = _checkout_lines(request)
+    address = _address(request, state)
+    speed = state.get("speed", "standard")
+    q = selectors.quote(account=request.account, lines=lines, state=address.state if address else "", speed=speed,
+                        codes=state.get("codes", []), use_gift=bool(state.get("gift")))
+    return render(request, template, _ctx(request, step=step, lines=lines, address=address, speed=speed,
+                                         state=state, quote=q, card=_card(request, state), **extra),
+                  status=400 if extra.get("errors") else 200)
+
+
+@customer_required
+def checkout(request):
+    if not selectors.cart_lines(request.account):
+        return redirect("/cart")
+    return redirect("/checkout/address")
+
+
+@customer_required
+def checkout_address(request):
+    if not selectors.cart_lines(request.account):
+        return redirect("/cart")
+    errors = []
+    if request.method == "POST":
+        address = request.account.addresses.filter(public_id=_int(request.POST.get("address"))).first()
+        if address is None:
+            errors = ["Please choose a shipping address."]
+        elif not address.complete:
+            errors = ["This address is missing required fields (state or ZIP code). Add it again as a new address."]
+        else:
+            state = _state(request)
+            state["address"] = address.public_id
+            _save_state(request, state)
+            return redirect("/checkout/delivery")
+    return _step(request, "shop/checkout_address.html", 1, addresses=selectors.usable_addresses(request.account),
+                 errors=errors, form={}, states=policies.STATES)
+
+
+@require_POST
+@customer_required
+def checkout_address_new(request):
+    """The address validation service: checks and saves a new address, then uses it."""
+    fields = ["full_name", "line1", "line2", "city", "state", "zip_code", "phone"]
+    form = {f: request.POST.get(f, "") for f in fields}
+    try:
+        address = services.address_add(account=request.account, **form)
+    except ValidationError as e:
+        errors = [f"{k.replace('_', ' ').title()}: {' '.join(v)}" for k, v in e.message_dict.items()]
+        return _step(request, "shop/checkout_address.html", 1, addresses=selectors.usable_addresses(request.account),
+                     errors=errors, form=form, states=policies.STATES, adding=True)
+    state = _state(request)
+    state["address"] = address.public_id
+    _save_state(request, state)
+    return redirect("/checkout/delivery")
+
+
+def _int(value):
+    return int(value) if isinstance(value, str) and value.isdigit() and len(value) < 12 else None
+
+
+@customer_required
+def checkout_delivery(request):
+    state = _state(request)
+    if _address(request, state) is None:
+        return redirect("/checkout/address")
+    lines = _checkout_lines(request)
+    errors = []
+    if request.method == "POST":
+        speed = request.POST.get("speed", "")
+        if speed not in policies.SPEEDS or not selectors.speed_allowed(speed, lines):
+            errors = ["Please choose a delivery option."]
+        else:
+            state["speed"] = speed
+            _save_state(request, state)
+            return redirect("/checkout/payment")
+    today = clock.now().date()
+    days = max((ln.product.standard_days for ln in lines), default=5)
+    options = [
+        {"code": code, "label": s.label, "allowed": selectors.speed_allowed(code, lines),
+         "date": policies.delivery_date(speed=code, standard_days=days, today=today),
+         "fee": policies.shipping_fee(speed=code, subtotal=sum((ln.amount for ln in lines), Decimal(0)), member=request.account.member)}
+        for code, s in policies.SPEEDS.items()
+    ]
+    return _step(request, "shop/checkout_delivery.html", 2, options=options, errors=errors)
+
+
+def _payment_page(request, errors=(), card_form=None, promo_error=""):
+    cards = [(c, selectors.card_is_expired(c)) for c in selectors.usable_cards(request.account)]
+    return _step(request, "shop/checkout_payment.html", 3, cards=cards, errors=list(errors), card_form=card_form or {},
+                 promo_error=promo_error, months=range(1, 13), years=range(clock.now().year, clock.now().year + 11))
+
+
+@customer_required
+def checkout_payment(request):
+    state = _state(request)
+    if _address(request, state) is None:
+        return redirect("/checkout/address")
+    if "speed" not in state:
+        return redirect("/checkout/delivery")
+    if request.method == "POST":
+        state["gift"] = request.POST.get("use_gift") == "1" and request.account.gift_card_balance > 0
+        card = request.account.cards.filter(public_id=_int(request.POST.get("card")), removed=False).first()
+        if card is None:
+            _save_state(request, state)
+            return _payment_page(request, ["Please choose a payment method."])
+        if selectors.card_is_expired(card):
+            _save_state(request, state)
+            return _payment_page(request, [f"Your {card.label()} has expired. Please choose another payment method."])
+        state["card"] = card.public_id
+        state.pop("3ds_ok", None)
+        _save_state(request, state)
+        return redirect("/checkout/review")
+    return _payment_page(request)
+
+
+@require_POST
+@customer_required
+def checkout_card_new(request):
+    form = {f: request.POST.get(f, "") for f in ("number", "exp_month", "exp_year", "holder")}
+    try:
+        card = services.card_add(account=request.account, **form)
+    except ValidationError as e:
+        return _payment_page(request, [" ".join(v) for v in e.message_dict.values()], card_form={**form, "number": ""})
+    state = _state(request)
+    state["card"] = card.public_id
+    state.pop("3ds_ok", None)
+    _save_state(request, state)
+    return _payment_page(request)
+
+
+@require_POST
+@customer_required
+def checkout_promo(request):
+    state = _state(request)
+    codes = list(state.get("codes", []))
+    if request.POST.get("remove"):
+        state["codes"] = [c for c in codes if c != request.POST["remove"]]
+        _save_state(request, state)
+        return redirect("/checkout/payment")
+    try:
+        coupon = selectors.coupon_check(request.POST.get("code", "")[:40], _checkout_lines(request), codes)
+    except ValidationError as e:
+        return _payment_page(request, promo_error=" ".join(_messages(e)))
+    state["codes"] = codes + [coupon.code]
+    _save_state(request, state)
+    return redirect("/checkout/payment")
+
+
+@customer_required
+def checkout_review(request):
+    state = _state(request)
+    if _address(request, state) is None or "speed" not in state:
+        return redirect("/checkout/address")
+    lines = _checkout_lines(request)
+    if not lines:
+        return redirect("/cart")
+    q = selectors.quote(account=request.account, lines=lines, state=_address(request, state).state, speed=state["speed"],
+                        codes=state.get("codes", []), use_gift=bool(state.get("gift")))
+    if q.card_amount > 0 and _card(request, state) is None:
+        return redirect("/checkout/payment")
+    return _step(request, "shop/checkout_review.html", 4, errors=[request.session.pop("shop_error", "")] if request.session.get("shop_error") else [])
+
+
+def _place(request):
+    state = _state(request)
+    address = _address(request, state)
+    if address is None or "speed" not in state:
+        return redirect("/checkout/address")
+    try:
+        order = services.order_place(account=request.account, address=address, speed=state["speed"], card=_card(request, state),
+                                     codes=state.get("codes", []), use_gift=bool(state.get("gift")))
+    except ValidationError as e:
+        request.session["shop_error"] = " ".join(_messages(e))
+        return redirect("/checkout/review")
+    request.session.pop(CHECKOUT, None)
+    return redirect(f"/gp/buy/thankyou/{order.public_id}")
+
+
+@require_POST
+@customer_required
+def checkout_place(request):
+    state = _state(request)
+    card = _card(request, state)
+    if card is not None and card.requires_3ds and not state.get("3ds_ok"):
+        return redirect("/checkout/3ds")
+    return _place(request)
+
+
+@customer_required
+def checkout_3ds(request, error=""):
+    """The card issuer's challenge page (3-D Secure), shown when the chosen card asks for it."""
+    card = _card(request, _state(request))
+    if card is None:
+        return redirect("/checkout/payment")
+    return render(request, "shop/checkout_3ds.html", _ctx(request, card=card, error=error, code=policies.THREE_DS_CODE),
+                  status=400 if error else 200)
+
+
+@require_POST
+@customer_required
+def checkout_3ds_verify(request):
+    state = _state(request)
+    if request.POST.get("code", "").strip() != policies.THREE_DS_CODE:
+        return checkout_3ds(request, error="The code you entered is incorrect. Please try again.")
+    state["3ds_ok"] = True
+    _save_state(request, state)
+    return _place(request)
+
+
+@customer_required
+def thankyou(request, public_id):
+    order = get_object_or_404(Order, account=request.account, public_id=public_id)
+    return render(request, "shop/thankyou.html", _ctx(request, order=order, items=list(order.items.order_by("line"))))
+
+
+# --- orders -----------------------------------------------------------------------------------------------
+
+
+FILTERS = {"last30": ("past 30 days", 30), "months-3": ("past 3 months", 92), "all": ("all orders", None)}
+
+
+@customer_required
+def orders(request):
+    key = request.GET.get("timeFilter", "months-3")
+    key = key if key in FILTERS or key == "cancelled" else "months-3"
+    qs = request.account.orders.order_by("-placed_at")
+    if key == "cancelled":
+        qs = qs.filter(status=Order.Status.CANCELLED)
+    elif FILTERS[key][1]:
+        qs = qs.filter(placed_at__gte=clock.now() - timedelta(days=FILTERS[key][1]))
+    found = list(qs.prefetch_related("items"))
+    return render(request, "shop/orders.html", _ctx(request, orders=found, key=key, filters=FILTERS))
+
+
+def _order(request, public_id) -> Order:
+    return get_object_or_404(Order.objects.select_related("card"), account=request.account, public_id=public_id)
+
+
+def _order_page(request, order, **extra):
+    items = list(order.items.select_related("seller").order_by("line"))
+    for item in items:
+        item.deadline = selectors.return_deadline(item)
+        item.blocker = selectors.return_blocker(item)
+        item.open_returns = list(item.returns.order_by("public_id"))
+    return render(request, "shop/order.html", _ctx(request, order=order, items=items,
+                                                   refunds=list(order.refunds.order_by("public_id")), **extra),
+                  status=400 if extra.get("errors") else 200)
+
+
+@customer_required
+def order_detail(request, public_id):
+    return _order_page(request, _order(request, public_id))
+
+
+@customer_required
+def order_invoice(request, public_id):
+    order = _order(request, public_id)
+    return render(request, "shop/invoice.html", _ctx(request, order=order, items=list(order.items.order_by("line"))))
+
+
+@customer_required
+def order_cancel(request, public_id):
+    order = _order(request, public_id)
+    errors = []
+    if request.method == "POST":
+        try:
+            services.order_cancel_items(order=order, lines=[int(n) for n in request.POST.getlist("line") if n.isdigit()])
+        except ValidationError as e:
+            errors = _messages(e)
+        else:
+            return redirect(f"/your-orders/{order.public_id}")
+    return render(request, "shop/order_cancel.html", _ctx(request, order=order, errors=errors,
+                                                          items=list(order.items.filter(status=OrderItem.Status.ACTIVE).order_by("line"))),
+                  status=400 if errors else 200)
+
+
+@customer_required
+def order_address(request, public_id):
+    order = _order(request, public_id)
+    errors = []
+    if request.method == "POST":
+        address = request.account.addresses.filter(public_id=_int(request.POST.get("address"))).first()
+        try:
+            if address is None:
+                raise ValidationError("Please choose an address.")
+            services.order_change_address(order=order, address=address)
+        except ValidationError as e:
+            errors = _messages(e)
+        else:
+            return redirect(f"/your-orders/{order.public_id}")
+    return render(request, "shop/order_address.html", _ctx(request, order=order, errors=errors,
+                                                           addresses=selectors.usable_addresses(request.account)),
+                  status=400 if errors else 200)
+
+
+@customer_required
+def order_return(request, public_id, line):
+    order = _order(request, public_id)
+    item = get_object_or_404(OrderItem.objects.select_related("seller"), order=order, line=line)
+    errors = []
+    if request.method == "POST":
+        try:
+            services.return_request(item=item, reason=request.POST.get("reason", ""), comment=request.POST.get("comment", ""))
+        except ValidationError as e:
+            errors = _messages(e)
+        else:
+            return redirect(f"/your-orders/{order.public_id}")
+    return render(request, "shop/order_return.html", _ctx(
+        request, order=order, item=item, errors=errors, reasons=ReturnRequest.Reason.choices,
+        deadline=selectors.return_deadline(item), blocker=selectors.return_blocker(item)), status=400 if errors else 200)
+
+
+# --- account ----------------------------------------------------------------------------------------------
+
+
+@customer_required
+def account_home(request):
+    return render(request, "shop/account.html", _ctx(request))
+
+
+@customer_required
+def account_addresses(request):
+    return render(request, "shop/addresses.html", _ctx(request, addresses=selectors.usable_addresses(request.account)))
+
+
+@customer_required
+def account_payments(request):
+    if request.method == "POST":
+        card = request.account.cards.filter(public_id=_int(request.POST.get("remove")), removed=False).first()
+        if card is None:
+            raise Http404
+        services.card_remove(card=card)
+        return redirect("/account/payments")
+    cards = [(c, selectors.card_is_expired(c)) for c in selectors.usable_cards(request.account)]
+    return render(request, "shop/payments.html", _ctx(request, cards=cards))
+
+
+# --- back office ------------------------------------------------------------------------------------------
+
+
+@staff_required
+def backoffice_returns(request):
+    status = request.GET.get("status", "requested")
+    status = status if status in ReturnRequest.Status.values else "requested"
+    rets = list(ReturnRequest.objects.filter(status=status)
+                .select_related("item__order__account", "item__seller").order_by("requested_at", "public_id"))
+    for ret in rets:
+        ret.deadline = selectors.return_deadline(ret.item)
+        ret.in_window = ret.deadline is not None and ret.requested_at <= ret.deadline
+        ret.refund_amount = selectors.refund_for_return(ret)
+    return render(request, "shop/backoffice_returns.html", _ctx(request, returns=rets, status=status,
+                                                               statuses=ReturnRequest.Status.choices,
+                                                               error=request.session.pop("shop_error", "")))
+
+
+@require_POST
+@staff_required
+def backoffice_return_decide(request, public_id):
+    ret = get_object_or_404(ReturnRequest.objects.select_related("item__seller", "item__order"), public_id=public_id)
+    decision = request.POST.get("decision")
+    if decision not in ("approve", "reject"):
+        request.session["shop_error"] = "Choose approve or reject."
+    else:
+        try:
+            services.return_decide(ret=ret, approve=decision == "approve")
+        except ValidationError as e:
+            request.session["shop_error"] = " ".join(_messages(e))
+    return redirect("/backoffice/returns")
+
+
+@staff_required
+def backoffice_orders(request):
+    q = request.GET.get("q", "").strip().upper()[:20]
+    order = Order.objects.filter(public_id=q).first() if q else None
+    if order is not None:
+        return redirect(f"/backoffice/orders/{order.public_id}")
+    return render(request, "shop/backoffice_orders.html", _ctx(request, q=q, not_found=bool(q)))
+
+
+@staff_required
+def backoffice_order(request, public_id):
+    order = get_object_or_404(Order.objects.select_related("account", "card"), public_id=public_id)
+    errors = []
+    if request.method == "POST":
+        item = order.items.filter(line=_int(request.POST.get("line"))).first()
+        try:
+            amount = Decimal(request.POST.get("amount", "").replace("$", "").replace(",", "").strip())
+        except InvalidOperation:
+            amount = None
+        try:
+            if item is None:
+                raise ValidationError("Choose the item to refund.")
+            services.refund_issue(order=order, item=item, amount=amount, reason=request.POST.get("reason", ""),
+                                  method=request.POST.get("method", ""))
+        except ValidationError as e:
+            errors = _messages(e)
+        else:
+            return redirect(f"/backoffice/orders/{order.public_id}")
+    items = list(order.items.select_related("seller").order_by("line"))
+    for item in items:
+        item.refunded = selectors.refunded_total(item)
+    return render(request, "shop/backoffice_order.html", _ctx(
+        request, order=order, items=items, errors=errors, refunds=list(order.refunds.order_by("public_id")),
+        methods=Refund.Method.choices, returns=list(ReturnRequest.objects.filter(item__order=order).order_by("public_id"))),
+        status=400 if errors else 200)
