@@ -66,6 +66,9 @@ class Episode(models.Model):
     world_seed = models.BigIntegerField(default=0, help_text="The world's seed (the task's, unless overridden).")
     params = models.JSONField(default=dict, blank=True, help_text="The answer key for this episode's world.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    queue = models.CharField(max_length=200, blank=True,
+                             help_text="The queue workers take it from; blank: its creator runs it (run_suite's pool, the gym, the API).")
+    tries = models.PositiveIntegerField(default=0, help_text="Times a worker claimed it; a worker lost mid-episode costs one.")
     claimed_by = models.CharField(max_length=200, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life of the worker running it.")
     created_at = models.DateTimeField(auto_now_add=True)
@@ -82,7 +85,8 @@ class Episode(models.Model):
     clock_end = models.DateTimeField(null=True, blank=True, help_text="The world clock when the episode ended.")
 
     class Meta:
-        indexes = [models.Index(fields=["status", "heartbeat_at"]), models.Index(fields=["run", "status"])]
+        indexes = [models.Index(fields=["status", "heartbeat_at"]), models.Index(fields=["run", "status"]),
+                   models.Index(fields=["queue", "status"])]
 
     def __str__(self):
         return f"episode {self.pk} ({self.task.task_id}, {self.agent}, {self.status})"

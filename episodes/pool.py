@@ -15,6 +15,10 @@ def child_setup(db_name: str):
     settings.DATABASES["default"]["NAME"] = db_name
     django.setup()
 
+    from .services import heartbeat_start
+
+    heartbeat_start()  # the scheduler tells a lost worker from an agent that thinks long by this
+
 
 def run_one(episode_id: int) -> dict:
     """Claim and run one episode (in a worker process or in-process); returns a short summary."""

@@ -2,12 +2,17 @@
 from collections import defaultdict
 from statistics import mean
 
+from celery import current_app
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from replicagym.catalogue.packs import suite_current
 
 from .models import Episode, Run
+from .services import episode_create
 
+# Celery's own default queue name, so a `celery worker` started without -Q serves it
+DEFAULT_QUEUE = "celery"
 REWARD_KEYS = ("task_completion", "efficiency", "error_recovery", "action_precision", "collateral", "episode_reward")
 
 
@@ -21,9 +26,6 @@ def run_create(*, suite: str, agent: str, attempts: int = 1, workers: int = 1, o
 
 def run_episodes_create(*, run_id: int, enqueue: bool = True, queue: str | None = None) -> list[Episode]:
     """One queued episode per (task, attempt); with `enqueue`, each goes to the queue on commit."""
-    from .services import episode_create
-    from .tasks import enqueue_episodes
-
     with transaction.atomic():
         run = Run.objects.select_for_update().get(pk=run_id)
         if run.episodes.exists():  # a redelivered run_start: the fan-out happened already
@@ -37,6 +39,45 @@ def run_episodes_create(*, run_id: int, enqueue: bool = True, queue: str | None 
         if enqueue:
             enqueue_episodes([e.pk for e in episodes], queue=queue)
     return episodes
+
+
+def enqueue_episodes(episode_ids: list[int], *, queue: str | None = None) -> None:
+    """Put queued episodes on `queue` (DEFAULT_QUEUE if none).
+
+    On the embedded default the rows are the queue: they carry its name and workers
+    claim them from there. With a broker, each also goes out as a run_episode message
+    once the transaction commits (sent by name: the task module imports this one).
+    """
+    name = queue or DEFAULT_QUEUE
+    Episode.objects.filter(pk__in=episode_ids).update(queue=name)
+    if settings.EPISODE_QUEUE == "celery":
+        for pk in episode_ids:
+            transaction.on_commit(lambda pk=pk: current_app.send_task("episodes.run_episode", args=(pk,), queue=name))
+
+
+def episodes_requeued(episode_ids: list[int]) -> None:
+    """Hand episodes the sweep put back to their queues again (a broker's message went with the lost worker)."""
+    by_queue = defaultdict(list)
+    for pk, queue in Episode.objects.filter(pk__in=episode_ids, status=Episode.Status.QUEUED).values_list("pk", "queue"):
+        by_queue[queue].append(pk)
+    for queue, pks in by_queue.items():
+        enqueue_episodes(pks, queue=queue)
+
+
+def runs_finish(*, run_ids: list[int] | None = None) -> list[int]:
+    """Mark done each run (of `run_ids`, or any) whose episodes are all final; returns their ids.
+
+    A run with no episodes yet is still being fanned out and stays open.
+    """
+    open_runs = Run.objects.exclude(status=Run.Status.DONE).filter(episodes__isnull=False)
+    if run_ids is not None:
+        open_runs = open_runs.filter(pk__in=run_ids)
+    candidates = open_runs.exclude(episodes__status__in=[Episode.Status.QUEUED, Episode.Status.RUNNING]).distinct()
+    done = []
+    for pk in candidates.values_list("pk", flat=True):
+        if Run.objects.filter(pk=pk).exclude(status=Run.Status.DONE).update(status=Run.Status.DONE, finished_at=timezone.now()):
+            done.append(pk)
+    return done
 
 
 def run_report(*, run: Run) -> dict:

@@ -16,8 +16,8 @@ def compose():
     return yaml.safe_load(COMPOSE.read_text())
 
 
-def test_compose_has_web_worker_postgres_and_redis():
-    assert set(compose()["services"]) == {"web", "worker", "postgres", "redis"}
+def test_compose_has_web_worker_scheduler_postgres_and_redis():
+    assert set(compose()["services"]) == {"web", "worker", "scheduler", "postgres", "redis"}
 
 
 def test_every_variable_the_compose_file_sets_is_read_by_the_settings():

@@ -132,13 +132,23 @@ MEDIA_ROOT = DATA_DIR / "media"
 
 LOGIN_URL = "/accounts/login/"
 
-# --- Celery ---------------------------------------------------------------
-# The default broker keeps messages in files under DATA_DIR: a real queue that
-# several worker processes on this machine share, with no service to run.
+# --- Celery and the episode queue -------------------------------------------
+# The embedded default needs no broker: the episode rows are the queue. Workers
+# (`manage.py worker`) claim the oldest queued episode with a conditional UPDATE,
+# so an episode stays queued until a worker has it, and the scheduler puts the
+# episodes of a lost worker back. With CELERY_BROKER_URL set to Redis or RabbitMQ,
+# each episode is a Celery message acknowledged late (after the task), so a lost
+# worker's message is delivered again; the conditional claim still runs it once.
 CELERY_BROKER_URL = parse_broker_url("CELERY_BROKER_URL", envstr("CELERY_BROKER_URL", "filesystem://"))
+EPISODE_QUEUE = "database" if CELERY_BROKER_URL.startswith("filesystem") else "celery"
 _BROKER_DIR = DATA_DIR / "broker"
-CELERY_BROKER_TRANSPORT_OPTIONS = (
-    {
+# Redis keeps a delivered, unacknowledged message aside and hands it out again once
+# it is this old: a worker killed between fetching and claiming loses nothing.
+# Longer episodes are delivered again while they run and skipped by the claim.
+REDIS_VISIBILITY_SECONDS = envint("REPLICAGYM_REDIS_VISIBILITY_SECONDS", 300, minimum=5)
+if CELERY_BROKER_URL.startswith("filesystem"):
+    # no episode goes through it; it carries the odd task sent to Celery by hand
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_BROKER_DIR / "queue"),
         "data_folder_out": str(_BROKER_DIR / "queue"),
         "processed_folder": str(_BROKER_DIR / "processed"),
@@ -146,16 +156,32 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
         "control_folder": str(_BROKER_DIR / "control"),
         "store_processed": False,
     }
-    if CELERY_BROKER_URL.startswith("filesystem")
-    else {}
-)
+elif CELERY_BROKER_URL.startswith(("redis", "rediss")):
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": REDIS_VISIBILITY_SECONDS,
+        "unacked_restore_interval": max(1, min(10, REDIS_VISIBILITY_SECONDS // 3)),
+        "unacked_restore_throttle": 1,
+    }
+else:
+    CELERY_BROKER_TRANSPORT_OPTIONS = {}
 CELERY_TASK_IGNORE_RESULT = True  # outcomes live in the database rows, not a result backend
 CELERY_TASK_ACKS_LATE = True  # a worker that dies mid-task leaves the message for another
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
-# With `celery beat`: every minute, mark episodes of killed workers errored.
-CELERY_BEAT_SCHEDULE = {"sweep-episodes": {"task": "episodes.sweep_episodes", "schedule": 60.0}}
+# A worker process writes its heartbeat (and its episode's) this often; one silent
+# for WORKER_LOST_SECONDS is lost, and the scheduler puts its episode back in the
+# queue, at most EPISODE_MAX_TRIES claims in all, then errors it with the reason.
+WORKER_HEARTBEAT_SECONDS = envint("REPLICAGYM_WORKER_HEARTBEAT_SECONDS", 5, minimum=1)
+WORKER_LOST_SECONDS = envint("REPLICAGYM_WORKER_LOST_SECONDS", 30, minimum=2)
+if WORKER_LOST_SECONDS < 2 * WORKER_HEARTBEAT_SECONDS:
+    raise ImproperlyConfigured(
+        f"REPLICAGYM_WORKER_LOST_SECONDS={WORKER_LOST_SECONDS} must be at least twice "
+        f"REPLICAGYM_WORKER_HEARTBEAT_SECONDS={WORKER_HEARTBEAT_SECONDS}: one late heartbeat is no lost worker"
+    )
+EPISODE_MAX_TRIES = envint("REPLICAGYM_EPISODE_MAX_TRIES", 3, minimum=1)
+# `manage.py scheduler` runs the sweep, finishes runs and collects worlds this often.
+SCHEDULER_SECONDS = envint("REPLICAGYM_SCHEDULER_SECONDS", 15, minimum=1)
 
 # --- REST framework -------------------------------------------------------
 REST_FRAMEWORK = {

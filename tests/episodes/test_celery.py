@@ -1,4 +1,5 @@
 """Celery tasks in real worker processes: stdlib `platform` inside workers, claims, sweeps."""
+import json
 import platform
 from datetime import timedelta
 
@@ -35,17 +36,18 @@ def test_an_episode_is_claimed_exactly_once():
 
 
 @pytest.mark.django_db
-def test_sweep_marks_running_episodes_with_a_stale_heartbeat_errored_and_leaves_live_ones():
+def test_sweep_errors_running_episodes_of_no_queue_with_a_stale_heartbeat_and_leaves_live_ones():
     sync_test_pack()
     dead, alive, api = (episode_create(task="supportdesk.open-ticket", agent="oracle") for _ in range(3))
     for ep, worker in ((dead, "gone:1"), (alive, "here:2"), (api, "api:7")):
         episode_claim(episode_id=ep.pk, worker=worker)
     long_ago = timezone.now() - timedelta(minutes=30)
     Episode.objects.filter(pk__in=[dead.pk, api.pk]).update(heartbeat_at=long_ago)
-    assert episode_sweep(stale_after=timedelta(minutes=5)) == [dead.pk]
+    assert episode_sweep(stale_after=timedelta(minutes=5)) == {"requeued": [], "errored": [dead.pk]}
     statuses = dict(Episode.objects.values_list("pk", "status"))
     assert statuses == {dead.pk: "errored", alive.pk: "running", api.pk: "running"}
-    assert "worker lost" in Episode.objects.get(pk=dead.pk).error
+    error = Episode.objects.get(pk=dead.pk).error
+    assert "worker gone:1 lost" in error and "no queue" in error
 
 
 @pytest.mark.django_db
@@ -55,7 +57,7 @@ def test_sweep_command_prints_the_swept_ids(capsys):
     episode_claim(episode_id=ep.pk, worker="gone:1")
     Episode.objects.filter(pk=ep.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
     call_command("sweep_episodes", "--stale-seconds", "60")
-    assert f'{{"errored": [{ep.pk}]}}' in capsys.readouterr().out
+    assert json.loads(capsys.readouterr().out) == {"errored": [ep.pk], "requeued": [], "runs_finished": []}
 
 
 @pytest.mark.worker
@@ -87,7 +89,7 @@ def test_two_workers_on_redis_run_20_episodes_each_recorded_exactly_once():
 def test_run_episode_marks_the_episode_errored_when_the_soft_time_limit_hits(monkeypatch):
     from celery.exceptions import SoftTimeLimitExceeded
 
-    from episodes import tasks
+    from episodes import tasks, workers
 
     sync_test_pack()
     episode = episode_create(task="supportdesk.open-ticket", agent="oracle")
@@ -95,7 +97,8 @@ def test_run_episode_marks_the_episode_errored_when_the_soft_time_limit_hits(mon
     def too_slow(*, episode_id):
         raise SoftTimeLimitExceeded()
 
-    monkeypatch.setattr(tasks, "episode_run", too_slow)
+    monkeypatch.setattr(tasks, "heartbeat_start", lambda: None)  # no heartbeat thread in the test process
+    monkeypatch.setattr(workers, "episode_run", too_slow)
     assert tasks.run_episode.run(episode.pk) == "errored"
     episode.refresh_from_db()
     assert episode.status == "errored" and "time limit" in episode.error and episode.finished_at
@@ -103,29 +106,33 @@ def test_run_episode_marks_the_episode_errored_when_the_soft_time_limit_hits(mon
 
 @pytest.mark.django_db
 def test_run_episode_skips_an_episode_another_worker_claimed(monkeypatch):
-    from episodes import tasks
+    from episodes import tasks, workers
 
     sync_test_pack()
     episode = episode_create(task="supportdesk.open-ticket", agent="oracle")
     episode_claim(episode_id=episode.pk, worker="other-host:1")
-    monkeypatch.setattr(tasks, "episode_run", lambda **kw: pytest.fail("ran an episode claimed by another worker"))
+    monkeypatch.setattr(tasks, "heartbeat_start", lambda: None)  # no heartbeat thread in the test process
+    monkeypatch.setattr(workers, "episode_run", lambda **kw: pytest.fail("ran an episode claimed by another worker"))
     assert tasks.run_episode.run(episode.pk) == "skipped"
     episode.refresh_from_db()
     assert episode.status == "running" and episode.claimed_by == "other-host:1"
 
 
 @pytest.mark.django_db
-def test_run_fans_out_one_queued_episode_per_task_and_attempt_and_enqueues_them_on_commit(monkeypatch, django_capture_on_commit_callbacks):
-    from episodes import tasks
+def test_run_fans_out_one_queued_episode_per_task_and_attempt_and_enqueues_them_on_commit(monkeypatch, django_capture_on_commit_callbacks, settings):
+    from celery import current_app
+
     from episodes.runs import run_create, run_episodes_create
 
     sync_test_pack()
+    settings.EPISODE_QUEUE = "celery"
     sent = []
-    monkeypatch.setattr(tasks.run_episode, "apply_async", lambda args, **kw: sent.append((args, kw)))
+    monkeypatch.setattr(current_app, "send_task", lambda name, args, **kw: sent.append((args, kw)))
     run = run_create(suite="supportdesk", agent="oracle", attempts=3)
     with django_capture_on_commit_callbacks(execute=True):
         episodes = run_episodes_create(run_id=run.pk, queue="q1")
     assert len(episodes) == 6 and all(e.status == "queued" for e in episodes)
+    assert set(Episode.objects.values_list("queue", flat=True)) == {"q1"}
     assert sorted(args[0] for args, _ in sent) == sorted(e.pk for e in episodes)
     assert all(kw == {"queue": "q1"} for _, kw in sent)
     # a redelivered run_start fans out nothing new
@@ -136,7 +143,7 @@ def test_run_fans_out_one_queued_episode_per_task_and_attempt_and_enqueues_them_
 @pytest.mark.worker
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-def test_a_worker_killed_mid_episode_leaves_it_running_until_the_sweep_marks_it_errored():
+def test_a_worker_killed_mid_episode_of_no_queue_leaves_it_running_until_the_sweep_marks_it_errored():
     import http.server
     import threading
 
@@ -168,6 +175,6 @@ def test_a_worker_killed_mid_episode_leaves_it_running_until_the_sweep_marks_it_
         server.shutdown()
     episode.refresh_from_db()
     assert episode.status == "running" and episode.claimed_by  # nobody is left to finish it
-    assert episode_sweep(stale_after=timedelta(0)) == [episode.pk]
+    assert episode_sweep(stale_after=timedelta(0)) == {"requeued": [], "errored": [episode.pk]}
     episode.refresh_from_db()
-    assert episode.status == "errored" and "worker lost" in episode.error
+    assert episode.status == "errored" and " lost: no heartbeat" in episode.error

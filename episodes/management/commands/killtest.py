@@ -1,0 +1,263 @@
+"""`manage.py killtest [--trials 20] [--episodes 20]`: kill -9 a worker in the middle of runs and check nothing is lost.
+
+On the configured queue (the embedded default's database queue, or the Celery broker
+of CELERY_BROKER_URL), each trial starts a run of --episodes oracle episodes of one
+cheap task on --workers worker processes, kills one worker's whole process group
+(its pool and its Chromium too) with SIGKILL at a random moment, starts it again, and
+upkeeps like the scheduler until the run is done. It then checks the run finished,
+no episode is left queued or running, and each episode was recorded once: one
+verdict, one set of steps (a passed oracle episode has exactly its reference's
+steps, numbered 0, 1, 2, ...). It prints a line per trial and the totals.
+"""
+import argparse
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from datetime import timedelta
+from pathlib import Path
+from urllib.parse import quote
+
+from celery import current_app
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+from django.db import connection, transaction
+from replicagym.catalogue.packs import PackError, task_current, task_sync_all
+
+from episodes.models import Episode, Run, Step
+from episodes.runs import enqueue_episodes, run_create
+from episodes.services import episode_create
+from episodes.workers import scheduler_tick
+from replicas.worlds.cli import one_line_errors
+
+ROOT = Path(__file__).resolve().parents[3]
+DEFAULT_TASK = "supportdesk.report-order-total"
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, not {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, not {value}")
+    return value
+
+
+def database_url() -> str:
+    """DATABASE_URL of the database this process uses, so the workers share it (a test database too)."""
+    conf = connection.settings_dict
+    if conf["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{Path(conf['NAME']).resolve()}"  # sqlite:////abs/path
+    auth = quote(conf["USER"] or "") + (f":{quote(conf['PASSWORD'])}" if conf["PASSWORD"] else "")
+    return f"postgres://{auth}@{conf['HOST'] or '127.0.0.1'}:{conf['PORT'] or 5432}/{conf['NAME']}"
+
+
+def process_group(pgid: int) -> set[int]:
+    """Pids of a process group (a Celery worker runs episodes in its pool child, not its main process)."""
+    pids = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended while we looked
+            continue
+        if int(fields[2]) == pgid:
+            pids.add(int(stat.parent.name))
+    return pids
+
+
+class Workers:
+    """Worker processes on one queue, each in its own process group so a kill takes its pool and browser with it."""
+
+    def __init__(self, *, count: int, queue: str, heartbeat: int, lost_after: int, visibility: int, logs: Path):
+        self.queue, self.logs = queue, logs
+        self.env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
+            "DJANGO_SETTINGS_MODULE": "replicagym.settings",
+            "DATABASE_URL": database_url(),
+            "REPLICAGYM_DATA_DIR": str(settings.DATA_DIR),
+            "REPLICAGYM_WORKER_HEARTBEAT_SECONDS": str(heartbeat),
+            "REPLICAGYM_WORKER_LOST_SECONDS": str(lost_after),
+            "REPLICAGYM_REDIS_VISIBILITY_SECONDS": str(visibility),
+            "DJANGO_ALLOW_ASYNC_UNSAFE": "true",
+        }
+        self.env.pop("CELERY_TASK_ALWAYS_EAGER", None)
+        self.procs = [self._start(i) for i in range(count)]
+
+    def _command(self, i: int) -> list[str]:
+        if settings.EPISODE_QUEUE == "database":
+            return [sys.executable, str(ROOT / "manage.py"), "worker", "--queue", self.queue]
+        return [str(Path(sys.executable).parent / "celery"), "-A", "replicagym", "worker", "-Q", self.queue, "-c", "1",
+                "-n", f"killtest{i}-{self.queue}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
+                "-l", "WARNING"]
+
+    def _start(self, i: int) -> subprocess.Popen:
+        log = open(self.logs / f"worker-{i}.log", "a")  # noqa: SIM115 - the child holds it; closed with the process
+        try:
+            return subprocess.Popen(self._command(i), cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+        finally:
+            log.close()
+
+    def kill_and_restart(self, i: int) -> None:
+        os.killpg(self.procs[i].pid, signal.SIGKILL)
+        self.procs[i].wait()
+        self.procs[i] = self._start(i)
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+class Command(BaseCommand):
+    help = "Kill -9 a worker at a random moment of each of --trials runs; check every run finishes with each episode recorded once."
+
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        return one_line_errors(super().create_parser(prog_name, subcommand, **kwargs))
+
+    def add_arguments(self, parser):
+        parser.add_argument("--trials", type=positive_int, default=20)
+        parser.add_argument("--episodes", type=positive_int, default=20, help="episodes per run")
+        parser.add_argument("--workers", type=positive_int, default=2, help="worker processes")
+        parser.add_argument("--task", default=DEFAULT_TASK, help=f"the task every episode plays with the oracle (default {DEFAULT_TASK})")
+        parser.add_argument("--seed", type=int, default=None, help="seed of the random kill moments (default: random)")
+        parser.add_argument("--lost-after", type=positive_int, default=10,
+                            help="seconds of silence after which a worker counts as lost (its heartbeat comes every third of that)")
+        parser.add_argument("--trial-timeout", type=positive_int, default=600, help="seconds a trial may take")
+        parser.add_argument("--no-sync", action="store_true", help="use the catalogue as it is (skip loading task packs)")
+
+    def handle(self, *args, trials, episodes, workers, task, seed, lost_after, trial_timeout, no_sync, **options):
+        if lost_after < 3:
+            raise CommandError("--lost-after must be at least 3 seconds (three heartbeats)")
+        if not no_sync:
+            try:
+                task_sync_all()
+            except PackError as exc:
+                raise CommandError(f"invalid task pack: {exc.errors[0]}") from None
+        try:
+            task_obj = task_current(task)
+        except LookupError as exc:
+            raise CommandError(f"--task: {exc.args[0] if exc.args else exc}") from None
+        seed = random.randrange(2**32) if seed is None else seed
+        rng = random.Random(seed)
+        broker = "embedded (episode rows as the queue)" if settings.EPISODE_QUEUE == "database" else \
+            settings.CELERY_BROKER_URL.split("@")[-1]
+        queue = f"killtest-{uuid.uuid4().hex[:8]}"
+        logs = Path(settings.DATA_DIR) / "killtest" / queue
+        logs.mkdir(parents=True, exist_ok=True)
+        heartbeat = max(1, lost_after // 3)
+        self._say(f"killtest: {trials} trial(s) x {episodes} episodes of {task} (oracle) on {workers} workers, "
+                  f"broker {broker}, queue {queue}, seed {seed}, worker lost after {lost_after} s")
+        pool = Workers(count=workers, queue=queue, heartbeat=heartbeat, lost_after=lost_after, visibility=max(5, 3 * lost_after), logs=logs)
+        results = []
+        try:
+            for n in range(1, trials + 1):
+                result = self._trial(n, trials, pool, task_obj, episodes, workers, queue, rng,
+                                     timedelta(seconds=lost_after), trial_timeout)
+                results.append(result)
+                self._say(self._line(n, trials, result))
+        finally:
+            pool.stop()
+            if settings.EPISODE_QUEUE == "celery":
+                with current_app.connection_for_write() as conn:  # duplicate deliveries nobody needs any more
+                    conn.default_channel.queue_purge(queue)
+        totals = {
+            "broker": broker,
+            "trials": len(results),
+            "episodes": sum(r["episodes"] for r in results),
+            "kills": len(results),
+            "killed_mid_episode": sum(r["running_at_kill"] for r in results),
+            "redeliveries": sum(r["redeliveries"] for r in results),
+            "succeeded": sum(r["statuses"].get("succeeded", 0) for r in results),
+            "failed_checks": sum(len(r["problems"]) for r in results),
+            "seconds_total": round(sum(r["seconds"] for r in results), 1),
+            "seconds_per_trial_median": round(statistics.median(r["seconds"] for r in results), 1),
+            "recovery_seconds_max": round(max(r["recovery_seconds"] for r in results), 1),
+            "seed": seed,
+        }
+        self.stdout.write(json.dumps(totals, sort_keys=True))
+        problems = [f"trial {i}: {p}" for i, r in enumerate(results, start=1) for p in r["problems"]]
+        if problems:
+            raise CommandError(f"{len(problems)} check(s) failed: " + "; ".join(problems[:10]))
+
+    def _trial(self, n, trials, pool, task, count, workers, queue, rng, lost_after, timeout) -> dict:
+        started = time.monotonic()
+        run = run_create(suite=task.replica, agent="oracle", attempts=count, workers=workers)
+        with transaction.atomic():
+            ids = [episode_create(task=task, agent="oracle", run=run, attempt=i).pk for i in range(count)]
+            Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING)
+            enqueue_episodes(ids, queue=queue)
+        # the moment: after a random number of episodes finished, plus up to two seconds
+        target = rng.randrange(count)
+        victim = rng.randrange(workers)
+        delay = rng.uniform(0, 2)
+        deadline = started + timeout
+        finished = Episode.objects.filter(run=run, status__in=Episode.FINAL)
+        while finished.count() < target and time.monotonic() < deadline:
+            time.sleep(0.1)  # polling other processes' progress
+        time.sleep(delay)
+        group = process_group(pool.procs[victim].pid)
+        running_at_kill = sum(int(claimed.rpartition(":")[2]) in group for claimed in Episode.objects.filter(
+            run=run, status=Episode.Status.RUNNING).values_list("claimed_by", flat=True))
+        done_at_kill = finished.count()
+        pool.kill_and_restart(victim)
+        killed_at = time.monotonic()
+        # upkeep as the scheduler does, quickly, until the run is done
+        while time.monotonic() < deadline:
+            scheduler_tick(stale_after=lost_after)
+            if Run.objects.filter(pk=run.pk, status=Run.Status.DONE).exists():
+                break
+            time.sleep(0.5)
+        ended = time.monotonic()
+        return {**self._check(run, task), "victim": victim, "done_at_kill": done_at_kill, "running_at_kill": running_at_kill,
+                "seconds": ended - started, "recovery_seconds": ended - killed_at}
+
+    def _check(self, run, task) -> dict:
+        run.refresh_from_db()
+        eps = list(Episode.objects.filter(run=run).order_by("attempt"))
+        problems = []
+        if run.status != Run.Status.DONE:
+            problems.append(f"run {run.pk} is {run.status}, not done")
+        reference = len(task.with_params(eps[0].params).reference_solution) if eps else 0
+        statuses = {}
+        for ep in eps:
+            statuses[ep.status] = statuses.get(ep.status, 0) + 1
+            indexes = list(Step.objects.filter(episode=ep).order_by("index").values_list("index", flat=True))
+            if not ep.is_final:
+                problems.append(f"episode {ep.pk} is still {ep.status}")
+                continue
+            if indexes != list(range(len(indexes))):
+                problems.append(f"episode {ep.pk} has steps {indexes}, not one set numbered from 0")
+            if ep.status == Episode.Status.ERRORED and "lost" in ep.error:
+                problems.append(f"episode {ep.pk} errored: {ep.error[:200]}")
+            elif ep.status != Episode.Status.ERRORED and ep.verdict is None:
+                problems.append(f"episode {ep.pk} is {ep.status} with no verdict")
+            if ep.status == Episode.Status.SUCCEEDED and len(indexes) != reference:
+                problems.append(f"episode {ep.pk} passed with {len(indexes)} steps, the reference has {reference}")
+        return {"episodes": len(eps), "statuses": statuses, "problems": problems,
+                "redeliveries": sum(max(0, ep.tries - 1) for ep in eps)}
+
+    @staticmethod
+    def _line(n, trials, r) -> str:
+        statuses = ", ".join(f"{v} {k}" for k, v in sorted(r["statuses"].items()))
+        verdict = "ok" if not r["problems"] else "FAILED: " + "; ".join(r["problems"][:3])
+        return (f"trial {n}/{trials}: killed worker {r['victim']} after {r['done_at_kill']} finished "
+                f"({r['running_at_kill']} running on it), {r['redeliveries']} redelivered; {statuses}; "
+                f"{r['seconds']:.1f} s (recovery {r['recovery_seconds']:.1f} s): {verdict}")
+
+    def _say(self, line: str):
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
