@@ -7,16 +7,23 @@ from contextlib import contextmanager
 from pathlib import Path
 
 
+def percentile(samples: list[float], q: float) -> float:
+    """The nearest-rank `q` percentile (0 < q <= 100): the one formula every benchmark reports."""
+    if not samples:
+        raise ValueError("no samples")
+    ordered = sorted(samples)
+    return ordered[max(1, math.ceil(q / 100 * len(ordered))) - 1]
+
+
 def summary(samples_ms: list[float]) -> dict:
     """Median, p95 (nearest rank), min, max and count of a list of milliseconds."""
     if not samples_ms:
         return {"n": 0, "median_ms": None, "p95_ms": None, "min_ms": None, "max_ms": None}
     ordered = sorted(samples_ms)
-    rank = max(1, math.ceil(0.95 * len(ordered)))
     return {
         "n": len(ordered),
         "median_ms": round(statistics.median(ordered), 2),
-        "p95_ms": round(ordered[rank - 1], 2),
+        "p95_ms": round(percentile(ordered, 95), 2),
         "min_ms": round(ordered[0], 2),
         "max_ms": round(ordered[-1], 2),
     }

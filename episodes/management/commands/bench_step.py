@@ -10,17 +10,13 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
+from bench.measure import percentile
 from bench.scenario import bench_pages, bench_replica, signed_in_cookies
 from episodes.browser import EpisodeSession, shared_browser, shutdown_browser
 from episodes.observation import STAMP_JS
 from episodes.server import replica_server
 from replicas.worlds.routing import world_origin
 from replicas.worlds.services import world_create, world_delete
-
-
-def _p95(values):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
 def _first_textbox(axtree: str) -> str | None:
@@ -85,10 +81,10 @@ class Command(BaseCommand):
             world_delete(world=world)
 
         em, rm = statistics.median(engine), statistics.median(raw)
-        self.stdout.write(f"engine step  median {em:7.1f} ms   p95 {_p95(engine):7.1f} ms   "
+        self.stdout.write(f"engine step  median {em:7.1f} ms   p95 {percentile(engine, 95):7.1f} ms   "
                           + "   ".join(f"{k[:-3]} {statistics.median(v):.1f}" for k, v in parts.items()))
-        self.stdout.write(f"raw playwright median {rm:5.1f} ms   p95 {_p95(raw):7.1f} ms   (action + screenshot + aria_snapshot)")
-        self.stdout.write(f"ratio        median {em / rm:.2f}x   p95 {_p95(engine) / _p95(raw):.2f}x   (goal: <= 1.5x)")
+        self.stdout.write(f"raw playwright median {rm:5.1f} ms   p95 {percentile(raw, 95):7.1f} ms   (action + screenshot + aria_snapshot)")
+        self.stdout.write(f"ratio        median {em / rm:.2f}x   p95 {percentile(engine, 95) / percentile(raw, 95):.2f}x   (goal: <= 1.5x)")
 
     def _raw(self, session, url, bid, steps) -> list[float]:
         """The same actions, screenshot and aria snapshot in a plain context with the same cookies."""

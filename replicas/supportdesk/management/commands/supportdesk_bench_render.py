@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand
 from django.db import close_old_connections, connection
 from django.test import Client
 
+from bench.measure import percentile
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import world_create, world_delete
 
@@ -26,11 +27,6 @@ class _QueryCounter(list):
     def __call__(self, execute, sql, params, many, context):
         self.append(sql)
         return execute(sql, params, many, context)
-
-
-def _p95(values):
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
 class Command(BaseCommand):
@@ -77,7 +73,7 @@ class Command(BaseCommand):
                     cpu.append((time.process_time() - start_cpu) * 1000)
                 median = statistics.median(times)
                 self.stdout.write(
-                    f"{name:<18}{median:>10.1f}{_p95(times):>10.1f}{statistics.median(cpu):>11.1f}{len(queries):>9}"
+                    f"{name:<18}{median:>10.1f}{percentile(times, 95):>10.1f}{statistics.median(cpu):>11.1f}{len(queries):>9}"
                 )
         finally:
             signals.request_finished.connect(close_old_connections)

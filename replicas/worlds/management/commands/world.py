@@ -1,11 +1,11 @@
 """`manage.py world create|snapshot|diff|delete|gc|list|bench`: worlds from the command line."""
 import json
-import statistics
 import time
 from datetime import timedelta
 
 from django.core.management.base import BaseCommand, CommandError
 
+from bench.measure import summary
 from replicas.worlds.cli import OneLineParser, one_line_errors, seed_arg
 from replicas.worlds.models import World
 from replicas.worlds.routing import world_url
@@ -110,14 +110,6 @@ class Command(BaseCommand):
             times.append((time.perf_counter() - start) * 1000)
         for world in made:
             world_delete(world=world)
-        times.sort()
-        self._emit(
-            {
-                "replica": replica,
-                "rows": template.rows,
-                "repeat": repeat,
-                "median_ms": round(statistics.median(times), 2),
-                "p95_ms": round(times[min(len(times) - 1, int(len(times) * 0.95))], 2),
-                "min_ms": round(times[0], 2),
-            }
-        )
+        stats = summary(times)
+        self._emit({"replica": replica, "rows": template.rows, "repeat": repeat,
+                    **{k: stats[k] for k in ("median_ms", "p95_ms", "min_ms")}})
