@@ -1,0 +1,177 @@
+"""Runs a JQL query (jql.py) over the bound world's issues, as a person sees them."""
+from . import jql
+from . import workflow as W
+from .models import Issue, Person, Project, Sprint
+
+TYPE_ALIASES = {"epic": "epic", "story": "story", "task": "task", "bug": "bug", "sub-task": "subtask", "subtask": "subtask"}
+MAX_RESULTS = 500
+
+
+def _values_error(field: str, value: str):
+    return jql.JQLError(f"The value '{value}' does not exist for the field '{field}'.")
+
+
+class Runner:
+    def __init__(self, person: Person):
+        self.person = person
+        self.people = {p.username.lower(): p for p in Person.objects.all()}
+        self.people_by_name = {p.name.lower(): p for p in self.people.values()}
+        self.projects = {p.key.lower(): p for p in Project.objects.all()}
+        self.sprints = list(Sprint.objects.all())
+
+    def person_ids(self, clause, value):
+        if isinstance(value, tuple):
+            if value[1] != "currentuser":
+                raise jql.JQLError(f"Function '{value[1]}()' can't be used with the field '{clause.field}'.")
+            return self.person.id
+        found = self.people.get(value.lower()) or self.people_by_name.get(value.lower())
+        if found is None:
+            raise _values_error(clause.field, value)
+        return found.id
+
+    def sprint_ids(self, value) -> set:
+        if isinstance(value, tuple):
+            state = {"opensprints": "active", "closedsprints": "closed", "futuresprints": "future"}.get(value[1])
+            if state is None:
+                raise jql.JQLError(f"Function '{value[1]}()' can't be used with the field 'sprint'.")
+            return {s.id for s in self.sprints if s.state == state}
+        found = {s.id for s in self.sprints if s.name.lower() == value.lower() or str(s.public_id) == value}
+        if not found:
+            raise _values_error("sprint", value)
+        return found
+
+    def normalise(self, clause, value):
+        """The value as stored on the issue (or a set of ids for sprints), checked to exist."""
+        field = clause.field
+        if isinstance(value, tuple) and field not in ("assignee", "reporter", "sprint"):
+            raise jql.JQLError(f"Function '{value[1]}()' can't be used with the field '{field}'.")
+        if field == "project":
+            project = self.projects.get(value.lower())
+            if project is None:
+                raise _values_error("project", value)
+            return project.id
+        if field in ("assignee", "reporter"):
+            return self.person_ids(clause, value)
+        if field == "sprint":
+            return self.sprint_ids(value)
+        if field == "status":
+            match = next((s for s in W.STATUSES if s.lower() == value.lower()), None)
+            if match is None:
+                raise _values_error("status", value)
+            return match
+        if field == "priority":
+            match = next((p for p in W.PRIORITIES if p.lower() == value.lower()), None)
+            if match is None:
+                raise _values_error("priority", value)
+            return match
+        if field == "resolution":
+            if value.lower() in ("unresolved", ""):
+                return ""
+            match = next((r for r in W.RESOLUTIONS if r.lower() == value.lower()), None)
+            if match is None:
+                raise _values_error("resolution", value)
+            return match
+        if field == "type":
+            if value.lower() not in TYPE_ALIASES:
+                raise _values_error("issuetype", value)
+            return TYPE_ALIASES[value.lower()]
+        if field in ("key", "epic", "parent"):
+            return value.upper()
+        if field == "storyPoints":
+            try:
+                return int(value)
+            except ValueError:
+                raise jql.JQLError(f"The value '{value}' is not a number: 'storyPoints' takes whole numbers.") from None
+        return value
+
+    def getter(self, field):
+        return {
+            "project": lambda i: i.project_id, "key": lambda i: i.key, "type": lambda i: i.issue_type,
+            "status": lambda i: i.status, "resolution": lambda i: i.resolution, "priority": lambda i: i.priority,
+            "assignee": lambda i: i.assignee_id, "reporter": lambda i: i.reporter_id, "labels": lambda i: i.labels,
+            "component": lambda i: i.components, "fixVersion": lambda i: i.fix_versions, "sprint": lambda i: i.sprint_id,
+            "epic": lambda i: i.epic.key if i.epic_id else None, "parent": lambda i: i.parent.key if i.parent_id else None,
+            "summary": lambda i: i.summary, "description": lambda i: i.description,
+            "text": lambda i: f"{i.summary}\n{i.description}", "storyPoints": lambda i: i.story_points,
+        }[field]
+
+    def compile(self, node):
+        if node is None:
+            return lambda issue: True
+        if isinstance(node, jql.BoolNode):
+            parts = [self.compile(c) for c in node.children]
+            if node.op == "and":
+                return lambda issue: all(p(issue) for p in parts)
+            if node.op == "or":
+                return lambda issue: any(p(issue) for p in parts)
+            return lambda issue: not parts[0](issue)
+        get, op, field = self.getter(node.field), node.op, node.field
+        if op in ("is", "is not"):
+            empty = (lambda v: not v) if field in jql.LIST_FIELDS or field in ("resolution",) else (lambda v: v is None or v == "")
+            return (lambda issue: empty(get(issue))) if op == "is" else (lambda issue: not empty(get(issue)))
+        values = [self.normalise(node, v) for v in node.values]
+        if field in jql.TEXT_FIELDS:
+            words = [w.lower() for w in re_words(values[0])]
+            hit = lambda issue: all(w in get(issue).lower() for w in words)  # noqa: E731
+            return hit if op == "~" else (lambda issue: not hit(issue))
+        if op in ("<", "<=", ">", ">="):
+            bound = values[0]
+            cmp = {"<": lambda a: a < bound, "<=": lambda a: a <= bound, ">": lambda a: a > bound, ">=": lambda a: a >= bound}[op]
+            return lambda issue: get(issue) is not None and cmp(get(issue))
+        if field == "sprint":
+            ids = set().union(*values)
+            hit = lambda issue: get(issue) in ids  # noqa: E731
+        elif field in jql.LIST_FIELDS:
+            wanted = set(values)
+            hit = lambda issue: bool(wanted & set(get(issue)))  # noqa: E731
+        else:
+            wanted = set(values)
+            hit = lambda issue: get(issue) in wanted  # noqa: E731
+        return hit if op in ("=", "in") else (lambda issue: not hit(issue))
+
+    def sort_key(self, order):
+        def key(issue):
+            parts = []
+            for field, desc in order:
+                value = {
+                    "priority": jql.PRIORITY_ORDER[issue.priority], "key": (issue.project.key, issue.number),
+                    "status": W.STATUSES.index(issue.status), "assignee": issue.assignee.name if issue.assignee_id else "~",
+                    "created": issue.created_at.timestamp(), "updated": issue.updated_at.timestamp(), "rank": issue.rank,
+                    "storyPoints": issue.story_points if issue.story_points is not None else -1,
+                    "duedate": issue.due_date.toordinal() if issue.due_date else 0, "type": issue.issue_type,
+                }[field]
+                parts.append(Desc(value) if desc else value)
+            parts.append((issue.project.key, issue.number))
+            return parts
+        return key
+
+
+class Desc:
+    """Reverses the order of one sort key part."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __lt__(self, other):
+        return other.value < self.value
+
+    def __eq__(self, other):
+        return self.value == other.value
+
+
+def re_words(text: str) -> list[str]:
+    return [w for w in text.replace("*", " ").split() if w]
+
+
+def issues_search(*, query: str, person: Person) -> tuple[list[Issue], int]:
+    """Issues matching `query` in its order (default: newest first), at most MAX_RESULTS, and the total count.
+
+    Raises jql.JQLError with the product's message when the query is wrong.
+    """
+    parsed = jql.parse(query)
+    runner = Runner(person)
+    match = runner.compile(parsed.where)
+    rows = Issue.objects.select_related("project", "assignee", "epic", "parent", "sprint")
+    found = [i for i in rows if match(i)]
+    found.sort(key=runner.sort_key(parsed.order or [("created", True)]))
+    return found[:MAX_RESULTS], len(found)

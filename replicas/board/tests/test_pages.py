@@ -1,0 +1,147 @@
+"""The board's pages through Django's test client: sign-in, board, backlog, issue view, search, bulk change, sprints."""
+import pytest
+
+from replicas.board import workflow as W
+from replicas.board.auth import person_password
+from replicas.board.models import Change, Comment, Issue, Link, Person, Sprint
+from replicas.worlds.scoping import bound_world
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def board_world(make_world):
+    return make_world(replica="board", seed=7, variant="small")
+
+
+@pytest.fixture
+def client_in(board_world, world_client):
+    client = world_client(board_world)
+    with bound_world(board_world):
+        client.me = Person.objects.filter(active=True, is_admin=True).order_by("public_id").first()
+    return client
+
+
+def _issue(world, **filters):
+    with bound_world(world):
+        return Issue.objects.filter(**filters).order_by("number").first()
+
+
+def test_pages_redirect_to_login_without_a_session(board_world, world_client):
+    client = world_client(board_world, signed_in=False)
+    for path in ["/projects/AGENT/board", "/projects/AGENT/backlog", "/browse/AGENT-1", "/issues"]:
+        response = client.get(path)
+        assert response.status_code == 302 and response["Location"].startswith("/login?next=")
+
+
+def test_login_checks_the_password_and_refuses_people_who_left(board_world, world_client):
+    client = world_client(board_world, signed_in=False)
+    with bound_world(board_world):
+        member = Person.objects.filter(active=True, is_admin=False).order_by("public_id").first()
+        gone = Person.objects.filter(active=False).order_by("public_id").first()
+    password = person_password(seed=board_world.seed, username=member.username)
+    wrong = client.post("/login", {"email": member.email, "password": password + "x"})
+    assert wrong.status_code == 400 and b"Incorrect email address" in wrong.content
+    gone_answer = client.post("/login", {"email": gone.email, "password": person_password(seed=board_world.seed, username=gone.username)})
+    assert gone_answer.status_code == 400
+    ok = client.post("/login", {"email": member.email, "password": password, "next": "/projects/AGENT/backlog"})
+    assert ok.status_code == 302 and ok["Location"] == "/projects/AGENT/backlog"
+    assert member.name in client.get("/projects/AGENT/backlog").content.decode()
+
+
+def test_board_shows_the_active_sprint_columns_wip_limits_and_cards(client_in, board_world):
+    page = client_in.get("/projects/AGENT/board").content.decode()
+    with bound_world(board_world):
+        sprint = Sprint.objects.get(project__key="AGENT", state="active")
+        keys = list(Issue.objects.filter(sprint=sprint).exclude(issue_type="epic").values_list("key", flat=True))
+    assert sprint.name in page and "Complete sprint" in page and "remaining" in page
+    assert all(f'data-key="{k}"' in page for k in keys)
+    assert "Max 5" in page and "Max 3" in page
+    assert "Actions for " + keys[0] in page
+
+
+def test_a_move_the_workflow_refuses_leaves_the_issue_and_shows_the_products_error(client_in, board_world):
+    with bound_world(board_world):
+        issue = Issue.objects.filter(sprint__state="active", status=W.IN_PROGRESS).exclude(assignee=client_in.me).exclude(issue_type="subtask").order_by("number").first()
+    response = client_in.post(f"/browse/{issue.key}/transition", {"status": W.IN_REVIEW, "seen": issue.status}, HTTP_ACCEPT="application/json")
+    assert response.status_code == 400 and "only the assignee" in response.json()["error"]
+    done = client_in.post(f"/browse/{issue.key}/transition", {"status": W.DONE, "seen": issue.status}, HTTP_ACCEPT="application/json")
+    assert done.status_code == 400 and "resolution" in done.json()["error"]
+    stale = client_in.post(f"/browse/{issue.key}/transition", {"status": W.TODO, "seen": W.TODO}, HTTP_ACCEPT="application/json")
+    assert stale.status_code == 409 and stale.json()["reload"]
+    with bound_world(board_world):
+        assert Issue.objects.get(key=issue.key).status == W.IN_PROGRESS
+    ok = client_in.post(f"/browse/{issue.key}/transition", {"status": W.DONE, "resolution": "Done", "seen": issue.status, "next": "/projects/AGENT/board"})
+    assert ok.status_code == 302 and ok["Location"] == "/projects/AGENT/board"
+    with bound_world(board_world):
+        moved = Issue.objects.get(key=issue.key)
+        assert (moved.status, moved.resolution) == (W.DONE, "Done")
+        assert list(Change.objects.filter(issue=moved).order_by("-public_id").values_list("field", "to_value")[:2]) == [("resolution", "Done"), ("status", "Done")]
+
+
+def test_a_bug_without_steps_cannot_start(client_in, board_world):
+    with bound_world(board_world):
+        bug = Issue.objects.filter(issue_type="bug", status=W.TODO, steps_to_reproduce="").order_by("number").first()
+    response = client_in.post(f"/browse/{bug.key}/transition", {"status": W.IN_PROGRESS}, HTTP_ACCEPT="application/json")
+    assert response.status_code == 400 and "Steps to reproduce" in response.json()["error"]
+
+
+def test_issue_view_edits_fields_and_records_history(client_in, board_world):
+    issue = _issue(board_world, project__key="AGENT", issue_type="story", status=W.TODO, sprint__isnull=True)
+    page = client_in.get(f"/browse/{issue.key}")
+    assert page.status_code == 200 and issue.summary in page.content.decode()
+    form = {"summary": issue.summary, "description": issue.description, "priority": "High", "labels": "alpha beta",
+            "assignee": client_in.me.username, "story_points": "5", "sprint": "", "due_date": "", "epic": ""}
+    response = client_in.post(f"/browse/{issue.key}", form)
+    assert response.status_code == 302
+    with bound_world(board_world):
+        saved = Issue.objects.get(key=issue.key)
+        assert (saved.priority, saved.labels, saved.assignee, saved.story_points) == ("High", ["alpha", "beta"], client_in.me, 5)
+        assert {"priority", "labels", "assignee", "story_points"} <= set(saved.changes.values_list("field", flat=True))
+    bad = client_in.post(f"/browse/{issue.key}", {**form, "story_points": "-3", "labels": "a,b c"})
+    assert bad.status_code == 400
+
+
+def test_comment_link_and_watch(client_in, board_world):
+    a = _issue(board_world, project__key="AGENT", number=2)
+    b = _issue(board_world, project__key="AGENT", number=3)
+    assert client_in.post(f"/browse/{a.key}/comment", {"body": "Looks like the cache"}).status_code == 302
+    assert client_in.post(f"/browse/{a.key}/link", {"kind": "blocks", "target": b.key}).status_code == 302
+    client_in.post(f"/browse/{a.key}/link", {"kind": "blocks", "target": "NOPE-1"})
+    with bound_world(board_world):
+        assert Comment.objects.filter(issue__key=a.key, body="Looks like the cache").exists()
+        assert Link.objects.filter(source__key=a.key, kind="blocks", target__key=b.key).count() == 1
+    assert "is blocked by" in client_in.get(f"/browse/{b.key}").content.decode()
+
+
+def test_search_runs_jql_and_shows_the_products_error(client_in):
+    ok = client_in.get("/issues", {"jql": 'project = AGENT AND status in ("To Do", "In Progress") AND assignee = currentUser() ORDER BY priority DESC'})
+    assert ok.status_code == 200
+    bad = client_in.get("/issues", {"jql": "project = AGENT AND stauts = Done"})
+    assert bad.status_code == 400 and "Field &#x27;stauts&#x27; does not exist" in bad.content.decode()
+
+
+def test_bulk_change_relabels_only_the_selected_issues(client_in, board_world):
+    with bound_world(board_world):
+        issues = list(Issue.objects.filter(project__key="AGENT", status=W.TODO).order_by("number")[:2])
+    response = client_in.post("/issues/bulk", {"keys": [i.key for i in issues], "labels_add": "zeta", "jql": "project = AGENT"})
+    assert response.status_code == 302
+    with bound_world(board_world):
+        assert all("zeta" in Issue.objects.get(key=i.key).labels for i in issues)
+        assert Issue.objects.filter(project__key="AGENT").count() > 2
+    nothing = client_in.post("/issues/bulk", {"keys": [issues[0].key], "jql": "project = AGENT"})
+    assert nothing.status_code == 302
+
+
+def test_complete_sprint_moves_open_issues_to_the_chosen_sprint(client_in, board_world):
+    with bound_world(board_world):
+        active = Sprint.objects.get(project__key="AGENT", state="active")
+        nxt = Sprint.objects.filter(project__key="AGENT", state="future").order_by("number").first()
+        open_keys = set(active.issues.exclude(status=W.DONE).values_list("key", flat=True))
+    page = client_in.get(f"/projects/AGENT/sprints/{active.public_id}/complete")
+    assert b"open issue" in page.content
+    response = client_in.post(f"/projects/AGENT/sprints/{active.public_id}/complete", {"move_to": str(nxt.public_id)})
+    assert response.status_code == 302
+    with bound_world(board_world):
+        assert Sprint.objects.get(pk=active.pk).state == "closed"
+        assert set(Issue.objects.filter(key__in=open_keys).values_list("sprint", flat=True)) == {nxt.id}

@@ -1,0 +1,423 @@
+"""Pages of the issue board: sign-in, board, backlog, issue view, search with JQL, bulk change.
+
+Every page works without JavaScript (forms and links); board.js adds drag and drop and
+keyboard shortcuts on top, posting to the same endpoints and asking for JSON.
+"""
+from functools import wraps
+from urllib.parse import quote, urlencode
+
+from django.http import Http404, HttpResponseBadRequest, JsonResponse
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from replicas.worlds.clock import now
+
+from . import jql, services
+from . import workflow as W
+from .auth import person_authenticate, session_sign_in, signed_in_person
+from .forms import BulkForm, CreateForm, IssueForm, LoginForm
+from .models import BoardColumn, Issue, Person, Project, Sprint
+from .search import issues_search
+
+LOGIN = "/login"
+FLASH = "board_flash"
+DRAFTS = "board_drafts"
+DEFAULT_JQL = "project = AGENT AND resolution = Unresolved ORDER BY priority DESC, updated DESC"
+
+
+def wants_json(request) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+def flash(request, message: str, kind: str = "error"):
+    request.session[FLASH] = {"message": message, "kind": kind}
+
+
+def safe_next(request, default: str) -> str:
+    value = request.POST.get("next") or request.GET.get("next")
+    if value and value.startswith("/") and url_has_allowed_host_and_scheme(value, allowed_hosts={request.get_host()}):
+        return value
+    return default
+
+
+def person_required(view):
+    """Only for a signed-in team member. A comment typed before the session expired is kept as a
+    draft and put back in the box after signing in again, as the product does."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        person = signed_in_person(request)
+        if person is None:
+            back = request.get_full_path() if request.method == "GET" else request.POST.get("next") or request.headers.get("Referer", "/")
+            if request.method == "POST" and request.POST.get("body", "").strip() and "key" in kwargs:
+                drafts = request.session.get(DRAFTS, {})
+                drafts[kwargs["key"]] = request.POST["body"]
+                request.session[DRAFTS] = drafts
+                back = f"/browse/{kwargs['key']}"
+            if not back.startswith("/"):
+                back = "/" + back.split("/", 3)[-1] if back.count("/") >= 3 else "/"
+            target = f"{LOGIN}?next={quote(back)}"
+            if wants_json(request):
+                return JsonResponse({"error": "Your session has expired. Sign in again to continue.", "login": target}, status=401)
+            return redirect(target)
+        request.person = person
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def page(request, template: str, context: dict, *, project: Project | None = None, section: str = "", status: int = 200):
+    projects = list(Project.objects.order_by("key"))
+    return render(request, template, {
+        "me": request.person, "project": project, "projects": projects, "section": section,
+        "flash": request.session.pop(FLASH, None), "today": now(), **context,
+    }, status=status)
+
+
+def _project(key: str) -> Project:
+    project = Project.objects.filter(key=key.upper()).first()
+    if project is None:
+        raise Http404(f"Project {key} does not exist.")
+    return project
+
+
+def _issue(key: str) -> Issue:
+    issue = Issue.objects.select_related("project", "assignee", "reporter", "sprint", "epic", "parent").filter(key=key.upper()).first()
+    if issue is None:
+        raise Http404(f"Issue {key} does not exist or you do not have permission to see it.")
+    return issue
+
+
+# --- sign-in ---------------------------------------------------------------------------------------
+
+
+def login(request):
+    next_url = safe_next(request, "/")
+    form = LoginForm(request.POST or None)
+    error = ""
+    if request.method == "POST" and form.is_valid():
+        person = person_authenticate(world=request.world, email=form.cleaned_data["email"], password=form.cleaned_data["password"])
+        if person is None:
+            error = "Incorrect email address and / or password."
+        else:
+            request.session.cycle_key()  # a new session id at sign-in (the draft of an expired session is kept)
+            session_sign_in(request.session, request.world, person)
+            return redirect(next_url)
+    status = 400 if request.method == "POST" else 200
+    return render(request, "board/login.html", {"form": form, "next": next_url, "error": error}, status=status)
+
+
+@require_POST
+def logout(request):
+    request.session.flush()
+    return redirect(LOGIN)
+
+
+def home(request):
+    return redirect("/projects/AGENT/board")
+
+
+# --- board -----------------------------------------------------------------------------------------
+
+
+def _card_rows(issues):
+    return sorted(issues, key=lambda i: (i.rank, i.key))
+
+
+@person_required
+def board(request, key):
+    project = _project(key)
+    sprint = project.sprints.filter(state=Sprint.State.ACTIVE).first()
+    columns = list(BoardColumn.objects.filter(project=project).order_by("position"))
+    issues = []
+    if sprint is not None:
+        issues = list(Issue.objects.filter(sprint=sprint).exclude(issue_type="epic").select_related("assignee", "parent"))
+    only_mine = request.GET.get("filter") == "mine"
+    text = request.GET.get("text", "").strip()
+    shown = [i for i in issues if (not only_mine or i.assignee_id == request.person.id)
+             and (not text or text.lower() in i.summary.lower() or text.lower() == i.key.lower())]
+    by_status = {c.status: [] for c in columns}
+    for issue in _card_rows(shown):
+        by_status.setdefault(issue.status, []).append(issue)
+    counts = {c.status: sum(1 for i in issues if i.status == c.status) for c in columns}
+    board_columns = [{"column": c, "issues": by_status[c.status], "count": counts[c.status],
+                      "over": c.wip_limit is not None and counts[c.status] > c.wip_limit} for c in columns]
+    days_left = None
+    if sprint is not None and sprint.end:
+        days_left = max(0, (sprint.end.date() - now().date()).days)
+    return page(request, "board/board.html", {
+        "sprint": sprint, "columns": board_columns, "days_left": days_left, "statuses": W.STATUSES,
+        "only_mine": only_mine, "text": text, "resolutions": W.RESOLUTIONS,
+    }, project=project, section="board")
+
+
+# --- backlog and sprints ---------------------------------------------------------------------------
+
+
+@person_required
+def backlog(request, key):
+    project = _project(key)
+    sprints = list(project.sprints.exclude(state=Sprint.State.CLOSED).order_by("number"))
+    issues = list(Issue.objects.filter(project=project).exclude(issue_type__in=("epic", "subtask"))
+                  .filter(sprint__isnull=True).exclude(status=W.DONE).select_related("assignee"))
+    sections = []
+    for sprint in sprints:
+        rows = _card_rows(sprint.issues.exclude(issue_type__in=("epic", "subtask")).select_related("assignee"))
+        sections.append({"sprint": sprint, "issues": rows, "points": sum(i.story_points or 0 for i in rows)})
+    rows = _card_rows(issues)
+    return page(request, "board/backlog.html", {
+        "sections": sections, "backlog": rows, "backlog_points": sum(i.story_points or 0 for i in rows),
+        "sprints": sprints, "has_active": any(s.state == Sprint.State.ACTIVE for s in sprints),
+    }, project=project, section="backlog")
+
+
+def _sprint(project, sprint_id) -> Sprint:
+    sprint = project.sprints.filter(public_id=sprint_id).first()
+    if sprint is None:
+        raise Http404("No such sprint.")
+    return sprint
+
+
+@require_POST
+@person_required
+def sprint_start(request, key, sprint_id):
+    project = _project(key)
+    sprint = _sprint(project, sprint_id)
+    try:
+        weeks = int(request.POST.get("weeks", "2"))
+        services.sprint_start(sprint=sprint, actor=request.person, weeks=weeks)
+    except ValueError as exc:
+        flash(request, str(exc) if isinstance(exc, services.BoardError) else "Duration must be a number of weeks.")
+        return redirect(f"/projects/{project.key}/backlog")
+    flash(request, f"{sprint.name} has started.", "success")
+    return redirect(f"/projects/{project.key}/board")
+
+
+@person_required
+def sprint_complete(request, key, sprint_id):
+    project = _project(key)
+    sprint = _sprint(project, sprint_id)
+    future = list(project.sprints.filter(state=Sprint.State.FUTURE).order_by("number"))
+    open_issues = list(sprint.issues.exclude(status=W.DONE))
+    done = sprint.issues.filter(status=W.DONE).count()
+    error = ""
+    if request.method == "POST":
+        target = request.POST.get("move_to", "")
+        move_to = None
+        if target != "backlog":
+            move_to = next((s for s in future if str(s.public_id) == target), None)
+            if move_to is None:
+                error = "Choose where the open issues go: a future sprint or the backlog."
+        if not error:
+            try:
+                moved = services.sprint_complete(sprint=sprint, actor=request.person, move_to=move_to)
+            except services.BoardError as exc:
+                error = str(exc)
+            else:
+                flash(request, f"{sprint.name} is complete. {moved} open issue{'s' if moved != 1 else ''} moved to "
+                               f"{move_to.name if move_to else 'the backlog'}.", "success")
+                return redirect(f"/projects/{project.key}/backlog")
+    return page(request, "board/sprint_complete.html", {
+        "sprint": sprint, "future": future, "open_count": len(open_issues), "done_count": done, "error": error,
+    }, project=project, section="board", status=400 if error else 200)
+
+
+# --- issue view and its actions ------------------------------------------------------------------
+
+
+def _people_choices():
+    return list(Person.objects.filter(active=True).order_by("name"))
+
+
+@person_required
+def issue_view(request, key):
+    issue = _issue(key)
+    form = IssueForm(issue=issue, data=request.POST or None)
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                changed = services.issue_update(issue=issue, actor=request.person, **form.changes())
+            except services.BoardError as exc:
+                form.add_error(None, str(exc))
+                status = 400
+            else:
+                flash(request, f"{issue.key} updated: {', '.join(changed)}." if changed else "Nothing to save.", "success")
+                return redirect(f"/browse/{issue.key}")
+        else:
+            status = 400
+    drafts = request.session.get(DRAFTS, {})
+    draft = drafts.get(issue.key, "")
+    comments = list(issue.comments.select_related("author").order_by("created_at", "public_id"))
+    history = list(issue.changes.select_related("author").order_by("-created_at", "-public_id"))
+    links = [(W.LINK_KINDS[lk.kind][0], lk.target) for lk in issue.outward_links.select_related("target")]
+    links += [(W.LINK_KINDS[lk.kind][1], lk.source) for lk in issue.inward_links.select_related("source")]
+    return page(request, "board/issue.html", {
+        "issue": issue, "form": form, "comments": comments, "history": history, "links": sorted(links, key=lambda x: (x[0], x[1].key)),
+        "subtasks": list(issue.subtasks.select_related("assignee").order_by("number")),
+        "watchers": list(issue.watchers.select_related("person").order_by("person__name")),
+        "watching": issue.watchers.filter(person=request.person).exists(), "statuses": W.STATUSES,
+        "link_kinds": [(k, v[0]) for k, v in W.LINK_KINDS.items()] + [(f"~{k}", v[1]) for k, v in W.LINK_KINDS.items() if k != "relates"],
+        "draft": draft,
+    }, project=issue.project, section="issues", status=status)
+
+
+def _answer(request, next_url, *, error: str = "", status: int = 200, conflict: bool = False):
+    """JSON for board.js, a redirect with a flag otherwise."""
+    if error and (conflict or not wants_json(request)):
+        flash(request, error)
+    if wants_json(request):
+        return JsonResponse({"ok": not error, "error": error, "reload": conflict}, status=status if error else 200)
+    return redirect(next_url)
+
+
+@person_required
+def issue_transition(request, key):
+    issue = _issue(key)
+    next_url = safe_next(request, f"/browse/{issue.key}")
+    target = request.POST.get("status") or request.GET.get("status", "")
+    if request.method == "GET":
+        if target not in W.STATUSES:
+            raise Http404("No such status.")
+        return page(request, "board/transition.html", {"issue": issue, "target": target, "resolutions": W.RESOLUTIONS,
+                                                         "next": next_url, "error": ""}, project=issue.project)
+    resolution = request.POST.get("resolution", "")
+    if resolution and resolution not in W.RESOLUTIONS:
+        return HttpResponseBadRequest("Unknown resolution.")
+    try:
+        services.issue_transition(issue=issue, actor=request.person, target=target, resolution=resolution,
+                                  seen_status=request.POST.get("seen") or None)
+    except services.Conflict as exc:
+        return _answer(request, next_url, error=str(exc), status=409, conflict=True)
+    except W.TransitionRefused as exc:
+        if "screen" in request.POST and not wants_json(request):
+            return page(request, "board/transition.html", {"issue": issue, "target": target, "resolutions": W.RESOLUTIONS,
+                                                             "next": next_url, "error": str(exc)}, project=issue.project, status=400)
+        return _answer(request, next_url, error=str(exc), status=400)
+    return _answer(request, next_url)
+
+
+@require_POST
+@person_required
+def issue_rank(request, key):
+    """Drag and drop on the board and backlog: rank between two issues, optionally into another sprint."""
+    issue = _issue(key)
+    next_url = safe_next(request, f"/browse/{issue.key}")
+    neighbours = {}
+    for side in ("before", "after"):
+        other_key = request.POST.get(side, "")
+        neighbours[side] = Issue.objects.filter(key=other_key.upper()).first() if other_key else None
+        if other_key and neighbours[side] is None:
+            return _answer(request, next_url, error=f"Issue {other_key} does not exist.", status=400)
+    try:
+        if "sprint" in request.POST:
+            value = request.POST["sprint"]
+            sprint = None if value in ("", "backlog") else issue.project.sprints.filter(public_id=value if value.isdigit() else -1).first()
+            if value not in ("", "backlog") and sprint is None:
+                return _answer(request, next_url, error="That sprint does not exist.", status=400)
+            services.issue_update(issue=issue, actor=request.person, sprint=sprint)
+        if neighbours["before"] or neighbours["after"]:
+            services.issue_rank(issue=issue, actor=request.person, **neighbours)
+    except services.BoardError as exc:
+        return _answer(request, next_url, error=str(exc), status=400)
+    return _answer(request, next_url)
+
+
+@require_POST
+@person_required
+def issue_comment(request, key):
+    issue = _issue(key)
+    try:
+        services.comment_add(issue=issue, actor=request.person, body=request.POST.get("body", ""))
+    except services.BoardError as exc:
+        flash(request, str(exc))
+    else:
+        drafts = request.session.get(DRAFTS, {})
+        if drafts.pop(issue.key, None) is not None:
+            request.session[DRAFTS] = drafts
+    return redirect(f"/browse/{issue.key}#comments")
+
+
+@require_POST
+@person_required
+def issue_link(request, key):
+    issue = _issue(key)
+    kind = request.POST.get("kind", "")
+    other = Issue.objects.filter(key=request.POST.get("target", "").strip().upper()).first()
+    if other is None:
+        flash(request, f"Issue {request.POST.get('target', '').strip() or '(none)'} does not exist.")
+        return redirect(f"/browse/{issue.key}")
+    source, target = (other, issue) if kind.startswith("~") else (issue, other)
+    try:
+        services.link_add(source=source, kind=kind.lstrip("~"), target=target, actor=request.person)
+    except services.BoardError as exc:
+        flash(request, str(exc))
+    return redirect(f"/browse/{issue.key}")
+
+
+@require_POST
+@person_required
+def issue_watch(request, key):
+    issue = _issue(key)
+    services.watch_toggle(issue=issue, person=request.person)
+    return redirect(f"/browse/{issue.key}")
+
+
+@person_required
+def issue_create(request, key):
+    project = _project(key)
+    form = CreateForm(project=project, data=request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        issue = services.issue_create(project=project, actor=request.person, **form.values())
+        flash(request, f"{issue.key} has been created.", "success")
+        return redirect(f"/browse/{issue.key}")
+    return page(request, "board/create.html", {"form": form}, project=project, section="issues",
+                status=400 if request.method == "POST" else 200)
+
+
+@person_required
+def contributing(request, key):
+    project = _project(key)
+    components = list(project.components.select_related("lead").order_by("name"))
+    return page(request, "board/contributing.html", {"components": components}, project=project, section="pages")
+
+
+# --- search ----------------------------------------------------------------------------------------
+
+
+@person_required
+def search(request):
+    query = request.GET.get("jql", DEFAULT_JQL)
+    error, issues, total = "", [], 0
+    try:
+        issues, total = issues_search(query=query, person=request.person)
+    except jql.JQLError as exc:
+        error = str(exc)
+    bulk = BulkForm(people=_people_choices())
+    return page(request, "board/search.html", {"jql": query, "error": error, "issues": issues, "total": total, "bulk": bulk,
+                                               "query_string": urlencode({"jql": query})},
+                project=Project.objects.filter(key="AGENT").first(), section="issues", status=400 if error else 200)
+
+
+@require_POST
+@person_required
+def bulk_change(request):
+    query = request.POST.get("jql", DEFAULT_JQL)
+    back = "/issues?" + urlencode({"jql": query})
+    form = BulkForm(people=_people_choices(), data=request.POST)
+    if not form.is_valid():
+        flash(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
+        return redirect(back)
+    issues = list(Issue.objects.filter(key__in=form.cleaned_data["keys"]).order_by("key"))
+    if len(issues) != len(set(form.cleaned_data["keys"])):
+        flash(request, "Some of the selected issues no longer exist.")
+        return redirect(back)
+    try:
+        changed = services.bulk_change(issues=issues, actor=request.person, **form.changes())
+    except services.BoardError as exc:
+        flash(request, str(exc))
+        return redirect(back)
+    flash(request, f"Bulk change complete: {changed} of {len(issues)} issue{'s' if len(issues) != 1 else ''} changed.", "success")
+    return redirect(back)
+
