@@ -207,15 +207,13 @@ class ReplicaEnv(gymnasium.Env):
 
 def register_envs() -> list[str]:
     """Register one env id per task of every installed pack (from the files: no database needed)."""
-    from replicagym.catalogue.packs import SUITES_FILE, pack_dir
+    from replicagym.catalogue.packs import task_files
 
     from replicas.worlds.registry import replicas
 
     ids = []
     for name in sorted(replicas()):
-        for path in sorted(pack_dir(name).glob("*.json")):
-            if path.name == SUITES_FILE:
-                continue
+        for path in task_files(name):
             env_id = f"{ENV_PREFIX}{name}.{path.stem}"
             if env_id not in gymnasium.registry:
                 gymnasium.register(id=env_id, entry_point="episodes.gym:ReplicaEnv", kwargs={"task": f"{name}.{path.stem}"})

@@ -254,13 +254,16 @@ def load_task_file(path: Path, replica: str, params_cache: dict | None = None) -
     )
 
 
+def task_files(replica: str, *, directory: Path | None = None) -> list[Path]:
+    """The task files of a replica's pack (or of `directory`), in name order: the one listing of a pack."""
+    folder = Path(directory) if directory is not None else pack_dir(replica)
+    return sorted(p for p in folder.glob("*.json") if p.name != SUITES_FILE) if folder.is_dir() else []
+
+
 def load_pack(replica: str, *, directory: Path | None = None) -> list[PackTask]:
     """Every task file of a replica's pack, validated; all problems of all files in one PackError."""
-    folder = Path(directory) if directory is not None else pack_dir(replica)
     tasks, errors, cache = [], [], {}
-    for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
-        if path.name == SUITES_FILE:
-            continue
+    for path in task_files(replica, directory=directory):
         try:
             tasks.append(load_task_file(path, replica, cache))
         except PackError as exc:
@@ -358,11 +361,7 @@ def task_sync(*, replica: str, directory: Path | None = None) -> dict:
 
 def task_sync_all() -> list[dict]:
     """Sync the pack of every installed replica that has one."""
-    return [
-        task_sync(replica=name)
-        for name in sorted(replicas())
-        if any(p.name != SUITES_FILE for p in pack_dir(name).glob("*.json"))
-    ]
+    return [task_sync(replica=name) for name in sorted(replicas()) if task_files(name)]
 
 
 class TaskNotFound(LookupError):

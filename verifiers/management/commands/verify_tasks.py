@@ -4,7 +4,7 @@ import os
 
 from django.core.management.base import BaseCommand, CommandError
 from replicagym.catalogue.models import Task
-from replicagym.catalogue.packs import PackError, pack_dir, task_sync
+from replicagym.catalogue.packs import PackError, task_files, task_sync
 
 from replicas.worlds.registry import replicas
 from verifiers.selfcheck import task_selfcheck
@@ -34,7 +34,7 @@ class Command(BaseCommand):
         # ORM calls; the episodes this command plays only ever call the ORM synchronously.
         os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
         known = replicas()
-        packs = packs or sorted(n for n in known if any(pack_dir(n).glob("*.json")))
+        packs = packs or sorted(n for n in known if task_files(n))
         unknown = [p for p in packs if p not in known]
         if unknown:
             raise CommandError(f"unknown pack(s): {', '.join(unknown)} (replicas: {', '.join(sorted(known))})")
