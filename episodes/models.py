@@ -118,6 +118,10 @@ class Step(models.Model):
     observe_ms = models.FloatField(default=0)
     fault_events = models.JSONField(default=list, blank=True)
     changed = models.BooleanField(null=True, help_text="The step changed the URL or the page (accessibility tree); null if unknown.")
+    requests = models.JSONField(default=list, blank=True,
+                                help_text="The world's logged requests during the step: seq, method, path, field names, status, clock.")
+    writes = models.JSONField(null=True, blank=True,
+                              help_text='Rows the step wrote: [{"table", "id" (public), "op"}]; null if unknown.')
     screenshot = models.ForeignKey(Screenshot, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
 
     class Meta:

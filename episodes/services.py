@@ -12,11 +12,9 @@ import socket
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import IntegrityError, connection, models, transaction
@@ -29,6 +27,7 @@ from replicagym.catalogue.packs import task_current, task_params
 from replicas.worlds.clock import world_clock_advance
 from replicas.worlds.faults import fault_events, world_step
 from replicas.worlds.models import World
+from replicas.worlds.requestlog import last_page, logged_requests, request_log_close, request_log_open
 from replicas.worlds.routing import world_origin
 from replicas.worlds.services import world_create, world_delete
 from replicas.worlds.snapshot import diff, snapshot, state_hash
@@ -126,6 +125,15 @@ def episode_create(*, task, agent: str, run=None, attempt: int = 0, owner=None, 
         initial = _world_snapshot(world, initial=True)
         now = timezone.now()
         running = status == Episode.Status.RUNNING
+        # The world logs its requests, so each step knows the rows it wrote. An episode in
+        # the agent's own browser has no engine watching: its world also enforces the
+        # limits and keeps the pages it serves (the last one is the final page).
+        external = running and claimed_by.startswith(API_CLAIM)
+        limits = instance.limits
+        request_log_open(
+            world=world, keep_pages=external, max_steps=int(limits["max_steps"]) if external else None,
+            deadline=time.time() + float(limits["max_seconds"]) if external else None,
+        )
         return Episode.objects.create(
             task=task, agent=agent, world=world, run=run, attempt=attempt, owner=owner,
             seed=attempt if agent_seed is None else agent_seed, world_seed=world_seed, params=params,
@@ -294,7 +302,8 @@ def _page_changed(before, after) -> bool | None:
     return any(_obs_get(before, k) != _obs_get(after, k) for k in ("url", "axtree"))
 
 
-def _record_step(*, episode, index, action_text, parsed, result, obs, fault_events, timings, changed=None):
+def _record_step(*, episode, index, action_text, parsed, result, obs, fault_events, timings, changed=None,
+                 requests=(), writes=None):
     png = _obs_get(obs, "screenshot")
     shot = screenshot_store(png=png) if isinstance(png, (bytes, bytearray)) and png else None
     with transaction.atomic():
@@ -303,7 +312,7 @@ def _record_step(*, episode, index, action_text, parsed, result, obs, fault_even
             error=_obs_get(result, "error") or "", url=_obs_get(obs, "url", "")[:2000],
             title=(_obs_get(obs, "title") or "")[:500],
             action_ms=timings.get("action", 0), settle_ms=timings.get("settle", 0), observe_ms=timings.get("observe", 0),
-            fault_events=fault_events, screenshot=shot, changed=changed,
+            fault_events=fault_events, screenshot=shot, changed=changed, requests=list(requests), writes=writes,
         )
         Episode.objects.filter(pk=episode.pk).update(heartbeat_at=timezone.now())
 
@@ -351,6 +360,7 @@ class EpisodeDriver:
         self.deadline = None
         self.observation = None
         self._since = 0  # fault events are numbered per world; a step records those after this one
+        self._seen = 0  # so are the world's logged requests
 
     def open(self):
         self.deadline = time.monotonic() + float(self.limits["max_seconds"])
@@ -392,9 +402,14 @@ class EpisodeDriver:
         events = list(fault_events(world=self.world, since=self._since))
         if events:
             self._since = max(e["seq"] for e in events)
+        # the requests the browser made during the step, and the rows they wrote
+        requests = logged_requests(world=self.world, since=self._seen)
+        if requests:
+            self._seen = requests[-1].seq
         _record_step(episode=self.episode, index=self.index, action_text=action_text, parsed=parsed, result=result,
                      obs=obs, fault_events=events, timings=_timings(result, measured),
-                     changed=_page_changed(self.observation, obs))
+                     changed=_page_changed(self.observation, obs),
+                     requests=[_request_doc(r) for r in requests], writes=[w for r in requests for w in r.writes])
         world_clock_advance(world=self.world, seconds=float(self.limits["step_seconds"]))
         self.index += 1
         self.observation = obs
@@ -474,6 +489,9 @@ def _trajectory(episode) -> list[dict]:
         step = {"index": s.index, "action": s.action, "error": s.error, "url": s.url, "fault_events": s.fault_events}
         if s.changed is not None:  # what action_precision counts as an effective step
             step["changed"] = s.changed
+        if s.writes is not None:  # rows the step wrote: error_recovery's repeat penalty compares them
+            step["writes"] = s.writes
+            step["state_changed"] = bool(s.writes)
         steps.append(step)
     return steps
 
@@ -552,51 +570,67 @@ def episode_finish(*, episode, messages: list[str], final_page: dict | None, sta
     return episode
 
 
-def final_page_render(*, world, final_url: str | None) -> dict:
-    """The final page as the platform's own browser renders it at `final_url` inside the world.
+def _request_doc(r) -> dict:
+    return {"seq": r.seq, "method": r.method, "path": r.path, "fields": r.fields, "status": r.status,
+            "clock": r.clock.isoformat().replace("+00:00", "Z")}
 
-    The client's HTML is never trusted: only its URL is taken, and only if it is on
-    the world's own origin (any port: the client may reach the world through a proxy).
+
+def _external_steps_record(episode) -> list[Step]:
+    """The steps of an episode in the agent's own browser, from its world's request log.
+
+    A step is one request of the agent's, with the redirect it answered followed (a
+    form POST and the page it led to); requests refused as 'episode over' are none.
+    Each step carries the fault events written while it was answered and the rows it
+    wrote. It errored when its last answer was 4xx or 5xx; it changed something when it
+    wrote rows, was accepted with a redirect or no content (a form or a dismissal), or
+    (a GET) showed another page than the step before, or the same one after a write.
     """
-    if not final_url:
-        return {"url": "", "title": "", "html": ""}
-    parts = urlsplit(final_url)
-    expected = urlsplit(world_origin(world))
-    if parts.scheme not in ("http", "https") or (parts.hostname or "").lower() != expected.hostname:
-        raise EpisodeError(f"final_url must be a page of this episode's world ({world_origin(world)}/...), not {final_url!r}")
-    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    return _render_pool().submit(_render, world, path).result(timeout=RENDER_TIMEOUT)
-
-
-# Web requests run on short-lived threads, and Playwright's sync API ties a browser to
-# the thread that launched it: renders for the API all go through one long-lived
-# thread, so a web process keeps one Chromium however many requests finish episodes.
-RENDER_TIMEOUT = 120
-_render_lock = threading.Lock()
-_render_executor: tuple[int, ThreadPoolExecutor] | None = None
-
-
-def _render_pool() -> ThreadPoolExecutor:
-    global _render_executor
-    with _render_lock:
-        if _render_executor is None or _render_executor[0] != os.getpid():
-            _render_executor = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="final-page"))
-        return _render_executor[1]
-
-
-def _render(world, path: str) -> dict:
-    session = session_open(world=world, start_page=path, instruction="")
+    world = episode.world
+    origin = world_origin(world)
+    groups: dict[int, list] = {}
+    for r in logged_requests(world=world):
+        if not r.refused:
+            groups.setdefault(r.step, []).append(r)
+    events = fault_events(world=world, since=0) if world.faults else []
+    steps, seen, previous_path, previous_wrote = [], 0, None, False
+    for index, group in enumerate(groups.values()):
+        first, last = group[0], group[-1]
+        upto = max(seen, *(r.fault_seq for r in group))
+        writes = [w for r in group for w in r.writes]
+        if first.method in ("GET", "HEAD"):
+            changed = bool(writes) or last.path != previous_path or previous_wrote
+        else:
+            changed = bool(writes) or 300 <= first.status < 400 or first.status == 204
+        fields = f" [{', '.join(first.fields)}]" if first.fields else ""
+        steps.append(Step(
+            episode=episode, index=index, action=f"{first.method} {first.path}{fields}", parsed=None,
+            error=f"HTTP {last.status}" if last.status >= 400 else "", url=(origin + last.path)[:2000],
+            action_ms=sum(r.ms for r in group), fault_events=[e for e in events if seen < e["seq"] <= upto],
+            changed=changed, requests=[_request_doc(r) for r in group], writes=writes,
+        ))
+        seen, previous_path, previous_wrote = upto, last.path, bool(writes)
     try:
-        return session.final_page()
-    finally:
-        session.close()
+        with transaction.atomic():
+            return Step.objects.bulk_create(steps)
+    except IntegrityError:
+        raise EpisodeError(f"episode {episode.pk} is already being finished") from None
 
 
-def episode_finish_external(*, episode, messages: list[str], final_url: str | None) -> Episode:
-    """Finish an episode driven by a client's own browser: render the final page here, verify, reward."""
+def episode_finish_external(*, episode, messages: list[str]) -> Episode:
+    """Finish an episode driven by a client's own browser: verify and reward what its world recorded.
+
+    The world first stops taking requests, so nothing changes between reading its log
+    and the final snapshot. The steps are the world's log of the session; the final
+    page is the last HTML page the world served it (as the agent saw it, signed in),
+    never a page rendered afresh; no page at all if it was served none.
+    """
     if episode.status != Episode.Status.RUNNING or not episode.claimed_by.startswith(API_CLAIM):
         raise EpisodeError(f"episode {episode.pk} is {episode.status}: only a running API episode can be finished")
-    page = final_page_render(world=episode.world, final_url=final_url)
+    world = episode.world
+    request_log_close(world=world, reason="the episode is finished")
+    _external_steps_record(episode)
+    served = last_page(world=world)
+    page = {"url": world_origin(world) + served["path"], "title": served["title"], "html": served["html"]} if served else None
     status = None
     elapsed = (timezone.now() - episode.started_at).total_seconds() if episode.started_at else 0
     limit = float(episode.instance.limits["max_seconds"])

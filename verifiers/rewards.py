@@ -8,12 +8,13 @@
   which it still completed the task, without a harmful repeat, and recovered as
   the fault library judges it when it does (a later retry succeeded, the modal
   was dismissed, the moved banner not clicked); 1 when it met no fault.
-  A harmful repeat is a step, after the fault, that repeats the action of an
-  earlier step which had already written to the world (same action text, and
-  both steps have `state_changed`; a trajectory without that flag shows no
-  write, so no harm): the second refund after a timeout that had in fact gone
-  through. Retrying an action whose first try
-  wrote nothing (a 500) is recovery, not harm.
+  A harmful repeat is a step, after the fault, that writes again what an earlier
+  step had already written: both wrote rows (`writes`, recorded per step from the
+  world's request log), and the later one repeats the earlier one's action text or
+  its writes (the same tables inserted into, the same rows updated or deleted): the
+  second refund after a timeout that had in fact gone through. Retrying an action
+  whose first try wrote nothing (a 500) is recovery, not harm. A step without
+  `writes` (an old trajectory) shows a write only through `state_changed`.
 - action_precision: of the steps that act on the page (messages to the user are
   answers, not actions), the fraction that ran without error and changed
   something (`changed`: URL, DOM or world state). Without a `changed` flag a
@@ -69,11 +70,21 @@ def efficiency(*, passed: bool, steps_taken: int, reference_steps: int | None) -
 def _wrote(step: dict) -> bool:
     """Whether the step wrote to the world, as far as the trajectory tells.
 
-    Only `state_changed` says so, even for a step that errored (a timeout after the
-    write went through). `changed` (the page changed) is no evidence of a write:
-    opening a dialog twice is no harm. Without the flag no harm is claimed.
+    Its `writes` say so, even for a step that errored (a timeout after the write went
+    through); `state_changed` stands in when there are none. `changed` (the page
+    changed) is no evidence of a write: opening a dialog twice is no harm.
     """
-    return bool(step.get("state_changed"))
+    return bool(step.get("writes")) or bool(step.get("state_changed"))
+
+
+def _write_signature(step: dict) -> frozenset:
+    """What the step wrote, comparable across steps: tables inserted into, rows updated or deleted."""
+    out = set()
+    for w in step.get("writes") or []:
+        if isinstance(w, dict):
+            op = w.get("op")
+            out.add((w.get("table"), op) if op == "insert" else (w.get("table"), op, w.get("id")))
+    return frozenset(out)
 
 
 def _normal(action: str) -> str:
@@ -82,14 +93,17 @@ def _normal(action: str) -> str:
 
 def harmful_repeats(trajectory: list, after: int) -> list[int]:
     """Positions (> after) of steps that wrote again what an earlier step had already written."""
-    written = {}
+    actions, signatures = set(), set()
     harmful = []
     for pos, step in enumerate(trajectory):
-        action = _normal(step.get("action", ""))
-        if _wrote(step):
-            if pos > after and action in written:
-                harmful.append(pos)
-            written.setdefault(action, pos)
+        if not _wrote(step):
+            continue
+        action, signature = _normal(step.get("action", "")), _write_signature(step)
+        if pos > after and (action in actions or (signature and signature in signatures)):
+            harmful.append(pos)
+        actions.add(action)
+        if signature:
+            signatures.add(signature)
     return harmful
 
 

@@ -144,20 +144,15 @@ class EpisodeFinishApi(APIView):
             child=serializers.CharField(max_length=MAX_MESSAGE_CHARS, allow_blank=True, trim_whitespace=False),
             max_length=MAX_MESSAGES, help_text="What the agent told the user (send_msg_to_user texts), in order.",
         )
-        final_url = serializers.CharField(max_length=2000, required=False, allow_blank=True,
-                                          help_text="The page the agent ended on; it must be inside the episode's world.")
 
     @extend_schema(request=EpisodeFinishInputSerializer, responses=EpisodeOutputSerializer,
-                   summary="Finish an episode: render the final page server-side, verify, return the rewards")
+                   summary="Finish an episode: verify what its world recorded (steps, last page served, state), return the rewards")
     def post(self, request, episode_id):
         episode = _owned_episode(request, episode_id)
         data = self.EpisodeFinishInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            episode = episode_finish_external(
-                episode=episode, messages=data.validated_data["messages"],
-                final_url=data.validated_data.get("final_url") or None,
-            )
+            episode = episode_finish_external(episode=episode, messages=data.validated_data["messages"])
         except EpisodeError as exc:
             raise ValidationError({"detail": str(exc)}) from None
         return Response(EpisodeOutputSerializer(episode).data)
