@@ -253,7 +253,7 @@ def episode_sweep(*, stale_after: timedelta | None = None, max_tries: int | None
 @transaction.atomic
 def _episode_recover(*, pk: int, cutoff, stale_after: timedelta, max_tries: int) -> str | None:
     # conditional again, under the row lock: the worker may have finished or beaten since the read
-    episode = (Episode.objects.select_for_update().select_related("task", "world")
+    episode = (Episode.objects.select_for_update(of=("self",)).select_related("task", "world")
                .filter(pk=pk, status=Episode.Status.RUNNING, heartbeat_at__lt=cutoff).first())
     if episode is None:
         return None

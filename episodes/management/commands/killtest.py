@@ -5,9 +5,9 @@ of CELERY_BROKER_URL), each trial starts a run of --episodes oracle episodes of 
 cheap task on --workers worker processes, kills one worker's whole process group
 (its pool and its Chromium too) with SIGKILL at a random moment, starts it again, and
 upkeeps like the scheduler until the run is done. It then checks the run finished,
-no episode is left queued or running, and each episode was recorded once: one
-verdict, one set of steps (a passed oracle episode has exactly its reference's
-steps, numbered 0, 1, 2, ...). It prints a line per trial and the totals.
+no episode is left queued or running, and each episode was recorded once: it
+passed, with one verdict and one set of steps (exactly its reference's steps,
+numbered 0, 1, 2, ...). It prints a line per trial and the totals.
 """
 import argparse
 import json
@@ -241,11 +241,12 @@ class Command(BaseCommand):
                 continue
             if indexes != list(range(len(indexes))):
                 problems.append(f"episode {ep.pk} has steps {indexes}, not one set numbered from 0")
-            if ep.status == Episode.Status.ERRORED and "lost" in ep.error:
-                problems.append(f"episode {ep.pk} errored: {ep.error[:200]}")
-            elif ep.status != Episode.Status.ERRORED and ep.verdict is None:
-                problems.append(f"episode {ep.pk} is {ep.status} with no verdict")
-            if ep.status == Episode.Status.SUCCEEDED and len(indexes) != reference:
+            # the oracle passes its own task: anything else is a lost or broken episode, reported with its reason
+            if ep.status != Episode.Status.SUCCEEDED:
+                problems.append(f"episode {ep.pk} {ep.status}: {ep.error[:200]}")
+            elif ep.verdict is None or ep.final_state_id is None:
+                problems.append(f"episode {ep.pk} passed with no verdict or final state")
+            elif len(indexes) != reference:
                 problems.append(f"episode {ep.pk} passed with {len(indexes)} steps, the reference has {reference}")
         return {"episodes": len(eps), "statuses": statuses, "problems": problems,
                 "redeliveries": sum(max(0, ep.tries - 1) for ep in eps)}
