@@ -13,6 +13,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from verifiers.agent_view import agent_view
+
 log = logging.getLogger("replicagym.episodes")
 
 ENV_PREFIX = "replicagym/"
@@ -175,7 +177,8 @@ class ReplicaEnv(gymnasium.Env):
         episode = episode or self.episode
         info = {"episode": episode.pk, "task": self.task_id, "world": episode.world.token if episode.world else None}
         if episode.is_final:
-            info.update(status=episode.status, verdict=episode.verdict, rewards=episode.rewards, error=episode.error)
+            # the agent-facing view: which assertions held, never the expected values
+            info.update(status=episode.status, **agent_view(episode.verdict, episode.rewards), error=episode.error)
         return info
 
     def _observation(self, obs) -> dict:

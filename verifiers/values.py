@@ -44,7 +44,7 @@ def parse_number_text(text: str) -> Decimal:
     """One written number ("1,234.50", "1.234,50", "49,99", "0") as a Decimal."""
     s = text.strip().replace("−", "-").replace("\u00a0", "").replace("\u202f", "").replace("'", "")
     sign = ""
-    if s[:1] in "+-":
+    if s[:1] in ("+", "-"):  # not `in "+-"`: the empty string is in every string
         sign, s = ("-" if s[0] == "-" else ""), s[1:]
     if not re.fullmatch(r"\d+(?:[.,]\d+)*", s):
         raise BadValue(f"not a number: {text!r}")

@@ -11,10 +11,9 @@ from hypothesis import strategies as st
 
 from episodes import actions as A
 from episodes.actions import ActionError, parse_action
-from episodes.browser import EpisodeSession
 from episodes.models import Episode
-from episodes.observation import Observation
 from episodes.services import EpisodeDriver, episode_create
+from tests.episodes.browserless import BrowserlessSession
 
 VALID = [
     'click("a51")', "click('b22', button=\"right\")", 'click("48", button="middle", modifiers=["Shift", "Alt"])',
@@ -111,29 +110,6 @@ def test_truncated_and_pathological_actions_raise_action_error_with_a_message(te
     with pytest.raises(ActionError) as err:
         parse_action(text)
     assert message in str(err.value)
-
-
-class BrowserlessSession(EpisodeSession):
-    """The engine's real step() with the browser parts replaced: what a step does with the action text."""
-
-    def __init__(self):
-        super().__init__(origin="http://127.0.0.1:1", instruction="", viewport=(1280, 800), action_timeout_ms=1,
-                         navigation_timeout_ms=1, settle_cap_ms=1, quiet_ms=1, include_html=False, files_dir=None)
-        self.executed = []
-
-    def _check_alive(self, exc=None):
-        pass
-
-    def _execute(self, action):
-        self.executed.append(action)
-
-    def _settle(self) -> bool:
-        return True
-
-    def observe(self) -> Observation:
-        return Observation(url=self.origin + "/", title="", screenshot=b"", axtree="", focused_bid=None, tabs=[],
-                           active_tab=0, instruction="", chat=[], step=self.step_index, elapsed_ms=0.0,
-                           last_action=self.last_action, last_action_error=self.last_error)
 
 
 @pytest.mark.django_db

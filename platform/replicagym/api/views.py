@@ -17,6 +17,7 @@ from episodes.services import EpisodeError, episode_create, episode_finish_exter
 from replicagym.catalogue.models import Task
 from replicagym.catalogue.packs import TaskNotFound, task_current
 from replicas.worlds.routing import world_origin
+from verifiers.agent_view import agent_view
 
 AGENT_NAME = re.compile(r"^[\w.:@/+-]{1,100}$")
 MAX_MESSAGES = 50
@@ -43,6 +44,21 @@ class TaskListApi(APIView):
     def get(self, request):
         tasks = Task.objects.filter(is_current=True).order_by("task_id")
         return Response(self.TaskOutputSerializer(tasks, many=True).data)
+
+
+class AgentAssertionSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    passed = serializers.BooleanField()
+    required = serializers.BooleanField()
+
+
+class AgentVerdictSerializer(serializers.Serializer):
+    """What an agent learns of its verdict: which assertions held, never what was expected."""
+
+    passed = serializers.BooleanField()
+    partial = serializers.FloatField()
+    collateral_ok = serializers.BooleanField()
+    assertions = AgentAssertionSerializer(many=True)
 
 
 class EpisodeOutputSerializer(serializers.Serializer):
@@ -90,13 +106,14 @@ class EpisodeOutputSerializer(serializers.Serializer):
     def get_passed(self, ep):
         return ep.passed if ep.is_final else None
 
-    @extend_schema_field(serializers.JSONField(allow_null=True))
+    # The agent-facing view (verifiers.agent_view): names and pass/fail, never expected values.
+    @extend_schema_field(AgentVerdictSerializer(allow_null=True))
     def get_verdict(self, ep):
-        return ep.verdict if ep.is_final else None
+        return agent_view(ep.verdict, ep.rewards)["verdict"] if ep.is_final else None
 
     @extend_schema_field(serializers.DictField(child=serializers.FloatField(), allow_null=True))
     def get_rewards(self, ep):
-        return ep.rewards if ep.is_final else None
+        return agent_view(ep.verdict, ep.rewards)["rewards"] if ep.is_final else None
 
 
 def _owned_episode(request, episode_id) -> Episode:
