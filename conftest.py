@@ -1,9 +1,13 @@
 """Fixtures shared by the whole suite."""
 import pytest
+from replicagym.accounts.roles import Role, role_grant
+from replicagym.accounts.tokens import token_create
+from rest_framework.test import APIClient
 
 from replicas.worlds.registry import get_replica
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import world_create
+from tests.episodes.fixtures import sync_test_pack
 
 
 @pytest.fixture
@@ -43,3 +47,51 @@ def world_client(client, settings):
         return client
 
     return for_world
+
+
+# --- who is who: an admin (pytest-django's admin_user, a superuser), an author, an annotator,
+# an outsider (signed in, no role) and an agent token scoped to the test pack's "smoke" suite.
+
+def _user(django_user_model, name, role=None):
+    user = django_user_model.objects.create_user(username=name, password="pw-123456")
+    if role is not None:
+        role_grant(user=user, role=role)
+    return user
+
+
+@pytest.fixture
+def author_user(db, django_user_model):
+    return _user(django_user_model, "author", Role.AUTHOR)
+
+
+@pytest.fixture
+def annotator_user(db, django_user_model):
+    return _user(django_user_model, "annotator", Role.ANNOTATOR)
+
+
+@pytest.fixture
+def outsider_user(db, django_user_model):
+    return _user(django_user_model, "outsider")
+
+
+@pytest.fixture
+def agent_token(db, django_user_model):
+    """An IssuedToken (`.token`, `.secret`) of user "agent" for the "smoke" suite: open-ticket, not report-requester."""
+    sync_test_pack()
+    return token_create(user=_user(django_user_model, "agent"), suites=["smoke"], expires_days=30,
+                        max_concurrent=2, max_per_hour=5, name="fixture")
+
+
+@pytest.fixture
+def api_client_for():
+    """An API client authenticated by a token secret or by a signed-in user's session."""
+
+    def make(*, secret=None, user=None):
+        client = APIClient()
+        if secret is not None:
+            client.credentials(HTTP_AUTHORIZATION=f"Token {secret}")
+        if user is not None:
+            client.force_login(user)
+        return client
+
+    return make

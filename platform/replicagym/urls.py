@@ -1,11 +1,14 @@
 """URLs of the platform host. Worlds are served on their own hosts (see replicas.worlds.routing)."""
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.http import JsonResponse
 from django.urls import include, path
 
 from frontend import views as frontend_views
+from replicagym.accounts.roles import public
 
 
+@public
 def healthz(request):
     return JsonResponse({"ok": True})
 
@@ -13,6 +16,8 @@ def healthz(request):
 urlpatterns = [
     path("", frontend_views.home, name="home"),
     path("healthz", healthz, name="healthz"),
+    path("accounts/login/", public(auth_views.LoginView.as_view(redirect_authenticated_user=True)), name="login"),
+    path("accounts/logout/", public(auth_views.LogoutView.as_view(next_page="login")), name="logout"),
     path("admin/", admin.site.urls),
     path("api/", include("replicagym.api.urls")),
 ]

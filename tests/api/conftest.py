@@ -1,7 +1,6 @@
 import pytest
-from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
 
+from replicagym.accounts.tokens import token_create
 from tests.episodes.fixtures import sync_test_pack
 
 
@@ -10,20 +9,18 @@ def test_pack(db):
     return sync_test_pack()
 
 
-def _client_for(django_user_model, name):
-    user = django_user_model.objects.create_user(username=name, password="pw-123456")
-    token = Token.objects.create(user=user)
-    client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
-    client.user = user
+@pytest.fixture
+def agent_client(agent_token, api_client_for):
+    client = api_client_for(secret=agent_token.secret)
+    client.user = agent_token.token.user
     return client
 
 
 @pytest.fixture
-def agent_client(db, django_user_model):
-    return _client_for(django_user_model, "agent")
-
-
-@pytest.fixture
-def outsider_client(db, django_user_model):
-    return _client_for(django_user_model, "outsider")
+def other_agent_client(agent_token, api_client_for, django_user_model):
+    """Another user's agent token, with the same suites: it must not see the first agent's episodes."""
+    user = django_user_model.objects.create_user(username="other-agent", password="pw-123456")
+    issued = token_create(user=user, suites=["smoke", "supportdesk"], expires_days=1)
+    client = api_client_for(secret=issued.secret)
+    client.user = user
+    return client

@@ -1,4 +1,6 @@
-"""The REST API: token auth, episodes for agents with their own browser, validation, ownership."""
+"""The REST API: token auth, episodes for agents with their own browser, validation, ownership.
+
+Roles, suite scopes and quotas of agent tokens: tests/accounts/."""
 import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
@@ -17,7 +19,7 @@ def test_requests_without_a_token_are_refused(test_pack):
 def test_task_list_never_shows_verifier_answer_key_or_reference_solution(agent_client, test_pack):
     body = agent_client.get("/api/tasks").json()
     ids = [t["id"] for t in body]
-    assert ids == ["supportdesk.open-ticket", "supportdesk.report-requester"]
+    assert ids == ["supportdesk.open-ticket"]  # the token's "smoke" suite
     task = body[0]
     assert set(task) == {"id", "version", "replica", "title", "difficulty", "instruction", "start_page", "limits"}
     text = str(body)
@@ -57,10 +59,10 @@ def test_invalid_episode_requests_are_400_with_a_clear_message_and_change_nothin
     assert Episode.objects.count() == 0 and World.objects.count() == worlds
 
 
-def test_other_users_episodes_are_404(agent_client, outsider_client, test_pack):
+def test_other_users_episodes_are_404(agent_client, other_agent_client, test_pack):
     episode_id = agent_client.post("/api/episodes", {"task": "supportdesk.open-ticket"}, format="json").json()["id"]
-    assert outsider_client.get(f"/api/episodes/{episode_id}").status_code == 404
-    response = outsider_client.post(f"/api/episodes/{episode_id}/finish", {"messages": []}, format="json")
+    assert other_agent_client.get(f"/api/episodes/{episode_id}").status_code == 404
+    response = other_agent_client.post(f"/api/episodes/{episode_id}/finish", {"messages": []}, format="json")
     assert response.status_code == 404
     assert Episode.objects.get(pk=episode_id).status == "running"
     assert agent_client.get(f"/api/episodes/{episode_id}").status_code == 200
@@ -102,15 +104,15 @@ def test_schema_is_served_at_api_schema(agent_client):
 
 @pytest.mark.django_db
 def test_finish_verifies_the_last_page_the_world_served_and_returns_rewards(django_user_model, world_client):
+    from replicagym.accounts.tokens import token_create
     from replicagym.catalogue.packs import task_current
-    from rest_framework.authtoken.models import Token
 
     from tests.episodes.fixtures import sync_test_pack
 
     sync_test_pack()
     user = django_user_model.objects.create_user(username="agent", password="pw-123456")
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_create(user=user, suites=['supportdesk'], expires_days=1).secret}")
     created = client.post("/api/episodes", {"task": "supportdesk.report-requester"}, format="json").json()
     params = task_current("supportdesk.report-requester").params
     # the agent's own browser, signed in, opens the ticket: the world keeps the page it served

@@ -2,12 +2,22 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView
 
+from replicagym.accounts.permissions import HasRole
+from replicagym.accounts.roles import Role
+
 from . import views
 
 app_name = "api"
 
+
+class SchemaApi(SpectacularAPIView):
+    # drf-spectacular serves the schema to anyone by default; here, to the API's users
+    permission_classes = [HasRole]
+    allowed_roles = frozenset({Role.AGENT, Role.AUTHOR, Role.ANNOTATOR})
+
+
 urlpatterns = [
-    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("schema/", SchemaApi.as_view(), name="schema"),
     path("tasks", views.TaskListApi.as_view(), name="task-list"),
     path("episodes", views.EpisodeCreateApi.as_view(), name="episode-create"),
     path("episodes/<int:episode_id>", views.EpisodeDetailApi.as_view(), name="episode-detail"),

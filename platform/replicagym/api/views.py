@@ -1,19 +1,24 @@
 """REST API views, one per operation, each with its own input and output serializers.
 
 Views stay thin: they validate, call a service, and shape the answer. Other
-users' episodes are 404 (never 403), so ids reveal nothing.
+users' episodes are 404 (never 403), so ids reveal nothing. Each view names the roles it
+admits (`allowed_roles`, see replicagym.accounts.roles); an agent token reaches only the
+tasks of its suites and starts episodes within its quotas (429 with Retry-After past them).
 """
 import re
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import PermissionDenied, Throttled, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from episodes.models import Episode
-from episodes.services import EpisodeError, episode_create, episode_finish_external
+from episodes.services import API_CLAIM, EpisodeError, episode_create, episode_finish_external
+from replicagym.accounts.models import AgentToken
+from replicagym.accounts.roles import Role
+from replicagym.accounts.tokens import QuotaExceeded, TokenScopeError, token_episode_start, token_tasks
 from replicagym.catalogue.models import Task
 from replicagym.catalogue.packs import TaskNotFound, task_current
 from replicas.worlds.routing import world_origin
@@ -29,7 +34,16 @@ class LimitsSerializer(serializers.Serializer):
     max_seconds = serializers.FloatField()
 
 
+API_ROLES = frozenset({Role.AGENT, Role.AUTHOR})
+
+
+def _agent_token(request) -> AgentToken | None:
+    return request.auth if isinstance(request.auth, AgentToken) else None
+
+
 class TaskListApi(APIView):
+    allowed_roles = API_ROLES
+
     class TaskOutputSerializer(serializers.Serializer):
         id = serializers.CharField(source="task_id")
         version = serializers.CharField()
@@ -40,9 +54,11 @@ class TaskListApi(APIView):
         start_page = serializers.CharField()
         limits = LimitsSerializer()
 
-    @extend_schema(responses=TaskOutputSerializer(many=True), summary="List the current tasks (never their verifier or answer key)")
+    @extend_schema(responses=TaskOutputSerializer(many=True),
+                   summary="List the current tasks you may start (never their verifier or answer key)")
     def get(self, request):
-        tasks = Task.objects.filter(is_current=True).order_by("task_id")
+        token = _agent_token(request)
+        tasks = (token_tasks(token) if token else Task.objects.filter(is_current=True)).order_by("task_id")
         return Response(self.TaskOutputSerializer(tasks, many=True).data)
 
 
@@ -121,6 +137,8 @@ def _owned_episode(request, episode_id) -> Episode:
 
 
 class EpisodeCreateApi(APIView):
+    allowed_roles = API_ROLES
+
     class EpisodeCreateInputSerializer(serializers.Serializer):
         task = serializers.CharField(max_length=160, help_text="Task id, <replica>.<slug>.")
         agent = serializers.CharField(max_length=100, required=False, default="external",
@@ -142,20 +160,32 @@ class EpisodeCreateApi(APIView):
     def post(self, request):
         data = self.EpisodeCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        episode = episode_create(
-            task=data.validated_data["task"], agent=data.validated_data["agent"], owner=request.user,
-            status=Episode.Status.RUNNING, claimed_by=f"api:{request.user.pk}",
-        )
+        task, agent = data.validated_data["task"], data.validated_data["agent"]
+        token = _agent_token(request)
+        if token is None:  # staff signed in to the platform: no suite scope, no quota
+            episode = episode_create(task=task, agent=agent, owner=request.user, status=Episode.Status.RUNNING,
+                                     claimed_by=f"{API_CLAIM}{request.user.pk}")
+        else:
+            try:
+                episode = token_episode_start(token=token, task=task, agent=agent)
+            except TokenScopeError as exc:
+                raise PermissionDenied(str(exc)) from None
+            except QuotaExceeded as exc:
+                raise Throttled(wait=exc.retry_after, detail=str(exc)) from None
         return Response(EpisodeOutputSerializer(episode).data, status=status.HTTP_201_CREATED)
 
 
 class EpisodeDetailApi(APIView):
+    allowed_roles = API_ROLES
+
     @extend_schema(responses=EpisodeOutputSerializer, summary="An episode of yours; verdict and rewards once finished")
     def get(self, request, episode_id):
         return Response(EpisodeOutputSerializer(_owned_episode(request, episode_id)).data)
 
 
 class EpisodeFinishApi(APIView):
+    allowed_roles = API_ROLES
+
     class EpisodeFinishInputSerializer(serializers.Serializer):
         messages = serializers.ListField(
             child=serializers.CharField(max_length=MAX_MESSAGE_CHARS, allow_blank=True, trim_whitespace=False),

@@ -1,0 +1,167 @@
+"""Agent tokens: creation (the secret is shown once), authentication, revocation, suite scope, quotas.
+
+The secret is 256 random bits, so a plain sha256 digest is enough to store it: there is nothing
+to brute-force, and the lookup stays one indexed query per request.
+"""
+import hashlib
+import math
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from episodes.models import Episode
+from episodes.services import API_CLAIM, episode_create
+from replicagym.catalogue.models import Suite, Task
+
+from .models import AgentToken, TokenEpisode
+
+SECRET_PREFIX = "rg_"
+MAX_EXPIRES_DAYS = 3650
+MAX_CONCURRENT = 1000
+MAX_PER_HOUR = 100_000
+HOUR = timedelta(hours=1)
+# Writing last_used_at on every request would make each API call a write; once a minute is enough.
+LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+
+class TokenError(ValueError):
+    """Bad input for a token operation; the message says what to change."""
+
+
+class TokenScopeError(PermissionError):
+    pass
+
+
+class QuotaExceeded(Exception):
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class IssuedToken:
+    token: AgentToken
+    secret: str  # shown once, at creation; only its digest is stored
+
+
+def digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _bounded(name: str, value, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise TokenError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
+    return value
+
+
+def token_create(*, user, suites: list[str], expires_days: int, max_concurrent: int = 4,
+                 max_per_hour: int = 60, name: str = "") -> IssuedToken:
+    if not user.is_active:
+        raise TokenError(f"user {user.get_username()!r} is inactive")
+    names = sorted({s.strip() for s in suites if s.strip()})
+    if not names:
+        raise TokenError("a token needs at least one suite (--suites a,b)")
+    known = set(Suite.objects.filter(is_current=True, name__in=names).values_list("name", flat=True))
+    if unknown := [n for n in names if n not in known]:
+        available = ", ".join(sorted(set(Suite.objects.filter(is_current=True).values_list("name", flat=True)))) or "none"
+        raise TokenError(f"unknown suite(s) {', '.join(unknown)} (suites: {available})")
+    expires_days = _bounded("expires-days", expires_days, 1, MAX_EXPIRES_DAYS)
+    max_concurrent = _bounded("concurrent", max_concurrent, 1, MAX_CONCURRENT)
+    max_per_hour = _bounded("per-hour", max_per_hour, 1, MAX_PER_HOUR)
+    if len(name) > 100:
+        raise TokenError("name must be at most 100 characters")
+    secret = SECRET_PREFIX + secrets.token_urlsafe(32)
+    now = timezone.now()
+    token = AgentToken.objects.create(
+        user=user, name=name, prefix=secret[:10], digest=digest(secret), suites=names,
+        max_concurrent=max_concurrent, max_per_hour=max_per_hour, created_at=now,
+        expires_at=now + timedelta(days=expires_days),
+    )
+    return IssuedToken(token=token, secret=secret)
+
+
+def token_revoke(*, token_id: int) -> AgentToken:
+    token = AgentToken.objects.filter(pk=token_id).first()
+    if token is None:
+        raise TokenError(f"no token with id {token_id}")
+    if token.revoked_at is None:
+        token.revoked_at = timezone.now()
+        token.save(update_fields=["revoked_at"])
+    return token
+
+
+def token_authenticate(secret: str) -> AgentToken:
+    """The live token for a secret, or TokenError saying why not (unknown, revoked, expired, user inactive)."""
+    token = AgentToken.objects.select_related("user").filter(digest=digest(secret)).first()
+    now = timezone.now()
+    if token is None:
+        raise TokenError("invalid token")
+    if token.revoked_at is not None:
+        raise TokenError(f"this token was revoked on {token.revoked_at:%Y-%m-%d %H:%M} UTC")
+    if token.expires_at <= now:
+        raise TokenError(f"this token expired on {token.expires_at:%Y-%m-%d %H:%M} UTC")
+    if not token.user.is_active:
+        raise TokenError("the token's user is inactive")
+    if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
+        AgentToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    return token
+
+
+def token_tasks(token: AgentToken):
+    """Current tasks of the token's suites."""
+    in_scope = Suite.objects.filter(is_current=True, name__in=token.suites).values("tasks__task_id")
+    return Task.objects.filter(is_current=True, task_id__in=in_scope)
+
+
+def token_scope_check(*, token: AgentToken, task: Task) -> None:
+    if not Suite.objects.filter(is_current=True, name__in=token.suites, tasks__task_id=task.task_id).exists():
+        raise TokenScopeError(
+            f"this token may start episodes of the suites {', '.join(token.suites)} only; "
+            f"task {task.task_id!r} is in none of them"
+        )
+
+
+def _quota_check(token: AgentToken, now) -> None:
+    links = TokenEpisode.objects.filter(token=token)
+    active = list(
+        Episode.objects.filter(pk__in=links.values("episode_id"), status__in=(Episode.Status.QUEUED, Episode.Status.RUNNING))
+        .select_related("task")
+    )
+    if len(active) >= token.max_concurrent:
+        # the soonest an episode must end is its time limit after it started
+        ends = [(e.started_at or e.created_at) + timedelta(seconds=float(e.instance.limits["max_seconds"])) for e in active]
+        wait = max(1, math.ceil((min(ends) - now).total_seconds()))
+        raise QuotaExceeded(
+            f"{len(active)} episodes of this token are queued or running (limit {token.max_concurrent}); "
+            "finish one before starting another", wait,
+        )
+    started = links.filter(created_at__gt=now - HOUR)
+    if started.count() >= token.max_per_hour:
+        oldest = started.order_by("created_at").values_list("created_at", flat=True).first()
+        wait = max(1, math.ceil((oldest + HOUR - now).total_seconds()))
+        raise QuotaExceeded(f"this token started {token.max_per_hour} episodes in the last hour (its limit)", wait)
+
+
+def token_episode_start(*, token: AgentToken, task: Task, agent: str) -> Episode:
+    """An episode for the token's own browser, if the task is in its suites and its quotas allow one more."""
+    token_scope_check(token=token, task=task)
+    with transaction.atomic():
+        # one start at a time per token, so two concurrent requests cannot both take the last slot
+        locked = AgentToken.objects.select_for_update().get(pk=token.pk)
+        now = timezone.now()
+        _quota_check(locked, now)
+        episode = episode_create(task=task, agent=agent, owner=locked.user, status=Episode.Status.RUNNING,
+                                 claimed_by=f"{API_CLAIM}{locked.user.pk}")
+        TokenEpisode.objects.create(token=locked, episode=episode, created_at=now)
+    return episode
+
+
+def user_by_name(username: str):
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise TokenError(f"no user named {username!r}")
+    return user
