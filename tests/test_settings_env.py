@@ -1,4 +1,5 @@
 """Configuration is parsed strictly: a bad value stops start-up naming the variable."""
+import json
 import os
 import subprocess
 import sys
@@ -6,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
-from replicagym.env import envbool, envint, parse_broker_url, parse_database_url
+from replicagym.env import envbool, envint, parse_broker_url, parse_database_url, persisted_secret
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -72,3 +73,53 @@ def test_import_platform_is_the_standard_library_inside_django():
 
     assert Path(platform.__file__).parent == Path(os.__file__).parent
     assert platform.system() == "Linux"
+
+
+def _settings(env, tmp_path):
+    """Some settings as a fresh process computes them from `env` (no Django start-up needed)."""
+    full = {k: v for k, v in os.environ.items() if not k.startswith("REPLICAGYM_") and k not in ("SECRET_KEY", "DEBUG")}
+    full.update({"REPLICAGYM_DATA_DIR": str(tmp_path), "PYTHONPATH": "platform"}, **env)
+    code = (
+        "import json; from replicagym import settings as s; print(json.dumps({n: getattr(s, n, None) for n in ("
+        "'DEBUG', 'CSRF_COOKIE_HTTPONLY', 'SESSION_COOKIE_HTTPONLY', 'SESSION_COOKIE_SECURE', 'CSRF_COOKIE_SECURE',"
+        "'SECURE_HSTS_SECONDS', 'SECURE_PROXY_SSL_HEADER', 'WORLD_SECRET')}))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=full, capture_output=True, text=True)
+    return result if result.returncode else json.loads(result.stdout)
+
+
+PRODUCTION = {"REPLICAGYM_PRODUCTION": "true", "SECRET_KEY": "a-production-key-of-enough-length-0123456789"}
+
+
+def test_production_mode_refuses_to_start_with_debug_on(tmp_path):
+    result = _settings({**PRODUCTION, "DEBUG": "true"}, tmp_path)
+    assert result.returncode != 0 and "DEBUG must be off" in result.stderr
+
+
+def test_production_mode_hides_the_cookies_from_scripts_and_sends_hsts_over_https(tmp_path):
+    plain = _settings({**PRODUCTION}, tmp_path)
+    assert plain["DEBUG"] is False and plain["CSRF_COOKIE_HTTPONLY"] and plain["SESSION_COOKIE_HTTPONLY"]
+    assert plain["SECURE_HSTS_SECONDS"] >= 365 * 24 * 3600
+    assert not plain["SESSION_COOKIE_SECURE"] and plain["SECURE_PROXY_SSL_HEADER"] is None  # served over http: cookies must still travel
+    https = _settings({**PRODUCTION, "REPLICAGYM_HTTPS": "true"}, tmp_path)
+    assert https["SESSION_COOKIE_SECURE"] and https["CSRF_COOKIE_SECURE"]
+    assert https["SECURE_PROXY_SSL_HEADER"] == ["HTTP_X_FORWARDED_PROTO", "https"]
+
+
+def test_the_world_secret_is_generated_once_and_kept_across_restarts_unless_set(tmp_path):
+    first, again = _settings({}, tmp_path), _settings({}, tmp_path)
+    assert len(first["WORLD_SECRET"]) >= 32 and first["WORLD_SECRET"] == again["WORLD_SECRET"]
+    assert (tmp_path / "world-secret").stat().st_mode & 0o077 == 0  # readable by its owner only
+    assert _settings({"REPLICAGYM_WORLD_SECRET": "from-the-environment"}, tmp_path)["WORLD_SECRET"] == "from-the-environment"
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    assert _settings({}, other)["WORLD_SECRET"] != first["WORLD_SECRET"]  # another installation, another secret
+
+
+def test_a_persisted_secret_survives_and_an_empty_file_is_refused(tmp_path):
+    path = tmp_path / "secret"
+    value = persisted_secret(path)
+    assert persisted_secret(path) == value
+    path.write_text("")
+    with pytest.raises(ImproperlyConfigured, match="is empty"):
+        persisted_secret(path)

@@ -4,6 +4,8 @@ Each raises ImproperlyConfigured naming the variable, so a bad value stops
 start-up with a message instead of surfacing later as an odd failure.
 """
 import os
+import secrets
+import time
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlsplit
 
@@ -108,3 +110,24 @@ def parse_broker_url(name: str, url: str) -> str:
             f"{name}={url!r}: unsupported broker scheme {scheme!r} (use redis:// or amqp://)"
         )
     return url
+
+
+def persisted_secret(path: Path) -> str:
+    """A random secret kept in `path`, made on first use, so it survives restarts.
+
+    Several processes may start at once: the file is created with O_EXCL and whoever
+    loses the race reads the winner's secret.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        for _ in range(50):  # the winner may not have written it yet
+            value = path.read_text().strip()
+            if value:
+                return value
+            time.sleep(0.01)
+        raise ImproperlyConfigured(f"{path} is empty: delete it, or set the secret in the environment") from None
+    value = secrets.token_urlsafe(32)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(value + "\n")
+    return value

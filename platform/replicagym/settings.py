@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import envbool, envint, envlist, envpath, envstr, parse_broker_url, parse_database_url
+from .env import envbool, envint, envlist, envpath, envstr, parse_broker_url, parse_database_url, persisted_secret
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 DATA_DIR = envpath("REPLICAGYM_DATA_DIR", BASE_DIR / "data")
@@ -21,6 +21,12 @@ if not SECRET_KEY:
     if PRODUCTION:
         raise ImproperlyConfigured("SECRET_KEY must be set when REPLICAGYM_PRODUCTION is true")
     SECRET_KEY = "dev-only-insecure-key-replicagym"  # noqa: S105 - never used in production mode
+if PRODUCTION and DEBUG:
+    raise ImproperlyConfigured("DEBUG must be off when REPLICAGYM_PRODUCTION is true: its error pages show settings and routes")
+
+# Replica users' credentials derive from the world's seed and this secret, so knowing
+# the seed is not enough to sign in as another desk user. Not part of any snapshot.
+WORLD_SECRET = envstr("REPLICAGYM_WORLD_SECRET") or persisted_secret(DATA_DIR / "world-secret")
 
 # Worlds are served on their own origin, w-<token>.<WORLD_DOMAIN>, so cookies and
 # storage never mix between worlds; Chromium resolves *.localhost to loopback.
@@ -58,6 +64,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
     "drf_spectacular",
     "django_htmx",
     "replicas.worlds",
@@ -65,7 +72,6 @@ INSTALLED_APPS = [
     "replicagym.catalogue",
     "episodes",
     "verifiers",
-    "replicagym.accounts",
     "frontend",
 ]
 
@@ -131,7 +137,6 @@ STORAGES = {
 MEDIA_ROOT = DATA_DIR / "media"
 
 LOGIN_URL = "/accounts/login/"
-LOGIN_REDIRECT_URL = "/"
 
 # --- Celery and the episode queue -------------------------------------------
 # The embedded default needs no broker: the episode rows are the queue. Workers
@@ -187,11 +192,10 @@ SCHEDULER_SECONDS = envint("REPLICAGYM_SCHEDULER_SECONDS", 15, minimum=1)
 # --- REST framework -------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "replicagym.accounts.authentication.AgentTokenAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    # every API view declares the roles it admits (replicagym.accounts.roles); none declared, nobody admitted
-    "DEFAULT_PERMISSION_CLASSES": ["replicagym.accounts.permissions.HasRole"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 SPECTACULAR_SETTINGS = {
@@ -207,6 +211,22 @@ LOGGING = {
     "loggers": {"replicagym": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")}},
 }
 
+# What production mode changes, in one place: the support desk's browser tests run under it too.
+PRODUCTION_SECURITY = {
+    "SESSION_COOKIE_HTTPONLY": True,
+    # Pages hand scripts the CSRF token (a meta tag, hx-headers), so no script needs the cookie.
+    "CSRF_COOKIE_HTTPONLY": True,
+    # Sent only on requests that arrived over https (SecurityMiddleware checks request.is_secure()).
+    "SECURE_HSTS_SECONDS": envint("REPLICAGYM_HSTS_SECONDS", 365 * 24 * 3600, minimum=0),
+}
 if PRODUCTION:
-    SESSION_COOKIE_HTTPONLY = True
-    CSRF_COOKIE_HTTPONLY = True
+    SESSION_COOKIE_HTTPONLY = PRODUCTION_SECURITY["SESSION_COOKIE_HTTPONLY"]
+    CSRF_COOKIE_HTTPONLY = PRODUCTION_SECURITY["CSRF_COOKIE_HTTPONLY"]
+    SECURE_HSTS_SECONDS = PRODUCTION_SECURITY["SECURE_HSTS_SECONDS"]
+# Served over https (directly, or behind a proxy that says so in X-Forwarded-Proto):
+# session and CSRF cookies then only travel over https.
+HTTPS = envbool("REPLICAGYM_HTTPS", False)
+if HTTPS:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True

@@ -536,3 +536,18 @@ class AccountEvent(WorldModel):
     created_at = models.DateTimeField()
 
     public_key = ("public_id",)
+
+
+class SignInFailure(models.Model):
+    """A refused sign-in on a world's desk, counted to throttle guessing (policies.SIGNIN_*).
+
+    Bookkeeping of the world's sign-in page, not desk data: it is no WorldModel, so it is
+    in no snapshot, never cloned into a new world, and goes when its world is deleted.
+    """
+
+    world = models.ForeignKey("worlds.World", on_delete=models.CASCADE, related_name="+", db_index=False)
+    email = models.CharField(max_length=254, help_text="As typed, lower-cased.")
+    at = models.DateTimeField(help_text="The world clock when it happened.")
+
+    class Meta:
+        indexes = [models.Index(fields=["world", "email", "at"], name="sd_signin_failure")]

@@ -3,9 +3,12 @@ verification, agent passwords. Services enforce them, the seed writes them into 
 help-center articles, and variants may override them through their knobs.
 """
 import hashlib
+import hmac
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
+
+from django.conf import settings
 
 from replicas.worlds.registry import get_replica
 from replicas.worlds.scoping import current_world
@@ -24,6 +27,10 @@ DEFAULT_REFUND_WINDOW_DAYS = 60
 # An identity verification counts for this long on the world clock.
 VERIFICATION_VALID_HOURS = 24
 ESCALATION_GROUP = "Tier 2 Billing"
+# Sign-in throttling, as the product does it: this many refused sign-ins for one email
+# within the window (world clock) and the page refuses further tries until they age out.
+SIGNIN_MAX_FAILURES = 5
+SIGNIN_WINDOW = timedelta(minutes=15)
 
 
 @dataclass(frozen=True)
@@ -77,8 +84,11 @@ def verification_expires(at: datetime) -> datetime:
     return at + timedelta(hours=VERIFICATION_VALID_HOURS)
 
 
-# Agents' passwords are not stored: they follow from the world's seed and the agent's
-# id, so every world of one seed has the same ones and a task may state them.
+# Agents' passwords are not stored: they follow from the world's seed, the agent's id
+# and the installation's secret (settings.WORLD_SECRET). Every world of one seed on one
+# installation has the same ones, so a task may state them; the seed alone, public in
+# task files, does not give them, so an agent cannot sign in as a colleague it was not
+# told about. Being derived, they are in no snapshot and leave the state hash alone.
 _WORDS = [
     "amber", "birch", "cedar", "delta", "ember", "fjord", "grove", "harbor", "indigo", "juniper",
     "kestrel", "lagoon", "maple", "nectar", "orchid", "pebble", "quartz", "raven", "sierra", "tundra",
@@ -86,5 +96,6 @@ _WORDS = [
 
 
 def agent_password(*, seed: int, agent_public_id: int) -> str:
-    digest = hashlib.sha256(f"supportdesk-agent\x00{seed}\x00{agent_public_id}".encode()).digest()
+    """The password of agent `agent_public_id` in worlds of `seed` on this installation."""
+    digest = hmac.new(settings.WORLD_SECRET.encode(), f"supportdesk-agent\x00{seed}\x00{agent_public_id}".encode(), hashlib.sha256).digest()
     return f"{_WORDS[digest[0] % 20]}-{_WORDS[digest[1] % 20]}-{int.from_bytes(digest[2:4], 'big') % 10000:04d}"

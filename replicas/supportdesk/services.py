@@ -28,6 +28,7 @@ from .models import (
     Order,
     Payment,
     Refund,
+    SignInFailure,
     Subscription,
     Ticket,
     TicketEvent,
@@ -35,7 +36,6 @@ from .models import (
     Trigger,
     User,
 )
-from .selectors import agent_authenticate  # noqa: F401 - the sign-in page imports it from here
 
 TAG = re.compile(r"^[a-z0-9_\-:./]{1,80}$")
 ORDER_NUMBER = re.compile(r"^ORD-\d{3,10}$")
@@ -72,6 +72,31 @@ def _token(prefix: str, *parts) -> str:
 def _require_agent(actor, what="do this"):
     if not isinstance(actor, User) or actor.role == User.Role.END_USER or actor.suspended:
         raise ValidationError(f"Only an active agent can {what}.", code="not_agent")
+
+
+# --- sign-in ------------------------------------------------------------------------------
+
+
+def agent_sign_in(*, email: str, password: str) -> User:
+    """The agent these credentials name, throttled per world and email as the product does.
+
+    A refused try is recorded (the caller's transaction must not roll it back: the view
+    catches the error); past policies.SIGNIN_MAX_FAILURES within SIGNIN_WINDOW the
+    password is not even checked, so guessing gets nowhere. Success clears the count.
+    """
+    world, now = current_world(), clock.now()
+    key = (email or "").strip().lower()[:254] if isinstance(email, str) else ""
+    failures = SignInFailure.objects.filter(world=world, email=key)
+    if failures.filter(at__gt=now - policies.SIGNIN_WINDOW).count() >= policies.SIGNIN_MAX_FAILURES:
+        minutes = int(policies.SIGNIN_WINDOW.total_seconds() // 60)
+        raise ValidationError(f"Too many attempts. Wait {minutes} minutes and try again.", code="throttled")
+    try:
+        agent = selectors.agent_authenticate(email=email, password=password)
+    except ValidationError:
+        SignInFailure.objects.create(world=world, email=key, at=now)
+        raise
+    failures.delete()
+    return agent
 
 
 # --- tickets ------------------------------------------------------------------------------

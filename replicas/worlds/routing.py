@@ -10,6 +10,7 @@ import re
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.http import Http404
 from django.shortcuts import render
 from django.urls import Resolver404, resolve
 
@@ -19,6 +20,7 @@ from .scoping import bound_world
 from .services import world_touch
 
 PREFIX = "w-"
+PAGE_NOT_FOUND = "worlds/page_not_found.html"
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS", "TRACE"}
 log = logging.getLogger("replicagym.isolation")
 # paths an agent has no business asking a world for: the platform's API and admin, path tricks
@@ -91,7 +93,17 @@ class WorldRoutingMiddleware:
                 with transaction.atomic():
                     world_write_lock(world.id)
                     response = self.get_response(request)
-        if response.status_code == 404 and _is_probe(request.path_info, request.urlconf):
-            # the world never answers for the platform; who asks for it is worth knowing
-            log.warning("world %s refused a probe: %s %s", world.token, request.method, request.path[:500])
+        if response.status_code == 404 and not _resolves(request.path_info, request.urlconf):
+            # No route matched: Django's own 404 page, with DEBUG on, lists every route of
+            # the replica, a map of the product an agent should find by using it.
+            response = render(request, PAGE_NOT_FOUND, status=404)
+            if _is_probe(request.path_info, request.urlconf):
+                # the world never answers for the platform; who asks for it is worth knowing
+                log.warning("world %s refused a probe: %s %s", world.token, request.method, request.path[:500])
         return response
+
+    def process_exception(self, request, exception):
+        """A view's Http404 in a world gets the world's page, never Django's debug page (which lists routes)."""
+        if getattr(request, "world", None) is not None and isinstance(exception, Http404):
+            return render(request, PAGE_NOT_FOUND, status=404)
+        return None

@@ -57,6 +57,7 @@ def _signin(agent: User) -> dict:
         "agent_email": agent.email,
         "agent_name": agent.name,
         "agent_password": selectors.agent_password(agent=agent),
+        "agent_id": agent.public_id,  # for the assertions that the work is this agent's
     }
 
 
@@ -369,7 +370,7 @@ def take_new(world) -> dict:
     groups = set(agent.memberships.values_list("group_id", flat=True))
     for ticket in _unsolved(status="new", assignee__isnull=True):
         if ticket.group_id is None or ticket.group_id in groups:
-            return {**_signin(agent), "ticket": ticket.public_id, "agent_id": agent.public_id}
+            return {**_signin(agent), "ticket": ticket.public_id}
     raise NoCandidate("no new unassigned ticket the agent may take")
 
 

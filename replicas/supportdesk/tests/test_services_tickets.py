@@ -153,18 +153,18 @@ def test_macro_submit_applies_and_records_the_macro(in_world):
     assert Comment.objects.filter(ticket=ticket, public=False, body__startswith="Escalating to Tier 2 Billing").exists()
 
 
-def test_agent_authenticate_accepts_the_seeded_password_only(in_world):
+def test_agent_sign_in_accepts_the_seeded_password_only(in_world):
     from replicas.supportdesk.policies import agent_password
 
     agent = front_line_agent()
     password = agent_password(seed=current_world().seed, agent_public_id=agent.public_id)
-    assert services.agent_authenticate(email=agent.email.upper(), password=password) == agent
+    assert services.agent_sign_in(email=agent.email.upper(), password=password) == agent
     for email, pw in [(agent.email, password + "x"), ("nobody@helpdesk.example", password), (customer(0).email, password), ("", "")]:
         with pytest.raises(ValidationError, match="Invalid email or password"):
-            services.agent_authenticate(email=email, password=pw)
+            services.agent_sign_in(email=email, password=pw)
     User.objects.filter(pk=agent.pk).update(suspended=True)
     with pytest.raises(ValidationError):
-        services.agent_authenticate(email=agent.email, password=password)
+        services.agent_sign_in(email=agent.email, password=password)
 
 
 def test_requesters_cannot_change_fields_or_write_internal_notes(in_world):

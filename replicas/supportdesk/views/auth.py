@@ -15,18 +15,20 @@ def login(request):
     if request.method == "GET" and signed_in_agent(request) is not None:
         return redirect(next_url)
     form = LoginForm(request.POST or None)
+    status = 400 if request.method == "POST" else 200
     if request.method == "POST" and form.is_valid():
         try:
-            agent = domain.agent_authenticate(email=form.cleaned_data["email"], password=form.cleaned_data["password"])
+            agent = domain.agent_sign_in(email=form.cleaned_data["email"], password=form.cleaned_data["password"])
         except ValidationError as exc:
             form.add_error(None, exc)
+            if exc.code == "throttled":
+                status = 429
         else:
             request.session.cycle_key()  # a new session id at sign-in: no fixation
             request.session[SESSION_WORLD] = request.world.token
             request.session[SESSION_AGENT] = agent.public_id
             request.session[SESSION_TABS] = []
             return redirect(next_url)
-    status = 400 if request.method == "POST" else 200
     return render(request, "supportdesk/login.html", {"form": form, "next": next_url}, status=status)
 
 

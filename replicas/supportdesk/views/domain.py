@@ -3,9 +3,9 @@
 Views import them from here so that tests and the screenshot command exercise the
 same writes as the JSON API and the episode engine.
 """
-from ..selectors import agent_authenticate
 from ..services import (
     account_unlock,
+    agent_sign_in,
     identity_verify,
     macro_apply,
     password_reset,
@@ -29,4 +29,4 @@ def security_action(name: str):
     return _SECURITY.get(name)
 
 
-__all__ = ["agent_authenticate", "macro_apply", "security_action", "ticket_create", "ticket_merge", "ticket_update", "tickets_bulk_update"]
+__all__ = ["agent_sign_in", "macro_apply", "security_action", "ticket_create", "ticket_merge", "ticket_update", "tickets_bulk_update"]

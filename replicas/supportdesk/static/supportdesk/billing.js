@@ -16,9 +16,10 @@
     (children || []).forEach(function (c) { if (c) node.appendChild(typeof c === "string" ? document.createTextNode(c) : c); });
     return node;
   }
+  // From the page, not document.cookie: production marks the CSRF cookie HttpOnly.
   function csrf() {
-    var m = document.cookie.match(/(?:^|; )csrftoken=([^;]+)/);
-    return m ? decodeURIComponent(m[1]) : "";
+    var meta = document.querySelector('meta[name="csrf-token"]');
+    return meta ? meta.getAttribute("content") : "";
   }
   var SYMBOLS = { USD: "$", EUR: "€", GBP: "£", CAD: "CA$" };
   function money(amount, currency) {
