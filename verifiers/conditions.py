@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+from .placeholders import PLACEHOLDER
 from .values import BadValue, is_date_only, normalize_text, parse_date, parse_datetime, parse_duration, to_decimal
 
 OPS = ("eq", "ne", "in", "not_in", "lt", "lte", "gt", "gte", "contains", "matches", "is_null")
 OPTIONS = ("case_insensitive", "normalize_whitespace", "tolerance")
-PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
 
 ORDERED = {"int", "float", "decimal", "datetime", "date"}
 OPS_BY_KIND = {

@@ -4,7 +4,6 @@
 starts with the JSON path of the problem, e.g.
 `assertions[2].where.statuss: unknown field 'statuss' of supportdesk.ticket`.
 """
-import copy
 import hashlib
 import json
 import re
@@ -15,8 +14,9 @@ import jsonschema
 from jsonschema.exceptions import best_match
 
 from . import checks
-from .conditions import PLACEHOLDER, ConditionError, check_condition, has_placeholder
+from .conditions import ConditionError, check_condition, has_placeholder
 from .fields import FieldInfo, tables
+from .placeholders import MissingParam, fill
 from .values import BadValue, parse_date, parse_duration, to_decimal
 
 KINDS = ("state", "diff", "page", "answer", "trajectory", "python")
@@ -461,69 +461,16 @@ _VALIDATE_KIND = {
 # --- answer keys ----------------------------------------------------------------------------
 
 
-def placeholders(spec) -> set[str]:
-    """Names of every `{name}` placeholder in the spec's string values."""
-    found = set()
-
-    def walk(node):
-        if isinstance(node, str):
-            found.update(PLACEHOLDER.findall(node))
-        elif isinstance(node, dict):
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(spec)
-    return found
-
-
 def fill_params(spec, params: dict, *, strict: bool = True):
-    """A copy of `spec` with `{name}` placeholders replaced from `params` (the task's answer key).
-
-    A string that is exactly `"{name}"` becomes the param's value with its JSON type;
-    inside a longer string the value is spliced in as text, escaped where the string
-    is a regular expression. `{{` and `}}` stand for literal braces. A placeholder
-    with no param raises SpecError naming its path.
+    """A copy of `spec` with `{name}` placeholders replaced from `params` (the task's answer key),
+    by the one filling rule (verifiers.placeholders); values spliced into regular expressions
+    are escaped. A placeholder with no param raises SpecError naming its path.
 
     With `strict=False` (a spec that may have been filled already: verify() is given
     either) placeholders with no param are left as they are and braces are not
     unescaped, so filling twice changes nothing more.
     """
-    params = params or {}
-
-    def missing(path, name, shown):
-        known = ", ".join(sorted(params)) or "none"
-        raise SpecError(path, f"no param {name!r} for placeholder {shown} (params: {known})")
-
-    def fill(node, path, key):
-        if isinstance(node, dict):
-            return {k: fill(v, f"{path}.{k}" if path else k, k) for k, v in node.items()}
-        if isinstance(node, list):
-            return [fill(v, f"{path}[{i}]", key) for i, v in enumerate(node)]
-        if not isinstance(node, str):
-            return copy.deepcopy(node)
-        whole = PLACEHOLDER.fullmatch(node)
-        if whole:
-            name = whole.group(1)
-            if name in params:
-                return copy.deepcopy(params[name])
-            if strict:
-                missing(path, name, repr(node))
-            return node
-
-        def splice(m):
-            name = m.group(1)
-            if name not in params:
-                if strict:
-                    missing(path, name, f"{{{name}}}")
-                return m.group(0)
-            value = params[name]
-            text = value if isinstance(value, str) else json.dumps(value)
-            return re.escape(text) if key in REGEX_KEYS else text
-
-        filled = PLACEHOLDER.sub(splice, node)
-        return filled.replace("{{", "{").replace("}}", "}") if strict else filled
-
-    return fill(spec, "", None)
+    try:
+        return fill(spec, params, regex_keys=REGEX_KEYS, strict=strict)
+    except MissingParam as exc:
+        raise SpecError(exc.path, exc.message) from None

@@ -4,8 +4,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from replicagym.catalogue.models import Suite, Task, fill_value
+from replicagym.catalogue.models import Suite, Task
 from replicagym.catalogue.packs import PackError, load_pack, task_current, task_sync
+
+from verifiers.placeholders import fill
 
 FIXTURES = Path(__file__).resolve().parent.parent / "episodes" / "fixtures" / "tasks"
 pytestmark = pytest.mark.django_db
@@ -42,12 +44,12 @@ def test_load_pack_computes_params_on_the_template_world_and_fills_placeholders(
     item = tasks["supportdesk.report-requester"]
     assert isinstance(item.params["ticket"], int) and item.params["requester"]
     assert len(item.content_hash) == 64
-    filled = fill_value(item.spec["verifier"], item.params)
+    filled = fill(item.spec["verifier"], item.params)
     assert filled["assertions"][0]["values"] == [item.params["requester"]]
 
 
 def test_a_string_that_is_exactly_a_placeholder_keeps_the_param_json_type():
-    assert fill_value({"a": "{n}", "b": "#{n}", "c": ["{x}"]}, {"n": 8001, "x": [1]}) == {"a": 8001, "b": "#8001", "c": [[1]]}
+    assert fill({"a": "{n}", "b": "#{n}", "c": ["{x}"]}, {"n": 8001, "x": [1]}) == {"a": 8001, "b": "#8001", "c": [[1]]}
 
 
 @pytest.mark.parametrize(

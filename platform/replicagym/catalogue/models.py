@@ -5,33 +5,11 @@ key (params): editing the file, or a generator change that moves the answer,
 makes a new row, and episodes keep pointing at the version they ran.
 """
 import copy
-import re
 
 from django.db import models
 
+from verifiers.placeholders import fill, fill_text
 from verifiers.spec import fill_params
-
-# `{{` and `}}` are literal braces, as in the verifier spec
-PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
-
-
-def fill(text: str, params: dict) -> str:
-    """`{name}` placeholders replaced by params; braces that are not placeholders stay."""
-    return PLACEHOLDER.sub(lambda m: str(params[m.group(1)]) if m.group(1) in params else m.group(0), text)
-
-
-def fill_value(value, params: dict):
-    """Fill placeholders through a JSON value; a string that is exactly "{name}" keeps the param's JSON type."""
-    if isinstance(value, str):
-        whole = PLACEHOLDER.fullmatch(value)
-        if whole and whole.group(1) in params:
-            return params[whole.group(1)]
-        return fill(value, params)
-    if isinstance(value, list):
-        return [fill_value(v, params) for v in value]
-    if isinstance(value, dict):
-        return {k: fill_value(v, params) for k, v in value.items()}
-    return value
 
 
 class Task(models.Model):
@@ -87,7 +65,7 @@ class Task(models.Model):
 
     @property
     def faults(self) -> list:
-        return fill_value(self.spec.get("faults", []), self.params)
+        return fill(self.spec.get("faults", []), self.params)
 
     @property
     def limits(self) -> dict:
@@ -96,11 +74,11 @@ class Task(models.Model):
 
     @property
     def instruction(self) -> str:
-        return fill(self.spec["instruction"], self.params)
+        return fill_text(self.spec["instruction"], self.params)
 
     @property
     def start_page(self) -> str:
-        return fill(self.spec.get("start_page", "/"), self.params)
+        return fill_text(self.spec.get("start_page", "/"), self.params)
 
     @property
     def verifier(self) -> dict:
@@ -109,12 +87,12 @@ class Task(models.Model):
 
     @property
     def reference_solution(self) -> list[str]:
-        return [fill(a, self.params) for a in self.spec.get("reference_solution", [])]
+        return [fill_text(a, self.params) for a in self.spec.get("reference_solution", [])]
 
     @property
     def negative_examples(self) -> list[dict]:
         return [
-            {**ex, "actions": [fill(a, self.params) for a in ex.get("actions", [])]}
+            {**ex, "actions": [fill_text(a, self.params) for a in ex.get("actions", [])]}
             for ex in self.spec.get("negative_examples", [])
         ]
 

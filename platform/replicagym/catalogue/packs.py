@@ -18,9 +18,10 @@ from replicas.worlds.registry import get_replica, replicas
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import canonical_json
+from verifiers.placeholders import fill, fill_text, placeholder_paths
 from verifiers.spec import SpecError, validate_spec
 
-from .models import PLACEHOLDER, Suite, Task, fill, fill_value
+from .models import Suite, Task
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 SUITE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -142,19 +143,6 @@ def _shape_errors(spec, replica: str, stem: str) -> list[str]:
     return errors
 
 
-def _placeholders(value, path: str):
-    """(json path, name) of every {placeholder} in the value."""
-    if isinstance(value, str):
-        for m in PLACEHOLDER.finditer(value):
-            yield path, m.group(1)
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from _placeholders(v, f"{path}[{i}]")
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            yield from _placeholders(v, f"{path}.{k}" if path else k)
-
-
 def _params_function(ref: str):
     module_name, func_name = ref.split(":")
     module = importlib.import_module(module_name)
@@ -193,7 +181,7 @@ def action_grammar_register(*, parse, error: type[Exception]) -> None:
 def _validate_filled(spec: dict, params: dict, replica: str) -> list[str]:
     errors = []
     for key in ("instruction", "start_page", "reference_solution", "negative_examples", "verifier", "faults"):
-        for path, name in _placeholders(spec.get(key), key):
+        for path, name in placeholder_paths(spec.get(key), key):
             if name not in params:
                 known = ", ".join(sorted(params)) or "none: the task has no params"
                 errors.append(f"{path}: placeholder {{{name}}} is not filled by params (params give: {known})")
@@ -204,7 +192,7 @@ def _validate_filled(spec: dict, params: dict, replica: str) -> list[str]:
     except SpecError as exc:
         errors.append(f"verifier.{exc}")
     try:
-        validate_faults(fill_value(spec.get("faults", []), params), replica=replica)
+        validate_faults(fill(spec.get("faults", []), params), replica=replica)
     except FaultSpecError as exc:
         errors.append(str(exc))
     if _action_grammar is None:
@@ -215,7 +203,7 @@ def _validate_filled(spec: dict, params: dict, replica: str) -> list[str]:
     for path, actions in lists:
         for i, action in enumerate(actions):
             try:
-                parse_action(fill(action, params))
+                parse_action(fill_text(action, params))
             except action_error as exc:
                 errors.append(f"{path}[{i}]: {exc}")
     return errors
