@@ -137,9 +137,11 @@ class Command(BaseCommand):
         parser.add_argument("--lost-after", type=positive_int, default=10,
                             help="seconds of silence after which a worker counts as lost (its heartbeat comes every third of that)")
         parser.add_argument("--trial-timeout", type=positive_int, default=600, help="seconds a trial may take")
+        parser.add_argument("--mid-episode", action="store_true",
+                            help="kill only while the worker runs an episode (by default the moment may fall between episodes)")
         parser.add_argument("--no-sync", action="store_true", help="use the catalogue as it is (skip loading task packs)")
 
-    def handle(self, *args, trials, episodes, workers, task, seed, lost_after, trial_timeout, no_sync, **options):
+    def handle(self, *args, trials, episodes, workers, task, seed, lost_after, trial_timeout, mid_episode, no_sync, **options):
         if lost_after < 3:
             raise CommandError("--lost-after must be at least 3 seconds (three heartbeats)")
         if not no_sync:
@@ -165,8 +167,8 @@ class Command(BaseCommand):
         results = []
         try:
             for n in range(1, trials + 1):
-                result = self._trial(n, trials, pool, task_obj, episodes, workers, queue, rng,
-                                     timedelta(seconds=lost_after), trial_timeout)
+                result = self._trial(pool, task_obj, episodes, workers, queue, rng,
+                                     timedelta(seconds=lost_after), trial_timeout, mid_episode)
                 results.append(result)
                 self._say(self._line(n, trials, result))
         finally:
@@ -193,7 +195,7 @@ class Command(BaseCommand):
         if problems:
             raise CommandError(f"{len(problems)} check(s) failed: " + "; ".join(problems[:10]))
 
-    def _trial(self, n, trials, pool, task, count, workers, queue, rng, lost_after, timeout) -> dict:
+    def _trial(self, pool, task, count, workers, queue, rng, lost_after, timeout, mid_episode) -> dict:
         started = time.monotonic()
         run = run_create(suite=task.replica, agent="oracle", attempts=count, workers=workers)
         with transaction.atomic():
@@ -201,17 +203,18 @@ class Command(BaseCommand):
             Run.objects.filter(pk=run.pk).update(status=Run.Status.RUNNING)
             enqueue_episodes(ids, queue=queue)
         # the moment: after a random number of episodes finished, plus up to two seconds
-        target = rng.randrange(count)
+        # (with --mid-episode: once the victim runs one, plus up to half a second)
+        target = rng.randrange(count - 1 if mid_episode and count > 1 else count)
         victim = rng.randrange(workers)
-        delay = rng.uniform(0, 2)
+        delay = rng.uniform(0, 0.5 if mid_episode else 2)
         deadline = started + timeout
         finished = Episode.objects.filter(run=run, status__in=Episode.FINAL)
         while finished.count() < target and time.monotonic() < deadline:
             time.sleep(0.1)  # polling other processes' progress
+        while mid_episode and not self._running_on(run, pool.procs[victim].pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
         time.sleep(delay)
-        group = process_group(pool.procs[victim].pid)
-        running_at_kill = sum(int(claimed.rpartition(":")[2]) in group for claimed in Episode.objects.filter(
-            run=run, status=Episode.Status.RUNNING).values_list("claimed_by", flat=True))
+        running_at_kill = self._running_on(run, pool.procs[victim].pid)
         done_at_kill = finished.count()
         pool.kill_and_restart(victim)
         killed_at = time.monotonic()
@@ -224,6 +227,12 @@ class Command(BaseCommand):
         ended = time.monotonic()
         return {**self._check(run, task), "victim": victim, "done_at_kill": done_at_kill, "running_at_kill": running_at_kill,
                 "seconds": ended - started, "recovery_seconds": ended - killed_at}
+
+    @staticmethod
+    def _running_on(run, pgid: int) -> int:
+        group = process_group(pgid)
+        return sum(int(claimed.rpartition(":")[2]) in group for claimed in Episode.objects.filter(
+            run=run, status=Episode.Status.RUNNING).values_list("claimed_by", flat=True))
 
     def _check(self, run, task) -> dict:
         run.refresh_from_db()

@@ -1,0 +1,55 @@
+"""The kill test, shortened for CI: kill -9 a worker mid-episode in two runs, on the embedded default and on Redis."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from episodes.models import Episode, Run
+from tests.episodes.celery_workers import REDIS_URL, redis_or_skip, worker_database_url
+from tests.episodes.fixtures import sync_test_pack
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+TRIALS, EPISODES = 2, 4
+
+
+def _killtest(**env) -> dict:
+    sync_test_pack()
+    connection.close()  # the command and its workers use their own connections
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "manage.py"), "killtest", "--no-sync", "--task", "supportdesk.open-ticket",
+         "--trials", str(TRIALS), "--episodes", str(EPISODES), "--lost-after", "4", "--mid-episode", "--seed", "7",
+         "--trial-timeout", "80"],
+        cwd=ROOT, capture_output=True, text=True, timeout=170,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "replicagym.settings", "DATABASE_URL": worker_database_url(),
+             "REPLICAGYM_DATA_DIR": str(settings.DATA_DIR), **env},
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    totals = json.loads(result.stdout.strip().splitlines()[-1])
+    assert totals["trials"] == totals["kills"] == TRIALS and totals["failed_checks"] == 0
+    assert totals["episodes"] == totals["succeeded"] == TRIALS * EPISODES
+    # each kill hit a running episode, and each such episode ran again rather than being lost or errored
+    assert totals["killed_mid_episode"] >= 1 and totals["redeliveries"] >= totals["killed_mid_episode"]
+    assert Run.objects.count() == TRIALS and set(Run.objects.values_list("status", flat=True)) == {"done"}
+    assert not Episode.objects.filter(status__in=["queued", "running"]).exists()
+    return totals
+
+
+@pytest.mark.worker
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_killing_a_worker_mid_run_loses_no_episode_on_the_embedded_database_queue():
+    env = {"CELERY_BROKER_URL": "filesystem://"}
+    assert _killtest(**env)["broker"].startswith("embedded")
+
+
+@pytest.mark.worker
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_killing_a_worker_mid_run_loses_no_episode_on_redis():
+    redis_or_skip()
+    assert _killtest(CELERY_BROKER_URL=REDIS_URL)["broker"] == REDIS_URL.split("@")[-1]
