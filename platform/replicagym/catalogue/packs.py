@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import jsonschema
 from django.conf import settings
 from django.db import transaction
 
@@ -25,14 +26,10 @@ from .models import Suite, Task
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 SUITE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
-PARAMS_REF = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
-DIFFICULTIES = {c.value for c in Task.Difficulty}
-REQUIRED = {"slug", "title", "difficulty", "replica", "seed", "instruction", "verifier"}
-OPTIONAL = {
-    "variant", "params", "start_page", "faults", "limits", "reward_weights",
-    "reference_solution", "negative_examples", "description", "tags",
-}
-LIMIT_KEYS = {"max_steps", "max_seconds", "step_seconds"}
+# The task file format, published for authors and tools; what it cannot say is checked below.
+TASK_SCHEMA = jsonschema.Draft202012Validator(
+    json.loads((Path(settings.BASE_DIR) / "docs" / "schemas" / "task.schema.json").read_text())
+)
 SUITES_FILE = "suites.json"
 
 
@@ -70,76 +67,46 @@ def _rel(path: Path) -> str:
         return str(path)
 
 
-def _is_int(v) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
+def _json_path(parts) -> str:
+    path = ""
+    for part in parts:
+        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
+    return path
 
 
-def _is_number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+def _schema_errors(spec) -> list[str]:
+    """Problems docs/schemas/task.schema.json finds, each as 'json.path: message'."""
+    errors = []
+    for err in sorted(TASK_SCHEMA.iter_errors(spec), key=lambda e: [str(p) for p in e.absolute_path]):
+        where = _json_path(err.absolute_path)
+        prefix = f"{where}." if where else ""
+        if err.validator == "required":
+            errors += [f"{prefix}{k}: required key is missing" for k in err.validator_value if k not in err.instance]
+        elif err.validator == "additionalProperties" and isinstance(err.validator_value, bool):
+            known = ", ".join(sorted(err.schema.get("properties", {})))
+            extra = sorted(err.instance.keys() - err.schema.get("properties", {}).keys())
+            errors += [f"{prefix}{k}: unknown key (known: {known})" for k in extra]
+        else:
+            message = err.schema.get("x-message") or err.message
+            errors.append(f"{where or '$'}: {message}, not {json.dumps(err.instance)[:60]}")
+    return errors
 
 
 def _shape_errors(spec, replica: str, stem: str) -> list[str]:
-    """Problems with keys and types, each as 'json.path: message'."""
+    """The schema's problems, then what a schema cannot say: the slug is the file name, the
+    replica is the pack's, the variant is one of the replica's."""
     if not isinstance(spec, dict):
         return [f"$: a task file holds one JSON object, not {type(spec).__name__}"]
-    errors = [f"{k}: required key is missing" for k in sorted(REQUIRED - spec.keys())]
-    errors += [f"{k}: unknown key" for k in sorted(spec.keys() - REQUIRED - OPTIONAL)]
-
-    def check(key, ok, message):
-        if key in spec and not ok(spec[key]):
-            errors.append(f"{key}: {message}, not {json.dumps(spec[key])[:60]}")
-
-    check("slug", lambda v: isinstance(v, str) and SLUG.match(v), "must be a lowercase slug (a-z, 0-9, dashes)")
+    errors = _schema_errors(spec)
     if isinstance(spec.get("slug"), str) and SLUG.match(spec["slug"]) and spec["slug"] != stem:
         errors.append(f"slug: {spec['slug']!r} differs from the file name {stem!r}")
-    check("title", lambda v: isinstance(v, str) and v.strip(), "must be a non-empty string")
-    check("difficulty", lambda v: v in DIFFICULTIES, f"must be one of {', '.join(sorted(DIFFICULTIES))}")
-    check("replica", lambda v: v == replica, f"must be {replica!r} (the pack's replica)")
-    check("seed", lambda v: _is_int(v) and 0 <= v < 2**63, "must be a non-negative integer")
-    check("instruction", lambda v: isinstance(v, str) and v.strip(), "must be a non-empty string")
-    check("verifier", lambda v: isinstance(v, dict), "must be an object")
-    check("params", lambda v: isinstance(v, str) and PARAMS_REF.match(v), "must be 'module:function'")
-    check("start_page", lambda v: isinstance(v, str) and v.startswith("/") and not v.startswith("//"), "must be a path starting with /")
-    check("faults", lambda v: isinstance(v, list), "must be a list")
-    check("description", lambda v: isinstance(v, str), "must be a string")
-    check("tags", lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v), "must be a list of strings")
-    check("reward_weights", lambda v: v is None or (isinstance(v, dict) and all(_is_number(x) and x >= 0 for x in v.values())),
-          "must be null or an object of non-negative numbers")
-    if "variant" in spec:
-        if not isinstance(spec["variant"], str):
-            errors.append("variant: must be a string")
-        else:
-            try:
-                get_replica(replica).knobs(spec["variant"])
-            except LookupError as exc:
-                errors.append(f"variant: {str(exc).strip(chr(34) + chr(39))}")
-    limits = spec.get("limits")
-    if limits is not None:
-        if not isinstance(limits, dict):
-            errors.append("limits: must be an object")
-        else:
-            errors += [f"limits.{k}: unknown key (known: {', '.join(sorted(LIMIT_KEYS))})" for k in sorted(limits.keys() - LIMIT_KEYS)]
-            if "max_steps" in limits and not (_is_int(limits["max_steps"]) and 1 <= limits["max_steps"] <= 1000):
-                errors.append(f"limits.max_steps: must be an integer from 1 to 1000, not {limits['max_steps']!r}")
-            for key in ("max_seconds", "step_seconds"):
-                if key in limits and not (_is_number(limits[key]) and 0 < limits[key] <= 86400):
-                    errors.append(f"limits.{key}: must be a number of seconds above 0, not {limits[key]!r}")
-    actions = spec.get("reference_solution")
-    if actions is not None:
-        if not isinstance(actions, list):
-            errors.append("reference_solution: must be a list of action strings")
-        else:
-            errors += [f"reference_solution[{i}]: must be a string" for i, a in enumerate(actions) if not isinstance(a, str)]
-    negatives = spec.get("negative_examples")
-    if negatives is not None:
-        if not isinstance(negatives, list):
-            errors.append("negative_examples: must be a list")
-        else:
-            for i, ex in enumerate(negatives):
-                if not isinstance(ex, dict) or not isinstance(ex.get("name"), str) or not isinstance(ex.get("actions"), list):
-                    errors.append(f"negative_examples[{i}]: must be an object with 'name' (string) and 'actions' (list)")
-                else:
-                    errors += [f"negative_examples[{i}].actions[{j}]: must be a string" for j, a in enumerate(ex["actions"]) if not isinstance(a, str)]
+    if "replica" in spec and spec["replica"] != replica:
+        errors.append(f"replica: must be {replica!r} (the pack's replica), not {json.dumps(spec['replica'])[:60]}")
+    if isinstance(spec.get("variant"), str):
+        try:
+            get_replica(replica).knobs(spec["variant"])
+        except LookupError as exc:
+            errors.append(f"variant: {str(exc).strip(chr(34) + chr(39))}")
     return errors
 
 
