@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 
 from . import policies, selectors, services
 from .models import Order, Payment, Refund, Ticket, User
+from .views.common import signed_in_agent
 
 
 def _money(value) -> str | None:
@@ -36,8 +37,6 @@ class AgentSession(BaseAuthentication):
     """The agent signed in on this world's pages; writes must carry the session's CSRF token."""
 
     def authenticate(self, request):
-        from .views.common import signed_in_agent
-
         agent = signed_in_agent(request._request)
         if agent is None:
             return None
