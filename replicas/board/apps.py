@@ -28,6 +28,7 @@ class BoardConfig(registry.ReplicaConfig):
         "small": {"issues": 60, "layers": ALL_LAYERS},
         "default": {"issues": 320, "layers": ALL_LAYERS},
         "clean": {"issues": 320, "layers": []},
+        "small-clean": {"issues": 60, "layers": []},
         "10k": {"issues": 640, "layers": ALL_LAYERS},
         "100k": {"issues": 6400, "layers": ALL_LAYERS},
     }

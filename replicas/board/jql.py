@@ -198,7 +198,9 @@ class Parser:
             return Clause(field, op, [])
         else:
             self.fail("an operator (=, !=, ~, in, not in, is)")
-        if op in ("in", "not in"):
+        if op in ("in", "not in") and self.tok.kind == "word" and self.tokens[self.i + 1].text == "(":
+            values = [self.value()]  # a function returning a list: sprint in openSprints()
+        elif op in ("in", "not in"):
             if not (self.tok.kind == "op" and self.tok.text == "("):
                 self.fail("'('")
             self.take()

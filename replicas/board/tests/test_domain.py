@@ -1,0 +1,135 @@
+"""The board's data and rules without pages: seeded worlds, messy layers, the workflow, JQL."""
+from datetime import timedelta
+
+import pytest
+
+from replicas.board import jql
+from replicas.board import workflow as W
+from replicas.board.apps import ALL_LAYERS
+from replicas.board.models import Issue, Link, Person, Sprint
+from replicas.board.search import issues_search
+from replicas.board.seed import LAYERS
+from replicas.worlds import clock
+from replicas.worlds.scoping import bound_world
+from replicas.worlds.services import world_generate
+from replicas.worlds.snapshot import snapshot, state_hash
+
+pytestmark = pytest.mark.django_db
+
+# The state hash of (board, seed 7, small): CI runs this test on SQLite and on PostgreSQL, so both
+# backends must produce the same world byte for byte. A change to the seed generator changes it.
+SMALL_SEED_7_HASH = "fa6286d09bae0831faf7e73233b29b81e0054da1ed072a3b13f5134fb8247622"
+
+
+def layer_markers() -> dict[str, bool]:
+    """Whether each messy layer shows in the bound world's data."""
+    now = clock.now()
+    return {
+        "stale": Issue.objects.filter(status=W.TODO, updated_at__lt=now - timedelta(days=150)).exclude(issue_type="epic").exists(),
+        "duplicates": Issue.objects.filter(description__startswith="Seen again today. ").exists(),
+        "label_drift": any(set(i.labels) & {"Frontend", "front-end", "techdebt", "Tech-Debt"} for i in Issue.objects.all()),
+        "ended_sprint": Issue.objects.filter(sprint__state="closed").exclude(status=W.DONE).exists(),
+        "blocker_chains": Link.objects.filter(kind="blocks", target__outward_links__kind="blocks").exists(),
+        "departed": Issue.objects.filter(assignee__active=False).exclude(status=W.DONE).exists(),
+    }
+
+
+def test_the_apps_layer_list_is_the_generators():
+    assert tuple(ALL_LAYERS) == LAYERS
+
+
+def test_same_seed_gives_the_same_state_hash_on_every_backend():
+    a = world_generate(replica="board", seed=7, variant="small")
+    b = world_generate(replica="board", seed=7, variant="small")
+    assert state_hash(snapshot(a)) == state_hash(snapshot(b)) == SMALL_SEED_7_HASH
+
+
+def test_every_messy_layer_shows_in_the_small_variant_and_none_in_the_clean_one():
+    with bound_world(world_generate(replica="board", seed=3, variant="small")):
+        assert layer_markers() == dict.fromkeys(LAYERS, True)
+    with bound_world(world_generate(replica="board", seed=3, variant="small-clean")):
+        assert layer_markers() == dict.fromkeys(LAYERS, False)
+
+
+def test_seeded_world_is_consistent():
+    with bound_world(world_generate(replica="board", seed=11, variant="small")):
+        for key in ("AGENT", "WEB", "OPS"):
+            assert Sprint.objects.filter(project__key=key, state="active").count() == 1
+            numbers = sorted(Issue.objects.filter(project__key=key).values_list("number", flat=True))
+            assert numbers == list(range(1, len(numbers) + 1))
+        assert not Issue.objects.filter(status=W.DONE, resolution="").exists()
+        assert not Issue.objects.exclude(status=W.DONE).exclude(resolution="").exists()
+        assert all(i.sprint_id == i.parent.sprint_id for i in Issue.objects.filter(parent__isnull=False).select_related("parent"))
+        active = Sprint.objects.get(project__key="AGENT", state="active")
+        assert active.start <= clock.now() <= active.end
+
+
+def _move(**overrides):
+    values = {"key": "AGENT-1", "issue_type": "story", "status": W.TODO, "target": W.IN_PROGRESS, "assignee": "ann", "actor": "ann",
+              "resolution": "", "steps_to_reproduce": ""}
+    return W.Move(**{**values, **overrides})
+
+
+@pytest.mark.parametrize(("overrides", "message"), [
+    ({"target": W.IN_REVIEW, "actor": "bob"}, "only the assignee"),
+    ({"target": W.DONE}, "without a resolution"),
+    ({"issue_type": "bug"}, "Steps to reproduce"),
+    ({"target": W.TODO}, "already in To Do"),
+    ({"target": "Blocked"}, "not a status"),
+])
+def test_workflow_refuses_with_the_products_message(overrides, message):
+    with pytest.raises(W.TransitionRefused, match=message):
+        W.transition_check(_move(**overrides))
+
+
+def test_workflow_allows_the_moves_its_rules_permit():
+    for overrides in ({"target": W.IN_REVIEW}, {"target": W.DONE, "resolution": "Won't Do"},
+                      {"issue_type": "bug", "steps_to_reproduce": "1. open"}, {"status": W.DONE, "target": W.TODO}):
+        W.transition_check(_move(**overrides))
+
+
+@pytest.mark.parametrize(("query", "message"), [
+    ("project = AGENT AND", "Expecting a field name but got the end of the query. (line 1, character 20)"),
+    ("project = AGENT foo = bar", "Expecting either 'OR' or 'AND' but got 'foo'. (line 1, character 17)"),
+    ("stauts = Done", "Field 'stauts' does not exist"),
+    ("project = NOPE", "The value 'NOPE' does not exist for the field 'project'."),
+    ("status = Blocked", "The value 'Blocked' does not exist for the field 'status'."),
+    ("assignee = nobody()", "Unable to find JQL function 'nobody()'."),
+    ("priority ~ High", "The operator '~' is not supported by the 'priority' field."),
+    ("project = AGENT ORDER BY summary", "Field 'summary' does not support sorting."),
+    ('summary ~ "open', "reserved JQL character"),
+])
+def test_bad_jql_gets_the_products_error(query, message):
+    with bound_world(world_generate(replica="board", seed=7, variant="small-clean")):
+        me = Person.objects.order_by("public_id").first()
+        with pytest.raises(jql.JQLError) as err:
+            issues_search(query=query, person=me)
+        assert message in str(err.value)
+
+
+def test_jql_filters_like_the_product():
+    with bound_world(world_generate(replica="board", seed=7, variant="small")):
+        me = Person.objects.order_by("public_id").first()
+        agent = Issue.objects.filter(project__key="AGENT")
+
+        def keys(query):
+            found, total = issues_search(query=query, person=me)
+            assert total == len(found)
+            return {i.key for i in found}
+
+        assert keys('project = AGENT AND status in ("To Do", "In Progress")') == set(
+            agent.filter(status__in=[W.TODO, W.IN_PROGRESS]).values_list("key", flat=True))
+        assert keys("project = AGENT AND assignee = currentUser()") == set(agent.filter(assignee=me).values_list("key", flat=True))
+        assert keys("project = AGENT AND sprint in openSprints() AND assignee is EMPTY") == set(
+            agent.filter(sprint__state="active", assignee__isnull=True).values_list("key", flat=True))
+        # AND binds tighter than OR; NOT and parentheses
+        a_or = keys("project = WEB OR project = OPS AND type = Bug")
+        assert a_or == set(Issue.objects.filter(project__key="WEB").values_list("key", flat=True)) | set(
+            Issue.objects.filter(project__key="OPS", issue_type="bug").values_list("key", flat=True))
+        assert keys("project = AGENT AND NOT (status = Done OR type = Epic)") == set(
+            agent.exclude(status=W.DONE).exclude(issue_type="epic").values_list("key", flat=True))
+        assert keys("labels = Frontend AND project = AGENT") == {i.key for i in agent if "Frontend" in i.labels}
+        assert keys('project = AGENT AND summary ~ "pagination"') == {i.key for i in agent if "pagination" in i.summary.lower()}
+        ordered, _ = issues_search(query="project = AGENT AND resolution = Unresolved ORDER BY priority DESC, key ASC", person=me)
+        ranks = [W.PRIORITIES.index(i.priority) for i in ordered]
+        assert ranks == sorted(ranks) and len(ordered) == agent.filter(resolution="").count()
