@@ -278,7 +278,9 @@ class Seeder:
         count = self.knobs["orders"]
         for i in range(count):
             account = self.customers[i % len(self.customers)]
-            self.order_make(account, self.r.uniform(0.05, 120))
+            # a share of orders from the last day, not yet shipped (they can still be changed or cancelled)
+            recent = self.r.random() < 0.15
+            self.order_make(account, self.r.uniform(0.05, 0.95) if recent else self.r.uniform(1, 120))
 
     def order_make(self, account, days_ago: float):
         address = next((a for a in self.addresses[account.public_id] if a.zip_code and a.state), None)

@@ -28,7 +28,7 @@ pytestmark = pytest.mark.django_db
 
 # The state hash of (shop, seed 7, small): the same on SQLite and PostgreSQL (CI runs this module
 # on both). It changes, on purpose, whenever the generator or the models change: update it then.
-SMALL_SEED_7_HASH = "b8ae90d29abc029b6bf122cc44d7f7dbb1c167233b09c7e8d6fcc62e97770d71"
+SMALL_SEED_7_HASH = "b261bf6b05dda49b6f8415b5be24fac3f0987f94e6fffb10fbba09cbd60455a0"
 
 
 def test_the_apps_layer_list_is_the_generators():

@@ -1,0 +1,375 @@
+"""Params functions of the shop task pack: each picks its task's records from the seeded world and
+computes the answer key (which product, which order, amounts and dates), so no task hard-codes
+world data.
+
+Called by the catalogue as `fn(world)` with the (template) world bound. A function picks the
+first suitable record in public-id order and raises NoCandidate when the world has none, so a
+task on another seed either finds its own records or fails loudly at load time.
+"""
+from datetime import timedelta
+from decimal import Decimal
+
+from replicas.worlds import clock
+
+from .. import policies, selectors
+from ..models import Account, Coupon, Order, OrderItem, Product, Refund, ReturnRequest
+
+# World time an episode may take (30 s a step, at most 40 steps): answers that depend on the clock
+# (a return window, a deal) must hold over this span.
+EPISODE_SPAN = timedelta(hours=1)
+NEW_CARD = {"number": "4242 4242 4242 4242", "last4": "4242", "exp_month": "12", "exp_year": "2031"}
+NEW_ADDRESS = {"line1": "1200 Harbor View Road", "line2": "Suite 5", "city": "Portland", "state": "OR", "zip_code": "97205",
+               "phone": "503-555-0142"}
+
+
+class NoCandidate(LookupError):
+    """The world holds no record this task can be about."""
+
+
+def _money(amount: Decimal) -> str:
+    return str(policies.cents(amount))
+
+
+def _date(value) -> str:
+    return value.date().isoformat() if hasattr(value, "date") else value.isoformat()
+
+
+def _signin(account: Account) -> dict:
+    from replicas.worlds.scoping import current_world
+
+    return {"email": account.email, "name": account.name,
+            "password": policies.password_for(seed=current_world().seed, public_id=account.public_id)}
+
+
+def _customers():
+    return Account.objects.filter(role=Account.Role.CUSTOMER).order_by("public_id")
+
+
+def _staff() -> Account:
+    return Account.objects.filter(role=Account.Role.STAFF).order_by("public_id").first()
+
+
+def _default_address(account):
+    address = account.addresses.filter(is_default=True).first()
+    return address if address is not None and address.complete else None
+
+
+def _plain_card(account):
+    """The account's default card when checkout can charge it without a challenge: unexpired, no 3-D Secure."""
+    card = account.cards.filter(is_default=True, removed=False).first()
+    if card is None or selectors.card_is_expired(card) or card.requires_3ds:
+        return None
+    return card
+
+
+def _ready_shopper(*, cart: bool, exclude=()):
+    """A customer who can check out with the defaults: a complete default address and a plain card,
+    and a cart that is empty (cart=False) or holds only in-stock lines (cart=True)."""
+    for account in _customers():
+        if account.public_id in exclude or _default_address(account) is None or _plain_card(account) is None:
+            continue
+        lines = selectors.cart_lines(account)
+        if bool(lines) != cart or any(ln.out_of_stock for ln in lines):
+            continue
+        return account
+    raise NoCandidate("no customer ready to check out")
+
+
+def _checkout_keys(account) -> dict:
+    return {**_signin(account), "customer": account.public_id, "card": _plain_card(account).public_id,
+            "card_last4": _plain_card(account).last4, "address": _default_address(account).public_id}
+
+
+def _item_keys(item: OrderItem) -> dict:
+    return {"order": item.order.public_id, "line": item.line, "item": item.variant.product.title,
+            "item_title": item.title, "sku": item.variant.sku}
+
+
+# --- buying -------------------------------------------------------------------------------------------
+
+
+def cheapest_rated_fast(world) -> dict:
+    """The cheapest product of a department rated 4+ with two-day delivery, when it is unique and in stock."""
+    account = _ready_shopper(cart=False)
+    for dept in Product.Department.values:
+        found = selectors.search(selectors.SearchQuery(department=dept, min_rating=4, fast=True, sort="price-asc")).products
+        if len(found) < 3:
+            continue
+        best, second = found[0], found[1]
+        if best.price_now == second.price_now or not best.variants.filter(stock__gt=0).exists() or best.deal_price:
+            continue
+        cheaper_low_rated = selectors.search(selectors.SearchQuery(department=dept, fast=True, sort="price-asc")).products[0]
+        return {**_checkout_keys(account), "department": dept, "department_name": Product.Department(dept).label,
+                "asin": best.asin, "title": best.title, "price": _money(best.price_now), "second_asin": second.asin,
+                "low_rated_asin": cheaper_low_rated.asin if cheaper_low_rated.asin != best.asin else second.asin}
+    raise NoCandidate("no department with a unique cheapest 4-star two-day item")
+
+
+def specific_variant(world) -> dict:
+    """A product with a colour and a size of its own price, in stock for two, among several variants."""
+    account = _ready_shopper(cart=False)
+    for product in Product.objects.filter(department="clothing").order_by("asin"):
+        variants = list(product.variants.order_by("sku"))
+        wanted = [v for v in variants if v.stock >= 2 and v.size in ("L", "XL")]
+        if len(variants) < 3 or not wanted or product.deal_price or product.title.endswith(" - New"):
+            continue
+        v = wanted[0]
+        other = next((o for o in variants if o != v and o.stock >= 2), None)
+        if other is None:
+            continue
+        return {**_checkout_keys(account), "asin": product.asin, "title": product.title, "sku": v.sku, "colour": v.colour,
+                "size": v.size, "variant_label": v.label(), "other_sku": other.sku, "other_label": other.label()}
+    raise NoCandidate("no clothing product with several variants in stock")
+
+
+def best_coupon(world) -> dict:
+    """A shopper whose cart one of three codes saves the most on; one of the codes has expired."""
+    now = clock.now()
+    codes = ["SAVE10", "TAKE15", "SPRING25"]
+    coupons = {c.code: c for c in Coupon.objects.filter(code__in=codes)}
+    if len(coupons) != 3 or coupons["SPRING25"].expires_at > now:
+        raise NoCandidate("the seeded promotion codes are missing")
+    skip = []
+    while True:
+        account = _ready_shopper(cart=True, exclude=skip)
+        skip.append(account.public_id)
+        lines = selectors.cart_lines(account)
+        savings = {}
+        for code in ("SAVE10", "TAKE15"):
+            try:
+                selectors.coupon_check(code, lines, [])
+            except Exception:  # noqa: BLE001 - a code that does not apply simply saves nothing
+                continue
+            savings[code] = selectors.coupon_discount(coupons[code], lines)
+        if len(savings) == 2 and savings["SAVE10"] != savings["TAKE15"]:
+            best = max(savings, key=savings.get)
+            worse = min(savings, key=savings.get)
+            return {**_checkout_keys(account), "codes": ", ".join(codes), "best": best, "worse": worse,
+                    "saving": _money(savings[best])}
+
+
+def gift_card_split(world) -> dict:
+    """A shopper with a gift card balance below their cart's total: the rest goes on the card."""
+    skip = []
+    while True:
+        account = _ready_shopper(cart=True, exclude=skip)
+        skip.append(account.public_id)
+        if account.gift_card_balance <= 0:
+            continue
+        lines = selectors.cart_lines(account)
+        q = selectors.quote(account=account, lines=lines, state=_default_address(account).state, speed="standard",
+                            codes=[], use_gift=True)
+        if q.card_amount > 0:
+            return {**_checkout_keys(account), "balance": _money(account.gift_card_balance), "card_amount": _money(q.card_amount),
+                    "total": _money(q.total)}
+
+
+def new_card(world) -> dict:
+    """A shopper who pays with a card they add at checkout (the card's id is the account's next free slot)."""
+    account = _ready_shopper(cart=True)
+    slots = {c.public_id % 10 for c in account.cards.all()}
+    return {**_checkout_keys(account), **NEW_CARD, "new_card": account.public_id * 10 + min(set(range(10)) - slots)}
+
+
+def three_d_secure(world) -> dict:
+    """A shopper whose default card asks for 3-D Secure, with a cart ready to order."""
+    for account in _customers():
+        card = account.cards.filter(is_default=True, removed=False).first()
+        if card is None or not card.requires_3ds or selectors.card_is_expired(card) or _default_address(account) is None:
+            continue
+        lines = selectors.cart_lines(account)
+        if lines and not any(ln.out_of_stock for ln in lines):
+            return {**_signin(account), "customer": account.public_id, "card": card.public_id, "card_last4": card.last4,
+                    "code": policies.THREE_DS_CODE}
+    raise NoCandidate("no shopper with a 3-D Secure card and a cart")
+
+
+def new_address(world) -> dict:
+    account = _ready_shopper(cart=True)
+    return {**_checkout_keys(account), **NEW_ADDRESS, "full_name": account.name}
+
+
+def out_of_stock_in_cart(world) -> dict:
+    """A shopper whose cart holds an out-of-stock line next to lines in stock."""
+    for account in _customers():
+        if _default_address(account) is None or _plain_card(account) is None:
+            continue
+        lines = selectors.cart_lines(account)
+        gone = [ln for ln in lines if ln.variant.stock == 0]
+        fine = [ln for ln in lines if not ln.out_of_stock]
+        if len(gone) == 1 and fine:
+            return {**_checkout_keys(account), "gone_sku": gone[0].variant.sku, "gone_title": gone[0].product.title,
+                    "kept_skus": [ln.variant.sku for ln in fine]}
+    raise NoCandidate("no cart with one out-of-stock line among lines in stock")
+
+
+def price_changed_in_cart(world) -> dict:
+    for account in _customers():
+        changed = [ln for ln in selectors.cart_lines(account) if ln.price_changed]
+        if len(changed) == 1 and changed[0].product.deal_ends_at is None:
+            ln = changed[0]
+            return {**_signin(account), "title": ln.product.title, "new_price": _money(ln.price),
+                    "old_price": _money(ln.item.price_when_added)}
+    raise NoCandidate("no cart with exactly one line whose price changed")
+
+
+# --- orders ------------------------------------------------------------------------------------------------
+
+
+def _placed_orders():
+    return Order.objects.filter(status=Order.Status.PLACED).order_by("public_id")
+
+
+def change_address(world) -> dict:
+    for order in _placed_orders():
+        others = [a for a in order.account.addresses.order_by("public_id") if a.complete and a.line1 != order.ship_line1]
+        wrong = [a for a in order.account.addresses.order_by("public_id") if a.complete and a.line1 == order.ship_line1]
+        if others and wrong:
+            target = others[0]
+            tax = policies.tax_for(order.subtotal - order.discount, target.state)
+            return {**_signin(order.account), "order": order.public_id, "line1": target.line1, "city": target.city,
+                    "address": target.public_id, "zip": target.zip_code, "state": target.state, "tax": _money(tax),
+                    "total": _money(order.subtotal + order.shipping - order.discount + tax), "current": wrong[0].public_id}
+    raise NoCandidate("no unshipped order whose customer has another complete address")
+
+
+def cancel_one_item(world) -> dict:
+    for order in _placed_orders():
+        items = list(order.items.filter(status=OrderItem.Status.ACTIVE).order_by("line"))
+        if len(items) >= 2:
+            target = items[-1]
+            return {**_signin(order.account), **_item_keys(target), "others": [i.line for i in items if i != target],
+                    "other_line": items[0].line}
+    raise NoCandidate("no unshipped order of two items or more")
+
+
+def _delivered_items(**filters):
+    return (OrderItem.objects.filter(status=OrderItem.Status.ACTIVE, order__status=Order.Status.DELIVERED, **filters)
+            .select_related("order__account", "seller", "variant__product").order_by("order__public_id", "line"))
+
+
+def return_in_window(world) -> dict:
+    now = clock.now()
+    for item in _delivered_items():
+        deadline = selectors.return_deadline(item)
+        if deadline > now + timedelta(days=1) and not item.returns.exists() and not selectors.return_blocker(item):
+            return {**_signin(item.order.account), **_item_keys(item), "deadline": _date(deadline)}
+    raise NoCandidate("no delivered item inside its return window")
+
+
+def return_outside_window(world) -> dict:
+    now = clock.now()
+    for item in _delivered_items():
+        deadline = selectors.return_deadline(item)
+        if deadline < now - timedelta(days=2) and not item.returns.exists():
+            title = item.variant.product.title
+            same = OrderItem.objects.filter(order=item.order, variant__product__title=title).count()
+            if same == 1:
+                return {**_signin(item.order.account), **_item_keys(item), "deadline": _date(deadline),
+                        "delivered": _date(item.delivered_at), "window": item.seller.return_window_days}
+    raise NoCandidate("no delivered item past its return window")
+
+
+def order_total(world) -> dict:
+    for order in Order.objects.filter(status=Order.Status.DELIVERED, tax__gt=0, discount=0).order_by("public_id"):
+        if order.shipping > 0:
+            return {**_signin(order.account), "order": order.public_id, "total": _money(order.total),
+                    "subtotal": _money(order.subtotal), "total_display": policies.money(order.total)}
+    raise NoCandidate("no delivered order with tax and shipping")
+
+
+def delivery_date(world) -> dict:
+    for order in Order.objects.filter(status=Order.Status.SHIPPED).order_by("public_id"):
+        if order.delivery_date != order.placed_at.date():
+            return {**_signin(order.account), "order": order.public_id, "date": order.delivery_date.isoformat(),
+                    "placed": order.placed_at.date().isoformat()}
+    raise NoCandidate("no shipped order")
+
+
+def refund_amount(world) -> dict:
+    """A refunded return in an order of several items (so the order's total is a wrong answer)."""
+    for refund in Refund.objects.filter(return_request__isnull=False).select_related("item__order__account").order_by("public_id"):
+        item, order = refund.item, refund.item.order
+        if order.total != refund.amount and order.items.filter(variant__product__title=item.variant.product.title).count() == 1:
+            return {**_signin(order.account), **_item_keys(item), "amount": _money(refund.amount), "order_total": _money(order.total)}
+    raise NoCandidate("no refunded return")
+
+
+def return_deadline(world) -> dict:
+    now = clock.now()
+    for item in _delivered_items():
+        deadline = selectors.return_deadline(item)
+        if deadline > now + timedelta(days=2) and item.order.items.count() >= 2 and deadline.date() != item.delivered_at.date():
+            return {**_signin(item.order.account), **_item_keys(item), "deadline": _date(deadline),
+                    "delivered": _date(item.delivered_at)}
+    raise NoCandidate("no delivered item in a multi-item order inside its window")
+
+
+def deal_price(world) -> dict:
+    now = clock.now()
+    for product in Product.objects.filter(deal_ends_at__gt=now + EPISODE_SPAN).order_by("asin"):
+        if product.variants.count() == 1:
+            return {"asin": product.asin, "title": product.title, "price": _money(product.deal_price),
+                    "regular": _money(selectors.base_price(product))}
+    raise NoCandidate("no running deal on a single-variant product")
+
+
+# --- account ----------------------------------------------------------------------------------------------
+
+
+def expired_card(world) -> dict:
+    for account in _customers():
+        cards = list(account.cards.filter(removed=False).order_by("public_id"))
+        expired = [c for c in cards if selectors.card_is_expired(c)]
+        if len(expired) == 1 and len(cards) >= 2:
+            keep = [c for c in cards if c not in expired]
+            return {**_signin(account), "card": expired[0].public_id, "last4": expired[0].last4,
+                    "keep": [c.public_id for c in keep], "other": keep[0].public_id}
+    raise NoCandidate("no account with exactly one expired card among others")
+
+
+def duplicate_card(world) -> dict:
+    for account in _customers():
+        cards = list(account.cards.filter(removed=False).order_by("public_id"))
+        for i, a in enumerate(cards):
+            twins = [b for b in cards[i + 1:] if (b.last4, b.exp_month, b.exp_year) == (a.last4, a.exp_month, a.exp_year)]
+            if twins and a.is_default:
+                return {**_signin(account), "last4": a.last4, "keep": a.public_id, "duplicate": twins[0].public_id,
+                        "exp": f"{a.exp_month:02d}/{a.exp_year}"}
+    raise NoCandidate("no default card saved twice")
+
+
+# --- back office ----------------------------------------------------------------------------------------------
+
+
+def _pending_returns():
+    return (ReturnRequest.objects.filter(status=ReturnRequest.Status.REQUESTED)
+            .select_related("item__seller", "item__order").order_by("public_id"))
+
+
+def approve_return(world) -> dict:
+    for ret in _pending_returns():
+        if ret.requested_at <= selectors.return_deadline(ret.item):
+            return {**_signin(_staff()), "rma": ret.public_id, "order": ret.item.order.public_id, "line": ret.item.line,
+                    "amount": _money(selectors.refund_for_return(ret))}
+    raise NoCandidate("no pending return inside its window")
+
+
+def reject_late_return(world) -> dict:
+    for ret in _pending_returns():
+        if ret.requested_at > selectors.return_deadline(ret.item):
+            return {**_signin(_staff()), "rma": ret.public_id, "order": ret.item.order.public_id}
+    raise NoCandidate("no pending return requested after its window")
+
+
+def refund_damaged(world) -> dict:
+    for item in _delivered_items(quantity__gte=2):
+        if not item.refunds.exists() and not item.returns.exists():
+            return {**_signin(_staff()), **_item_keys(item), "amount": _money(item.amount), "unit": _money(item.unit_price),
+                    "customer": item.order.account.name, "quantity": item.quantity}
+    raise NoCandidate("no delivered item of quantity two or more without refunds")
+
+
+def ready_cart(world) -> dict:
+    """A shopper whose cart can be ordered with the defaults (a complete address, a plain card)."""
+    return _checkout_keys(_ready_shopper(cart=True))
