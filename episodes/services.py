@@ -133,6 +133,7 @@ def episode_create(*, task, agent: str, run=None, attempt: int = 0, owner=None, 
         request_log_open(
             world=world, keep_pages=external, max_steps=int(limits["max_steps"]) if external else None,
             deadline=time.time() + float(limits["max_seconds"]) if external else None,
+            step_seconds=float(limits["step_seconds"]) if external else None,
         )
         return Episode.objects.create(
             task=task, agent=agent, world=world, run=run, attempt=attempt, owner=owner,

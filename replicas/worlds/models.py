@@ -230,6 +230,8 @@ class RequestLog(models.Model):
     deadline = models.FloatField(null=True, blank=True, help_text="Wall clock (Unix seconds) past which the world answers 'episode over'.")
     closed = models.CharField(max_length=200, blank=True, help_text="Why the world takes no more requests.")
     keep_pages = models.BooleanField(default=False, help_text="Store each HTML page served (the final page of an episode in the agent's own browser).")
+    step_seconds = models.FloatField(null=True, blank=True, help_text="World time per step: the world clock moves as the engine's does.")
+    clock_start = models.FloatField(null=True, blank=True, help_text="The world clock (Unix seconds) at step 1.")
 
 
 class LoggedRequest(models.Model):

@@ -5,7 +5,8 @@ the trajectory itself: method, path, status, names of the posted fields (never t
 values), the world clock, and which rows the request wrote (table, public id, op).
 Engine-driven episodes go through the same middleware, and the engine attributes
 the writes of the requests made during a step to that step. Past the episode's step
-or time limit the world answers "episode over" and nothing reaches the replica.
+or time limit the world answers "episode over" and nothing reaches the replica; with
+`step_seconds` its clock moves by that much per step, as under the engine.
 
 Per request: one `UPDATE ... RETURNING` (counters and limits together) and one INSERT;
 an answer that redirects costs one more UPDATE, a world with faults one SELECT.
@@ -16,6 +17,7 @@ import time
 import zlib
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from html import unescape
 from urllib.parse import urlsplit
 
@@ -26,6 +28,7 @@ from django.db.models.signals import post_delete, post_save
 from django.http import JsonResponse, RawPostDataException, UnreadablePostError
 from django.shortcuts import render
 
+from .clock import world_clock_advance
 from .faults.middleware import UNCOUNTED
 from .faults.pages import wants_json
 from .models import ID_BITS, FaultState, LoggedRequest, RequestLog, WorldModel, rows_updating
@@ -151,7 +154,8 @@ def _q(name: str) -> str:
 
 
 def _next(world_id: int, follows: str | None):
-    """(seq, step, max_steps, deadline, closed) for a new request, or None when the world keeps no log.
+    """(seq, step, max_steps, deadline, closed, keep_pages, step_seconds, clock_start) for a new
+    request, or None when the world keeps no log.
 
     `follows` is the path of a GET, which continues the previous step when the previous
     answer redirected there.
@@ -161,7 +165,8 @@ def _next(world_id: int, follows: str | None):
         f"UPDATE {t} SET {_q('requests')} = {_q('requests')} + 1, "
         f"{_q('steps')} = {_q('steps')} + CASE WHEN {_q('redirect_to')} = %s THEN 0 ELSE 1 END, "
         f"{_q('redirect_to')} = '' WHERE {_q('world_id')} = %s "
-        f"RETURNING {_q('requests')}, {_q('steps')}, {_q('max_steps')}, {_q('deadline')}, {_q('closed')}, {_q('keep_pages')}"
+        f"RETURNING {_q('requests')}, {_q('steps')}, {_q('max_steps')}, {_q('deadline')}, {_q('closed')}, {_q('keep_pages')}, "
+        f"{_q('step_seconds')}, {_q('clock_start')}"
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [follows, world_id])
@@ -224,6 +229,12 @@ def _is_page(request, response) -> bool:
     )
 
 
+def _clock_to_step(world, at: datetime):
+    """The world clock of a step: set, not added to, so two requests of one step move it once."""
+    if at > world.clock:
+        world_clock_advance(world=world, seconds=(at - world.clock).total_seconds())
+
+
 class RequestLogMiddleware:
     """Logs each request of a world that keeps a log, and enforces its limits.
 
@@ -243,8 +254,10 @@ class RequestLogMiddleware:
         row = _next(world.id, request.path if request.method in ("GET", "HEAD") else None)
         if row is None:
             return self.get_response(request)
-        seq, step, max_steps, deadline, closed, keep_pages = row
+        seq, step, max_steps, deadline, closed, keep_pages, step_seconds, clock_start = row
         reason = _over_reason(step=step, max_steps=max_steps, deadline=deadline, closed=closed)
+        if step_seconds and clock_start is not None and not reason:
+            _clock_to_step(world, datetime.fromtimestamp(clock_start + (step - 1) * step_seconds, UTC))
         recorder = _Recorder()
         if reason:
             response = episode_over_response(request, reason)
@@ -283,12 +296,19 @@ class RequestLogMiddleware:
 
 
 def request_log_open(*, world, max_steps: int | None = None, deadline: float | None = None,
-                     keep_pages: bool = False) -> RequestLog:
-    """Start logging a world's requests; with limits, the world enforces them."""
+                     keep_pages: bool = False, step_seconds: float | None = None) -> RequestLog:
+    """Start logging a world's requests; with limits, the world enforces them; with
+    `step_seconds`, its clock moves by that much per step from where it is now."""
     if max_steps is not None and (not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1):
         raise ValueError(f"max_steps must be a positive integer, not {max_steps!r}")
+    if step_seconds is not None and (isinstance(step_seconds, bool) or not isinstance(step_seconds, (int, float))
+                                     or step_seconds < 0):
+        raise ValueError(f"step_seconds must be a number >= 0, not {step_seconds!r}")
     log, _ = RequestLog.objects.update_or_create(
-        world=world, defaults={"max_steps": max_steps, "deadline": deadline, "keep_pages": keep_pages, "closed": ""},
+        world=world, defaults={
+            "max_steps": max_steps, "deadline": deadline, "keep_pages": keep_pages, "closed": "",
+            "step_seconds": step_seconds, "clock_start": world.clock.timestamp() if step_seconds is not None else None,
+        },
     )
     return log
 

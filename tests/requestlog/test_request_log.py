@@ -1,5 +1,6 @@
 """The world's request log: what it records of each request, the writes it attributes, the limits it enforces."""
 import time
+from datetime import timedelta
 
 import pytest
 
@@ -125,3 +126,18 @@ def test_pages_are_kept_only_when_the_log_asks_for_them(world, world_client):
     request_log_open(world=world)
     world_client(world).get("/agent/filters/unsolved")
     assert last_page(world=world) is None
+
+
+def test_with_step_seconds_the_world_clock_moves_once_per_step(world, world_client):
+    start = world.clock
+    request_log_open(world=world, step_seconds=30)
+    number = _unassigned_ticket(world)
+    client = world_client(world)
+    client.get("/agent/filters/unsolved")
+    client.post(f"/agent/tickets/{number}/take", follow=True)  # the POST and the page it leads to: one step
+    client.get("/agent/filters/unsolved")
+    assert [(r.step, r.clock - start) for r in logged_requests(world=world)] == [
+        (1, timedelta(0)), (2, timedelta(seconds=30)), (2, timedelta(seconds=30)), (3, timedelta(seconds=60)),
+    ]
+    world.refresh_from_db()
+    assert world.clock - start == timedelta(seconds=60)
