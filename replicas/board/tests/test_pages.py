@@ -145,3 +145,36 @@ def test_complete_sprint_moves_open_issues_to_the_chosen_sprint(client_in, board
     with bound_world(board_world):
         assert Sprint.objects.get(pk=active.pk).state == "closed"
         assert set(Issue.objects.filter(key__in=open_keys).values_list("sprint", flat=True)) == {nxt.id}
+
+
+def test_a_comment_sent_after_the_session_expired_is_kept_as_a_draft(board_world, world_client):
+    client = world_client(board_world, signed_in=False)
+    issue = _issue(board_world, project__key="AGENT", number=5)
+    response = client.post(f"/browse/{issue.key}/comment", {"body": "Half-written thought"})
+    assert response.status_code == 302 and response["Location"] == f"/login?next=/browse/{issue.key}"
+    with bound_world(board_world):
+        me = Person.objects.filter(active=True).order_by("public_id").first()
+        assert not Comment.objects.filter(body="Half-written thought").exists()
+    client.post("/login", {"email": me.email, "password": person_password(seed=board_world.seed, username=me.username)})
+    page = client.get(f"/browse/{issue.key}").content.decode()
+    assert "We kept it as a draft" in page and "Half-written thought</textarea>" in page
+    client.post(f"/browse/{issue.key}/comment", {"body": "Half-written thought"})
+    assert "We kept it as a draft" not in client.get(f"/browse/{issue.key}").content.decode()
+
+
+def test_backlog_moves_issues_between_sprints_and_ranks_by_drag(client_in, board_world):
+    with bound_world(board_world):
+        rows = list(Issue.objects.filter(project__key="AGENT", sprint__isnull=True, status=W.TODO).exclude(issue_type="epic").order_by("rank"))
+        nxt = Sprint.objects.filter(project__key="AGENT", state="future").order_by("number").first()
+    page = client_in.get("/projects/AGENT/backlog").content.decode()
+    assert f'data-drop-sprint="{nxt.public_id}"' in page and f"Move {rows[0].key}" in page
+    moved = client_in.post(f"/browse/{rows[0].key}/rank", {"sprint": str(nxt.public_id), "next": "/projects/AGENT/backlog"})
+    assert moved.status_code == 302
+    ranked = client_in.post(f"/browse/{rows[-1].key}/rank", {"before": rows[1].key}, HTTP_ACCEPT="application/json")
+    assert ranked.json() == {"ok": True, "error": "", "reload": False}
+    bad = client_in.post(f"/browse/{rows[2].key}/rank", {"sprint": "999"}, HTTP_ACCEPT="application/json")
+    assert bad.status_code == 400
+    with bound_world(board_world):
+        assert Issue.objects.get(key=rows[0].key).sprint == nxt
+        assert Issue.objects.get(key=rows[-1].key).rank < rows[1].rank
+        assert Issue.objects.get(key=rows[2].key).sprint is None

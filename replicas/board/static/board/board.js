@@ -104,10 +104,23 @@
     flag(message);
   }
 
+  // Re-render the page's main area from the server, as the product refreshes its board after a
+  // move: one more fetch rather than a navigation, so the page never goes blank mid-update.
+  function refresh() {
+    return fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+      .then(function (response) { return response.text(); })
+      .then(function (html) {
+        var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("main");
+        var main = document.getElementById("main");
+        if (fresh && main) main.innerHTML = fresh.innerHTML;
+        else window.location.reload();
+      });
+  }
+
   function answer(item, data) {
-    if (data.ok) { window.location.reload(); return; }
+    if (data.ok) { refresh(); return; }
     if (data.status === 401 && data.login) { window.location.href = data.login; return; }
-    if (data.reload) { window.location.reload(); return; }  // a conflict: the server keeps the message for the reloaded board
+    if (data.reload) { refresh(); return; }  // a conflict: the server keeps the message for the refreshed board
     snapBack(item, data.error || "The issue couldn't be moved.");
   }
 
