@@ -125,16 +125,15 @@ def episode_create(*, task, agent: str, run=None, attempt: int = 0, owner=None, 
         initial = _world_snapshot(world, initial=True)
         now = timezone.now()
         running = status == Episode.Status.RUNNING
-        # The world logs its requests, so each step knows the rows it wrote. An episode in
-        # the agent's own browser has no engine watching: its world also enforces the
-        # limits and keeps the pages it serves (the last one is the final page).
-        external = running and claimed_by.startswith(API_CLAIM)
-        limits = instance.limits
-        request_log_open(
-            world=world, keep_pages=external, max_steps=int(limits["max_steps"]) if external else None,
-            deadline=time.time() + float(limits["max_seconds"]) if external else None,
-            step_seconds=float(limits["step_seconds"]) if external else None,
-        )
+        if running and claimed_by.startswith(API_CLAIM):
+            # An episode in the agent's own browser has no engine watching: its world logs
+            # the session as its steps, enforces the limits, moves its clock per step and
+            # keeps the pages it serves (the last one is the final page).
+            limits = instance.limits
+            request_log_open(
+                world=world, keep_pages=True, max_steps=int(limits["max_steps"]),
+                deadline=time.time() + float(limits["max_seconds"]), step_seconds=float(limits["step_seconds"]),
+            )
         return Episode.objects.create(
             task=task, agent=agent, world=world, run=run, attempt=attempt, owner=owner,
             seed=attempt if agent_seed is None else agent_seed, world_seed=world_seed, params=params,
@@ -365,6 +364,9 @@ class EpisodeDriver:
 
     def open(self):
         self.deadline = time.monotonic() + float(self.limits["max_seconds"])
+        # the world logs the browser's requests, so each step knows the rows it wrote
+        # (opened here, not at creation: an episode may come back with a fresh world)
+        request_log_open(world=self.world)
         for attempt in (1, 2):
             try:
                 self.session = session_open(world=self.world, start_page=self.instance.start_page,
