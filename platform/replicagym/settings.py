@@ -64,7 +64,6 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "django_htmx",
     "replicas.worlds",
@@ -72,6 +71,7 @@ INSTALLED_APPS = [
     "replicagym.catalogue",
     "episodes",
     "verifiers",
+    "replicagym.accounts",
     "frontend",
 ]
 
@@ -137,6 +137,7 @@ STORAGES = {
 MEDIA_ROOT = DATA_DIR / "media"
 
 LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
 
 # --- Celery and the episode queue -------------------------------------------
 # The embedded default needs no broker: the episode rows are the queue. Workers
@@ -192,10 +193,11 @@ SCHEDULER_SECONDS = envint("REPLICAGYM_SCHEDULER_SECONDS", 15, minimum=1)
 # --- REST framework -------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "replicagym.accounts.authentication.AgentTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # every API view declares the roles it admits (replicagym.accounts.roles); none declared, nobody admitted
+    "DEFAULT_PERMISSION_CLASSES": ["replicagym.accounts.permissions.HasRole"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 SPECTACULAR_SETTINGS = {
