@@ -27,7 +27,13 @@ from replicagym.catalogue.packs import task_current, task_params
 from replicas.worlds.clock import world_clock_advance
 from replicas.worlds.faults import fault_events, world_step
 from replicas.worlds.models import World
-from replicas.worlds.requestlog import last_page, logged_requests, request_log_close, request_log_open
+from replicas.worlds.requestlog import (
+    last_page,
+    logged_requests,
+    request_log_close,
+    request_log_open,
+    requests_so_far,
+)
 from replicas.worlds.routing import world_origin
 from replicas.worlds.services import world_create, world_delete
 from replicas.worlds.snapshot import diff, snapshot, state_hash
@@ -379,6 +385,7 @@ class EpisodeDriver:
                     raise
                 log.warning("episode %s: the start page timed out; opening it again", self.episode.pk)
         self.observation = self.session.observe()
+        self._seen = requests_so_far(world=self.world)  # loading the start page is no step of the agent's
         return self.observation
 
     @property

@@ -320,6 +320,11 @@ def request_log_close(*, world, reason: str) -> None:
     RequestLog.objects.filter(world=world).update(closed=reason[:200])
 
 
+def requests_so_far(*, world) -> int:
+    """The seq of the world's last logged request (0: none, or no log)."""
+    return RequestLog.objects.filter(world=world).values_list("requests", flat=True).first() or 0
+
+
 def logged_requests(*, world, since: int = 0) -> list[LoggedRequest]:
     """The world's logged requests after seq `since`, in order (without their pages)."""
     return list(LoggedRequest.objects.filter(world=world, seq__gt=since).defer("page").order_by("seq"))

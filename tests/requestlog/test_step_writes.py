@@ -28,6 +28,10 @@ class ClientSession:
         response = getattr(self.client, method)(path)
         return {"observation": {"url": path, "axtree": str(response.status_code)}, "error": ""}
 
+    def load(self, start_page):
+        self.client.get(start_page)
+        return self
+
     def observe(self):
         return {"url": "", "axtree": ""}
 
@@ -44,7 +48,7 @@ def test_an_engine_step_records_the_writes_of_the_requests_made_during_it(db, wo
         'click("a1")': ("get", "/agent/filters/unsolved"),
         'click("a2")': ("post", f"/agent/tickets/{number}/take"),
     })
-    monkeypatch.setattr("episodes.services.session_open", lambda **kwargs: session)
+    monkeypatch.setattr("episodes.services.session_open", lambda **kwargs: session.load(kwargs["start_page"]))
     driver = EpisodeDriver(episode)
     driver.open()
     driver.step('click("a1")')
