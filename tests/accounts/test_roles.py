@@ -119,3 +119,21 @@ def test_an_api_view_that_declares_no_roles_admits_nobody_not_even_an_admin(admi
     force_authenticate(request, user=admin_user)
     response = Undeclared.as_view()(request)
     assert response.status_code == 403 and "declares no roles" in str(response.data["detail"])
+
+
+def test_signing_in_on_the_platform_leads_to_the_page_asked_for(client, author_user):
+    assert client.get("/").url == "/accounts/login/?next=/"
+    wrong = client.post("/accounts/login/", {"username": "author", "password": "nope", "next": "/"})
+    assert wrong.status_code == 200 and b"didn't match" in wrong.content
+    signed_in = client.post("/accounts/login/", {"username": "author", "password": "pw-123456", "next": "/"})
+    assert signed_in.url == "/"
+    home = client.get("/")
+    assert home.status_code == 200 and b"Signed in as <strong>author</strong> (author)" in home.content
+    assert client.post("/accounts/logout/").url == "/accounts/login/"
+    assert client.get("/").status_code == 302
+
+
+def test_a_signed_in_user_without_a_role_is_refused(client, outsider_user):
+    client.force_login(outsider_user)
+    response = client.get("/")
+    assert response.status_code == 403

@@ -135,7 +135,8 @@ def test_clear_text_tokens_of_the_old_table_become_hashed_tokens_and_the_table_g
     user = django_user_model.objects.create_user(username="legacy", password="pw-123456")
     key = "0123456789abcdef0123456789abcdef01234567"
     with connection.cursor() as cursor:
-        cursor.execute("CREATE TABLE authtoken_token (\"key\" varchar(40) PRIMARY KEY, created timestamp, user_id integer)")
+        created = connection.data_types["DateTimeField"]  # as DRF's table had it on this database
+        cursor.execute(f"CREATE TABLE authtoken_token (\"key\" varchar(40) PRIMARY KEY, created {created}, user_id integer)")
         cursor.execute("INSERT INTO authtoken_token VALUES (%s, %s, %s)", [key, timezone.now(), user.pk])
     migration = importlib.import_module("replicagym.accounts.migrations.0001_agent_tokens")
     migration.hash_clear_text_tokens(apps, SimpleNamespace(connection=connection))  # all it uses of a schema editor
