@@ -17,6 +17,7 @@ from .fields import KEY_FIELD, FieldInfo, tables
 from .inputs import VerifierInputs
 from .spec import fill_params, validate_spec
 from .values import (
+    answer_text,
     clock_relative,
     currency_matches,
     dates_in,
@@ -276,6 +277,12 @@ def _page(a, ctx, spec):
 
 
 # --- answer ---------------------------------------------------------------------------------
+#
+# Strict by default: the message must state exactly one candidate of the answer's type
+# (one amount, one number, one date; one match of `candidates` for one_of and regex
+# searches), and it must be the right one. Listing every date of two years, or every
+# amount on an invoice, is not an answer. `"match": "any"` (with a `reason`, which the
+# spec validator requires) accepts the right value among others.
 
 
 def _answer(a, ctx, spec):
@@ -284,12 +291,15 @@ def _answer(a, ctx, spec):
         return False, "the agent sent no message"
     candidates = messages[-1:] if a.get("message", "last") == "last" else messages
     kind = a["type"]
+    why = ""
     for message in candidates:
         ok, seen = _ANSWER_MATCH[kind](a, message, ctx)
         if ok:
             return True, f"found {seen} in {_quote(message)}"
+        why = why or seen or ""
     where = "the last message" if len(candidates) == 1 else f"{len(candidates)} messages"
-    return False, f"{where} ({_quote(candidates[-1])}) does not answer {json.dumps(a.get('expected', a.get('values', a.get('pattern'))))}"
+    expected = json.dumps(a.get("expected", a.get("values", a.get("pattern"))))
+    return False, f"{where} ({_quote(candidates[-1])}) does not answer {expected}" + (f": {why}" if why else "")
 
 
 def _quote(text: str, limit: int = 120) -> str:
@@ -300,13 +310,30 @@ def _tolerance(a) -> Decimal:
     return to_decimal(a.get("tolerance", 0))
 
 
+def _one_answer(a, found: list, fits, show) -> tuple[bool, str]:
+    """Judge the distinct candidates a message states: exactly one and right, or (match "any") one right."""
+    if not found:
+        return False, "it states no candidate"
+    if a.get("match") in ("any", "search") and "candidates" not in a:
+        hit = next((c for c in found if fits(c)), None)
+        return (True, show(hit)) if hit is not None else (False, f"none of {_keys(show(c) for c in found)} is right")
+    if len(found) > 1:
+        return False, f"it states {len(found)} candidates ({_keys(show(c) for c in found)}); an answer states exactly one"
+    return fits(found[0]), show(found[0]) if fits(found[0]) else f"{show(found[0])} is not right"
+
+
+def _distinct(values: list) -> list:
+    out = []
+    for v in values:
+        if v not in out:
+            out.append(v)
+    return out
+
+
 def _answer_number(a, message, ctx):
     expected, tol = to_decimal(a["expected"]), _tolerance(a)
-    found = numbers_in(message)
-    hits = [n for n in found if abs(n - expected) <= tol]
-    if a.get("only") and len(hits) != len(found):
-        return False, None
-    return bool(hits), hits[0] if hits else None
+    found = _distinct(numbers_in(answer_text(message, keep_money=False)))
+    return _one_answer(a, found, lambda n: abs(n - expected) <= tol, str)
 
 
 def _answer_money(a, message, ctx):
@@ -316,59 +343,67 @@ def _answer_money(a, message, ctx):
         currency = expected.get("currency")
         expected = expected["amount"]
     amount, tol = to_decimal(expected), _tolerance(a)
-    found = money_in(message)
+    text = answer_text(message)
+    written = money_in(text)
+    # amounts written with a currency are the candidates; only without any, every bare number is
+    with_currency = [(n, c) for n, c in written if c is not None]
+    pairs = with_currency or [(n, None) for n in numbers_in(text)]
+    found = _distinct([n for n, _ in pairs])
 
-    def fits(n, written):
+    def fits(n):
         if abs(n - amount) > tol:
             return False
-        if currency is None:
-            return True
-        if written is None:
-            return not a.get("require_currency")
-        return currency_matches(written, currency)
+        currencies = [c for m, c in pairs if m == n and c is not None]
+        if not currencies:
+            return currency is None or not a.get("require_currency")
+        return currency is None or all(currency_matches(c, currency) for c in currencies)
 
-    if a.get("only"):
-        # every amount written with a currency (or every number, if none has one) must be the answer
-        written = [f for f in found if f[1] is not None] or found
-        if not all(fits(n, c) or (c is None and abs(n - amount) <= tol) for n, c in written):
-            return False, None
-    for n, c in found:
-        if fits(n, c):
-            return True, f"{n} {c or ''}".strip()
-    return False, None
+    def show(n):
+        currencies = _distinct([c for m, c in pairs if m == n and c is not None])
+        return f"{n} {'/'.join(currencies)}".strip()
+
+    return _one_answer(a, found, fits, show)
 
 
 def _answer_date(a, message, ctx):
     expected = a["expected"]
     if isinstance(expected, dict):
         if ctx.clock is None:
-            return False, None
+            return False, "no world clock to read a relative date from"
         wanted = clock_relative(expected["clock"], ctx.clock).date()
     else:
         wanted = parse_date(expected)
-    hits = [d for d in dates_in(message, day_first=a.get("day_first", False)) if d == wanted]
-    return bool(hits), wanted.isoformat()
+    found = _distinct(dates_in(message, day_first=a.get("day_first", False)))
+    return _one_answer(a, found, lambda d: d == wanted, lambda d: d.isoformat())
+
+
+def _candidates(a, message) -> list[str]:
+    """The distinct texts of the answer's type (`candidates`, a regex) the message states, normalised."""
+    found = re.finditer(rf"(?<!\w)(?:{a['candidates']})(?!\w)", " ".join(message.split()), re.IGNORECASE)
+    return _distinct([normalize_answer(m.group(0)) for m in found])
 
 
 def _answer_one_of(a, message, ctx):
     said = normalize_answer(message)
-    for value in a["values"]:
-        accepted = normalize_answer(value)
-        if a.get("match", "full") == "full":
-            if said == accepted:
-                return True, value
-        elif accepted and re.search(rf"(?<!\w){re.escape(accepted)}(?!\w)", said):
-            return True, value
-    return False, None
+    accepted = [normalize_answer(v) for v in a["values"]]
+    if a.get("match", "full") == "full":
+        return (said in accepted), json.dumps(said) if said in accepted else f"{json.dumps(said)} is none of them"
+    if "candidates" in a:
+        return _one_answer(a, _candidates(a, message), lambda c: c in accepted, json.dumps)
+    found = [v for v in accepted if v and re.search(rf"(?<!\w){re.escape(v)}(?!\w)", said)]
+    return _one_answer(a, found, lambda v: True, json.dumps)
 
 
 def _answer_regex(a, message, ctx):
     said = " ".join(message.split())
     if a.get("match", "full") == "full":
         m = re.fullmatch(a["pattern"], said.rstrip(" .!"), re.IGNORECASE)
-    else:
-        m = re.search(rf"(?<!\w)(?:{a['pattern']})(?!\w)", said, re.IGNORECASE)
-    return m is not None, json.dumps(m.group(0)) if m else None
+        return m is not None, json.dumps(m.group(0)) if m else "the message does not match the pattern"
+    if "candidates" in a:
+        right = lambda c: re.fullmatch(a["pattern"], c, re.IGNORECASE) is not None  # noqa: E731
+        return _one_answer(a, _candidates(a, message), right, json.dumps)
+    m = re.search(rf"(?<!\w)(?:{a['pattern']})(?!\w)", said, re.IGNORECASE)
+    return m is not None, json.dumps(m.group(0)) if m else "the pattern is not in the message"
 
 
 _ANSWER_MATCH = {

@@ -25,7 +25,7 @@ ANSWER_TYPES = ("number", "money", "date", "one_of", "regex")
 PAGE_STATES = ("visible", "hidden", "present", "absent")
 VALUE_AS = ("text", "number", "money", "date")
 # string values read as regular expressions: a param spliced into one is escaped
-REGEX_KEYS = {"matches", "pattern", "url", "title", "args", "forbidden_pages", "fault", "event"}
+REGEX_KEYS = {"matches", "pattern", "candidates", "url", "title", "args", "forbidden_pages", "fault", "event"}
 
 
 class SpecError(ValueError):
@@ -166,12 +166,13 @@ SCHEMA = {
                             "expected": {},
                             "values": {"type": "array", "items": {"type": "string"}, "minItems": 1},
                             "pattern": {"type": "string"},
-                            "match": {"enum": ["full", "search"]},
+                            "match": {"enum": ["one", "any", "full", "search"]},
+                            "candidates": {"type": "string", "minLength": 1},
+                            "reason": {"type": "string"},
                             "tolerance": {"type": ["number", "string"]},
                             "require_currency": {"type": "boolean"},
                             "day_first": {"type": "boolean"},
                             "message": {"enum": ["last", "any"]},
-                            "only": {"type": "boolean"},
                         },
                         ["type"],
                     ),
@@ -386,6 +387,7 @@ def _validate_answer(a, path, known, replica, spec):
         _check_expected_answer(kind, a["expected"], f"{path}.expected")
     if kind == "regex":
         _check_regex(a["pattern"], f"{path}.pattern")
+    _check_answer_strictness(a, path, kind)
     if "tolerance" in a and not has_placeholder(a["tolerance"]):
         if kind not in ("number", "money"):
             raise SpecError(f"{path}.tolerance", f"tolerance does not apply to an answer of type {kind}")
@@ -394,6 +396,28 @@ def _validate_answer(a, path, known, replica, spec):
                 raise BadValue(a["tolerance"])
         except BadValue:
             raise SpecError(f"{path}.tolerance", f"tolerance must be a number >= 0, not {json.dumps(a['tolerance'])}")
+
+
+def _check_answer_strictness(a, path, kind):
+    """Strict (one candidate, the right one) unless the task says otherwise, and why."""
+    match = a.get("match")
+    if kind in ("number", "money", "date"):
+        if match not in (None, "one", "any"):
+            raise SpecError(f"{path}.match", f'an answer of type {kind} matches "one" (the default) or "any", not {match!r}')
+        if "candidates" in a:
+            raise SpecError(f"{path}.candidates", f"the candidates of an answer of type {kind} are its {kind} values")
+        if match == "any" and not str(a.get("reason", "")).strip():
+            raise SpecError(
+                f"{path}.reason",
+                f'a loose {kind} answer ("match": "any" accepts the right value among others) must state its reason',
+            )
+        return
+    if match not in (None, "full", "search"):
+        raise SpecError(f"{path}.match", f'an answer of type {kind} matches "full" (the default) or "search", not {match!r}')
+    if "candidates" in a:
+        if match != "search":
+            raise SpecError(f"{path}.candidates", 'candidates apply to "match": "search" (a full match is one candidate)')
+        _check_regex(a["candidates"], f"{path}.candidates")
 
 
 def _check_expected_answer(kind, expected, epath):

@@ -188,6 +188,25 @@ def dates_in(text: str, *, day_first: bool = False) -> list[date]:
     return [d for _, d in sorted(found, key=lambda item: item[0])]
 
 
+# Public ids (#8003, ORD-4419, INV-2026-0012, ch_3Nx) and clock times (10:30) hold digits
+# that are not amounts or counts; dates are read as dates, not as three numbers.
+_ID_TOKEN = re.compile(r"#\w[\w-]*|\b[A-Za-z][A-Za-z0-9]*[-_][A-Za-z0-9][\w-]*")
+_TIME_TOKEN = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s?[ap]\.?m\.?)?(?![\d:])", re.I)
+_DATE_TIME_T = re.compile(r"(?<=\d)T(?=\d)")
+
+
+def answer_text(text: str, *, keep_money: bool = True) -> str:
+    """A message with what is not a candidate amount or count blanked out: public ids, dates, times,
+    and (unless `keep_money`) amounts written with a currency, which are not counts."""
+    text = _DATE_TIME_T.sub(" ", text)
+    for _kind, pattern in _DATE_PATTERNS:
+        text = pattern.sub(" ", text)
+    text = _TIME_TOKEN.sub(" ", _ID_TOKEN.sub(" ", text))
+    if not keep_money:
+        text = _MONEY_TOKEN.sub(lambda m: " " if _currency_of(m) else m.group(0), text)
+    return text
+
+
 def parse_datetime(value: str) -> datetime:
     """An ISO 8601 date-time ("2026-03-05T10:00:00Z"); naive values are taken as UTC."""
     try:

@@ -17,7 +17,8 @@ TASK = {
     "instruction": "Tell me the number of the oldest open ticket.",
     "start_page": "/",
     "limits": {"max_steps": 5, "max_seconds": 60},
-    "verifier": {"assertions": [{"name": "told the number", "kind": "answer", "type": "number", "expected": "{ticket}", "only": True}]},
+    "verifier": {"assertions": [{"name": "told the number", "kind": "answer", "type": "regex", "pattern": "#?{ticket}",
+                                 "match": "search", "candidates": r"#?\d+"}]},
     "reference_solution": ['send_msg_to_user("It is ticket #{ticket}.")'],
     "negative_examples": [
         {"name": "a longer number holding it", "actions": ['send_msg_to_user("It is ticket #1{ticket}.")']},
