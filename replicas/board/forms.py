@@ -73,6 +73,13 @@ class IssueForm(forms.Form):
     def clean_labels(self):
         return parse_labels(self.cleaned_data["labels"])
 
+    # browsers send textarea line breaks as CRLF: saving a form unchanged must not change the text
+    def clean_description(self):
+        return self.cleaned_data["description"].replace("\r\n", "\n")
+
+    def clean_steps_to_reproduce(self):
+        return self.cleaned_data["steps_to_reproduce"].replace("\r\n", "\n")
+
     def clean_epic(self):
         key = self.cleaned_data["epic"].strip().upper()
         if not key:

@@ -1,0 +1,279 @@
+"""Params functions of the issue board's task pack: each picks its task's issues from the seeded world
+and computes the answer key (which issues, how many, which labels), so no task hard-codes world data.
+
+Called by the catalogue as `fn(world)` with the (template) world bound. A function picks the first
+suitable record in key order and raises NoCandidate when the world has none, so a task on another
+seed either finds its own records or fails loudly at load time.
+"""
+import re
+
+from .. import workflow as W
+from ..auth import person_password
+from ..models import Component, Issue, Link, Person, Project, Sprint
+
+DUPLICATE_NOTE = "Seen again today. "
+DRIFTED = ("Frontend", "front-end")
+
+
+class NoCandidate(LookupError):
+    """The world holds no record this task can be about."""
+
+
+def _first(issues, what: str):
+    for issue in issues:
+        return issue
+    raise NoCandidate(f"no {what} in this world")
+
+
+def _ordered(qs):
+    return qs.select_related("project", "assignee", "sprint").order_by("project__key", "number")
+
+
+def _signin(person: Person) -> dict:
+    world_seed = Project.objects.first().world.seed
+    return {"name": person.name, "email": person.email, "password": person_password(seed=world_seed, username=person.username),
+            "username": person.username}
+
+
+def _admin() -> Person:
+    return Person.objects.filter(active=True, is_admin=True).order_by("public_id").first()
+
+
+def _sprint(key: str, state: str, nth: int = 0) -> Sprint:
+    return Sprint.objects.filter(project__key=key, state=state).order_by("number")[nth]
+
+
+def _open(qs):
+    return qs.exclude(status=W.DONE)
+
+
+# --- triage -----------------------------------------------------------------------------------------
+
+
+def triage_priority(issue: Issue) -> str:
+    """The contributing page's rule 1."""
+    if re.search(r"\b(crashes|loses data)\b", issue.summary):
+        return "Highest"
+    return "High" if "customer-reported" in issue.labels else "Medium"
+
+
+def _triage(customer: bool) -> dict:
+    for issue in _ordered(Issue.objects.filter(project__key="AGENT", issue_type="bug", status=W.TODO)):
+        if "needs-triage" not in issue.labels or ("customer-reported" in issue.labels) != customer:
+            continue
+        priority = triage_priority(issue)
+        if customer and priority == issue.priority:
+            continue  # the customer task is about rule 1: its bug must need a new priority
+        area = re.match(r"\[([^\]]+)\]", issue.summary).group(1)
+        component = Component.objects.get(project=issue.project, name=area)
+        if component.lead_id == issue.project.lead_id:
+            continue  # the negative example assigns to the project lead: it must differ
+        labels = sorted(lbl for lbl in issue.labels if lbl != "needs-triage")
+        return {**_signin(_admin()), "key": issue.key, "priority": priority, "component": component.name,
+                "lead": component.lead.username, "lead_name": component.lead.name, "project_lead": issue.project.lead.username,
+                "labels_after": labels, "labels_after_text": " ".join(labels)}
+    raise NoCandidate("no untriaged AGENT bug")
+
+
+def triage_crash_bug(world) -> dict:
+    return _triage(customer=False)
+
+
+def triage_customer_bug(world) -> dict:
+    return _triage(customer=True)
+
+
+# --- workflow ---------------------------------------------------------------------------------------
+
+
+def bug_without_steps(world) -> dict:
+    bug = _first(_ordered(Issue.objects.filter(project__key="AGENT", issue_type="bug", status=W.TODO, steps_to_reproduce="",
+                                                parent__isnull=True)), "bug without steps to reproduce")
+    return {**_signin(_admin()), "key": bug.key,
+            "steps": "Open a list with 600 rows, scroll to the end: the spinner never stops."}
+
+
+def in_progress_of_assignee(world) -> dict:
+    issue = _first((i for i in _ordered(Issue.objects.filter(project__key="AGENT", sprint__state="active", status=W.IN_PROGRESS,
+                                                              issue_type__in=("story", "task")))
+                    if i.assignee and i.assignee.active and not i.assignee.is_admin), "In Progress issue with an active assignee")
+    return {**_signin(issue.assignee), "key": issue.key}
+
+
+def close_wont_do(world) -> dict:
+    stale = _first((i for i in _ordered(Issue.objects.filter(project__key="AGENT", sprint__isnull=True, status=W.TODO,
+                                                              issue_type="story")) if (world.clock - i.updated_at).days > 120),
+                   "stale backlog story")
+    return {**_signin(_admin()), "key": stale.key, "summary": stale.summary}
+
+
+def done_issue_to_reopen(world) -> dict:
+    issue = _first(_ordered(Issue.objects.filter(project__key="AGENT", sprint__state="active", status=W.DONE, issue_type="story")),
+                   "done story in the active sprint")
+    return {**_signin(_admin()), "key": issue.key}
+
+
+# --- sprints ----------------------------------------------------------------------------------------
+
+
+def complete_web_sprint(world) -> dict:
+    active, nxt = _sprint("WEB", "active"), _sprint("WEB", "future")
+    open_keys = sorted(active.issues.exclude(status=W.DONE).values_list("key", flat=True))
+    if not open_keys:
+        raise NoCandidate("the active WEB sprint has no open issue")
+    return {**_signin(_admin()), "sprint": active.public_id, "sprint_name": active.name, "next": nxt.public_id,
+            "next_name": nxt.name, "open_keys": open_keys, "open_count": len(open_keys)}
+
+
+def plan_to_capacity(world) -> dict:
+    """Fill the second future sprint down the backlog in rank order with what still fits.
+
+    The capacity is the sprint's points plus the smallest slack from 10 points on under which
+    exactly two issues fit and an estimated issue ranked between them is skipped for not
+    fitting (so the rule "skip what does not fit, keep going" decides the answer).
+    """
+    sprint = _sprint("AGENT", "future", 1)
+    points = sum(i.story_points or 0 for i in sprint.issues.all())
+    backlog = [i for i in Issue.objects.filter(project__key="AGENT", sprint__isnull=True).exclude(status=W.DONE).exclude(
+        issue_type__in=("epic", "subtask")).order_by("rank", "key") if i.story_points is not None]
+    for slack in range(10, 60):
+        added, skipped, total = [], [], points
+        for issue in backlog:
+            if total + issue.story_points <= points + slack:
+                added.append(issue)
+                total += issue.story_points
+            else:
+                skipped.append(issue)
+        if len(added) == 2 and skipped and added[0].rank < skipped[0].rank < added[1].rank:
+            keys = [i.key for i in added]
+            return {**_signin(_admin()), "sprint": sprint.public_id, "sprint_name": sprint.name, "capacity": points + slack,
+                    "points_before": points, "added": keys, "added_count": 2, "added_1": keys[0], "added_2": keys[1],
+                    "total": total, "skipped": skipped[0].key}
+    raise NoCandidate("no capacity makes the backlog exercise the capacity rule")
+
+
+def ended_sprint_leftovers(world) -> dict:
+    last = Sprint.objects.filter(project__key="AGENT", state="closed").order_by("-number").first()
+    keys = sorted(_open(last.issues.all()).values_list("key", flat=True), key=lambda k: int(k.split("-")[1]))
+    if not keys:
+        raise NoCandidate("the last closed AGENT sprint holds no open issue")
+    active = _sprint("AGENT", "active")
+    if len(keys) != 3:
+        raise NoCandidate(f"{last.name} holds {len(keys)} open issues, the task is written for three")
+    return {**_signin(_admin()), "closed_name": last.name, "keys": keys, "count": len(keys), "active": active.public_id,
+            "active_name": active.name, "key_1": keys[0], "key_2": keys[1], "key_3": keys[2]}
+
+
+def estimate_and_plan(world) -> dict:
+    issue = _first(_ordered(Issue.objects.filter(project__key="AGENT", sprint__isnull=True, status=W.TODO, story_points__isnull=True,
+                                                  issue_type="story")), "unestimated backlog story")
+    nxt = _sprint("AGENT", "future")
+    return {**_signin(_admin()), "key": issue.key, "points": 5, "sprint": nxt.public_id, "sprint_name": nxt.name}
+
+
+# --- links and duplicates -----------------------------------------------------------------------------
+
+
+def duplicate_pair(world) -> dict:
+    for dup in _ordered(Issue.objects.filter(project__key="AGENT", status=W.TODO, description__startswith=DUPLICATE_NOTE)):
+        original = Issue.objects.filter(project=dup.project, description=dup.description[len(DUPLICATE_NOTE):]).exclude(pk=dup.pk).first()
+        if original is not None and original.status != W.DONE:
+            return {**_signin(_admin()), "dup": dup.key, "original": original.key, "summary": original.summary}
+    raise NoCandidate("no unlinked duplicate in AGENT")
+
+
+def unlinked_pair(world) -> dict:
+    linked = set(Link.objects.values_list("source__key", "target__key"))
+    backlog = list(_ordered(Issue.objects.filter(project__key="AGENT", sprint__isnull=True, status=W.TODO, issue_type="story")))
+    for blocker in backlog:
+        for blocked in backlog:
+            if blocker != blocked and (blocker.key, blocked.key) not in linked and (blocked.key, blocker.key) not in linked:
+                return {**_signin(_admin()), "blocker": blocker.key, "blocked": blocked.key}
+    raise NoCandidate("no two unlinked backlog stories")
+
+
+# --- answers ----------------------------------------------------------------------------------------
+
+
+def open_highest_in_sprint(world) -> dict:
+    active = _sprint("AGENT", "active")
+    count = _open(active.issues.filter(priority="Highest")).count()
+    wrong = active.issues.filter(priority="Highest").count()
+    return {**_signin(_admin()), "sprint_name": active.name, "count": count, "wrong": wrong if wrong != count else count + 1}
+
+
+def unassigned_open_bugs(world) -> dict:
+    count = _open(Issue.objects.filter(project__key="WEB", issue_type="bug", assignee__isnull=True)).count()
+    return {**_signin(_admin()), "count": count, "wrong": count + 1}
+
+
+def open_points_in_sprint(world) -> dict:
+    active = _sprint("AGENT", "active")
+    issues = active.issues.exclude(issue_type="subtask")
+    open_points = sum(i.story_points or 0 for i in _open(issues))
+    total = sum(i.story_points or 0 for i in issues)
+    return {**_signin(_admin()), "sprint_name": active.name, "count": open_points, "wrong": total}
+
+
+# --- bulk -------------------------------------------------------------------------------------------
+
+
+def drifted_labels(world) -> dict:
+    expected = {}
+    for issue in _ordered(Issue.objects.filter(project__key="AGENT")):
+        if any(lbl in DRIFTED for lbl in issue.labels):
+            expected[issue.key] = sorted({*(lbl for lbl in issue.labels if lbl not in DRIFTED), "frontend"})
+    if len(expected) < 2:
+        raise NoCandidate("fewer than two AGENT issues with drifted labels")
+    return {**_signin(_admin()), "expected": expected, "keys": sorted(expected), "count": len(expected)}
+
+
+def departed_assignee(world) -> dict:
+    for gone in Person.objects.filter(active=False).order_by("public_id"):
+        keys = sorted(_open(Issue.objects.filter(project__key="AGENT", assignee=gone)).values_list("key", flat=True))
+        if keys:
+            heir = Project.objects.get(key="AGENT").lead
+            others = _open(Issue.objects.filter(assignee=gone)).exclude(project__key="AGENT").count()
+            return {**_signin(_admin()), "gone": gone.username, "gone_name": gone.name, "heir": heir.username, "heir_name": heir.name,
+                    "keys": keys, "count": len(keys), "elsewhere": others}
+    raise NoCandidate("nobody who left still has open AGENT issues")
+
+
+# --- drag and drop ----------------------------------------------------------------------------------
+
+
+def _column(sprint, status):
+    return list(sprint.issues.filter(status=status).exclude(issue_type="epic").order_by("rank", "key"))
+
+
+def last_todo_card(world) -> dict:
+    cards = _column(_sprint("AGENT", "active"), W.TODO)
+    if len(cards) < 3:
+        raise NoCandidate("the To Do column has fewer than three cards")
+    return {**_signin(_admin()), "key": cards[-1].key, "top": cards[0].key, "top_rank": cards[0].rank}
+
+
+def backlog_bottom_issue(world) -> dict:
+    rows = list(Issue.objects.filter(project__key="AGENT", sprint__isnull=True).exclude(status=W.DONE)
+                .exclude(issue_type__in=("epic", "subtask")).order_by("rank", "key"))
+    if len(rows) < 3:
+        raise NoCandidate("the backlog has fewer than three issues")
+    pick = rows[len(rows) // 2]
+    return {**_signin(_admin()), "key": pick.key, "top": rows[0].key, "top_rank": rows[0].rank}
+
+
+def backlog_into_next_sprint_top(world) -> dict:
+    nxt = _sprint("AGENT", "future")
+    in_sprint = list(nxt.issues.exclude(issue_type="subtask").order_by("rank", "key"))
+    issue = _first(_ordered(Issue.objects.filter(project__key="AGENT", sprint__isnull=True, status=W.TODO,
+                                                  story_points__isnull=False, issue_type="story")), "estimated backlog story")
+    return {**_signin(_admin()), "key": issue.key, "sprint": nxt.public_id, "sprint_name": nxt.name,
+            "top": in_sprint[0].key, "top_rank": in_sprint[0].rank}
+
+
+def todo_card_of_assignee(world) -> dict:
+    """A To Do card of the active sprint (not a bug without steps) and its assignee, who may send it to review."""
+    issue = _first((i for i in _ordered(Issue.objects.filter(project__key="AGENT", sprint__state="active", status=W.TODO,
+                                                              issue_type__in=("story", "task")))
+                    if i.assignee and i.assignee.active), "To Do story or task with an active assignee")
+    return {**_signin(issue.assignee), "key": issue.key}
