@@ -1,6 +1,6 @@
 import pytest
-
 from replicagym.accounts.tokens import token_create
+
 from tests.episodes.fixtures import sync_test_pack
 
 
