@@ -178,3 +178,18 @@ def test_backlog_moves_issues_between_sprints_and_ranks_by_drag(client_in, board
         assert Issue.objects.get(key=rows[0].key).sprint == nxt
         assert Issue.objects.get(key=rows[-1].key).rank < rows[1].rank
         assert Issue.objects.get(key=rows[2].key).sprint is None
+
+
+def test_saving_the_issue_form_unchanged_changes_nothing(client_in, board_world):
+    with bound_world(board_world):
+        bug = Issue.objects.filter(issue_type="bug").exclude(steps_to_reproduce="").order_by("number").first()
+        before = Change.objects.count()
+    form = {"summary": bug.summary, "description": bug.description.replace("\n", "\r\n"), "priority": bug.priority,
+            "steps_to_reproduce": bug.steps_to_reproduce.replace("\n", "\r\n"), "labels": " ".join(bug.labels),
+            "components": bug.components, "fix_versions": bug.fix_versions, "assignee": bug.assignee.username if bug.assignee else "",
+            "story_points": "" if bug.story_points is None else str(bug.story_points), "sprint": str(bug.sprint.public_id) if bug.sprint else "",
+            "due_date": bug.due_date.isoformat() if bug.due_date else "", "epic": bug.epic.key if bug.epic else "", "resolution": bug.resolution}
+    assert client_in.post(f"/browse/{bug.key}", form).status_code == 302
+    with bound_world(board_world):
+        assert Change.objects.count() == before
+        assert Issue.objects.get(key=bug.key).steps_to_reproduce == bug.steps_to_reproduce
