@@ -623,15 +623,17 @@ class EpisodeSession:
         )
 
     def final_page(self) -> dict:
-        """{"url", "title", "html"} of the active tab, for the verifier."""
+        """{"url", "title", "html"} of the active tab, for the verifier: form fields hold what the
+        page was served with, never what was typed and not saved (a text check must not pass on it)."""
         self._check_alive()
         try:
-            return {"url": self.page.url, "title": self.page.title(), "html": self.page.evaluate(HTML_JS)}
+            return {"url": self.page.url, "title": self.page.title(), "html": self.page.evaluate(SAVED_HTML_JS)}
         except PlaywrightError as exc:
             self._check_alive(exc)
             raise
 
 
+SAVED_HTML_JS = f"() => {{ {ENGINE_JS}\n return window.__replicagym.html(false); }}"
 _SCREENSHOT = {"format": "png", "optimizeForSpeed": True}
 _ACTION_DONE = re.compile(r"^\s*-?\s*\w+ action done\s*$", re.MULTILINE)
 

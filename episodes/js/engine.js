@@ -1,7 +1,7 @@
 // ReplicaGym's in-page helper, installed in every document of an episode (an init script)
 // and re-installed on demand (idempotent). It tracks what "the page has settled" needs
 // to know (DOM mutations, in-flight fetch/XHR, pending short timers), stamps BrowserGym-
-// style `bid` attributes, and serialises the DOM with live form values.
+// style `bid` attributes, and serialises the DOM (with live form values, or as served).
 (() => {
   if (window.__replicagym) return;
   const SKIP = new Set(["SCRIPT", "STYLE", "META", "LINK", "HEAD", "TITLE", "NOSCRIPT", "TEMPLATE", "BASE"]);
@@ -139,9 +139,13 @@
         focused: active && active !== document.body && active !== document.documentElement ? active.getAttribute("bid") : null,
       };
     },
-    // The DOM as HTML, with form fields' live values written into attributes.
-    html() {
+    // The DOM as HTML. With `live`, form fields' current values are written into
+    // attributes (what the agent sees); without, fields keep the values the page was
+    // served with, so the verifier's final page never holds typing that was not saved.
+    html(live = true) {
       const clone = document.documentElement.cloneNode(true);
+      const doctype = document.doctype ? "<!DOCTYPE " + document.doctype.name + ">\n" : "";
+      if (!live) return doctype + clone.outerHTML;
       const copies = [clone, ...clone.querySelectorAll("*")];
       const originals = [document.documentElement, ...document.documentElement.querySelectorAll("*")];
       for (let i = 0; i < originals.length && i < copies.length; i++) {
@@ -158,7 +162,6 @@
           if (el.selected) copy.setAttribute("selected", ""); else copy.removeAttribute("selected");
         }
       }
-      const doctype = document.doctype ? "<!DOCTYPE " + document.doctype.name + ">\n" : "";
       return doctype + clone.outerHTML;
     },
   };

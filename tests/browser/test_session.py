@@ -4,6 +4,7 @@ import re
 import pytest
 
 from episodes.browser import BrowserCrashed, EpisodeSession
+from episodes.observation import HTML_JS
 
 pytestmark = pytest.mark.browser
 
@@ -171,14 +172,17 @@ def test_tabs_open_focus_and_close(open_session, page_server):
     assert session.step('goto("/form.html")').observation.url == page_server + "/form.html"
 
 
-def test_final_page_has_live_form_values_and_bids(open_session):
+def test_final_page_has_bids_and_the_served_form_values_never_unsaved_typing(open_session):
     session = open_session()
     session.step('fill("#subject", "Hello <world>")')
     session.step('check("#notify")')
     page = session.final_page()
     assert page["title"] == "Form test" and page["url"].endswith("/form.html")
-    assert 'value="Hello &lt;world&gt;"' in page["html"]
-    assert re.search(r'<input type="checkbox" id="notify" name="notify" bid="\d+" checked="">', page["html"])
+    assert "Hello" not in page["html"]
+    assert re.search(r'<input type="checkbox" id="notify" name="notify" bid="\d+">', page["html"])
+    live = session.page.evaluate(HTML_JS)  # the agent's DOM observation keeps the live values
+    assert 'value="Hello &lt;world&gt;"' in live
+    assert re.search(r'<input type="checkbox" id="notify" name="notify" bid="\d+" checked="">', live)
 
 
 def test_upload_takes_files_only_from_the_episode_folder(open_session, tmp_path):
