@@ -1,6 +1,7 @@
 """The shop task pack: it loads and validates, its answer keys agree with the seeded world, doing
 nothing and every answer-only negative fail without a browser, and in real browser episodes every
-reference solution earns task_completion 1.0 (recovering from its armed fault where it has one).
+reference solution that writes earns task_completion 1.0 (recovering from its armed fault where it
+has one); answer-only references are judged on the untouched world with their message.
 The negatives that act in the browser are played by `verify_tasks shop`."""
 import json
 import re
@@ -155,6 +156,8 @@ def test_every_reference_solution_passes_in_a_real_browser(synced):
 
     failures = []
     for slug, task in synced.items():
+        if not task.spec["verifier"]["allowed_changes"] and SEND.match(task.reference_solution[-1]):
+            continue  # answer-only: judged on the untouched world with its message, above
         done = episode_play(task_id=task.task_id, actions=task.reference_solution)
         ok = done.rewards and done.rewards["task_completion"] == 1.0 and done.rewards["collateral"] == 1.0
         if ok and task.faults:  # the oracle meets the armed fault and recovers from it
