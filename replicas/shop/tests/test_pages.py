@@ -217,3 +217,18 @@ def test_refunds_cannot_exceed_what_the_line_cost(shop, world_client):
     assert page.status_code == 400 and b"can still be refunded" in page.content
     assert staff.post(f"/backoffice/orders/{key['order']}", {"line": key["line"], "amount": "abc", "method": "card", "reason": "x"}).status_code == 400
     assert _hash(shop) == before
+
+
+def test_an_armed_payment_failure_shows_the_store_error_page_once_and_places_nothing(make_world, world_client):
+    faulty = make_world(replica="shop", seed=7, variant="small",
+                        faults=[{"name": "server_error", "params": {"route": "^/checkout/place-order$", "status": 500, "times": 1}}])
+    with bound_world(faulty):
+        key = P.ready_cart(faulty)
+        account = Account.objects.get(public_id=key["customer"])
+    client = _client_as(world_client, faulty, account)
+    _checkout(client, key)
+    failed = client.post("/checkout/place-order")
+    assert failed.status_code == 500 and b"Sorry! Something went wrong on our end." in failed.content
+    with bound_world(faulty):
+        assert not account.orders.filter(status="placed", placed_at=clock.now()).exists()
+    assert client.post("/checkout/place-order")["Location"].startswith("/gp/buy/thankyou/")
