@@ -8,7 +8,18 @@ from django.test import override_settings
 from replicagym.catalogue.packs import pack_dir
 
 from replicas.supportdesk import policies, selectors, services
-from replicas.supportdesk.models import Group, SignInFailure, Ticket, User
+from replicas.supportdesk.models import (
+    AccountEvent,
+    Comment,
+    Group,
+    IdentityVerification,
+    Macro,
+    Refund,
+    SignInFailure,
+    Ticket,
+    TicketEvent,
+    User,
+)
 from replicas.supportdesk.tasks import params as P
 from replicas.worlds.clock import world_clock_advance
 from replicas.worlds.scoping import bound_world
@@ -16,7 +27,7 @@ from replicas.worlds.snapshot import canonical_json, snapshot, state_hash
 from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs
 
-from .domain_helpers import tier2_agent
+from .domain_helpers import customer, front_line_agent, paid_order, ticket_of, tier2_agent
 
 pytestmark = pytest.mark.django_db
 ACTOR_ASSERTIONS = {"the refund was issued by the agent the instruction names", "every change was made by the agent the instruction names"}
@@ -150,3 +161,28 @@ def test_refund_tasks_done_by_a_tier2_agent_fail_their_actor_assertion_and_pass_
     _refund_duplicate_and_finish(world, world_client, key, as_agent=agent, solve=True)
     verdict, failed = _verdict(world, "refund-duplicate-charge", key, initial)
     assert verdict.passed, failed
+
+
+def test_every_write_of_the_desk_names_the_desk_user_who_made_it(in_world):
+    """Refunds, comments, field changes, macros, merges, bulk updates and account repairs all record their actor."""
+    agent = front_line_agent()
+    owner = customer(0)
+    payment = paid_order(owner, "40.00")
+    ticket, other = ticket_of(owner), ticket_of(owner, number=99902)
+    events_before = set(TicketEvent.objects.values_list("pk", flat=True))
+    services.ticket_update(ticket=ticket, actor=agent, changes={"priority": "high"}, comment="Looking into it.", public=False)
+    services.refund_issue(agent=agent, payment=payment, amount="10.00", currency="USD", kind="partial", reason="goodwill", ticket=ticket)
+    macro = Macro.objects.filter(active=True).order_by("position", "public_id").first()
+    services.macro_submit(ticket=ticket, macro=macro, actor=agent)
+    services.identity_verify(agent=agent, customer=owner, method="card_last4", value="4242", ticket=ticket)
+    services.password_reset(agent=agent, customer=owner, ticket=ticket)
+    services.tickets_bulk_update(tickets=[other], actor=agent, changes={"add_tags": ["checked"]})
+    services.ticket_merge(source=other, target=ticket, actor=agent)
+    by_agent = TicketEvent.objects.exclude(pk__in=events_before).exclude(via__in=["trigger", "automation"])
+    assert {e.via for e in by_agent} >= {"web", "macro", "bulk", "merge"}
+    assert {e.actor_id for e in by_agent} == {agent.pk}
+    assert {e.kind for e in by_agent} >= {"change", "comment", "refund", "verification", "account", "merge"}
+    assert [r.agent for r in Refund.objects.filter(payment=payment)] == [agent]
+    assert {c.author_id for c in Comment.objects.filter(ticket__in=[ticket, other], public=False)} == {agent.pk}
+    assert [(a.action, a.agent) for a in AccountEvent.objects.filter(customer=owner, ticket=ticket)] == [("password_reset", agent)]
+    assert IdentityVerification.objects.get(customer=owner, ticket=ticket).agent == agent
