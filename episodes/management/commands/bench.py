@@ -4,45 +4,29 @@ import os
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from bench.report import SECTIONS, BenchOptions, run_sections, table
-from replicas.worlds.cli import one_line_errors
-from replicas.worlds.registry import get_replica
+from replicas.worlds.cli import ReplicaGymCommand, positive_int, replica_arg
 
 
-def _positive_int(text: str) -> int:
-    import argparse
-
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not {value}")
-    return value
-
-
-class Command(BaseCommand):
+class Command(ReplicaGymCommand):
     help = "Benchmark the platform's hot paths; writes JSON and prints a short table."
-
-    def create_parser(self, prog_name, subcommand, **kwargs):
-        return one_line_errors(super().create_parser(prog_name, subcommand, **kwargs))
 
     def add_arguments(self, parser):
         parser.add_argument("--quick", action="store_true", help="fewer repetitions and smaller worlds (a minute or two)")
         parser.add_argument("--out", default=None, help="where to write the JSON report (default: DATA_DIR/bench.json)")
         parser.add_argument("--only", default="", help=f"comma-separated sections: {', '.join(SECTIONS)}")
-        parser.add_argument("--repeat", type=_positive_int, help="samples per measurement (overrides the preset)")
+        parser.add_argument("--repeat", type=positive_int, help="samples per measurement (overrides the preset)")
         parser.add_argument("--variants", default="", help="world variants for the reset section (default: default,10k,100k)")
-        parser.add_argument("--requests", type=_positive_int, help="requests for the server section (overrides the preset)")
+        parser.add_argument("--requests", type=positive_int, help="requests for the server section (overrides the preset)")
         parser.add_argument("--world-variant", default="", help="world variant of the step and server sections (default: default)")
         parser.add_argument("--servers", default="", help="servers for the server section (default: inprocess,gunicorn)")
         parser.add_argument("--workers", default="", help="worker counts for the throughput section (default: 1,2,4)")
-        parser.add_argument("--episodes", type=_positive_int, help="oracle episodes per worker count (throughput)")
-        parser.add_argument("--replica", default="", help="replica measured (default: the first, by name, declaring a bench task)")
+        parser.add_argument("--episodes", type=positive_int, help="oracle episodes per worker count (throughput)")
+        parser.add_argument("--replica", type=replica_arg, default=None, help="replica measured (default: the first, by name, declaring a bench task)")
         parser.add_argument("--task", default="", help="task id driven by the start, throughput, memory and BrowserGym sections "
                                                        "(default: the replica's bench task)")
 
@@ -61,11 +45,6 @@ class Command(BaseCommand):
         server_kinds = [k.strip() for k in servers.split(",") if k.strip()]
         if any(k not in ("inprocess", "gunicorn") for k in server_kinds):
             raise CommandError(f"--servers must name inprocess and/or gunicorn, not {servers!r}")
-        if replica:
-            try:
-                get_replica(replica)
-            except LookupError as exc:
-                raise CommandError(f"--replica: {exc}") from None
         options = BenchOptions.preset(quick=quick).override(
             replica=replica or None,
             repeat=repeat,

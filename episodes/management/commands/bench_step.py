@@ -8,13 +8,14 @@ p95s and the ratio (the goal is at most 1.5x); asserts nothing.
 import statistics
 import time
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from bench.measure import percentile
 from bench.scenario import bench_pages, bench_replica, signed_in_cookies
 from episodes.browser import EpisodeSession, shared_browser, shutdown_browser
 from episodes.observation import STAMP_JS
 from episodes.server import replica_server
+from replicas.worlds.cli import ReplicaGymCommand, replica_arg, seed_arg
 from replicas.worlds.routing import world_origin
 from replicas.worlds.services import world_create, world_delete
 
@@ -27,24 +28,22 @@ def _first_textbox(axtree: str) -> str | None:
     return None
 
 
-class Command(BaseCommand):
+class Command(ReplicaGymCommand):
+    user_errors = (LookupError,)
     help = "Median/p95 step latency of the episode engine vs raw Playwright on the same page (prints, asserts nothing)."
 
     def add_arguments(self, parser):
         parser.add_argument("--steps", type=int, default=30, help="timed steps per side (default 30)")
-        parser.add_argument("--seed", type=int, default=7)
+        parser.add_argument("--seed", type=seed_arg, default=7)
         parser.add_argument("--variant", default="small")
-        parser.add_argument("--replica", default="", help="replica to measure (default: the first, by name, declaring a bench task)")
+        parser.add_argument("--replica", type=replica_arg, default=None, help="replica to measure (default: the first, by name, declaring a bench task)")
         parser.add_argument("--page", default="", help="path to measure on (default: the replica's first bench page, signed in)")
 
     def handle(self, *args, steps, seed, variant, replica, page, **options):
         if not 5 <= steps <= 1000:
             raise CommandError("--steps must be from 5 to 1000")
-        try:
-            config = bench_replica(replica or None)
-            config.knobs(variant)
-        except LookupError as exc:
-            raise CommandError(str(exc).strip("'\"")) from None
+        config = bench_replica(replica or None)
+        config.knobs(variant)
         world = world_create(replica=config.label, seed=seed, variant=variant)
         _host, port = replica_server()
         origin = world_origin(world, port)

@@ -6,19 +6,18 @@ backends) can be compared byte for byte.
 """
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from replicagym.catalogue.packs import PackError, TaskNotFound, task_current
 
 from episodes.services import EpisodeError, episode_play
 from episodes.trajectory import TrajectoryError, trajectory_export, trajectory_read
-from replicas.worlds.cli import one_line_errors, seed_arg
+from replicas.worlds.cli import ReplicaGymCommand, seed_arg
 
 
-class Command(BaseCommand):
+class Command(ReplicaGymCommand):
     help = "Play a task with fixed actions and print the final state hash and per-step screenshot hashes."
 
-    def create_parser(self, prog_name, subcommand, **kwargs):
-        return one_line_errors(super().create_parser(prog_name, subcommand, **kwargs))
+    user_errors = (TaskNotFound, PackError, TrajectoryError, EpisodeError)
 
     def add_arguments(self, parser):
         parser.add_argument("task", help="task id, <replica>.<slug>")
@@ -30,17 +29,11 @@ class Command(BaseCommand):
         parser.add_argument("--trajectory", help="also write the episode's trajectory (JSON lines) here")
 
     def handle(self, *args, task, oracle, actions, replay, seed, trajectory, **options):
-        try:
-            task_obj = task_current(task)
-        except (TaskNotFound, PackError) as exc:
-            raise CommandError(str(exc).splitlines()[0]) from None
+        task_obj = task_current(task)
         if oracle:
             plan = task_obj.reference_solution
         elif replay:
-            try:
-                plan = trajectory_read(replay).actions
-            except TrajectoryError as exc:
-                raise CommandError(str(exc)) from None
+            plan = trajectory_read(replay).actions
         else:
             try:
                 plan = json.loads(actions)
@@ -48,10 +41,7 @@ class Command(BaseCommand):
                 raise CommandError(f"--actions is not JSON: {exc.msg}") from None
             if not isinstance(plan, list) or not all(isinstance(a, str) for a in plan):
                 raise CommandError("--actions must be a JSON list of action strings")
-        try:
-            episode = episode_play(task_id=task_obj, actions=plan, seed=seed)
-        except EpisodeError as exc:
-            raise CommandError(str(exc)) from None
+        episode = episode_play(task_id=task_obj, actions=plan, seed=seed)
         if trajectory:
             trajectory_export(episode=episode, path=trajectory)
         steps = list(episode.steps.order_by("index").values_list("action", "error", "screenshot__sha256"))

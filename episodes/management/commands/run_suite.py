@@ -4,14 +4,13 @@ Episodes are created up front (one per task x attempt), then run by N local work
 processes (or, with --celery, by the Celery workers of the configured broker);
 progress goes to stderr, the JSON report to --out (or stdout).
 """
-import argparse
 import json
 import sys
 import time
 from concurrent.futures import as_completed
 from pathlib import Path
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from django.utils import timezone
 from replicagym.catalogue.packs import PackError, suite_current, task_sync_all
 
@@ -20,24 +19,11 @@ from episodes.models import Episode, Run
 from episodes.pool import episode_summary, process_pool, run_one
 from episodes.runs import run_create, run_episodes_create, run_report
 from episodes.trajectory import trajectory_export
-from replicas.worlds.cli import one_line_errors
+from replicas.worlds.cli import ReplicaGymCommand, positive_int
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer of at least 1, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer of at least 1, not {value}")
-    return value
-
-
-class Command(BaseCommand):
+class Command(ReplicaGymCommand):
     help = "Run a suite with an agent (K attempts per task over N workers) and write a JSON report."
-
-    def create_parser(self, prog_name, subcommand, **kwargs):
-        return one_line_errors(super().create_parser(prog_name, subcommand, **kwargs))
 
     def add_arguments(self, parser):
         parser.add_argument("suite", help="suite name (each replica's pack is a suite named after the replica)")

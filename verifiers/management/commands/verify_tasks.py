@@ -2,10 +2,11 @@
 import json
 import os
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 from replicagym.catalogue.models import Task
 from replicagym.catalogue.packs import PackError, task_files, task_sync
 
+from replicas.worlds.cli import ReplicaGymCommand
 from replicas.worlds.registry import replicas
 from verifiers.selfcheck import task_selfcheck
 
@@ -18,7 +19,7 @@ def _cell(outcome) -> str:
     return "pass" if outcome.passed else "fail"
 
 
-class Command(BaseCommand):
+class Command(ReplicaGymCommand):
     help = "Self-test the verifiers of task packs: reference must pass, empty and negative examples must fail."
 
     def add_arguments(self, parser):

@@ -3,10 +3,10 @@ import json
 import time
 from datetime import timedelta
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from bench.measure import summary
-from replicas.worlds.cli import OneLineParser, one_line_errors, seed_arg
+from replicas.worlds.cli import OneLineParser, ReplicaGymCommand, positive_int, seed_arg
 from replicas.worlds.models import World
 from replicas.worlds.routing import world_url
 from replicas.worlds.services import (
@@ -20,11 +20,10 @@ from replicas.worlds.services import (
 from replicas.worlds.snapshot import canonical_json, diff, snapshot, state_hash
 
 
-class Command(BaseCommand):
+class Command(ReplicaGymCommand):
     help = "Create, inspect, compare and delete worlds."
 
-    def create_parser(self, prog_name, subcommand, **kwargs):
-        return one_line_errors(super().create_parser(prog_name, subcommand, **kwargs))
+    user_errors = (LookupError, InvalidWorldRequest)
 
     def add_arguments(self, parser):
         sub = parser.add_subparsers(dest="action", required=True, parser_class=OneLineParser)
@@ -43,7 +42,7 @@ class Command(BaseCommand):
         sub.add_parser("list", help="list worlds as JSON lines")
         bench = sub.add_parser("bench", help="time world creation from the cached template")
         self._world_key(bench)
-        bench.add_argument("--repeat", type=int, default=30)
+        bench.add_argument("--repeat", type=positive_int, default=30)
 
     def _world_key(self, parser):
         parser.add_argument("--replica", required=True)
@@ -51,10 +50,7 @@ class Command(BaseCommand):
         parser.add_argument("--variant", default="default")
 
     def handle(self, *args, action, **options):
-        try:
-            getattr(self, f"do_{action}")(**options)
-        except (LookupError, InvalidWorldRequest) as exc:
-            raise CommandError(str(exc).strip("'\"")) from None
+        getattr(self, f"do_{action}")(**options)
 
     def _emit(self, doc):
         self.stdout.write(json.dumps(doc, sort_keys=True, ensure_ascii=False))

@@ -1,17 +1,16 @@
 """`manage.py task_sync [REPLICA ...]`: load task packs into the catalogue (all installed packs by default)."""
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import CommandError
 
 from replicagym.catalogue.packs import PackError, task_sync, task_sync_all
-from replicas.worlds.cli import one_line_errors
+from replicas.worlds.cli import ReplicaGymCommand
 
 
-class Command(BaseCommand):
+class Command(ReplicaGymCommand):
     help = "Validate task packs and upsert their tasks and suites into the catalogue."
 
-    def create_parser(self, prog_name, subcommand, **kwargs):
-        return one_line_errors(super().create_parser(prog_name, subcommand, **kwargs))
+    user_errors = (LookupError,)
 
     def add_arguments(self, parser):
         parser.add_argument("replicas", nargs="*", help="replica names (default: every installed pack)")
@@ -22,7 +21,5 @@ class Command(BaseCommand):
         except PackError as exc:
             # several lines here on purpose: one per bad file and JSON path
             raise CommandError(f"invalid task pack:\n{exc}") from None
-        except LookupError as exc:
-            raise CommandError(str(exc).strip("'\"")) from None
         for summary in summaries:
             self.stdout.write(json.dumps(summary, sort_keys=True))
