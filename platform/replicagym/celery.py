@@ -1,4 +1,7 @@
-"""The Celery application; workers start with `python manage.py worker` or `celery -A replicagym worker`."""
+"""The Celery application, for Redis or RabbitMQ: workers start with `celery -A replicagym worker`.
+
+(The embedded default queues episodes in the database; its workers are `manage.py worker`.)
+"""
 import os
 
 from celery import Celery

@@ -20,16 +20,22 @@ TRIALS, EPISODES = 2, 4
 def _killtest(**env) -> dict:
     sync_test_pack()
     connection.close()  # the command and its workers use their own connections
-    result = subprocess.run(
+    command = subprocess.Popen(
         [sys.executable, str(ROOT / "manage.py"), "killtest", "--no-sync", "--task", "supportdesk.open-ticket",
          "--trials", str(TRIALS), "--episodes", str(EPISODES), "--lost-after", "4", "--mid-episode", "--seed", "7",
-         "--trial-timeout", "80"],
-        cwd=ROOT, capture_output=True, text=True, timeout=170,
+         "--trial-timeout", "240"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "DJANGO_SETTINGS_MODULE": "replicagym.settings", "DATABASE_URL": worker_database_url(),
              "REPLICAGYM_DATA_DIR": str(settings.DATA_DIR), **env},
     )
-    assert result.returncode == 0, result.stderr[-3000:]
-    totals = json.loads(result.stdout.strip().splitlines()[-1])
+    try:
+        out, err = command.communicate(timeout=2 * 240 + 60)
+    except subprocess.TimeoutExpired:
+        command.terminate()  # it stops its workers on SIGTERM
+        out, err = command.communicate()
+        pytest.fail(f"killtest did not finish: {err[-3000:]}")
+    assert command.returncode == 0, err[-3000:]
+    totals = json.loads(out.strip().splitlines()[-1])
     assert totals["trials"] == totals["kills"] == TRIALS and totals["failed_checks"] == 0
     assert totals["episodes"] == totals["succeeded"] == TRIALS * EPISODES
     # each kill hit a running episode, and each such episode ran again rather than being lost or errored

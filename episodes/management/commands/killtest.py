@@ -163,6 +163,8 @@ class Command(BaseCommand):
         heartbeat = max(1, lost_after // 3)
         self._say(f"killtest: {trials} trial(s) x {episodes} episodes of {task} (oracle) on {workers} workers, "
                   f"broker {broker}, queue {queue}, seed {seed}, worker lost after {lost_after} s")
+        # a stopped killtest stops its workers too (they run in sessions of their own)
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
         pool = Workers(count=workers, queue=queue, heartbeat=heartbeat, lost_after=lost_after, visibility=max(5, 3 * lost_after), logs=logs)
         results = []
         try:
