@@ -80,9 +80,15 @@ def _checkout_keys(account) -> dict:
             "card_last4": _plain_card(account).last4, "address": _default_address(account).public_id}
 
 
+def _shown(text: str) -> str:
+    """A title as its accessible name reads it (runs of spaces collapsed): near-duplicate listings
+    carry a doubled space."""
+    return " ".join(text.split())
+
+
 def _item_keys(item: OrderItem) -> dict:
-    return {"order": item.order.public_id, "line": item.line, "item": item.variant.product.title,
-            "item_title": item.title, "sku": item.variant.sku}
+    return {"order": item.order.public_id, "line": item.line, "item": _shown(item.variant.product.title),
+            "item_title": _shown(item.title), "sku": item.variant.sku}
 
 
 # --- buying -------------------------------------------------------------------------------------------
@@ -198,7 +204,7 @@ def out_of_stock_in_cart(world) -> dict:
         gone = [ln for ln in lines if ln.variant.stock == 0]
         fine = [ln for ln in lines if not ln.out_of_stock]
         if len(gone) == 1 and fine:
-            return {**_checkout_keys(account), "gone_sku": gone[0].variant.sku, "gone_title": gone[0].product.title,
+            return {**_checkout_keys(account), "gone_sku": gone[0].variant.sku, "gone_title": _shown(gone[0].product.title),
                     "kept_skus": [ln.variant.sku for ln in fine]}
     raise NoCandidate("no cart with one out-of-stock line among lines in stock")
 
@@ -373,3 +379,15 @@ def refund_damaged(world) -> dict:
 def ready_cart(world) -> dict:
     """A shopper whose cart can be ordered with the defaults (a complete address, a plain card)."""
     return _checkout_keys(_ready_shopper(cart=True))
+
+
+def sells_out_at_checkout(world) -> dict:
+    """A shopper with two lines or more in the cart; the fault sells the last line out during checkout."""
+    skip = []
+    while True:
+        account = _ready_shopper(cart=True, exclude=skip)
+        skip.append(account.public_id)
+        lines = selectors.cart_lines(account)
+        if len(lines) >= 2:
+            gone = lines[-1]
+            return {**_checkout_keys(account), "sold_sku": gone.variant.sku, "sold_title": _shown(gone.product.title)}

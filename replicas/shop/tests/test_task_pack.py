@@ -51,13 +51,13 @@ def _message(text: str, params: dict) -> str:
 @pytest.mark.django_db
 def test_pack_loads_validates_and_covers_the_issue_s_tasks(pack):
     slugs = {t.spec["slug"] for t in pack}
-    assert len(pack) >= 24
+    assert len(pack) >= 25
     assert {"buy-cheapest-rated-fast", "buy-specific-variant", "apply-best-coupon", "gift-card-and-card", "change-order-address",
             "cancel-one-item", "return-damaged-item", "refuse-return-after-window", "recover-declined-payment",
             "report-order-total", "approve-return-in-window", "refund-damaged-line"} <= slugs
     assert {t.spec["difficulty"] for t in pack} == {"easy", "medium", "hard"}
     faults = {f["name"] for t in pack for f in t.spec["faults"]}
-    assert {"server_error", "api_timeout"} <= faults
+    assert {"server_error", "api_timeout", "stale_record"} <= faults
     for t in pack:
         assert t.spec["reference_solution"] and t.spec["negative_examples"], t.task_id
         assert any(a["kind"] == "diff" and a.get("only_allowed") for a in t.spec["verifier"]["assertions"]), t.task_id
