@@ -12,7 +12,7 @@ from tests.episodes.fixtures import sync_test_pack
 
 @pytest.fixture
 def make_world(db):
-    def make(replica="supportdesk", seed=7, variant="small", **kwargs):
+    def make(replica="testbed", seed=7, variant="small", **kwargs):
         return world_create(replica=replica, seed=seed, variant=variant, **kwargs)
 
     return make
@@ -76,7 +76,7 @@ def outsider_user(db, django_user_model):
 
 @pytest.fixture
 def agent_token(db, django_user_model):
-    """An IssuedToken (`.token`, `.secret`) of user "agent" for the "smoke" suite: open-ticket, not report-requester."""
+    """An IssuedToken (`.token`, `.secret`) of user "agent" for the "smoke" suite: open-note, not report-owner."""
     sync_test_pack()
     return token_create(user=_user(django_user_model, "agent"), suites=["smoke"], expires_days=30,
                         max_concurrent=2, max_per_hour=5, name="fixture")

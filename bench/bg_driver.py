@@ -1,7 +1,9 @@
 """Drives a support desk task through BrowserGym's BrowserEnv, for the side-by-side benchmark.
 
-Runs inside `.venv-browsergym` (BrowserGym pins its own Playwright), never imports the
-project. Reads one JSON document on stdin:
+Runs inside `.venv-browsergym` (BrowserGym pins its own Playwright); of the project it
+imports only the action grammar (verifiers/actions.py, standard library only), so an
+action is read and written here exactly as the engine reads it. Reads one JSON document
+on stdin:
   {"chromium": "/usr/bin/chromium", "instruction": "...",
    "episodes": [{"origin": "http://w-….localhost:PORT", "start_url": "...", "cookies": [...]}, ...],
    "actions": ["click(\"role=button[name='Save']\")", ...]}
@@ -12,44 +14,34 @@ element argument is a Playwright selector is rewritten to the bid BrowserGym sta
 on that element before the step (the lookup is not timed); relative `goto` paths are
 made absolute. Everything else is BrowserGym's default behaviour.
 """
-import ast
 import json
-import re
 import sys
 import time
+from dataclasses import replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project root, for the grammar
+
+from verifiers.actions import ActionError, Goto, is_bid, parse_action  # noqa: E402
 
 RESOLVE_TIMEOUT_MS = 2000
-BID = re.compile(r"^[a-z]{0,2}\d+$")
-ELEMENT_ACTIONS = {"click", "dblclick", "hover", "fill", "clear", "select_option", "press", "focus", "check",
-                   "uncheck", "upload_file", "drag_and_drop"}
 
 
-def translate(action: str, page, origin: str) -> str:
+def translate(text: str, page, origin: str) -> str:
     """The same action, with selectors replaced by BrowserGym bids and paths made absolute."""
-    call = ast.parse(action.strip(), mode="eval").body
-    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Name) or not call.args:
-        return action
-    name = call.func.id
-    first = call.args[0]
-    if not (isinstance(first, ast.Constant) and isinstance(first.value, str)):
-        return action
-    value = first.value
-    if name == "goto" and value.startswith("/"):
-        replacement = origin + value
-    elif name in ELEMENT_ACTIONS and not BID.match(value):
-        try:
-            bid = page.locator(value).first.get_attribute("bid", timeout=RESOLVE_TIMEOUT_MS)
-        except Exception:  # noqa: BLE001 - no such element: BrowserGym gets the action as is and fails it
-            return action
-        if bid is None:
-            return action
-        replacement = bid
-    else:
-        return action
-    text = action.strip()
-    start = first.col_offset
-    end = first.end_col_offset
-    return text[:start] + json.dumps(replacement) + text[end:]
+    try:
+        action = parse_action(text)
+    except ActionError:
+        return text  # BrowserGym gets it as is and reports its own error
+    if isinstance(action, Goto) and action.url.startswith("/"):
+        return str(replace(action, url=origin + action.url))
+    if not action.targets_element or is_bid(action.element):
+        return text
+    try:
+        bid = page.locator(action.element).first.get_attribute("bid", timeout=RESOLVE_TIMEOUT_MS)
+    except Exception:  # noqa: BLE001 - no such element: BrowserGym gets the action as is and fails it
+        return text
+    return text if bid is None else str(action.with_element(bid))
 
 
 def run_episode(spec: dict, episode: dict) -> dict:

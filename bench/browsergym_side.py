@@ -16,6 +16,8 @@ from pathlib import Path
 
 from django.conf import settings
 
+from episodes.driver import session_open
+from episodes.server import replica_server
 from replicas.worlds.routing import world_origin
 from replicas.worlds.services import world_delete
 
@@ -83,8 +85,6 @@ def run_browsergym(*, python: Path, instruction: str, actions, episodes: list[di
 
 def run_ours(*, scenario, world, port: int) -> dict:
     """The same episode through our engine: open (context + first observation), steps, close."""
-    from episodes.services import session_open
-
     t0 = time.perf_counter()
     session = session_open(world=world, start_page=scenario.start_page, instruction=scenario.instruction)
     session.observe()
@@ -116,8 +116,6 @@ def _side(episodes: list[dict]) -> dict:
 
 def bench_browsergym(*, task_id: str | None, replica: str | None = None, repeat: int = 3,
                      progress=lambda line: None) -> dict:
-    from episodes.server import replica_server
-
     scenario = scenario_for(task_id, replica)
     python = ensure_venv(progress)
     ensure_chromium_link()

@@ -1,10 +1,13 @@
 """Small measuring helpers shared by the benchmark sections: timers, summaries, RSS."""
 import math
-import os
+import resource
 import statistics
 import time
 from contextlib import contextmanager
-from pathlib import Path
+
+import psutil
+
+MIB = 1024 * 1024
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -69,50 +72,31 @@ def ratio(a, b) -> float | None:
     return round(a / b, 3)
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    task_dir = Path(f"/proc/{pid}/task")
+def _tree(pid: int | None) -> list[psutil.Process]:
+    """The process and its living descendants (a process that ends while we look is left out)."""
     try:
-        tasks = list(task_dir.iterdir())
-    except OSError:
-        return found
-    for task in tasks:
-        try:
-            found += [int(c) for c in (task / "children").read_text().split()]
-        except OSError:
-            continue
-    return found
+        root = psutil.Process(pid)
+        return [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return []
 
 
 def process_tree(pid: int | None = None) -> list[int]:
-    """`pid` (default: this process) and all its descendants, read from /proc."""
-    root = os.getpid() if pid is None else pid
-    tree, todo = [], [root]
-    while todo:
-        current = todo.pop()
-        tree.append(current)
-        todo += _children(current)
-    return tree
+    """`pid` (default: this process) and all its descendants."""
+    return [p.pid for p in _tree(pid)]
 
 
-def _status_kb(pid: int, key: str) -> int:
+def _memory(process: psutil.Process, field: str) -> int:
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(key + ":"):
-                return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
+        info = process.memory_full_info() if field == "pss" else process.memory_info()
+        return getattr(info, field)
+    except psutil.Error:  # ended, or not ours to read
+        return 0
 
 
-def rss_mb(pid: int | None = None) -> float:
-    """Resident memory of one process, in MiB."""
-    return round(_status_kb(os.getpid() if pid is None else pid, "VmRSS") / 1024, 1)
-
-
-def peak_rss_mb(pid: int | None = None) -> float:
-    """Peak resident memory (high-water mark) of one process, in MiB."""
-    return round(_status_kb(os.getpid() if pid is None else pid, "VmHWM") / 1024, 1)
+def peak_rss_mb() -> float:
+    """Peak resident memory (high-water mark) of this process, in MiB."""
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / MIB, 1)  # Linux reports KiB
 
 
 def tree_rss_mb(pid: int | None = None) -> float:
@@ -121,18 +105,9 @@ def tree_rss_mb(pid: int | None = None) -> float:
     Shared pages are counted once per process, so this over-states a multi-process
     browser somewhat; it is the number an operator's `ps` would add up to.
     """
-    return round(sum(_status_kb(p, "VmRSS") for p in process_tree(pid)) / 1024, 1)
+    return round(sum(_memory(p, "rss") for p in _tree(pid)) / MIB, 1)
 
 
 def tree_pss_mb(pid: int | None = None) -> float:
     """Proportional set size of a process tree in MiB: shared pages split between sharers."""
-    total_kb = 0
-    for p in process_tree(pid):
-        try:
-            for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines():
-                if line.startswith("Pss:"):
-                    total_kb += int(line.split()[1])
-                    break
-        except (OSError, ValueError, IndexError):
-            continue
-    return round(total_kb / 1024, 1)
+    return round(sum(_memory(p, "pss") for p in _tree(pid)) / MIB, 1)

@@ -6,18 +6,16 @@ its descendants, before and while N sessions are open on the replica's signed-in
 shared Chromium pages are split between the processes sharing them, not counted
 once per renderer.
 """
+from episodes.browser import shared_browser
 from replicas.worlds.services import world_create, world_delete
 
 from .measure import peak_rss_mb, tree_pss_mb, tree_rss_mb
+from .scenario import resolve_task
 from .steps import open_session, step_page
 from .throughput import run_round
 
 
 def bench_memory(*, task_id: str | None, replica: str | None = None, episodes: int = 4, worker_episodes: int = 2) -> dict:
-    from episodes.browser import shared_browser
-
-    from .scenario import resolve_task
-
     task = resolve_task(task_id, replica)
     worker = run_round(workers=1, task_id=task.task_id, episodes=worker_episodes, seconds=300)
     shared_browser()

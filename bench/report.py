@@ -9,7 +9,15 @@ from datetime import UTC, datetime
 from django.conf import settings
 from django.db import connection
 
-SECTIONS = ("reset", "start", "step", "throughput", "server", "memory", "browsergym")
+from .browsergym_side import bench_browsergym
+from .memory import bench_memory
+from .render import bench_render
+from .server_load import bench_server
+from .steps import bench_episode_start, bench_steps
+from .throughput import bench_throughput
+from .world_reset import bench_world_reset
+
+SECTIONS = ("reset", "start", "step", "render", "throughput", "server", "memory", "browsergym")
 
 
 @dataclass(frozen=True)
@@ -18,6 +26,7 @@ class BenchOptions:
     variants: list = field(default_factory=lambda: ["default", "10k", "100k"])
     step_repeat: int = 30
     requests: int = 3000
+    render_requests: int = 40
     server_seconds: float = 20.0
     concurrency: int = 8
     world_variant: str = "default"
@@ -36,7 +45,7 @@ class BenchOptions:
         if not quick:
             return cls()
         return cls(
-            repeat=5, variants=["default", "10k"], step_repeat=10, requests=400, server_seconds=5.0,
+            repeat=5, variants=["default", "10k"], step_repeat=10, requests=400, render_requests=10, server_seconds=5.0,
             workers=[1, 2], episodes=3, throughput_seconds=90.0, memory_episodes=2, browsergym_repeat=1, quick=True,
         )
 
@@ -44,6 +53,7 @@ class BenchOptions:
         given = {k: v for k, v in values.items() if v is not None}
         if "repeat" in given:
             given.setdefault("step_repeat", given["repeat"])
+            given.setdefault("render_requests", given["repeat"])
         return replace(self, **given)
 
 
@@ -60,34 +70,22 @@ def _environment() -> dict:
 
 def _run_one(name: str, options: BenchOptions) -> dict:
     if name == "reset":
-        from .world_reset import bench_world_reset
-
         return bench_world_reset(replica=options.replica, variants=options.variants, repeat=options.repeat)
     if name == "start":
-        from .steps import bench_episode_start
-
         return bench_episode_start(task_id=options.task, replica=options.replica, repeat=options.step_repeat)
     if name == "step":
-        from .steps import bench_steps
-
         return bench_steps(replica=options.replica, repeat=options.step_repeat, variant=options.world_variant)
+    if name == "render":
+        return bench_render(replica=options.replica, variant=options.world_variant, requests=options.render_requests)
     if name == "throughput":
-        from .throughput import bench_throughput
-
         return bench_throughput(task_id=options.task, replica=options.replica, workers=options.workers, episodes=options.episodes,
                                 seconds=options.throughput_seconds)
     if name == "server":
-        from .server_load import bench_server
-
         return bench_server(replica=options.replica, variant=options.world_variant, kinds=options.servers, concurrency=options.concurrency,
                             requests=options.requests, seconds=options.server_seconds)
     if name == "memory":
-        from .memory import bench_memory
-
         return bench_memory(task_id=options.task, replica=options.replica, episodes=options.memory_episodes)
     if name == "browsergym":
-        from .browsergym_side import bench_browsergym
-
         return bench_browsergym(task_id=options.task, replica=options.replica, repeat=options.browsergym_repeat)
     raise ValueError(f"unknown section {name!r}")
 
@@ -182,6 +180,13 @@ def table(report: dict) -> str:
             row("raw Playwright (action+shot+aria)", _fmt(_get(result, "raw", "median_ms"), " ms"),
                 _fmt(_get(result, "raw", "p95_ms"), " ms"))
             row("ratio engine / raw", _fmt(result.get("ratio_to_raw"), "x"))
+        elif name == "render":
+            row(f"page ({result['replica']}, {result['variant']})", "median", "p95", "cpu median", "queries")
+            for path, v in result["pages"].items():
+                row(path if len(path) <= 44 else path[:41] + "...", _fmt(v["median_ms"], " ms"), _fmt(v["p95_ms"], " ms"),
+                    _fmt(v["cpu_median_ms"], " ms"), _fmt(v["queries"]))
+            for path, why in result.get("failed", {}).items():
+                row(path if len(path) <= 44 else path[:41] + "...", f"FAILED: {why.split(' answered ')[-1]}")
         elif name == "throughput":
             row("workers (episodes passed / run)", "episodes/min", "episode med")
             for w, v in result.get("by_workers", {}).items():

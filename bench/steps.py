@@ -9,6 +9,9 @@ import re
 import time
 from urllib.parse import urlsplit
 
+from episodes.browser import shared_browser
+from episodes.driver import session_open
+from episodes.server import replica_server
 from replicas.worlds.registry import get_replica
 from replicas.worlds.services import world_create, world_delete
 
@@ -24,15 +27,12 @@ def step_page(world) -> str:
 
 
 def open_session(*, world, start_page: str, instruction: str = "Benchmark"):
-    """The engine's session for `world` (services.session_open), signed in.
+    """The engine's session for `world` (episodes.driver.session_open), signed in.
 
     Returns (session, signed_in_by_bench): when the engine lands on the replica's sign-in
     page (agents sign in as part of their task), the bench adds a signed-in session
     cookie and opens the start page again, so the steps it times run on the page itself.
     """
-    from episodes.server import replica_server
-    from episodes.services import session_open
-
     session = session_open(world=world, start_page=start_page, instruction=instruction)
     login_path = get_replica(world.replica).login_path
     if not login_path or urlsplit(session.page.url).path != login_path:
@@ -45,9 +45,6 @@ def open_session(*, world, start_page: str, instruction: str = "Benchmark"):
 
 def bench_episode_start(*, task_id: str | None = None, replica: str | None = None, repeat: int = 10) -> dict:
     """World creation + browser context + first observation, as episode_run starts an episode."""
-    from episodes.browser import shared_browser
-    from episodes.services import session_open
-
     scenario = scenario_for(task_id, replica)
     shared_browser()  # a worker's browser is already running when an episode starts
     parts = {"world": Stopwatch(), "open": Stopwatch(), "observe": Stopwatch(), "total": Stopwatch()}

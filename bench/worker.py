@@ -37,9 +37,10 @@ class PeakSampler(threading.Thread):
 def run(job: dict, go) -> dict:
     from bench.measure import peak_rss_mb, tree_pss_mb
     from episodes.browser import shared_browser, shutdown_browser
+    from episodes.creation import episode_create
+    from episodes.driver import episode_run
     from episodes.models import Episode
     from episodes.server import replica_server
-    from episodes.services import episode_create, episode_run
 
     shared_browser()
     replica_server()

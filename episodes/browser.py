@@ -24,7 +24,8 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import sync_playwright
 
-from . import actions as A
+from verifiers import actions as A
+
 from .observation import ENGINE_JS, HTML_JS, SETTLED_JS, STAMP_JS, Observation, bid_map, flatten_axtree
 
 log = logging.getLogger("replicagym.episodes")
@@ -114,11 +115,22 @@ def normalise_origin(origin: str) -> str:
 
 # --- results -------------------------------------------------------------------------------
 
+# Pixel actions aim at a point: what they hit is the element there.
+_POINT_ACTIONS = (A.MouseClick, A.MouseDblClick, A.MouseDown, A.MouseUp)
+_ELEMENT_BOX_AT = """([x, y]) => {
+  const el = document.elementFromPoint(x, y);
+  if (!el) return null;
+  const r = el.getBoundingClientRect();
+  return {x: r.x, y: r.y, width: r.width, height: r.height};
+}"""
+
+
 @dataclass
 class StepResult:
     observation: Observation
     error: str
     timings: dict = field(default_factory=dict)
+    target_box: dict | None = None  # where the action's element was before it ran (viewport pixels)
 
 
 @dataclass
@@ -165,6 +177,7 @@ class EpisodeSession:
         self.observe_timings: dict = {}
         self.browser = None
         self.context = None
+        self.trace_path: Path | None = None
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -172,11 +185,12 @@ class EpisodeSession:
     def open(cls, *, origin: str, start_url: str, instruction: str, viewport=(1280, 800),
              action_timeout_ms: int = 3000, navigation_timeout_ms: int = 10_000, settle_cap_ms: int = 3000,
              quiet_ms: int = 50, include_html: bool = False, files_dir=None,
-             frozen_time: datetime | None = None) -> "EpisodeSession":
+             frozen_time: datetime | None = None, trace_path: Path | None = None) -> "EpisodeSession":
         """A new context on the shared browser, at `start_url` (a path or a URL on `origin`).
 
         `frozen_time` fixes the page's Date.now() (e.g. to the world clock) while timers
-        still run; `files_dir` is the only folder upload_file may take files from.
+        still run; `files_dir` is the only folder upload_file may take files from;
+        `trace_path` records a Playwright trace (screenshots, DOM snapshots) written there on close.
         """
         session = cls(
             origin=origin, instruction=instruction, viewport=viewport, action_timeout_ms=action_timeout_ms,
@@ -204,6 +218,10 @@ class EpisodeSession:
             raise BrowserCrashed(f"could not open a browser context: {exc}") from exc
         session.context = context
         try:
+            if trace_path is not None:
+                # started before the first page, so the trace holds the whole episode
+                context.tracing.start(screenshots=True, snapshots=True)
+                session.trace_path = Path(trace_path)
             if frozen_time is not None:
                 context.clock.set_fixed_time(frozen_time)
             context.add_init_script(ENGINE_JS)
@@ -226,6 +244,12 @@ class EpisodeSession:
     def close(self) -> None:
         self._closing = True
         if self.context is not None:
+            if self.trace_path is not None:
+                try:
+                    self.trace_path.parent.mkdir(parents=True, exist_ok=True)
+                    self.context.tracing.stop(path=self.trace_path)
+                except PlaywrightError:  # a crashed browser keeps its trace; the episode is decided without it
+                    log.warning("could not write the trace %s", self.trace_path, exc_info=True)
             try:
                 self.context.close()
             except PlaywrightError:
@@ -348,8 +372,10 @@ class EpisodeSession:
             action = A.parse_action(action_text)
         except A.ActionError as exc:
             action, error = None, f"invalid action: {exc}"
+        target_box = None
         if action is not None:
             self._blocked_navigation = None
+            target_box = self._target_box(action)
             try:
                 self._execute(action)
             except _ActionFailed as exc:
@@ -381,7 +407,22 @@ class EpisodeSession:
             "settled": settled,
             **self.observe_timings,
         }
-        return StepResult(observation=obs, error=error, timings=timings)
+        return StepResult(observation=obs, error=error, timings=timings, target_box=target_box)
+
+    def _target_box(self, action: A.Action) -> dict | None:
+        """Where the element an action names (or, for a pixel action, the element under its point) is
+        before it runs, for the episode viewer to outline; None if nowhere."""
+        try:
+            if isinstance(action, _POINT_ACTIONS):
+                box = self.page.evaluate(_ELEMENT_BOX_AT, [action.x, action.y])
+            elif isinstance(action, A.ElementAction):
+                loc = self._locate(action.element)
+                box = loc.first.bounding_box(timeout=500) if loc.count() else None
+            else:
+                return None
+        except PlaywrightError:  # a bad selector or a vanished element: _execute reports it to the agent
+            return None
+        return {k: round(v, 1) for k, v in box.items()} if box else None
 
     def _recover_from_blocked_navigation(self):
         # Chromium shows its own error page for a blocked navigation; go back to the

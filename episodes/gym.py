@@ -4,6 +4,10 @@ Each reset() is a new episode in a fresh world of the task; step() takes a
 BrowserGym-style action string. The env drives its own browser in this process
 (Django must be configured) and records the episode like any other, so its
 verdict, rewards and trajectory are in the database afterwards.
+
+Nothing here imports a model or the engine at module level: gymnasium imports this
+module for its entry points, possibly before Django is set up, so the catalogue and
+the engine are imported when an env is made or reset.
 """
 import io
 import logging
@@ -50,6 +54,17 @@ def _png_to_array(png: bytes, shape: tuple[int, int]) -> np.ndarray:
     return np.asarray(image, dtype=np.uint8).copy()
 
 
+def _django_ready() -> None:
+    """Set Django up in a process that has not (a vector env's spawned worker), from DJANGO_SETTINGS_MODULE."""
+    from django.apps import apps
+
+    if not apps.ready:
+        import django
+
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "replicagym.settings")
+        django.setup()
+
+
 class ReplicaEnv(gymnasium.Env):
     """One task of a replica as a gymnasium environment.
 
@@ -57,6 +72,7 @@ class ReplicaEnv(gymnasium.Env):
     bids), focused_element, last_action_error, open_pages_urls, open_pages_titles,
     goal, chat_messages, step, elapsed_time, and dom (HTML) when `dom=True`.
     Action: an action string such as `click("a51")` or `fill("a12", "text")`.
+    `trace=True` records each episode's Playwright trace (its path: the episode's trace_path).
     reward: the episode reward when the episode ends (0 before); terminated when
     the agent sends a message to the user or reports the task infeasible;
     truncated at the step or time limit.
@@ -65,7 +81,8 @@ class ReplicaEnv(gymnasium.Env):
     metadata = {"render_modes": ["rgb_array"], "render_fps": 1}
 
     def __init__(self, task: str, *, render_mode: str | None = None, dom: bool = False, viewport=(1280, 800),
-                 world_seed: int | None = None):
+                 world_seed: int | None = None, trace: bool = False):
+        _django_ready()
         from replicagym.catalogue.packs import task_current
 
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -75,6 +92,7 @@ class ReplicaEnv(gymnasium.Env):
         self.dom = dom
         self.viewport = tuple(viewport)
         self.world_seed = world_seed
+        self.trace = bool(trace)
         task_obj = task_current(task)  # fails early on an unknown task
         self.max_steps = int(task_obj.limits["max_steps"])
         width, height = self.viewport
@@ -107,8 +125,9 @@ class ReplicaEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """A new episode in a fresh world. `seed` seeds np_random (the world is fixed by the task);
         `options={"world_seed": n}` runs the task on another world of its replica."""
+        from .creation import episode_create
+        from .driver import EpisodeDriver
         from .models import Episode
-        from .services import EpisodeDriver, episode_create
 
         super().reset(seed=seed)
         options = dict(options or {})
@@ -119,7 +138,7 @@ class ReplicaEnv(gymnasium.Env):
         world_seed = options.get("world_seed", self.world_seed)
         self.episode = episode_create(
             task=self.task_id, agent="gym", seed=world_seed, agent_seed=seed or 0,
-            status=Episode.Status.RUNNING, claimed_by=f"{GYM_CLAIM}{os.getpid()}",
+            status=Episode.Status.RUNNING, claimed_by=f"{GYM_CLAIM}{os.getpid()}", trace=self.trace,
         )
         self.driver = EpisodeDriver(self.episode)
         try:
@@ -208,6 +227,61 @@ class ReplicaEnv(gymnasium.Env):
         return out
 
 
+# --- vector envs ------------------------------------------------------------------------------
+
+# Spawned, not forked: a forked child would share the parent's database connection and
+# Playwright's threads. Observations hold text and variable-length sequences, which
+# shared memory cannot carry, so they come back through the pipes.
+ASYNC_VECTOR_KWARGS = {"context": "spawn", "shared_memory": False}
+MAX_VECTOR_ENVS = 64
+
+
+class _BrowserOwner(gymnasium.Wrapper):
+    """The env of a vector worker process: closing it also closes that process's Chromium."""
+
+    def close(self):
+        from .browser import shutdown_browser
+
+        super().close()
+        shutdown_browser()
+
+
+class SpawnedEnvFactory:
+    """Builds a ReplicaEnv in a fresh (spawned) worker process on the parent's database.
+
+    Picklable, so AsyncVectorEnv can hand it to its workers; in a process where Django
+    is already set up (the parent, which makes one env to read the spaces) it just makes the env.
+    """
+
+    def __init__(self, task: str, database: str, env_kwargs: dict):
+        self.task, self.database, self.env_kwargs = task, database, dict(env_kwargs)
+
+    def __call__(self) -> gymnasium.Env:
+        from django.apps import apps
+
+        if apps.ready:
+            return ReplicaEnv(self.task, **self.env_kwargs)
+        from .pool import child_setup
+
+        child_setup(self.database)
+        return _BrowserOwner(ReplicaEnv(self.task, **self.env_kwargs))
+
+
+def replica_vector_env(*, task: str, num_envs: int = 1, **env_kwargs) -> gymnasium.vector.AsyncVectorEnv:
+    """N episodes of `task` stepped in parallel, each in its own worker process with its own Chromium.
+
+    The vector entry point of every registered id, so `gymnasium.make_vec("replicagym/<task>", num_envs=N)`
+    returns this; `vectorization_mode="async"` gives the same with `vector_kwargs=ASYNC_VECTOR_KWARGS`.
+    """
+    from django.db import connection
+
+    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or not 1 <= num_envs <= MAX_VECTOR_ENVS:
+        raise ValueError(f"num_envs must be a whole number from 1 to {MAX_VECTOR_ENVS}, not {num_envs!r}")
+    database = str(connection.settings_dict["NAME"])
+    factory = SpawnedEnvFactory(task, database, env_kwargs)
+    return gymnasium.vector.AsyncVectorEnv([factory] * num_envs, **ASYNC_VECTOR_KWARGS)
+
+
 def register_envs() -> list[str]:
     """Register one env id per task of every installed pack (from the files: no database needed)."""
     from replicagym.catalogue.packs import task_files
@@ -219,7 +293,7 @@ def register_envs() -> list[str]:
         for path in task_files(name):
             env_id = f"{ENV_PREFIX}{name}.{path.stem}"
             if env_id not in gymnasium.registry:
-                gymnasium.register(id=env_id, entry_point="episodes.gym:ReplicaEnv", kwargs={"task": f"{name}.{path.stem}"})
+                _register(env_id, f"{name}.{path.stem}")
             ids.append(env_id)
     return ids
 
@@ -228,8 +302,13 @@ def register_task(task_id: str) -> str:
     """Register an env id for one task (e.g. a task from a test pack)."""
     env_id = f"{ENV_PREFIX}{task_id}"
     if env_id not in gymnasium.registry:
-        gymnasium.register(id=env_id, entry_point="episodes.gym:ReplicaEnv", kwargs={"task": task_id})
+        _register(env_id, task_id)
     return env_id
+
+
+def _register(env_id: str, task_id: str) -> None:
+    gymnasium.register(id=env_id, entry_point="episodes.gym:ReplicaEnv",
+                       vector_entry_point="episodes.gym:replica_vector_env", kwargs={"task": task_id})
 
 
 try:

@@ -4,25 +4,39 @@ from django.db import models
 
 
 class Run(models.Model):
-    """A suite x agent x attempts, executed by workers."""
+    """A suite (or a filter of tasks) x agent x attempts, executed by workers (lifecycle: episodes.runs)."""
 
     class Status(models.TextChoices):
         QUEUED = "queued", "Queued"
         RUNNING = "running", "Running"
         DONE = "done", "Done"
+        CANCELLED = "cancelled", "Cancelled"
 
-    suite = models.ForeignKey("catalogue.Suite", on_delete=models.PROTECT, related_name="runs")
+    ENDED = (Status.DONE, Status.CANCELLED)
+
+    suite = models.ForeignKey("catalogue.Suite", null=True, blank=True, on_delete=models.PROTECT, related_name="runs",
+                              help_text="The suite version run; null when the tasks come from the filter alone.")
+    task_filter = models.CharField(max_length=200, blank=True, default="",
+                                   help_text="Shell-style pattern over task ids (shop.checkout-*); blank: every task of the suite.")
     agent = models.CharField(max_length=300)
+    agent_settings = models.JSONField(default=dict, blank=True, help_text="Settings of the agent (timeout, temperature...).")
     attempts = models.PositiveIntegerField(default=1)
     workers = models.PositiveIntegerField(default=1)
+    faults = models.BooleanField(default=True, help_text="Arm each task's faults; off runs the tasks without them.")
+    priority = models.SmallIntegerField(default=0, help_text="Workers take episodes of higher-priority runs first.")
+    trace = models.BooleanField(default=False, help_text="Record a Playwright trace of each of its episodes.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     report = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True, help_text="When it was done or cancelled.")
 
     def __str__(self):
-        return f"run {self.pk} of {self.suite} by {self.agent}"
+        return f"run {self.pk} of {self.suite or self.task_filter} by {self.agent}"
+
+    @property
+    def is_ended(self) -> bool:
+        return self.status in self.ENDED
 
 
 class Snapshot(models.Model):
@@ -52,8 +66,11 @@ class Episode(models.Model):
         FAILED = "failed", "Failed"
         ERRORED = "errored", "Errored"
         TIMED_OUT = "timed_out", "Timed out"
+        CANCELLED = "cancelled", "Cancelled"
 
+    # ended with an outcome that counts as an attempt; a cancelled episode ended without one
     FINAL = (Status.SUCCEEDED, Status.FAILED, Status.ERRORED, Status.TIMED_OUT)
+    ENDED = (*FINAL, Status.CANCELLED)
 
     task = models.ForeignKey("catalogue.Task", on_delete=models.PROTECT, related_name="episodes",
                              help_text="The task version the episode ran.")
@@ -65,6 +82,9 @@ class Episode(models.Model):
     seed = models.BigIntegerField(default=0, help_text="Seed handed to seeded agents (random).")
     world_seed = models.BigIntegerField(default=0, help_text="The world's seed (the task's, unless overridden).")
     params = models.JSONField(default=dict, blank=True, help_text="The answer key for this episode's world.")
+    faults = models.BooleanField(default=True, help_text="The task's faults are armed in its world.")
+    agent_settings = models.JSONField(default=dict, blank=True, help_text="Its run's agent settings.")
+    priority = models.SmallIntegerField(default=0, help_text="Its run's priority: workers take higher first.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     queue = models.CharField(max_length=200, blank=True,
                              help_text="The queue workers take it from; blank: its creator runs it (run_suite's pool, the gym, the API).")
@@ -74,6 +94,8 @@ class Episode(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    start_screenshot = models.ForeignKey(Screenshot, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+                                         help_text="The start page as the agent first saw it.")
     initial_state = models.ForeignKey(Snapshot, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     final_state = models.ForeignKey(Snapshot, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     messages = models.JSONField(default=list, blank=True, help_text="What the agent sent to the user.")
@@ -83,10 +105,12 @@ class Episode(models.Model):
     final_url = models.CharField(max_length=2000, blank=True)
     final_title = models.CharField(max_length=500, blank=True)
     clock_end = models.DateTimeField(null=True, blank=True, help_text="The world clock when the episode ended.")
+    trace = models.BooleanField(default=False, help_text="Record a Playwright trace (opt-in: traces cost time and disk).")
+    trace_path = models.CharField(max_length=300, blank=True, default="", help_text="Its Playwright trace (zip), relative to DATA_DIR; blank if none.")
 
     class Meta:
         indexes = [models.Index(fields=["status", "heartbeat_at"]), models.Index(fields=["run", "status"]),
-                   models.Index(fields=["queue", "status"])]
+                   models.Index(fields=["queue", "status", "-priority"])]
 
     def __str__(self):
         return f"episode {self.pk} ({self.task.task_id}, {self.agent}, {self.status})"
@@ -123,6 +147,11 @@ class Step(models.Model):
     writes = models.JSONField(null=True, blank=True,
                               help_text='Rows the step wrote: [{"table", "id" (public), "op"}]; null if unknown.')
     screenshot = models.ForeignKey(Screenshot, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    axtree_change = models.TextField(blank=True, default="",
+                                     help_text="How the step changed the accessibility tree: its -/+ lines (capped).")
+    target_box = models.JSONField(null=True, blank=True,
+                                  help_text='Where the element the action targeted was before it ran: {"x", "y", "width", "height"} '
+                                            "in screenshot pixels; null when the action names no element or it was not found.")
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["episode", "index"], name="one_step_per_index")]

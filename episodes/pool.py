@@ -15,15 +15,17 @@ def child_setup(db_name: str):
     settings.DATABASES["default"]["NAME"] = db_name
     django.setup()
 
-    from .services import heartbeat_start
+    from .heartbeat import heartbeat_start
 
     heartbeat_start()  # the scheduler tells a lost worker from an agent that thinks long by this
 
 
 def run_one(episode_id: int) -> dict:
     """Claim and run one episode (in a worker process or in-process); returns a short summary."""
+    from .claims import episode_claim
+    from .driver import episode_run
+    from .heartbeat import worker_name
     from .models import Episode
-    from .services import episode_claim, episode_run, worker_name
 
     if episode_claim(episode_id=episode_id, worker=worker_name()):
         ep = episode_run(episode_id=episode_id)

@@ -10,8 +10,9 @@ import logging
 
 from celery import shared_task
 
+from .claims import episode_claim
+from .heartbeat import heartbeat_start, heartbeat_write, worker_name
 from .runs import run_episodes_create
-from .services import episode_claim, heartbeat_start, heartbeat_write, worker_name
 from .workers import EPISODE_HARD_LIMIT, EPISODE_SOFT_LIMIT, episode_execute
 
 log = logging.getLogger("replicagym.episodes")

@@ -15,9 +15,11 @@ from django.utils import timezone
 
 from replicas.worlds.services import world_gc
 
+from .claims import episode_claim_next, episode_sweep
+from .driver import episode_run
+from .heartbeat import episode_heartbeat, heartbeat_start, worker_name
 from .models import Episode
 from .runs import episodes_requeued, runs_finish
-from .services import episode_claim_next, episode_heartbeat, episode_run, episode_sweep, heartbeat_start, worker_name
 
 log = logging.getLogger("replicagym.episodes")
 

@@ -34,7 +34,7 @@ def test_the_clock_never_goes_back(world):
 
 
 def test_relative_times_on_pages_are_measured_on_the_world_clock():
-    world = world_create(replica="supportdesk", seed=5, variant="small")
+    world = world_create(replica="testbed", seed=5, variant="small")
     with bound_world(world):
         text = Template("{% load worldtime %}{{ t|ago }}").render(Context({"t": world.clock - timedelta(days=3)}))
     assert text == "3\xa0days ago"

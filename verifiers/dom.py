@@ -1,4 +1,4 @@
-"""A small DOM read from the final page's HTML, and the queries page assertions make of it.
+"""The final page's DOM (parsed by lxml.html) and the queries page assertions make of it.
 
 Elements are found the way Playwright's locators find them: by ARIA role (implicit
 roles of common tags, or an explicit `role`) and accessible name, by label, or by
@@ -7,11 +7,11 @@ text; visibility follows the `hidden` attribute, inline `display:none` /
 `data-rg-hidden` (the engine may stamp it where the computed style hides an element).
 """
 import re
-from html.parser import HTMLParser
+import weakref
 
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
-# closing these is optional in HTML: a new sibling of the same kind closes the open one
-AUTO_CLOSE = {"li": {"li"}, "option": {"option"}, "tr": {"tr"}, "td": {"td", "th"}, "th": {"td", "th"}, "p": {"p"}, "dt": {"dt", "dd"}, "dd": {"dt", "dd"}}
+import lxml.etree
+import lxml.html
+
 NEVER_RENDERED = {"head", "script", "style", "template", "noscript", "title", "meta", "link", "base"}
 NAME_FROM_CONTENT = {
     "button", "link", "heading", "option", "cell", "columnheader", "rowheader", "tab", "menuitem",
@@ -20,90 +20,46 @@ NAME_FROM_CONTENT = {
 LANDMARK_SCOPES = {"article", "aside", "main", "nav", "section"}
 
 
-class Node:
-    __slots__ = ("tag", "attrs", "children", "parent", "index")
+Node = lxml.html.HtmlElement
+EMPTY_DOCUMENT = "<html><body></body></html>"
 
-    def __init__(self, tag: str, attrs: dict, parent=None):
-        self.tag, self.attrs, self.children, self.parent = tag, attrs, [], parent
-        self.index = None  # on the document node: lookups by id, built once
 
-    def elements(self):
-        """This element's descendant elements, in document order."""
-        for child in self.children:
-            if isinstance(child, Node):
-                yield child
-                yield from child.elements()
+def parse_html(html: str) -> Node:
+    """The page's document (lxml.html, libxml2's HTML parser: implied and unclosed tags handled)."""
+    if not (html or "").strip():
+        html = EMPTY_DOCUMENT
+    try:
+        return lxml.html.document_fromstring(html)
+    except lxml.etree.ParserError:  # a page of comments or a bare doctype holds no element
+        return lxml.html.document_fromstring(EMPTY_DOCUMENT)
 
-    def ancestors(self):
-        node = self.parent
-        while node is not None:
-            yield node
-            node = node.parent
 
-    def raw_text(self) -> str:
-        return "".join(c if isinstance(c, str) else c.raw_text() for c in self.children)
-
-    def text(self, *, rendered_only: bool = True) -> str:
-        """Text content with whitespace collapsed; hidden parts left out when `rendered_only`."""
-        parts = []
-
-        def walk(node):
-            for child in node.children:
-                if isinstance(child, str):
-                    parts.append(child)
-                elif child.tag not in NEVER_RENDERED and not (rendered_only and _hides(child)):
-                    if child.tag in ("br", "p", "div", "li", "tr", "td", "th"):
-                        parts.append(" ")
-                    walk(child)
-                    if child.tag in ("input",) and child.attrs.get("type") in ("button", "submit", "reset"):
-                        parts.append(child.attrs.get("value", ""))
-
-        walk(self)
-        return collapse("".join(parts))
-
-    def __repr__(self):
-        return f"<{self.tag} {self.attrs}>"
+def elements(node: Node):
+    """This element's descendant elements, in document order (comments and processing instructions left out)."""
+    return (e for e in node.iterdescendants() if isinstance(e.tag, str))
 
 
 def collapse(text: str) -> str:
     return " ".join(text.split())
 
 
-class _Builder(HTMLParser):
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.root = Node("#document", {})
-        self.open = [self.root]
+def text_of(node: Node, *, rendered_only: bool = True) -> str:
+    """Text content with whitespace collapsed; hidden parts left out when `rendered_only`."""
+    parts = []
 
-    def handle_starttag(self, tag, attrs):
-        closes = AUTO_CLOSE.get(tag)
-        if closes and self.open[-1].tag in closes:
-            self.open.pop()
-        node = Node(tag, {k: (v if v is not None else "") for k, v in attrs}, self.open[-1])
-        self.open[-1].children.append(node)
-        if tag not in VOID:
-            self.open.append(node)
+    def walk(element):
+        parts.append(element.text or "")
+        for child in element:
+            if isinstance(child.tag, str) and child.tag not in NEVER_RENDERED and not (rendered_only and _hides(child)):
+                if child.tag in ("br", "p", "div", "li", "tr", "td", "th"):
+                    parts.append(" ")
+                walk(child)
+                if child.tag == "input" and child.get("type") in ("button", "submit", "reset"):
+                    parts.append(child.get("value", ""))
+            parts.append(child.tail or "")  # the text after a child is its parent's, shown or not
 
-    def handle_startendtag(self, tag, attrs):
-        node = Node(tag, {k: (v if v is not None else "") for k, v in attrs}, self.open[-1])
-        self.open[-1].children.append(node)
-
-    def handle_endtag(self, tag):
-        for i in range(len(self.open) - 1, 0, -1):
-            if self.open[i].tag == tag:
-                del self.open[i:]
-                return
-        # an end tag with no open element of its kind is ignored, as browsers do
-
-    def handle_data(self, data):
-        self.open[-1].children.append(data)
-
-
-def parse_html(html: str) -> Node:
-    builder = _Builder()
-    builder.feed(html or "")
-    builder.close()
-    return builder.root
+    walk(node)
+    return collapse("".join(parts))
 
 
 # --- visibility -------------------------------------------------------------------------------
@@ -113,7 +69,7 @@ _STYLE_HIDDEN = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hi
 
 def _hides(node: Node) -> bool:
     """Whether this element itself hides its subtree."""
-    a = node.attrs
+    a = node.attrib
     if node.tag in NEVER_RENDERED or "hidden" in a:
         return True
     if a.get("aria-hidden", "").lower() == "true":
@@ -133,12 +89,12 @@ def _hides(node: Node) -> bool:
 def is_visible(node: Node) -> bool:
     if _hides(node):
         return False
-    for ancestor in node.ancestors():
+    for ancestor in node.iterancestors():
         if _hides(ancestor):
             return False
-        if ancestor.tag == "details" and "open" not in ancestor.attrs:
+        if ancestor.tag == "details" and "open" not in ancestor.attrib:
             # a closed <details> shows only its <summary>
-            if not any(a.tag == "summary" and a.parent is ancestor for a in [node, *node.ancestors()]):
+            if not any(a.tag == "summary" and a.getparent() is ancestor for a in [node, *node.iterancestors()]):
                 return False
     return True
 
@@ -147,10 +103,10 @@ def is_visible(node: Node) -> bool:
 
 
 def role_of(node: Node) -> str | None:
-    explicit = node.attrs.get("role", "").split()
+    explicit = node.get("role", "").split()
     if explicit:
         return explicit[0].lower()
-    tag, a = node.tag, node.attrs
+    tag, a = node.tag, node.attrib
     if tag == "input":
         kind = a.get("type", "text").lower()
         if kind in ("button", "submit", "reset", "image"):
@@ -175,7 +131,7 @@ def role_of(node: Node) -> str | None:
     if tag == "img":
         return "presentation" if a.get("alt", None) == "" else "img"
     if tag in ("header", "footer"):
-        if any(anc.tag in LANDMARK_SCOPES for anc in node.ancestors()):
+        if any(anc.tag in LANDMARK_SCOPES for anc in node.iterancestors()):
             return None
         return "banner" if tag == "header" else "contentinfo"
     if tag == "section":
@@ -185,8 +141,8 @@ def role_of(node: Node) -> str | None:
     if tag == "th":
         return "rowheader" if a.get("scope") == "row" else "columnheader"
     if tag == "td":
-        table = next((anc for anc in node.ancestors() if anc.tag == "table"), None)
-        return "gridcell" if table is not None and table.attrs.get("role") == "grid" else "cell"
+        table = next((anc for anc in node.iterancestors() if anc.tag == "table"), None)
+        return "gridcell" if table is not None and table.get("role") == "grid" else "cell"
     return {
         "button": "button", "textarea": "textbox", "option": "option", "optgroup": "group", "ul": "list",
         "ol": "list", "menu": "list", "li": "listitem", "table": "table", "tr": "row", "thead": "rowgroup",
@@ -197,47 +153,43 @@ def role_of(node: Node) -> str | None:
     }.get(tag)
 
 
-def _index(root: Node) -> dict:
-    """{"ids": id -> element, "labels": id -> [<label for=id>]} of a document, built on first use."""
-    if root.index is None:
-        ids, labels = {}, {}
-        for n in root.elements():
-            if "id" in n.attrs:
-                ids.setdefault(n.attrs["id"], n)
-            if n.tag == "label" and n.attrs.get("for"):
-                labels.setdefault(n.attrs["for"], []).append(n)
-        root.index = {"ids": ids, "labels": labels}
-    return root.index
+def _labels_by_target(root: Node) -> dict:
+    """id -> [<label for=id>] of a document, built once per document (a page has many controls)."""
+    found = _LABELS.get(root)
+    if found is None:
+        found = {}
+        for label in root.iterfind(".//label[@for]"):
+            found.setdefault(label.get("for"), []).append(label)
+        _LABELS[root] = found
+    return found
+
+
+_LABELS: "weakref.WeakKeyDictionary[Node, dict]" = weakref.WeakKeyDictionary()
 
 
 def _by_id(root: Node, ident: str) -> Node | None:
-    return _index(root)["ids"].get(ident)
-
-
-def _root(node: Node) -> Node:
-    while node.parent is not None:
-        node = node.parent
-    return node
+    return root.get_element_by_id(ident, None)
 
 
 def labels_of(node: Node) -> list[str]:
     """Texts of the <label>s of a form control: label[for=id] and a wrapping label."""
     found = []
-    ident = node.attrs.get("id")
+    ident = node.get("id")
     if ident:
-        found += [label.text() for label in _index(_root(node))["labels"].get(ident, [])]
-    for ancestor in node.ancestors():
-        if ancestor.tag == "label" and not ancestor.attrs.get("for"):
-            found.append(ancestor.text())
+        found += [text_of(label) for label in _labels_by_target(node.getroottree().getroot()).get(ident, [])]
+    for ancestor in node.iterancestors():
+        if ancestor.tag == "label" and not ancestor.get("for"):
+            found.append(text_of(ancestor))
             break
     return [t for t in found if t]
 
 
 def accessible_name(node: Node, *, role: str | None = None) -> str:
-    a = node.attrs
+    a = node.attrib
     if a.get("aria-labelledby"):
-        root = _root(node)
-        parts = [(_by_id(root, i) or Node("x", {})).text(rendered_only=False) for i in a["aria-labelledby"].split()]
+        root = node.getroottree().getroot()
+        named = [_by_id(root, i) for i in a["aria-labelledby"].split()]
+        parts = [text_of(n, rendered_only=False) for n in named if n is not None]
         name = collapse(" ".join(parts))
         if name:
             return name
@@ -255,15 +207,15 @@ def accessible_name(node: Node, *, role: str | None = None) -> str:
     if node.tag == "img" and a.get("alt"):
         return collapse(a["alt"])
     if node.tag in ("fieldset",):
-        legend = next((c for c in node.children if isinstance(c, Node) and c.tag == "legend"), None)
+        legend = node.find("legend")
         if legend is not None:
-            return legend.text()
+            return text_of(legend)
     if node.tag == "table":
-        caption = next((c for c in node.children if isinstance(c, Node) and c.tag == "caption"), None)
+        caption = node.find("caption")
         if caption is not None:
-            return caption.text()
+            return text_of(caption)
     if (role or role_of(node)) in NAME_FROM_CONTENT:
-        text = node.text()
+        text = text_of(node)
         if text:
             return text
     return collapse(a.get("title", "") or a.get("placeholder", ""))
@@ -283,7 +235,7 @@ def find(root: Node, *, role=None, name=None, label=None, text=None, exact=False
     `exact`; `text` picks the innermost elements holding the text.
     """
     found = []
-    for node in root.elements():
+    for node in elements(root):
         if node.tag in NEVER_RENDERED:
             continue
         if role is not None:
@@ -292,40 +244,40 @@ def find(root: Node, *, role=None, name=None, label=None, text=None, exact=False
             if name is not None and not _text_matches(accessible_name(node, role=role), name, exact):
                 continue
         if label is not None:
-            names = labels_of(node) + [node.attrs.get("aria-label", "")]
-            if node.attrs.get("aria-labelledby"):
+            names = labels_of(node) + [node.get("aria-label", "")]
+            if node.get("aria-labelledby"):
                 names.append(accessible_name(node))
             if not any(n and _text_matches(n, label, exact) for n in names):
                 continue
-        if text is not None and not _text_matches(node.text(rendered_only=False), text, exact):
+        if text is not None and not _text_matches(text_of(node, rendered_only=False), text, exact):
             continue
         found.append(node)
     if text is not None:
         # innermost only: drop elements one of whose descendants matched too
         matched = set(map(id, found))
-        found = [n for n in found if not any(id(d) in matched for d in n.elements())]
+        found = [n for n in found if not any(id(d) in matched for d in elements(n))]
     return found
 
 
 def value_of(node: Node):
     """What a form control holds (its serialised value); other elements give their text."""
-    a = node.attrs
+    a = node.attrib
     if node.tag == "input":
         if a.get("type", "").lower() in ("checkbox", "radio"):
             return a.get("value", "on") if "checked" in a else ""
         return a.get("value", "")
     if node.tag == "textarea":
-        return node.raw_text().lstrip("\n")
+        return node.text_content().removeprefix("\n")  # as browsers do, the first newline is not content
     if node.tag == "select":
-        options = [o for o in node.elements() if o.tag == "option"]
-        chosen = [o for o in options if "selected" in o.attrs]
+        options = list(node.iter("option"))
+        chosen = [o for o in options if "selected" in o.attrib]
         if not chosen and options and "multiple" not in a:
             chosen = options[:1]
-        return ", ".join(o.text() for o in chosen)
-    return node.text()
+        return ", ".join(text_of(o) for o in chosen)
+    return text_of(node)
 
 
 def is_checked(node: Node) -> bool:
-    if node.attrs.get("aria-checked") is not None:
-        return node.attrs["aria-checked"].lower() == "true"
-    return "checked" in node.attrs
+    if node.get("aria-checked") is not None:
+        return node.get("aria-checked").lower() == "true"
+    return "checked" in node.attrib

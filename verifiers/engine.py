@@ -12,6 +12,7 @@ from decimal import Decimal
 from urllib.parse import urlsplit
 
 from . import checks, dom
+from .actions import action_parts
 from .conditions import condition_holds
 from .fields import KEY_FIELD, FieldInfo, tables
 from .inputs import VerifierInputs
@@ -417,15 +418,6 @@ _ANSWER_MATCH = {
 
 # --- trajectory -----------------------------------------------------------------------------
 
-_CALL = re.compile(r"\s*([a-z_][a-z0-9_]*)\s*\((.*)\)\s*$", re.S)
-
-
-def action_call(action: str) -> tuple[str, str]:
-    """(name, argument text) of an action string like `fill("a12", "text")`."""
-    m = _CALL.match(action or "")
-    return (m.group(1), m.group(2)) if m else ("", action or "")
-
-
 def fault_label(event) -> str:
     if isinstance(event, dict):
         for key in ("fault", "kind", "name", "type"):
@@ -463,7 +455,7 @@ def _trajectory(a, ctx, spec):
     events = []
     for i, step in enumerate(steps):
         index = step.get("index", i)
-        name, args = action_call(step.get("action", ""))
+        name, args = action_parts(step.get("action", ""))
         events.append(("action", name, args, index))
         for fault in step.get("fault_events") or []:
             events.append(("fault", fault_label(fault), fault_event_type(fault), index))

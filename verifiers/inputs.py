@@ -3,7 +3,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from replicas.worlds.snapshot import diff as snapshot_diff
-from replicas.worlds.snapshot import snapshot
 
 from .values import parse_datetime
 
@@ -39,9 +38,10 @@ class VerifierInputs:
         return parse_datetime(self.clock) if self.clock else None
 
 
-def verifier_inputs_for(*, world, initial: dict, final_page=None, trajectory=(), messages=(), params=None) -> VerifierInputs:
-    """The inputs for an episode that ran in `world`, whose state at the start was `initial`."""
-    final = snapshot(world)
+def verifier_inputs_for(*, world, initial: dict, final: dict, final_page=None, trajectory=(), messages=(),
+                        params=None) -> VerifierInputs:
+    """The inputs for an episode that ran in `world`: its state at the start (`initial`) and at
+    the end (`final`, the snapshot the episode stores), its final page, steps and messages."""
     return VerifierInputs(
         initial=initial,
         final=final,

@@ -28,7 +28,7 @@
 """
 from replicas.worlds.faults import recovery_outcomes
 
-from .engine import action_call
+from .actions import action_parts
 
 SIGNALS = ("task_completion", "efficiency", "error_recovery", "action_precision", "collateral")
 DEFAULT_WEIGHTS = {"task_completion": 1.0}
@@ -148,7 +148,7 @@ def error_recovery(*, passed: bool, trajectory: list) -> float:
 
 
 def action_precision(trajectory: list) -> float:
-    acting = [s for s in trajectory if action_call(s.get("action", ""))[0] not in ANSWER_ACTIONS]
+    acting = [s for s in trajectory if action_parts(s.get("action", ""))[0] not in ANSWER_ACTIONS]
     if not acting:
         return 1.0
     precise = sum(1 for s in acting if not s.get("error") and s.get("changed", True))

@@ -1,8 +1,8 @@
-"""The verifier spec: its JSON Schema, its validation against a replica's models, and answer-key filling.
+"""The verifier spec: its validation (docs/schemas/verifier.schema.json, then the replica's models) and answer keys.
 
 `validate_spec(spec, replica=...)` refuses a bad spec with a SpecError whose message
 starts with the JSON path of the problem, e.g.
-`assertions[2].where.statuss: unknown field 'statuss' of supportdesk.ticket`.
+`assertions[2].where.statuss: unknown field 'statuss' of <replica>.ticket`.
 """
 import hashlib
 import json
@@ -11,7 +11,8 @@ import threading
 from collections import OrderedDict
 
 import jsonschema
-from jsonschema.exceptions import best_match
+
+from replicas.worlds.schema_errors import first_schema_error, schema_errors, schema_validator
 
 from . import checks
 from .conditions import ConditionError, check_condition, has_placeholder
@@ -19,11 +20,6 @@ from .fields import FieldInfo, tables
 from .placeholders import MissingParam, fill
 from .values import BadValue, parse_date, parse_duration, to_decimal
 
-KINDS = ("state", "diff", "page", "answer", "trajectory", "python")
-DIFF_OPS = ("added", "changed", "removed")
-ANSWER_TYPES = ("number", "money", "date", "one_of", "regex")
-PAGE_STATES = ("visible", "hidden", "present", "absent")
-VALUE_AS = ("text", "number", "money", "date")
 # string values read as regular expressions: a param spliced into one is escaped
 REGEX_KEYS = {"matches", "pattern", "candidates", "url", "title", "args", "forbidden_pages", "fault", "event"}
 
@@ -37,208 +33,24 @@ class SpecError(ValueError):
         super().__init__(f"{path or '(spec)'}: {message}")
 
 
-_COUNT = {
-    "oneOf": [
-        {"type": "integer", "minimum": 0},
-        {
-            "type": "object",
-            "properties": {"min": {"type": "integer", "minimum": 0}, "max": {"type": "integer", "minimum": 0}},
-            "additionalProperties": False,
-            "minProperties": 1,
-        },
-    ]
-}
-_COMMON = {
-    "name": {"type": "string", "minLength": 1, "maxLength": 200},
-    "kind": {"enum": list(KINDS)},
-    "required": {"type": "boolean"},
-    "description": {"type": "string"},
-}
-_TABLE = {"type": "string", "pattern": r"^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$"}
-_EVENT = {
-    "type": "object",
-    "properties": {
-        "action": {"type": "string", "pattern": r"^[a-z_][a-z0-9_]*$"},
-        "args": {"type": "string"},
-        "fault": {"type": "string"},
-        "event": {"type": "string"},
-    },
-    "additionalProperties": False,
-    "minProperties": 1,
-    # an event is an action (name and/or arguments) or a fault (name and what happened), not both
-    "oneOf": [
-        {"anyOf": [{"required": ["action"]}, {"required": ["args"]}], "not": {"anyOf": [{"required": ["fault"]}, {"required": ["event"]}]}},
-        {"required": ["fault"], "not": {"anyOf": [{"required": ["action"]}, {"required": ["args"]}]}},
-    ],
-}
+SCHEMA_FILE = "verifier.schema.json"
+_VALIDATOR = schema_validator(SCHEMA_FILE)
 
 
-def _kind_schema(kind: str, properties: dict, required: list, **extra) -> dict:
-    return {
-        "if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
-        "then": {
-            "properties": {**_COMMON, **properties},
-            "required": ["name", "kind", *required],
-            "additionalProperties": False,
-            **extra,
-        },
-    }
+def spec_errors(spec, *, replica: str) -> list[tuple[str, str]]:
+    """Problems of a verifier spec as (json_path, message) pairs, for the authoring UI.
 
-
-SCHEMA = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "type": "object",
-    "properties": {
-        "assertions": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
-                "type": "object",
-                "required": ["name", "kind"],
-                "properties": {"kind": {"enum": list(KINDS)}, "name": _COMMON["name"]},
-                "allOf": [
-                    _kind_schema(
-                        "state",
-                        {
-                            "table": _TABLE,
-                            "where": {"type": "object"},
-                            "expect": {
-                                "type": "object",
-                                "properties": {"count": _COUNT, "fields": {"type": "object"}},
-                                "additionalProperties": False,
-                                "minProperties": 1,
-                            },
-                        },
-                        ["table", "expect"],
-                    ),
-                    _kind_schema(
-                        "diff",
-                        {
-                            "only_allowed": {"const": True},
-                            "table": _TABLE,
-                            "op": {"enum": list(DIFF_OPS)},
-                            "where": {"type": "object"},
-                            "changes": {
-                                "type": "object",
-                                "additionalProperties": {
-                                    "type": "object",
-                                    "properties": {"from": {}, "to": {}},
-                                    "additionalProperties": False,
-                                },
-                            },
-                            "count": _COUNT,
-                        },
-                        [],
-                        oneOf=[
-                            {"required": ["only_allowed"], "not": {"anyOf": [{"required": [k]} for k in ("table", "op", "where", "changes", "count")]}},
-                            {"required": ["table", "op"], "not": {"required": ["only_allowed"]}},
-                        ],
-                    ),
-                    _kind_schema(
-                        "page",
-                        {
-                            "url": {"type": "string"},
-                            "title": {"type": "string"},
-                            "element": {
-                                "type": "object",
-                                "properties": {
-                                    "role": {"type": "string", "pattern": r"^[a-z]+$"},
-                                    "name": {"type": "string"},
-                                    "label": {"type": "string"},
-                                    "text": {"type": "string"},
-                                    "exact": {"type": "boolean"},
-                                },
-                                "additionalProperties": False,
-                                "anyOf": [{"required": ["role"]}, {"required": ["label"]}, {"required": ["text"]}],
-                            },
-                            "state": {"enum": list(PAGE_STATES)},
-                            "value": {},
-                            "as": {"enum": list(VALUE_AS)},
-                            "checked": {"type": "boolean"},
-                        },
-                        [],
-                        anyOf=[{"required": ["url"]}, {"required": ["title"]}, {"required": ["element"]}],
-                    ),
-                    _kind_schema(
-                        "answer",
-                        {
-                            "type": {"enum": list(ANSWER_TYPES)},
-                            "expected": {},
-                            "values": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-                            "pattern": {"type": "string"},
-                            "match": {"enum": ["one", "any", "full", "search"]},
-                            "candidates": {"type": "string", "minLength": 1},
-                            "reason": {"type": "string"},
-                            "tolerance": {"type": ["number", "string"]},
-                            "require_currency": {"type": "boolean"},
-                            "day_first": {"type": "boolean"},
-                            "message": {"enum": ["last", "any"]},
-                        },
-                        ["type"],
-                    ),
-                    _kind_schema(
-                        "trajectory",
-                        {
-                            "max_steps": {"type": "integer", "minimum": 0},
-                            "forbidden_actions": {"type": "array", "items": _EVENT},
-                            "forbidden_pages": {"type": "array", "items": {"type": "string"}},
-                            "order": {"type": "array", "items": _EVENT, "minItems": 1},
-                        },
-                        [],
-                        anyOf=[{"required": [k]} for k in ("max_steps", "forbidden_actions", "forbidden_pages", "order")],
-                    ),
-                    _kind_schema(
-                        "python",
-                        {"check": {"type": "string", "minLength": 1}, "args": {"type": "object"}},
-                        ["check"],
-                    ),
-                ],
-            },
-        },
-        "allowed_changes": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "table": _TABLE,
-                    "ops": {"type": "array", "items": {"enum": list(DIFF_OPS)}, "minItems": 1, "uniqueItems": True},
-                    "fields": {"type": "array", "items": {"type": "string"}, "minItems": 1},
-                    "where": {"type": "object"},
-                },
-                "required": ["table"],
-                "additionalProperties": False,
-            },
-        },
-    },
-    "required": ["assertions"],
-    "additionalProperties": False,
-}
-_VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
-
-
-def json_path(parts) -> str:
-    out = ""
-    for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def _schema_error(spec) -> SpecError | None:
-    error = best_match(_VALIDATOR.iter_errors(spec))
-    if error is None:
-        return None
-    parts = list(error.absolute_path)
-    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        allowed = set(error.schema.get("properties", {}))
-        extra = sorted(k for k in error.instance if k not in allowed)
-        if extra:
-            return SpecError(json_path([*parts, extra[0]]), f"unknown key {extra[0]!r} (allowed: {', '.join(sorted(allowed))})")
-    if error.validator in ("anyOf", "oneOf") and all(set(sub) == {"required"} for sub in error.validator_value):
-        keys = [sub["required"][0] for sub in error.validator_value]
-        return SpecError(json_path(parts), f"needs one of: {', '.join(keys)}")
-    if error.validator == "enum" and parts and parts[-1] == "kind":
-        return SpecError(json_path(parts), f"unknown kind {error.instance!r} (kinds: {', '.join(KINDS)})")
-    return SpecError(json_path(parts), error.message)
+    Every problem docs/schemas/verifier.schema.json finds; when the shape is right, the
+    first problem against the replica's models (unknown table, field, operator, check...).
+    """
+    errors = schema_errors(_VALIDATOR, spec)
+    if errors:
+        return errors
+    try:
+        _validate_semantics(spec, replica)
+    except SpecError as exc:
+        return [(exc.path, exc.detail)]
+    return []
 
 
 def validate_spec(spec: dict, *, replica: str, params: dict | None = None) -> None:
@@ -274,9 +86,14 @@ def _cache_key(spec, replica: str):
 
 
 def _validate(spec: dict, replica: str) -> None:
-    error = _schema_error(spec)
+    error = first_schema_error(_VALIDATOR, spec)
     if error:
-        raise error
+        raise SpecError(*error)
+    _validate_semantics(spec, replica)
+
+
+def _validate_semantics(spec: dict, replica: str) -> None:
+    """What the schema cannot say: the replica's tables, fields and checks, names, regexes, answer keys."""
     known = tables(replica)
     checks.load_checks(replica)
     if not any(a.get("required", True) for a in spec["assertions"]):
@@ -462,9 +279,10 @@ def _validate_python(a, path, known, replica, spec):
     if check is None:
         raise SpecError(f"{path}.check", f"unknown python check {a['check']!r} (registered: {', '.join(checks.names()) or 'none'})")
     if check.args_schema is not None:
-        error = best_match(jsonschema.Draft202012Validator(check.args_schema).iter_errors(a.get("args", {})))
+        error = first_schema_error(jsonschema.Draft202012Validator(check.args_schema), a.get("args", {}))
         if error is not None:
-            raise SpecError(json_path([f"{path}.args", *error.absolute_path]), error.message)
+            where, message = error
+            raise SpecError(f"{path}.args" + (where if not where or where.startswith("[") else f".{where}"), message)
     if check.validate_args is not None:
         try:
             check.validate_args(a.get("args", {}), replica=replica)

@@ -2,20 +2,26 @@
 from pathlib import Path
 
 from .base import Agent, AgentError, task_info
+from .noisy_oracle import NoisyOracleAgent, noisy_oracle_from_spec
 from .random_agent import RandomAgent
 from .remote import HttpAgent, OpenAIAgent
 from .scripted import OracleAgent, ReplayAgent, ScriptedAgent
 
 __all__ = [
-    "Agent", "AgentError", "HttpAgent", "OpenAIAgent", "OracleAgent", "RandomAgent", "ReplayAgent",
+    "Agent", "AgentError", "HttpAgent", "NoisyOracleAgent", "OpenAIAgent", "OracleAgent", "RandomAgent", "ReplayAgent",
     "ScriptedAgent", "agent_from_spec",
 ]
 
-SPECS = "oracle, random, replay:FILE, http:URL, openai:MODEL"
+SPECS = "oracle, noisy-oracle[:RATE[:SEED]], random, replay:FILE, http:URL, openai:MODEL"
 
 
-def agent_from_spec(spec: str, *, task=None, seed: int = 0) -> Agent:
-    """Build (and reset) the agent named by `spec`; AgentError says what is wrong."""
+def agent_from_spec(spec: str, *, task=None, seed: int = 0, settings: dict | None = None) -> Agent:
+    """Build (and reset) the agent named by `spec`; AgentError says what is wrong.
+
+    `settings` go to the remote agents' constructors (timeout, max_failures, temperature:
+    a run's agent settings, checked by episodes.runs.agent_settings_validate).
+    """
+    settings = settings or {}
     if not isinstance(spec, str) or not spec.strip():
         raise AgentError(f"an agent spec is one of: {SPECS}")
     kind, _, arg = spec.strip().partition(":")
@@ -27,6 +33,8 @@ def agent_from_spec(spec: str, *, task=None, seed: int = 0) -> Agent:
         if not actions:
             raise AgentError("this task has no reference solution for the oracle agent to play")
         agent = OracleAgent(actions)
+    elif kind == "noisy-oracle":
+        agent = noisy_oracle_from_spec(arg, oracle=agent_from_spec("oracle", task=task), episode_seed=seed)
     elif kind == "random":
         if arg:
             try:
@@ -43,11 +51,11 @@ def agent_from_spec(spec: str, *, task=None, seed: int = 0) -> Agent:
     elif kind == "http":
         if not arg:
             raise AgentError("http:URL needs the agent's URL, as in http:http://127.0.0.1:9000/act")
-        agent = HttpAgent(arg)
+        agent = HttpAgent(arg, **settings)
     elif kind == "openai":
         if not arg:
             raise AgentError("openai:MODEL needs a model name, as in openai:gpt-4o")
-        agent = OpenAIAgent(arg)
+        agent = OpenAIAgent(arg, **settings)
     else:
         raise AgentError(f"unknown agent {spec!r}; use one of: {SPECS}")
     agent.reset(task_info(task))

@@ -7,13 +7,14 @@ itself: the step becomes `noop()` and the problem is kept in `agent.errors`. Aft
 import base64
 import json
 import re
-import urllib.error
-import urllib.request
 from urllib.parse import urlsplit
 
+import httpx
+import openai
 from django.conf import settings
 
-from ..actions import ACTIONS, ActionError, parse_action, signature
+from verifiers.actions import ACTIONS, ActionError, parse_action, signature
+
 from .base import Agent, AgentError
 
 MAX_REPLY_BYTES = 2_000_000
@@ -26,17 +27,19 @@ def _check_url(url: str, what: str) -> str:
     return url
 
 
-def _post_json(url: str, payload: dict, *, timeout: float, headers: dict | None = None) -> dict:
-    body = json.dumps(payload).encode()
-    request = urllib.request.Request(
-        url, data=body, method="POST", headers={"Content-Type": "application/json", **(headers or {})}
-    )
-    # No proxies: the agent's address is used as given (urllib would otherwise read *_proxy).
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-    with opener.open(request, timeout=timeout) as response:
-        raw = response.read(MAX_REPLY_BYTES + 1)
-    if len(raw) > MAX_REPLY_BYTES:
-        raise ValueError(f"reply larger than {MAX_REPLY_BYTES} bytes")
+def _client(timeout: float) -> httpx.Client:
+    # No proxies from the environment: the agent's address is used as given.
+    return httpx.Client(timeout=timeout, trust_env=False)
+
+
+def _post_json(client: httpx.Client, url: str, payload: dict) -> dict:
+    with client.stream("POST", url, json=payload) as response:
+        response.raise_for_status()
+        raw = b""
+        for chunk in response.iter_bytes():
+            raw += chunk
+            if len(raw) > MAX_REPLY_BYTES:
+                raise ValueError(f"reply larger than {MAX_REPLY_BYTES} bytes")
     doc = json.loads(raw)
     if not isinstance(doc, dict):
         raise ValueError("reply is not a JSON object")
@@ -44,18 +47,25 @@ def _post_json(url: str, payload: dict, *, timeout: float, headers: dict | None 
 
 
 def _describe_failure(exc: BaseException) -> str:
-    if isinstance(exc, urllib.error.HTTPError):
-        return f"HTTP {exc.code} {exc.reason}"
-    if isinstance(exc, urllib.error.URLError):
-        reason = exc.reason
-        return f"cannot reach the agent: {reason}"
-    if isinstance(exc, TimeoutError):
+    if isinstance(exc, httpx.HTTPStatusError):
+        return f"HTTP {exc.response.status_code} {exc.response.reason_phrase}"
+    if isinstance(exc, openai.APIStatusError):
+        return f"HTTP {exc.status_code}: {exc.message}"
+    if isinstance(exc, (httpx.TimeoutException, openai.APITimeoutError)):
         return "the agent did not answer in time"
+    if isinstance(exc, httpx.TransportError):
+        return f"cannot reach the agent: {exc}"
+    if isinstance(exc, openai.APIConnectionError):
+        return f"cannot reach the agent: {exc.__cause__ or exc}"
     if isinstance(exc, json.JSONDecodeError):
         return f"reply is not JSON ({exc.msg})"
     if isinstance(exc, ValueError):  # our own checks of the reply
         return str(exc)
     return f"{type(exc).__name__}: {exc}"
+
+
+# What a remote agent may fail with at a step: the step becomes noop() and the reason is kept.
+REMOTE_FAILURES = (httpx.HTTPError, openai.OpenAIError, OSError, ValueError)
 
 
 class _RemoteAgent(Agent):
@@ -82,7 +92,7 @@ class _RemoteAgent(Agent):
     def act(self, observation) -> str | None:
         try:
             action = self._ask(observation)
-        except (OSError, ValueError, urllib.error.URLError) as exc:
+        except REMOTE_FAILURES as exc:
             return self._failed(_describe_failure(exc))
         if action is None:
             return None
@@ -101,9 +111,10 @@ class HttpAgent(_RemoteAgent):
     def __init__(self, url: str, *, timeout: float = 30.0, max_failures: int = 5):
         super().__init__(timeout=timeout, max_failures=max_failures)
         self.url = _check_url(url, "the agent URL")
+        self.client = _client(timeout)
 
     def _ask(self, observation) -> str | None:
-        reply = _post_json(self.url, {"observation": observation.to_dict(), "task": self.task}, timeout=self.timeout)
+        reply = _post_json(self.client, self.url, {"observation": observation.to_dict(), "task": self.task})
         if "action" not in reply:
             raise ValueError('reply has no "action" (expected {"action": "click(\\"a12\\")"})')
         action = reply["action"]
@@ -145,7 +156,7 @@ def extract_action(reply: str) -> str | None:
 
 
 class OpenAIAgent(_RemoteAgent):
-    """A vision chat model behind an OpenAI-compatible /chat/completions endpoint."""
+    """A vision chat model behind an OpenAI-compatible /chat/completions endpoint, through the official SDK."""
 
     name = "openai"
     MAX_AXTREE_CHARS = 30_000
@@ -161,6 +172,10 @@ class OpenAIAgent(_RemoteAgent):
         self.api_key = api_key if api_key is not None else settings.OPENAI_API_KEY
         self.temperature = temperature
         self.history: list[str] = []
+        # The SDK insists on a key; a local OpenAI-compatible server without auth ignores it.
+        # No retries: a failed step becomes noop() and the episode's own limits decide.
+        self.client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key or "unused", timeout=timeout,
+                                    max_retries=0, http_client=_client(timeout))
 
     def reset(self, task_info=None):
         super().reset(task_info)
@@ -190,13 +205,11 @@ class OpenAIAgent(_RemoteAgent):
         ]
 
     def _ask(self, observation) -> str | None:
-        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-        payload = {"model": self.model, "messages": self.messages_for(observation), "temperature": self.temperature}
-        reply = _post_json(f"{self.base_url}/chat/completions", payload, timeout=self.timeout, headers=headers)
-        try:
-            content = reply["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError):
-            raise ValueError("reply has no choices[0].message.content") from None
+        reply = self.client.chat.completions.create(
+            model=self.model, messages=self.messages_for(observation), temperature=self.temperature)
+        if not reply.choices or reply.choices[0].message is None:
+            raise ValueError("reply has no choices[0].message")
+        content = reply.choices[0].message.content
         if isinstance(content, list):  # some servers answer in content parts
             content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
         action = extract_action(content or "")

@@ -1,7 +1,8 @@
 """Agents that play a fixed list of actions: the task's reference solution, or a recorded trajectory."""
 from pathlib import Path
 
-from ..actions import ActionError, parse_action
+from verifiers.actions import ActionError, parse_action
+
 from .base import Agent, AgentError
 
 

@@ -72,6 +72,8 @@ INSTALLED_APPS = [
     "episodes",
     "verifiers",
     "replicagym.accounts",
+    "replicagym.annotation",
+    "replicagym.reports",
     "frontend",
 ]
 
@@ -79,6 +81,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "replicas.worlds.routing.WorldRoutingMiddleware",
+    "frontend.world_signin.WorldSignInMiddleware",
+    "replicas.worlds.recording.RecordingMiddleware",
     "replicas.worlds.requestlog.RequestLogMiddleware",
     "replicas.worlds.faults.middleware.FaultMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

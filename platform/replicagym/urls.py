@@ -4,7 +4,6 @@ from django.contrib.auth import views as auth_views
 from django.http import JsonResponse
 from django.urls import include, path
 
-from frontend import views as frontend_views
 from replicagym.accounts.roles import public
 
 
@@ -14,7 +13,9 @@ def healthz(request):
 
 
 urlpatterns = [
-    path("", frontend_views.home, name="home"),
+    path("", include("frontend.urls")),
+    path("annotate/", include("replicagym.annotation.urls")),
+    path("runs/", include("replicagym.reports.urls")),
     path("healthz", healthz, name="healthz"),
     path("accounts/login/", public(auth_views.LoginView.as_view(redirect_authenticated_user=True)), name="login"),
     path("accounts/logout/", public(auth_views.LogoutView.as_view(next_page="login")), name="logout"),

@@ -7,7 +7,7 @@ from functools import cached_property
 from replicas.worlds import registry
 
 # The messy layers of seed.LAYERS (listed here so apps.py stays import-light).
-ALL_LAYERS = ["stale", "duplicates", "label_drift", "ended_sprint", "blocker_chains", "departed"]
+ALL_LAYERS = ["stale", "duplicates", "label_drift", "ended_sprint", "blocker_chains", "departed", "epic_drift", "legacy_fields"]
 VENDOR = "board/vendor"
 ATLASKIT = {"@atlaskit/tokens": "20.7.0", "@atlaskit/css-reset": "8.4.6"}
 # the product's own typeface is not published: Inter, self-hosted like the support desk's
@@ -67,4 +67,5 @@ class BoardConfig(registry.ReplicaConfig):
 
     def bench_pages(self, world):
         return ["/browse/AGENT-1", "/projects/AGENT/board", "/projects/AGENT/backlog",
-                "/issues?jql=project%20%3D%20AGENT%20AND%20status%20%21%3D%20Done%20ORDER%20BY%20priority%20DESC"]
+                "/issues?jql=project%20%3D%20AGENT%20AND%20status%20%21%3D%20Done%20ORDER%20BY%20priority%20DESC",
+                "/projects/OPS/board"]

@@ -4,7 +4,8 @@ import re
 from django import forms
 
 from . import workflow as W
-from .models import Issue, Person, Sprint
+from .models import CustomField, Issue, Person, Sprint
+from .services import custom_field_value
 
 LABEL = re.compile(r"[^\s,]{1,50}")
 
@@ -19,7 +20,7 @@ def parse_labels(text: str) -> list[str]:
 
 def _styled(form) -> None:
     for field in form.fields.values():
-        if not isinstance(field.widget, (forms.CheckboxSelectMultiple, forms.MultipleHiddenInput)):
+        if not isinstance(field.widget, (forms.CheckboxSelectMultiple, forms.MultipleHiddenInput, forms.CheckboxInput)):
             field.widget.attrs.setdefault("class", "input")
 
 
@@ -68,7 +69,21 @@ class IssueForm(forms.Form):
             sprints.insert(0, issue.sprint)
         self.sprints = {str(s.public_id): s for s in sprints}
         self.fields["sprint"].choices = [("", "Backlog")] + [(k, s.name) for k, s in self.sprints.items()]
+        self.custom = {}
+        values = {v.field_id: v.value for v in issue.field_values.all()}
+        for field in issue.project.custom_fields.order_by("public_id"):
+            name = f"cf_{field.public_id}"
+            self.custom[name] = field
+            self.fields[name] = custom_form_field(field, values.get(field.id, ""))
+            self.initial[name] = values.get(field.id, "")
         _styled(self)
+
+    def custom_rows(self):
+        """(bound field, CustomField, legacy value or "") for the issue view's Details."""
+        for name, field in self.custom.items():
+            current = self.initial.get(name, "")
+            legacy = current if field.kind == CustomField.Kind.SELECT and current and current not in field.options else ""
+            yield self[name], field, legacy
 
     def clean_labels(self):
         return parse_labels(self.cleaned_data["labels"])
@@ -91,6 +106,9 @@ class IssueForm(forms.Form):
 
     def changes(self) -> dict:
         data = dict(self.cleaned_data)
+        # a post that leaves a custom field out (a client that predates it) leaves its value alone
+        values = {name: data.pop(name) for name in self.custom}
+        data["custom"] = {field: custom_field_value(field, values[name]) for name, field in self.custom.items() if name in self.data}
         data["assignee"] = self.people.get(data["assignee"]) if data["assignee"] else None
         data["sprint"] = self.sprints.get(data["sprint"]) if data["sprint"] else None
         if self.issue.status != W.DONE and not data["resolution"]:
@@ -98,6 +116,22 @@ class IssueForm(forms.Form):
         if self.issue.parent_id:
             data.pop("sprint")
         return data
+
+
+def custom_form_field(field: CustomField, current: str) -> forms.Field:
+    """The form field of a custom field. A select keeps a legacy value (an option renamed since) as
+    a choice of its own, so saving the issue unchanged does not change it."""
+    common = {"required": False, "label": field.name, "help_text": field.description}
+    if field.kind == CustomField.Kind.NUMBER:
+        return forms.DecimalField(max_digits=14, decimal_places=2, **common)
+    if field.kind == CustomField.Kind.DATE:
+        return forms.DateField(widget=forms.DateInput(attrs={"type": "date"}), **common)
+    if field.kind == CustomField.Kind.SELECT:
+        choices = [("", "None")] + [(o, o) for o in field.options]
+        if current and current not in field.options:
+            choices.append((current, f"{current} (legacy value)"))
+        return forms.ChoiceField(choices=choices, **common)
+    return forms.CharField(max_length=255, **common)
 
 
 class CreateForm(forms.Form):
@@ -161,3 +195,43 @@ class BulkForm(forms.Form):
         if data["assignee"]:
             values["assignee"] = None if data["assignee"] == "-" else self.people[data["assignee"]]
         return values
+
+
+class FilterForm(forms.Form):
+    name = forms.CharField(max_length=80, label="Name")
+    jql = forms.CharField(max_length=2000, widget=forms.Textarea(attrs={"rows": 2, "spellcheck": "false"}), label="JQL")
+    description = forms.CharField(max_length=200, required=False, label="Description")
+    starred = forms.BooleanField(required=False, label="Starred")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _styled(self)
+
+    def clean_name(self):
+        name = " ".join(self.cleaned_data["name"].split())
+        if not name:
+            raise forms.ValidationError("A filter needs a name.")
+        return name
+
+    def clean_jql(self):
+        query = " ".join(self.cleaned_data["jql"].split())
+        if not query:
+            raise forms.ValidationError("A filter needs a JQL query.")
+        return query
+
+
+MAX_ATTACHMENT = 10 * 1024 * 1024
+ATTACHMENT_NAME = re.compile(r"[^/\\\x00-\x1f]{1,255}")
+
+
+class AttachmentForm(forms.Form):
+    file = forms.FileField(allow_empty_file=True, label="Attach a file")
+
+    def clean_file(self):
+        upload = self.cleaned_data["file"]
+        name = upload.name.strip()
+        if not ATTACHMENT_NAME.fullmatch(name) or name in (".", ".."):
+            raise forms.ValidationError("That file name can't be used: no slashes or control characters, at most 255 characters.")
+        if upload.size > MAX_ATTACHMENT:
+            raise forms.ValidationError("Files can be at most 10 MB.")
+        return upload

@@ -6,6 +6,8 @@ Fields: project, key, type (issuetype), status, resolution, priority, assignee, 
 component, fixVersion, sprint, epic / parent, summary, text, storyPoints. Operators: = != in, not in,
 ~ (contains words), is EMPTY, is not EMPTY, < <= > >= (numbers). AND binds tighter than OR; NOT and
 parentheses work. Functions: currentUser(), openSprints(), closedSprints(), futureSprints().
+Custom fields by name ("Customer tier" = Enterprise) or by id (cf[10010] = Enterprise): the runner
+passes the world's fields to the parser, which checks each operator against the field's kind.
 Errors read like the product's, with the position of the bad token.
 """
 import re
@@ -85,11 +87,22 @@ class Query:
     order: list  # (field, descending)
 
 
+CUSTOM_OPERATORS = {  # kind -> operators the product allows on it
+    "text": {"~", "!~", "is", "is not"},
+    "number": {"=", "!=", "in", "not in", "<", "<=", ">", ">=", "is", "is not"},
+    "select": {"=", "!=", "in", "not in", "is", "is not"},
+    "date": {"=", "!=", "<", "<=", ">", ">=", "is", "is not"},
+}
+
+
 class Parser:
-    def __init__(self, text: str):
+    def __init__(self, text: str, custom: dict | None = None):
+        """`custom`: a custom field's lower-case name and its `cf[id]` -> ("cf:<id>", kind)."""
         self.text = text
         self.tokens = tokenize(text)
         self.i = 0
+        self.custom = custom or {}
+        self.custom_kinds = dict(self.custom.values())
 
     @property
     def tok(self) -> Tok:
@@ -165,6 +178,8 @@ class Parser:
     def field_name(self, tok: Tok) -> str:
         raw = tok.text.lower()
         name = FIELDS.get(raw) or FIELDS.get(tok.value.lower()) or ({"created", "updated", "rank", "duedate"} & {raw} and raw)
+        if not name and tok.value.lower() in self.custom:
+            name = self.custom[tok.value.lower()][0]
         if not name:
             raise JQLError(f"Field '{tok.value}' does not exist or you do not have permission to view it.")
         return {"duedate": "duedate"}.get(name, name)
@@ -213,6 +228,10 @@ class Parser:
             self.take()
         else:
             values = [self.value()]
+        if field in self.custom_kinds:
+            if op not in CUSTOM_OPERATORS[self.custom_kinds[field]]:
+                raise JQLError(f"The operator '{op}' is not supported by the '{tok.value}' field.")
+            return Clause(field, op, values)
         if op in ("~", "!~") and field not in TEXT_FIELDS:
             raise JQLError(f"The operator '{op}' is not supported by the '{tok.value}' field.")
         if op in ("<", "<=", ">", ">=") and field not in NUMBER_FIELDS:
@@ -238,5 +257,5 @@ class Parser:
         return tok.text
 
 
-def parse(text: str) -> Query:
-    return Parser(text).parse()
+def parse(text: str, custom: dict | None = None) -> Query:
+    return Parser(text, custom).parse()

@@ -1,6 +1,7 @@
-"""The issue board's data: people, projects (components, versions, board columns), sprints,
-issues and what hangs off them (comments, history, links, watchers). Every row belongs to one
-world; issue keys like AGENT-142 are the public ids."""
+"""The issue board's data: people, projects (components, versions, board columns, custom fields),
+sprints, issues and what hangs off them (comments and their mentions, history, links, watchers,
+attachments, custom field values), and people's saved filters. Every row belongs to one world;
+issue keys like AGENT-142 are the public ids."""
 from django.db import models
 
 from replicas.worlds.models import WorldForeignKey, WorldModel
@@ -34,6 +35,17 @@ class Person(WorldModel):
 
 
 class Project(WorldModel):
+    """A project and its one board: a scrum board (sprints) or a kanban board (continuous flow)."""
+
+    class BoardType(models.TextChoices):
+        SCRUM = "scrum", "Scrum"
+        KANBAN = "kanban", "Kanban"
+
+    class Swimlanes(models.TextChoices):
+        NONE = "none", "None"
+        ASSIGNEE = "assignee", "Assignee"
+        EPIC = "epic", "Epic"
+
     public_key = ("key",)
 
     key = models.CharField(max_length=10)
@@ -41,6 +53,9 @@ class Project(WorldModel):
     lead = WorldForeignKey(Person, on_delete=models.PROTECT, related_name="+")
     # the project's contributing page: the triage rules tasks refer to
     contributing = models.TextField(blank=True)
+    board_type = models.CharField(max_length=10, choices=BoardType.choices, default=BoardType.SCRUM)
+    # the board's "Group by", kept with the board as the product keeps its configuration
+    swimlanes = models.CharField(max_length=10, choices=Swimlanes.choices, default=Swimlanes.NONE)
 
     def __str__(self):
         return self.key
@@ -61,6 +76,29 @@ class Version(WorldModel):
     name = models.CharField(max_length=30)
     released = models.BooleanField(default=False)
     release_date = models.DateField(null=True, blank=True)
+
+
+class CustomField(WorldModel):
+    """A field a project's administrators added (the product's customfield_10010), with its kind and,
+    for a select list, the options it offers today."""
+
+    class Kind(models.TextChoices):
+        TEXT = "text", "Text"
+        NUMBER = "number", "Number"
+        SELECT = "select", "Select list"
+        DATE = "date", "Date"
+
+    public_key = ("public_id",)
+
+    public_id = models.PositiveIntegerField()
+    project = WorldForeignKey(Project, on_delete=models.CASCADE, related_name="custom_fields")
+    name = models.CharField(max_length=60)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    options = models.JSONField(default=list, blank=True)
+    description = models.CharField(max_length=200, blank=True)
+
+    def __str__(self):
+        return self.name
 
 
 class BoardColumn(WorldModel):
@@ -179,3 +217,51 @@ class Watcher(WorldModel):
 
     issue = WorldForeignKey(Issue, on_delete=models.CASCADE, related_name="watchers")
     person = WorldForeignKey(Person, on_delete=models.CASCADE, related_name="+")
+
+
+class FieldValue(WorldModel):
+    """An issue's value of a custom field, as text (numbers and dates in their canonical form). Values
+    written before a select list's options changed stay as they were: legacy values."""
+
+    public_key = ("issue", "field")
+
+    issue = WorldForeignKey(Issue, on_delete=models.CASCADE, related_name="field_values")
+    field = WorldForeignKey(CustomField, on_delete=models.CASCADE, related_name="values")
+    value = models.CharField(max_length=255)
+
+
+class Mention(WorldModel):
+    """A person @mentioned in a comment (the product notifies them)."""
+
+    public_key = ("comment", "person")
+
+    comment = WorldForeignKey(Comment, on_delete=models.CASCADE, related_name="mentions")
+    person = WorldForeignKey(Person, on_delete=models.CASCADE, related_name="+")
+
+
+class Attachment(WorldModel):
+    """A file attached to an issue, kept by name, size and type (the bytes are not stored)."""
+
+    public_key = ("public_id",)
+
+    public_id = models.PositiveIntegerField()
+    issue = WorldForeignKey(Issue, on_delete=models.CASCADE, related_name="attachments")
+    name = models.CharField(max_length=255)
+    size = models.PositiveIntegerField()
+    content_type = models.CharField(max_length=100)
+    author = WorldForeignKey(Person, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField()
+
+
+class Filter(WorldModel):
+    """A saved JQL search of one person (the product's "filters")."""
+
+    public_key = ("public_id",)
+
+    public_id = models.PositiveIntegerField()
+    owner = WorldForeignKey(Person, on_delete=models.CASCADE, related_name="filters")
+    name = models.CharField(max_length=80)
+    jql = models.TextField()
+    description = models.CharField(max_length=200, blank=True)
+    starred = models.BooleanField(default=False)
+    updated_at = models.DateTimeField()

@@ -1,7 +1,10 @@
 """Runs a JQL query (jql.py) over the bound world's issues, as a person sees them."""
+import re
+from decimal import Decimal, InvalidOperation
+
 from . import jql
 from . import workflow as W
-from .models import Issue, Person, Project, Sprint
+from .models import CustomField, FieldValue, Issue, Person, Project, Sprint
 
 TYPE_ALIASES = {"epic": "epic", "story": "story", "task": "task", "bug": "bug", "sub-task": "subtask", "subtask": "subtask"}
 MAX_RESULTS = 500
@@ -11,13 +14,70 @@ def _values_error(field: str, value: str):
     return jql.JQLError(f"The value '{value}' does not exist for the field '{field}'.")
 
 
+DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def custom_fields() -> dict[str, CustomField]:
+    """The bound world's custom fields by their JQL id, "cf:<public id>"."""
+    return {f"cf:{f.public_id}": f for f in CustomField.objects.order_by("public_id")}
+
+
+def parser_fields(fields: dict[str, CustomField]) -> dict:
+    """What jql.parse needs to know of them: each name and cf[id] -> (JQL id, kind)."""
+    names = {}
+    for ref, field in fields.items():
+        names[field.name.lower()] = (ref, field.kind)
+        names[f"cf[{field.public_id}]"] = (ref, field.kind)
+    return names
+
+
+def query_check(query: str) -> jql.Query:
+    """Parse `query` against the bound world's fields; raises jql.JQLError with the product's message."""
+    return jql.parse(query, parser_fields(custom_fields()))
+
+
 class Runner:
-    def __init__(self, person: Person):
+    def __init__(self, person: Person, fields: dict[str, CustomField]):
         self.person = person
         self.people = {p.username.lower(): p for p in Person.objects.all()}
         self.people_by_name = {p.name.lower(): p for p in self.people.values()}
         self.projects = {p.key.lower(): p for p in Project.objects.all()}
         self.sprints = list(Sprint.objects.all())
+        self.fields = fields
+        self._values = None
+
+    def custom_value(self, ref: str, issue: Issue):
+        if self._values is None:  # read only by queries that name a custom field
+            self._values = {(v.issue_id, f"cf:{v.field.public_id}"): v.value for v in FieldValue.objects.select_related("field")}
+        value = self._values.get((issue.id, ref))
+        if value is not None and self.fields[ref].kind == "number":
+            try:
+                return Decimal(value)
+            except InvalidOperation:
+                return None  # a legacy value that is not a number matches no comparison
+        return value
+
+    def custom_normalise(self, ref: str, value):
+        field = self.fields[ref]
+        if isinstance(value, tuple):
+            raise jql.JQLError(f"Function '{value[1]}()' can't be used with the field '{field.name}'.")
+        if field.kind == "number":
+            try:
+                return Decimal(value)
+            except InvalidOperation:
+                raise jql.JQLError(f"The value '{value}' is not a number: '{field.name}' takes numbers.") from None
+        if field.kind == "date":
+            if not DATE.fullmatch(value):
+                raise jql.JQLError(f"Date value '{value}' for field '{field.name}' is invalid. The valid format is 'yyyy-MM-dd'.")
+            return value
+        if field.kind == "select":
+            option = next((o for o in field.options if o.lower() == value.lower()), None)
+            if option is not None:
+                return option
+            if field.values.filter(value=value).exists():  # an option renamed since, still on old issues
+                return value
+            raise jql.JQLError(f"The option '{value}' for field '{field.name}' does not exist.")
+        return value
 
     def person_ids(self, clause, value):
         if isinstance(value, tuple):
@@ -43,6 +103,8 @@ class Runner:
     def normalise(self, clause, value):
         """The value as stored on the issue (or a set of ids for sprints), checked to exist."""
         field = clause.field
+        if field in self.fields:
+            return self.custom_normalise(field, value)
         if isinstance(value, tuple) and field not in ("assignee", "reporter", "sprint"):
             raise jql.JQLError(f"Function '{value[1]}()' can't be used with the field '{field}'.")
         if field == "project":
@@ -85,6 +147,8 @@ class Runner:
         return value
 
     def getter(self, field):
+        if field in self.fields:
+            return lambda i: self.custom_value(field, i)
         return {
             "project": lambda i: i.project_id, "key": lambda i: i.key, "type": lambda i: i.issue_type,
             "status": lambda i: i.status, "resolution": lambda i: i.resolution, "priority": lambda i: i.priority,
@@ -110,9 +174,9 @@ class Runner:
             empty = (lambda v: not v) if field in jql.LIST_FIELDS or field in ("resolution",) else (lambda v: v is None or v == "")
             return (lambda issue: empty(get(issue))) if op == "is" else (lambda issue: not empty(get(issue)))
         values = [self.normalise(node, v) for v in node.values]
-        if field in jql.TEXT_FIELDS:
+        if field in jql.TEXT_FIELDS or op in ("~", "!~"):
             words = [w.lower() for w in re_words(values[0])]
-            hit = lambda issue: all(w in get(issue).lower() for w in words)  # noqa: E731
+            hit = lambda issue: all(w in (get(issue) or "").lower() for w in words)  # noqa: E731
             return hit if op == "~" else (lambda issue: not hit(issue))
         if op in ("<", "<=", ">", ">="):
             bound = values[0]
@@ -168,8 +232,9 @@ def issues_search(*, query: str, person: Person) -> tuple[list[Issue], int]:
 
     Raises jql.JQLError with the product's message when the query is wrong.
     """
-    parsed = jql.parse(query)
-    runner = Runner(person)
+    fields = custom_fields()
+    parsed = jql.parse(query, parser_fields(fields))
+    runner = Runner(person, fields)
     match = runner.compile(parsed.where)
     rows = Issue.objects.select_related("project", "assignee", "epic", "parent", "sprint")
     found = [i for i in rows if match(i)]

@@ -8,7 +8,24 @@ triage included. Variant knobs switch on messy layers (see LAYERS).
 from datetime import datetime, time, timedelta
 
 from . import workflow as W
-from .models import BoardColumn, Change, Comment, Component, Issue, Link, Person, Project, Sprint, Version, Watcher
+from .models import (
+    Attachment,
+    BoardColumn,
+    Change,
+    Comment,
+    Component,
+    CustomField,
+    FieldValue,
+    Filter,
+    Issue,
+    Link,
+    Mention,
+    Person,
+    Project,
+    Sprint,
+    Version,
+    Watcher,
+)
 
 LAYERS = (
     "stale",  # backlog issues nobody touched for months
@@ -17,6 +34,8 @@ LAYERS = (
     "ended_sprint",  # the last closed sprint still holds unfinished issues
     "blocker_chains",  # A blocks B blocks C inside the active sprint
     "departed",  # people who left the team, still assigned to open issues
+    "epic_drift",  # an epic marked Done while some of its issues are still open
+    "legacy_fields",  # custom field values from before a select list's options were renamed
 )
 
 PROJECTS = [
@@ -29,6 +48,29 @@ LABELS = ["frontend", "backend", "performance", "security", "tech-debt", "custom
 DRIFT = {"frontend": ["Frontend", "front-end"], "tech-debt": ["techdebt", "Tech-Debt"]}
 POINTS = [1, 2, 3, 5, 8, 13]
 PEOPLE = 16
+KANBAN = {"OPS"}  # projects whose board is a kanban board: continuous flow, no sprints
+KANBAN_WIP = {W.IN_PROGRESS: 4, W.IN_REVIEW: 3}
+SCRUM_WIP = {W.IN_PROGRESS: 5, W.IN_REVIEW: 3}
+# per project: (name, kind, options, description); ids count up from 10010 like the product's customfield_10010
+CUSTOM_FIELDS = {
+    "AGENT": [("Customer tier", "select", ["Free", "Team", "Enterprise"], "Plan of the customer who asked for it"),
+              ("Acceptance criteria", "text", [], "What must be true for the issue to be done")],
+    "WEB": [("Browser", "select", ["Chrome", "Firefox", "Safari", "Edge"], "Where the problem shows"),
+            ("Revenue impact", "number", [], "Estimated monthly revenue at stake, in dollars")],
+    "OPS": [("Environment", "select", ["production", "staging", "development"], "Where the change happens"),
+            ("Change window", "date", [], "Day the change is scheduled for")],
+}
+CRITERIA = (["a signed-in admin", "a user on a slow network", "a new workspace", "an expired token"],
+            ["save the form twice", "open the list", "export the page", "switch the locale"],
+            ["nothing is lost", "the page answers within a second", "the audit log has one entry", "an error says what to do"])
+# select options renamed since: values written before the rename are still on old issues
+# (old option -> the option it became)
+LEGACY_OPTIONS = {"Customer tier": {"Gold": "Team", "Platinum": "Enterprise", "Basic": "Free"},
+                  "Browser": {"IE11": "Edge", "Chrome (old)": "Chrome"},
+                  "Environment": {"prod": "production", "PRODUCTION": "production"}}
+ATTACHMENTS = [("screenshot-{n}.png", "image/png", 40_000, 900_000), ("console-log-{n}.txt", "text/plain", 800, 60_000),
+               ("network-{n}.har", "application/json", 20_000, 2_000_000), ("design-{n}.pdf", "application/pdf", 90_000, 4_000_000),
+               ("query-plan-{n}.sql", "application/sql", 300, 9_000)]
 SPRINT_DAYS = 14
 CLOSED_SPRINTS = 13  # the active sprint is number 14
 
@@ -68,6 +110,8 @@ class Seeder:
         self.comment_id = 10000
         self.change_id = 100000
         self.sprint_id = 0
+        self.comments = []
+        self.issues = []
 
     # --- helpers ---------------------------------------------------------------------------------
 
@@ -81,7 +125,7 @@ class Seeder:
 
     def comment(self, issue, author, body, at):
         self.comment_id += 1
-        self.gen.add(Comment(public_id=self.comment_id, issue=issue, author=author, body=body, created_at=at))
+        self.comments.append(self.gen.add(Comment(public_id=self.comment_id, issue=issue, author=author, body=body, created_at=at)))
 
     # --- people and projects ---------------------------------------------------------------------
 
@@ -108,7 +152,8 @@ class Seeder:
 
     def project(self, key, name, component_names):
         lead = self.team[len(self.projects) % len(self.team)]
-        project = self.gen.add(Project(key=key, name=name, lead=lead))
+        project = self.gen.add(Project(key=key, name=name, lead=lead,
+                                       board_type=Project.BoardType.KANBAN if key in KANBAN else Project.BoardType.SCRUM))
         comps = []
         for cname in component_names:
             comps.append(self.gen.add(Component(project=project, name=cname, lead=self.rnd.choice(self.team[1:]))))
@@ -121,7 +166,7 @@ class Seeder:
                                                  release_date=(self.now - timedelta(days=(3 - i) * 40)).date())))
         for position, status in enumerate(W.STATUSES):
             self.gen.add(BoardColumn(project=project, status=status, position=position,
-                                     wip_limit={W.IN_PROGRESS: 5, W.IN_REVIEW: 3}.get(status)))
+                                     wip_limit=(KANBAN_WIP if key in KANBAN else SCRUM_WIP).get(status)))
         self.projects.append(project)
         return project, comps, versions
 
@@ -160,6 +205,7 @@ class Seeder:
         if issue.issue_type == "bug" and not issue.steps_to_reproduce and self.rnd.random() < 0.8:
             issue.steps_to_reproduce = f"1. Sign in as a regular user\n2. {self.fake.sentence(nb_words=6)}\n3. Observe the error"
         self.gen.add(issue)
+        self.issues.append(issue)
         self.history(issue)
         return issue
 
@@ -296,6 +342,119 @@ class Seeder:
                 issue.assignee = person
 
 
+    def epic_drift(self):
+        """An AGENT epic someone closed early: Done, while issues of it are still open."""
+        epics = [i for i in self.issues if i.project.key == "AGENT" and i.issue_type == "epic" and i.status != W.DONE]
+        open_children = {e.key: [i for i in self.issues if i.epic is e and i.status != W.DONE] for e in epics}
+        candidates = [e for e in epics if len(open_children[e.key]) >= 2]
+        if not candidates:
+            return
+        epic = self.rnd.choice(candidates)
+        at = self.ago(9, 3)
+        actor = self.rnd.choice(self.team)
+        self.change(epic, actor, "status", epic.status, W.DONE, at)
+        self.change(epic, actor, "resolution", "", "Done", at)
+        epic.status, epic.resolution, epic.resolved_at, epic.updated_at = W.DONE, "Done", at, max(at, epic.updated_at)
+
+    # --- kanban: continuous flow -----------------------------------------------------------------
+
+    def fill_kanban(self, project, comps, versions):
+        """No sprints: a ranked To Do column, In Progress at its WIP limit, a few in review, and done
+        work resolved over the last months (the board shows what was resolved in the last two weeks)."""
+        epics = [self.issue(project, "epic", theme, W.IN_PROGRESS, created=self.ago(90, 60), priority="Medium")
+                 for theme in self.rnd.sample(EPIC_THEMES, 3)]
+
+        def work(status, created, **extra):
+            issue_type = self.rnd.choices(["task", "bug", "story"], [6, 3, 1])[0]
+            comp = self.rnd.choice(comps)
+            summary = self.bug_summary(comp) if issue_type == "bug" else self.work_summary(comps)
+            if issue_type == "bug" and status != W.TODO:  # the workflow let it start: it has its steps
+                extra["steps_to_reproduce"] = f"1. {self.fake.sentence(nb_words=6)}\n2. Watch the dashboard\n3. The alert fires"
+            return self.issue(project, issue_type, summary, status, created=created, components=[comp.name],
+                              labels=self.labels(comp), epic=self.rnd.choice(epics) if self.rnd.random() < 0.4 else None,
+                              **extra)
+
+        # one card each in In Progress: the column sits exactly at its limit
+        for person in self.rnd.sample(self.team[1:], KANBAN_WIP[W.IN_PROGRESS]):
+            work(W.IN_PROGRESS, self.ago(6, 6), assignee=person)
+        for _ in range(2):
+            work(W.IN_REVIEW, self.ago(5, 4), assignee=self.rnd.choice(self.team))
+        for _ in range(max(10, self.n // 25)):
+            work(W.TODO, self.ago(3, 40), assignee=self.rnd.choice(self.team) if self.rnd.random() < 0.5 else None)
+        done = max(0, self.n - self.numbers[project.key])
+        for i in range(done):
+            resolution = self.rnd.choices(["Done", "Won't Do", "Duplicate"], [20, 2, 1])[0]
+            work(W.DONE, self.ago(3 + 150 * i / max(1, done), 3), assignee=self.rnd.choice(self.team), resolution=resolution)
+
+    # --- what every project has: custom fields, attachments, mentions; people's filters --------------
+
+    def custom_fields(self):
+        field_id = 10009
+        by_project = {}
+        for project in self.projects:
+            for name, kind, options, description in CUSTOM_FIELDS[project.key]:
+                field_id += 1
+                by_project.setdefault(project.key, []).append(self.gen.add(CustomField(
+                    public_id=field_id, project=project, name=name, kind=kind, options=options, description=description)))
+        legacy = "legacy_fields" in self.layers
+        for issue in self.issues:
+            if issue.issue_type in ("epic", "subtask"):
+                continue
+            for field in by_project[issue.project.key]:
+                if self.rnd.random() >= 0.25:
+                    continue
+                if field.kind == "select":
+                    old = sorted(LEGACY_OPTIONS.get(field.name, {}))
+                    # values older than the last rename keep the options of their day
+                    stale = legacy and old and issue.created_at < self.now - timedelta(days=30) and self.rnd.random() < 0.6
+                    value = self.rnd.choice(old if stale else field.options)
+                elif field.kind == "number":
+                    value = str(self.rnd.choice([250, 500, 1200, 4000, 15000, 60000]))
+                elif field.kind == "date":
+                    value = (issue.created_at + timedelta(days=self.rnd.randint(3, 30))).date().isoformat()
+                else:
+                    value = (f"Given {self.rnd.choice(CRITERIA[0])}, when they {self.rnd.choice(CRITERIA[1])}, "
+                             f"then {self.rnd.choice(CRITERIA[2])}.")
+                self.gen.add(FieldValue(issue=issue, field=field, value=value))
+
+    def attachments(self):
+        public_id = 20000
+        for issue in self.issues:
+            if issue.issue_type == "epic" or self.rnd.random() >= 0.08:
+                continue
+            for n in range(1, self.rnd.choice([1, 1, 2]) + 1):
+                pattern, mime, low, high = self.rnd.choice(ATTACHMENTS)
+                public_id += 1
+                at = min(issue.created_at + timedelta(hours=self.rnd.randint(0, 48)), self.now - timedelta(minutes=1))
+                self.gen.add(Attachment(public_id=public_id, issue=issue, name=pattern.format(n=n), size=self.rnd.randint(low, high),
+                                        content_type=mime, author=issue.reporter, created_at=at))
+
+    def mentions(self):
+        """Some comments ask a teammate something: the product writes a mention as [~username]."""
+        for comment in self.comments:
+            if self.rnd.random() >= 0.15:
+                continue
+            who = self.rnd.choice([p for p in self.team if p is not comment.author])
+            comment.body = f"[~{who.username}] {self.rnd.choice(['can you take a look?', 'is this still happening for you?', 'FYI.', 'please confirm the fix.'])} {comment.body}"
+            self.gen.add(Mention(comment=comment, person=who))
+
+    def filters(self):
+        public_id = 10100
+        admin = self.persons[0]
+        saved = [
+            (admin, "My open issues", "assignee = currentUser() AND resolution = Unresolved ORDER BY priority DESC", True),
+            (admin, "AGENT blockers this sprint", 'project = AGENT AND sprint in openSprints() AND priority = Highest AND status != Done', True),
+            (admin, "Untriaged bugs", "labels = needs-triage ORDER BY created DESC", False),
+            (admin, "Enterprise asks", 'project = AGENT AND "Customer tier" = Enterprise AND resolution = Unresolved', False),
+        ]
+        for person in self.rnd.sample(self.team[1:], 4):
+            saved.append((person, "Reported by me", "reporter = currentUser() ORDER BY updated DESC", self.rnd.random() < 0.5))
+        for owner, name, query, starred in saved:
+            public_id += 1
+            self.gen.add(Filter(public_id=public_id, owner=owner, name=name, jql=query, starred=starred,
+                                updated_at=self.ago(20, 100)))
+
+
 def generate(gen):
     s = Seeder(gen)
     s.people()
@@ -303,4 +462,13 @@ def generate(gen):
     for key, name, component_names in PROJECTS:
         project, comps, versions = s.project(key, name, component_names)
         s.numbers[key] = 0
-        s.fill(project, comps, versions, s.sprints(project))
+        if key in KANBAN:
+            s.fill_kanban(project, comps, versions)
+        else:
+            s.fill(project, comps, versions, s.sprints(project))
+    if "epic_drift" in s.layers:
+        s.epic_drift()
+    s.custom_fields()
+    s.attachments()
+    s.mentions()
+    s.filters()

@@ -1,9 +1,11 @@
-"""Writes of the issue board: transitions, field edits, ranking, sprints, comments, links, bulk change.
+"""Writes of the issue board: transitions, field edits (custom fields too), ranking, sprints, comments
+with mentions, links, watchers, attachments, saved filters, board settings, bulk change.
 
 Every change to an issue writes a line of its history (Change) as the product's changelog does,
 and moves its `updated_at` to the world clock. Callers pass cleaned values; the rules of the
 workflow and of sprints are checked here, so views and tasks cannot get around them.
 """
+import re
 from datetime import timedelta
 
 from django.db import transaction
@@ -12,7 +14,25 @@ from django.db.models import Max
 from replicas.worlds.clock import now
 
 from . import workflow as W
-from .models import Change, Comment, Issue, Link, Person, Sprint, Watcher
+from .models import (
+    Attachment,
+    Change,
+    Comment,
+    CustomField,
+    FieldValue,
+    Filter,
+    Issue,
+    Link,
+    Mention,
+    Person,
+    Project,
+    Sprint,
+    Watcher,
+)
+from .search import query_check
+
+# how the product writes a mention in a comment's text; the mention picker inserts it
+MENTION = re.compile(r"\[~([A-Za-z0-9._-]{1,40})\]")
 
 
 class BoardError(ValueError):
@@ -48,12 +68,13 @@ EDITABLE = ("summary", "description", "steps_to_reproduce", "priority", "assigne
 
 
 @transaction.atomic
-def issue_update(*, issue: Issue, actor: Person, **values) -> list[str]:
-    """Set fields of `issue`; returns the names of those that changed (unchanged ones write no history)."""
+def issue_update(*, issue: Issue, actor: Person, custom: dict | None = None, **values) -> list[str]:
+    """Set fields of `issue`, and custom field values (`custom`: CustomField -> text, "" to clear);
+    returns the names of those that changed (unchanged ones write no history)."""
     unknown = set(values) - set(EDITABLE)
     if unknown:
         raise BoardError(f"Field {sorted(unknown)[0]!r} can't be edited.")
-    changed = []
+    changed = _custom_update(issue, actor, custom or {})
     for field, new in values.items():
         if field in ("labels", "components", "fix_versions"):
             new = sorted(dict.fromkeys(new))
@@ -75,6 +96,26 @@ def issue_update(*, issue: Issue, actor: Person, **values) -> list[str]:
     if changed:
         issue.updated_at = now()
         issue.save()
+    return changed
+
+
+def _custom_update(issue: Issue, actor: Person, custom: dict) -> list[str]:
+    current = {v.field_id: v for v in issue.field_values.all()}
+    changed = []
+    for field, new in custom.items():
+        if field.project_id != issue.project_id:
+            raise BoardError(f"{field.name} is not a field of {issue.project.key}.")
+        old = current.get(field.id)
+        if (old.value if old else "") == new:
+            continue
+        if not new:
+            old.delete()
+        elif old:
+            FieldValue.objects.filter(pk=old.pk).update(value=new)
+        else:
+            FieldValue.objects.create(issue=issue, field=field, value=new)
+        _record(issue, actor, field.name, old.value if old else "", new)
+        changed.append(field.name)
     return changed
 
 
@@ -145,14 +186,119 @@ def issue_create(*, project, actor: Person, issue_type: str, summary: str, **val
     return issue
 
 
+def mentioned_people(body: str) -> list[Person]:
+    """The people a comment mentions as [~username], in order of first mention; an unknown name or
+    someone who left is refused (the picker offers only current team members)."""
+    names = list(dict.fromkeys(MENTION.findall(body)))
+    people = {p.username: p for p in Person.objects.filter(username__in=names)}
+    for name in names:
+        if name not in people or not people[name].active:
+            raise BoardError(f"@{name} can't be mentioned: nobody on the team has that username.")
+    return [people[name] for name in names]
+
+
+@transaction.atomic
 def comment_add(*, issue: Issue, actor: Person, body: str) -> Comment:
     body = body.strip()
     if not body:
         raise BoardError("A comment can't be empty.")
+    if len(body) > 32000:
+        raise BoardError("A comment can be at most 32,000 characters long.")
+    people = mentioned_people(body)
     at = now()
     comment = Comment.objects.create(public_id=_next(Comment, 10001), issue=issue, author=actor, body=body, created_at=at)
+    for person in people:
+        Mention.objects.create(comment=comment, person=person)
     Issue.objects.filter(pk=issue.pk).update(updated_at=at)
     return comment
+
+
+def attachment_add(*, issue: Issue, actor: Person, name: str, size: int, content_type: str) -> Attachment:
+    attachment = Attachment.objects.create(public_id=_next(Attachment, 20001), issue=issue, name=name, size=size,
+                                           content_type=content_type, author=actor, created_at=now())
+    _record(issue, actor, "Attachment", "", name)
+    Issue.objects.filter(pk=issue.pk).update(updated_at=attachment.created_at)
+    return attachment
+
+
+@transaction.atomic
+def attachment_delete(*, attachment: Attachment, actor: Person) -> None:
+    issue = attachment.issue
+    if attachment.author_id != actor.id and not actor.is_admin:
+        raise BoardError("Only the person who attached a file, or an administrator, can delete it.")
+    _record(issue, actor, "Attachment", attachment.name, "")
+    attachment.delete()
+    Issue.objects.filter(pk=issue.pk).update(updated_at=now())
+
+
+def watcher_add(*, issue: Issue, person: Person) -> None:
+    if not person.active:
+        raise BoardError(f"{person.name} has left the team and can't watch issues.")
+    if Watcher.objects.filter(issue=issue, person=person).exists():
+        raise BoardError(f"{person.name} is already watching {issue.key}.")
+    Watcher.objects.create(issue=issue, person=person)
+
+
+# --- saved filters and board settings --------------------------------------------------------------------
+
+
+def _filter_check(*, owner: Person, name: str, query: str, exclude: Filter | None = None) -> None:
+    taken = Filter.objects.filter(owner=owner, name__iexact=name)
+    if exclude is not None:
+        taken = taken.exclude(pk=exclude.pk)
+    if taken.exists():
+        raise BoardError(f"You already have a filter named '{name}'. Choose another name.")
+    query_check(query)  # a query that does not parse is not saved (JQLError carries the product's message)
+
+
+@transaction.atomic
+def filter_create(*, owner: Person, name: str, query: str, description: str = "", starred: bool = False) -> Filter:
+    _filter_check(owner=owner, name=name, query=query)
+    return Filter.objects.create(public_id=_next(Filter, 10101), owner=owner, name=name, jql=query, description=description,
+                                 starred=starred, updated_at=now())
+
+
+@transaction.atomic
+def filter_update(*, saved: Filter, actor: Person, **values) -> list[str]:
+    """Change a filter's name, jql, description or star; only its owner may."""
+    if saved.owner_id != actor.id:
+        raise BoardError("Only the owner of a filter can change it.")
+    unknown = set(values) - {"name", "jql", "description", "starred"}
+    if unknown:
+        raise BoardError(f"Field {sorted(unknown)[0]!r} of a filter can't be edited.")
+    _filter_check(owner=actor, name=values.get("name", saved.name), query=values.get("jql", saved.jql), exclude=saved)
+    changed = [field for field, value in values.items() if getattr(saved, field) != value]
+    if changed:
+        for field in changed:
+            setattr(saved, field, values[field])
+        saved.updated_at = now()
+        saved.save()
+    return changed
+
+
+def filter_delete(*, saved: Filter, actor: Person) -> None:
+    if saved.owner_id != actor.id:
+        raise BoardError("Only the owner of a filter can delete it.")
+    saved.delete()
+
+
+def board_group_by(*, project: Project, actor: Person, swimlanes: str) -> None:
+    if swimlanes not in Project.Swimlanes.values:
+        raise BoardError(f"Swimlanes can be grouped by {', '.join(Project.Swimlanes.values)}; not {swimlanes!r}.")
+    if project.swimlanes != swimlanes:
+        Project.objects.filter(pk=project.pk).update(swimlanes=swimlanes)
+        project.swimlanes = swimlanes
+
+
+def custom_field_value(field: CustomField, value) -> str:
+    """The stored text of a cleaned form value."""
+    if value is None or value == "":
+        return ""
+    if field.kind == CustomField.Kind.NUMBER:
+        return format(value.normalize(), "f")
+    if field.kind == CustomField.Kind.DATE:
+        return value.isoformat()
+    return str(value).strip()
 
 
 @transaction.atomic

@@ -1,11 +1,14 @@
-"""Pages of the issue board: sign-in, board, backlog, issue view, search with JQL, bulk change.
+"""Pages of the issue board: sign-in, scrum and kanban boards (swimlanes, quick filters, the issue
+side panel), backlog, issue view, search with JQL, saved filters, bulk change.
 
-Every page works without JavaScript (forms and links); board.js adds drag and drop and
-keyboard shortcuts on top, posting to the same endpoints and asking for JSON.
+Every page works without JavaScript (forms and links); board.js adds drag and drop, the mention
+picker and keyboard shortcuts on top, posting to the same endpoints and asking for JSON.
 """
+from datetime import timedelta
 from functools import wraps
 from urllib.parse import quote, urlencode
 
+from django.db.models import Q
 from django.http import Http404, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -16,14 +19,16 @@ from replicas.worlds.clock import now
 from . import jql, services
 from . import workflow as W
 from .auth import person_authenticate, session_sign_in, signed_in_person
-from .forms import BulkForm, CreateForm, IssueForm, LoginForm
-from .models import BoardColumn, Issue, Person, Project, Sprint
+from .forms import AttachmentForm, BulkForm, CreateForm, FilterForm, IssueForm, LoginForm
+from .models import Attachment, BoardColumn, Filter, Issue, Person, Project, Sprint
 from .search import issues_search
 
 LOGIN = "/login"
 FLASH = "board_flash"
 DRAFTS = "board_drafts"
 DEFAULT_JQL = "project = AGENT AND resolution = Unresolved ORDER BY priority DESC, updated DESC"
+KANBAN_DONE_DAYS = 14  # a kanban board hides work resolved longer ago than this, as the product does
+RECENT_HOURS = 24  # the "Recently updated" quick filter
 
 
 def wants_json(request) -> bool:
@@ -52,9 +57,9 @@ def person_required(view):
             back = request.get_full_path() if request.method == "GET" else request.POST.get("next") or request.headers.get("Referer", "/")
             if request.method == "POST" and request.POST.get("body", "").strip() and "key" in kwargs:
                 drafts = request.session.get(DRAFTS, {})
-                drafts[kwargs["key"]] = request.POST["body"]
+                drafts[kwargs["key"].upper()] = request.POST["body"]
                 request.session[DRAFTS] = drafts
-                back = f"/browse/{kwargs['key']}"
+                back = safe_next(request, f"/browse/{kwargs['key']}")
             if not back.startswith("/"):
                 back = "/" + back.split("/", 3)[-1] if back.count("/") >= 3 else "/"
             target = f"{LOGIN}?next={quote(back)}"
@@ -125,31 +130,131 @@ def _card_rows(issues):
     return sorted(issues, key=lambda i: (i.rank, i.key))
 
 
+def _board_issues(project: Project, sprint: Sprint | None) -> list[Issue]:
+    """A scrum board shows its active sprint; a kanban board all open work of the project and what
+    was resolved in the last two weeks."""
+    rows = Issue.objects.exclude(issue_type="epic").select_related("assignee", "parent", "epic")
+    if project.board_type == Project.BoardType.KANBAN:
+        since = now() - timedelta(days=KANBAN_DONE_DAYS)
+        return list(rows.filter(project=project).filter(~Q(status=W.DONE) | Q(resolved_at__gte=since)))
+    return list(rows.filter(sprint=sprint)) if sprint is not None else []
+
+
+def _lanes(project: Project, heads: list[dict], shown: list[Issue]) -> list[dict]:
+    """Rows of the board by the project's swimlanes: assignees by name then Unassigned; epics in rank
+    order then "Issues without epic". A lane shows only when it holds a card, as in the product."""
+    by = project.swimlanes
+    if by == Project.Swimlanes.ASSIGNEE:
+        owner = {i.key: i.assignee for i in shown}
+        people = sorted({p.username: p for p in owner.values() if p}.values(), key=lambda p: (p.name, p.username))
+        lanes = [(p.username, p.name, p) for p in people] + [("", "Unassigned", None)]
+        lane_of = {k: (p.username if p else "") for k, p in owner.items()}
+    elif by == Project.Swimlanes.EPIC:
+        epics = sorted({i.epic.key: i.epic for i in shown if i.epic_id}.values(), key=lambda e: (e.rank, e.key))
+        lanes = [(e.key, e.summary, e) for e in epics] + [("", "Issues without epic", None)]
+        lane_of = {i.key: (i.epic.key if i.epic_id else "") for i in shown}
+    else:
+        lanes, lane_of = [(None, "", None)], {i.key: None for i in shown}
+    result = []
+    for key, title, head in lanes:
+        cards = [i for i in shown if lane_of[i.key] == key]
+        if key is not None and not cards:
+            continue
+        by_status = {h["column"].status: [] for h in heads}
+        for issue in _card_rows(cards):
+            by_status.setdefault(issue.status, []).append(issue)
+        result.append({"key": key, "title": title, "head": head, "count": len(cards),
+                       "cells": [{"column": h["column"], "head": h, "issues": by_status[h["column"].status]} for h in heads]})
+    return result
+
+
 @person_required
 def board(request, key):
     project = _project(key)
-    sprint = project.sprints.filter(state=Sprint.State.ACTIVE).first()
+    kanban = project.board_type == Project.BoardType.KANBAN
+    sprint = None if kanban else project.sprints.filter(state=Sprint.State.ACTIVE).first()
     columns = list(BoardColumn.objects.filter(project=project).order_by("position"))
-    issues = []
-    if sprint is not None:
-        issues = list(Issue.objects.filter(sprint=sprint).exclude(issue_type="epic").select_related("assignee", "parent"))
+    issues = _board_issues(project, sprint)
     only_mine = request.GET.get("filter") == "mine"
+    recent = request.GET.get("recent") == "1"
     text = request.GET.get("text", "").strip()
-    shown = [i for i in issues if (not only_mine or i.assignee_id == request.person.id)
+    since = now() - timedelta(hours=RECENT_HOURS)
+    shown = [i for i in issues if (not only_mine or i.assignee_id == request.person.id) and (not recent or i.updated_at >= since)
              and (not text or text.lower() in i.summary.lower() or text.lower() == i.key.lower())]
-    by_status = {c.status: [] for c in columns}
-    for issue in _card_rows(shown):
-        by_status.setdefault(issue.status, []).append(issue)
     counts = {c.status: sum(1 for i in issues if i.status == c.status) for c in columns}
-    board_columns = [{"column": c, "issues": by_status[c.status], "count": counts[c.status],
-                      "over": c.wip_limit is not None and counts[c.status] > c.wip_limit} for c in columns]
+    heads = [{"column": c, "count": counts[c.status], "over": c.wip_limit is not None and counts[c.status] > c.wip_limit}
+             for c in columns]
     days_left = None
     if sprint is not None and sprint.end:
         days_left = max(0, (sprint.end.date() - now().date()).days)
-    return page(request, "board/board.html", {
-        "sprint": sprint, "columns": board_columns, "days_left": days_left, "statuses": W.STATUSES,
-        "only_mine": only_mine, "text": text, "resolutions": W.RESOLUTIONS,
-    }, project=project, section="board")
+    params = request.GET.copy()
+    params.pop("selectedIssue", None)
+    context = {
+        "sprint": sprint, "kanban": kanban, "heads": heads, "lanes": _lanes(project, heads, shown), "days_left": days_left,
+        "statuses": W.STATUSES, "only_mine": only_mine, "recent": recent, "text": text, "resolutions": W.RESOLUTIONS,
+        "base_query": params.urlencode(), "swimlane_choices": Project.Swimlanes.choices, "done_days": KANBAN_DONE_DAYS,
+        "full_path": request.get_full_path(),
+        "quick": _quick_filters(only_mine, recent, text),
+    }
+    selected = request.GET.get("selectedIssue", "").strip().upper()
+    if selected:
+        issue = Issue.objects.select_related("project", "assignee", "reporter", "sprint", "epic", "parent").filter(key=selected).first()
+        if issue is None:
+            context["panel_missing"] = selected
+        else:
+            back = f"{request.path}?{request.GET.urlencode()}"
+            context.update(issue_context(request, issue, IssueForm(issue=issue), back=back), panel=True, selected_key=issue.key)
+    return page(request, "board/board.html", context, project=project, section="board")
+
+
+def _quick_filters(only_mine: bool, recent: bool, text: str) -> list[dict]:
+    """The quick filter chips, each a link that toggles itself and keeps the others."""
+    def href(mine, rec):
+        q = {k: v for k, v in (("filter", "mine" if mine else ""), ("recent", "1" if rec else ""), ("text", text)) if v}
+        return "?" + urlencode(q)
+
+    return [{"label": "Only my issues", "on": only_mine, "href": href(not only_mine, recent)},
+            {"label": "Recently updated", "on": recent, "href": href(only_mine, not recent)}]
+
+
+@require_POST
+@person_required
+def board_group_by(request, key):
+    project = _project(key)
+    try:
+        services.board_group_by(project=project, actor=request.person, swimlanes=request.POST.get("swimlanes", ""))
+    except services.BoardError as exc:
+        flash(request, str(exc))
+    return redirect(safe_next(request, f"/projects/{project.key}/board"))
+
+
+@require_POST
+@person_required
+def issue_lane(request, key):
+    """A card dropped into another swimlane takes that lane's epic or assignee, as on the product's board."""
+    issue = _issue(key)
+    next_url = safe_next(request, f"/projects/{issue.project.key}/board")
+    by, value = request.POST.get("by", ""), request.POST.get("value", "").strip()
+    try:
+        if by == "epic":
+            epic = None
+            if value:
+                epic = Issue.objects.filter(key=value.upper(), issue_type="epic", project=issue.project).first()
+                if epic is None:
+                    return _answer(request, next_url, error=f"{value} is not an epic of {issue.project.key}.", status=400)
+            services.issue_update(issue=issue, actor=request.person, epic=epic)
+        elif by == "assignee":
+            person = None
+            if value:
+                person = Person.objects.filter(username=value, active=True).first()
+                if person is None:
+                    return _answer(request, next_url, error=f"{value} can't be assigned issues.", status=400)
+            services.issue_update(issue=issue, actor=request.person, assignee=person)
+        else:
+            return _answer(request, next_url, error="Cards move between epic or assignee swimlanes only.", status=400)
+    except services.BoardError as exc:
+        return _answer(request, next_url, error=str(exc), status=400)
+    return _answer(request, next_url)
 
 
 # --- backlog and sprints ---------------------------------------------------------------------------
@@ -230,6 +335,33 @@ def _people_choices():
     return list(Person.objects.filter(active=True).order_by("name"))
 
 
+def _mention_people() -> list[dict]:
+    return [{"username": p.username, "name": p.name} for p in Person.objects.filter(active=True).order_by("name")]
+
+
+def issue_context(request, issue: Issue, form: IssueForm, *, back: str) -> dict:
+    """What the issue view shows, on its own page and in the board's side panel; `back` is where its
+    forms return to."""
+    drafts = request.session.get(DRAFTS, {})
+    comments = list(issue.comments.select_related("author").prefetch_related("mentions__person").order_by("created_at", "public_id"))
+    history = list(issue.changes.select_related("author").order_by("-created_at", "-public_id"))
+    links = [(W.LINK_KINDS[lk.kind][0], lk.target) for lk in issue.outward_links.select_related("target")]
+    links += [(W.LINK_KINDS[lk.kind][1], lk.source) for lk in issue.inward_links.select_related("source")]
+    watchers = list(issue.watchers.select_related("person").order_by("person__name"))
+    watching_ids = {w.person_id for w in watchers}
+    people = _mention_people()
+    return {
+        "issue": issue, "form": form, "comments": comments, "history": history, "links": sorted(links, key=lambda x: (x[0], x[1].key)),
+        "subtasks": list(issue.subtasks.select_related("assignee").order_by("number")),
+        "watchers": watchers, "watching": request.person.id in watching_ids, "statuses": W.STATUSES,
+        "link_kinds": [(k, v[0]) for k, v in W.LINK_KINDS.items()] + [(f"~{k}", v[1]) for k, v in W.LINK_KINDS.items() if k != "relates"],
+        "draft": drafts.get(issue.key, ""), "back": back, "people": people,
+        "people_names": {p["username"]: p["name"] for p in people},
+        "attachments": list(issue.attachments.select_related("author").order_by("created_at", "public_id")),
+        "watcher_choices": [p for p in Person.objects.filter(active=True).order_by("name") if p.id not in watching_ids],
+    }
+
+
 @person_required
 def issue_view(request, key):
     issue = _issue(key)
@@ -244,23 +376,11 @@ def issue_view(request, key):
                 status = 400
             else:
                 flash(request, f"{issue.key} updated: {', '.join(changed)}." if changed else "Nothing to save.", "success")
-                return redirect(f"/browse/{issue.key}")
+                return redirect(safe_next(request, f"/browse/{issue.key}"))
         else:
             status = 400
-    drafts = request.session.get(DRAFTS, {})
-    draft = drafts.get(issue.key, "")
-    comments = list(issue.comments.select_related("author").order_by("created_at", "public_id"))
-    history = list(issue.changes.select_related("author").order_by("-created_at", "-public_id"))
-    links = [(W.LINK_KINDS[lk.kind][0], lk.target) for lk in issue.outward_links.select_related("target")]
-    links += [(W.LINK_KINDS[lk.kind][1], lk.source) for lk in issue.inward_links.select_related("source")]
-    return page(request, "board/issue.html", {
-        "issue": issue, "form": form, "comments": comments, "history": history, "links": sorted(links, key=lambda x: (x[0], x[1].key)),
-        "subtasks": list(issue.subtasks.select_related("assignee").order_by("number")),
-        "watchers": list(issue.watchers.select_related("person").order_by("person__name")),
-        "watching": issue.watchers.filter(person=request.person).exists(), "statuses": W.STATUSES,
-        "link_kinds": [(k, v[0]) for k, v in W.LINK_KINDS.items()] + [(f"~{k}", v[1]) for k, v in W.LINK_KINDS.items() if k != "relates"],
-        "draft": draft,
-    }, project=issue.project, section="issues", status=status)
+    return page(request, "board/issue.html", issue_context(request, issue, form, back=f"/browse/{issue.key}"),
+                project=issue.project, section="issues", status=status)
 
 
 def _answer(request, next_url, *, error: str = "", status: int = 200, conflict: bool = False):
@@ -328,15 +448,20 @@ def issue_rank(request, key):
 @person_required
 def issue_comment(request, key):
     issue = _issue(key)
+    back = safe_next(request, f"/browse/{issue.key}")
     try:
         services.comment_add(issue=issue, actor=request.person, body=request.POST.get("body", ""))
     except services.BoardError as exc:
+        # the text is kept as the draft, so nothing typed is lost to a refused mention
+        drafts = request.session.get(DRAFTS, {})
+        drafts[issue.key] = request.POST.get("body", "")
+        request.session[DRAFTS] = drafts
         flash(request, str(exc))
     else:
         drafts = request.session.get(DRAFTS, {})
         if drafts.pop(issue.key, None) is not None:
             request.session[DRAFTS] = drafts
-    return redirect(f"/browse/{issue.key}#comments")
+    return redirect(f"{back}#comments")
 
 
 @require_POST
@@ -344,16 +469,17 @@ def issue_comment(request, key):
 def issue_link(request, key):
     issue = _issue(key)
     kind = request.POST.get("kind", "")
+    back = safe_next(request, f"/browse/{issue.key}")
     other = Issue.objects.filter(key=request.POST.get("target", "").strip().upper()).first()
     if other is None:
         flash(request, f"Issue {request.POST.get('target', '').strip() or '(none)'} does not exist.")
-        return redirect(f"/browse/{issue.key}")
+        return redirect(back)
     source, target = (other, issue) if kind.startswith("~") else (issue, other)
     try:
         services.link_add(source=source, kind=kind.lstrip("~"), target=target, actor=request.person)
     except services.BoardError as exc:
         flash(request, str(exc))
-    return redirect(f"/browse/{issue.key}")
+    return redirect(back)
 
 
 @require_POST
@@ -361,7 +487,63 @@ def issue_link(request, key):
 def issue_watch(request, key):
     issue = _issue(key)
     services.watch_toggle(issue=issue, person=request.person)
-    return redirect(f"/browse/{issue.key}")
+    return redirect(safe_next(request, f"/browse/{issue.key}"))
+
+
+@require_POST
+@person_required
+def issue_watcher_add(request, key):
+    issue = _issue(key)
+    person = Person.objects.filter(username=request.POST.get("person", "")).first()
+    try:
+        if person is None:
+            raise services.BoardError("Choose a person to add as a watcher.")
+        services.watcher_add(issue=issue, person=person)
+    except services.BoardError as exc:
+        flash(request, str(exc))
+    else:
+        flash(request, f"{person.name} is now watching {issue.key}.", "success")
+    return redirect(safe_next(request, f"/browse/{issue.key}"))
+
+
+@require_POST
+@person_required
+def issue_assign_to_me(request, key):
+    """The "Assign to me" link and the `i` shortcut."""
+    issue = _issue(key)
+    next_url = safe_next(request, f"/browse/{issue.key}")
+    services.issue_update(issue=issue, actor=request.person, assignee=request.person)
+    return _answer(request, next_url)
+
+
+@require_POST
+@person_required
+def issue_attach(request, key):
+    issue = _issue(key)
+    back = safe_next(request, f"/browse/{issue.key}")
+    form = AttachmentForm(request.POST, request.FILES)
+    if not form.is_valid():
+        flash(request, " ".join(e for errors in form.errors.values() for e in errors))
+        return redirect(back)
+    upload = form.cleaned_data["file"]
+    services.attachment_add(issue=issue, actor=request.person, name=upload.name.strip(), size=upload.size,
+                            content_type=(upload.content_type or "application/octet-stream")[:100])
+    flash(request, f"{upload.name.strip()} is attached to {issue.key}.", "success")
+    return redirect(back)
+
+
+@require_POST
+@person_required
+def issue_attachment_delete(request, key, attachment_id):
+    issue = _issue(key)
+    attachment = Attachment.objects.filter(issue=issue, public_id=attachment_id).first()
+    if attachment is None:
+        raise Http404("No such attachment.")
+    try:
+        services.attachment_delete(attachment=attachment, actor=request.person)
+    except services.BoardError as exc:
+        flash(request, str(exc))
+    return redirect(safe_next(request, f"/browse/{issue.key}"))
 
 
 @person_required
@@ -386,9 +568,17 @@ def contributing(request, key):
 # --- search ----------------------------------------------------------------------------------------
 
 
+def _filter(public_id, person=None) -> Filter:
+    saved = Filter.objects.select_related("owner").filter(public_id=public_id).first() if str(public_id).isdigit() else None
+    if saved is None or (person is not None and saved.owner_id != person.id):
+        raise Http404("The filter does not exist or you do not have permission to see it.")
+    return saved
+
+
 @person_required
 def search(request):
-    query = request.GET.get("jql", DEFAULT_JQL)
+    saved = _filter(request.GET["filter"]) if "filter" in request.GET else None
+    query = request.GET.get("jql", saved.jql if saved else DEFAULT_JQL)
     error, issues, total = "", [], 0
     try:
         issues, total = issues_search(query=query, person=request.person)
@@ -396,8 +586,65 @@ def search(request):
         error = str(exc)
     bulk = BulkForm(people=_people_choices())
     return page(request, "board/search.html", {"jql": query, "error": error, "issues": issues, "total": total, "bulk": bulk,
-                                               "query_string": urlencode({"jql": query})},
+                                               "query_string": urlencode({"jql": query}), "saved": saved,
+                                               "modified": saved is not None and " ".join(query.split()) != saved.jql,
+                                               "mine": saved is not None and saved.owner_id == request.person.id},
                 project=Project.objects.filter(key="AGENT").first(), section="issues", status=400 if error else 200)
+
+
+# --- saved filters -------------------------------------------------------------------------------------
+
+
+@person_required
+def filters(request):
+    mine = list(Filter.objects.filter(owner=request.person).order_by("-starred", "name"))
+    return page(request, "board/filters.html", {"filters": mine, "form": FilterForm()},
+                project=Project.objects.filter(key="AGENT").first(), section="filters")
+
+
+@require_POST
+@person_required
+def filter_create(request):
+    form = FilterForm(request.POST)
+    if form.is_valid():
+        try:
+            saved = services.filter_create(owner=request.person, name=form.cleaned_data["name"], query=form.cleaned_data["jql"],
+                                           description=form.cleaned_data["description"], starred=form.cleaned_data["starred"])
+        except (services.BoardError, jql.JQLError) as exc:
+            form.add_error(None, str(exc))
+        else:
+            flash(request, f"Filter '{saved.name}' saved.", "success")
+            return redirect(f"/issues?filter={saved.public_id}")
+    mine = list(Filter.objects.filter(owner=request.person).order_by("-starred", "name"))
+    return page(request, "board/filters.html", {"filters": mine, "form": form},
+                project=Project.objects.filter(key="AGENT").first(), section="filters", status=400)
+
+
+@person_required
+def filter_edit(request, filter_id):
+    saved = _filter(filter_id, request.person)
+    initial = {"name": saved.name, "jql": saved.jql, "description": saved.description, "starred": saved.starred}
+    form = FilterForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            changed = services.filter_update(saved=saved, actor=request.person, **form.cleaned_data)
+        except (services.BoardError, jql.JQLError) as exc:
+            form.add_error(None, str(exc))
+        else:
+            flash(request, f"Filter '{saved.name}' updated." if changed else "Nothing to save.", "success")
+            return redirect(f"/issues?filter={saved.public_id}")
+    return page(request, "board/filter_edit.html", {"saved": saved, "form": form},
+                project=Project.objects.filter(key="AGENT").first(), section="filters",
+                status=400 if request.method == "POST" else 200)
+
+
+@require_POST
+@person_required
+def filter_delete(request, filter_id):
+    saved = _filter(filter_id, request.person)
+    services.filter_delete(saved=saved, actor=request.person)
+    flash(request, f"Filter '{saved.name}' deleted.", "success")
+    return redirect("/filters")
 
 
 @require_POST

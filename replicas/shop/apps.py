@@ -8,7 +8,7 @@ from replicas.worlds import registry
 
 # The messy layers of seed.LAYERS (listed here so apps.py stays import-light).
 ALL_LAYERS = ["expiring_deals", "price_changes", "out_of_stock", "legacy_addresses", "messy_cards",
-              "conflicting_policies", "near_duplicates"]
+              "conflicting_policies", "near_duplicates", "loyalty_tiers", "multi_currency"]
 
 
 class ShopConfig(registry.ReplicaConfig):
@@ -30,13 +30,18 @@ class ShopConfig(registry.ReplicaConfig):
     start_pages = {"home": "/", "cart": "/cart", "orders": "/your-orders", "backoffice": "/backoffice/returns"}
     login_path = "/ap/signin"
     roles = ("customer", "staff")
+    # htmx for the search box's suggestions; build_frontend copies it next to the store's own files
+    npm_packages = {"htmx.org": "2.0.8"}
+    frontend_assets = [("htmx.org/dist/htmx.min.js", "shop/vendor/htmx.min.js"), ("htmx.org/LICENSE", "shop/vendor/LICENSE-htmx")]
 
     @cached_property
     def generator_version(self) -> str:
-        """Also changes with the variants' knobs and the store's rules the seed computes totals with."""
-        from . import policies
+        """Also changes with the whole seed module (the base version reads only `generate`, not the
+        Seeder it drives), the variants' knobs and the store's rules the seed computes totals with."""
+        from . import policies, seed
 
         digest = hashlib.sha256(registry.ReplicaConfig.generator_version.func(self).encode())
+        digest.update(inspect.getsource(seed).encode())
         digest.update(inspect.getsource(policies).encode())
         digest.update(json.dumps(self.variants, sort_keys=True).encode())
         return digest.hexdigest()[:16]

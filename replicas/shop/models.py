@@ -2,7 +2,8 @@
 customers with addresses, saved cards, gift-card balances and carts, promotion codes, and the
 orders, returns and refunds that flow from checkout.
 
-Money is a Decimal with two places in US dollars. Public ids look like the product's
+Money is a Decimal with two places in US dollars (an account's currency only changes how prices
+are shown, see policies.convert). Public ids look like the product's
 (ASIN-like B0…, ORD-4419, RMA-…); foreign keys nothing looks up by carry no index, because
 every index is paid for on each world clone.
 """
@@ -49,7 +50,8 @@ class Account(WorldModel):
     email = models.EmailField()
     role = models.CharField(max_length=10, choices=Role.choices, default=Role.CUSTOMER)
     member = models.BooleanField(default=False, help_text="Paid membership: free fast delivery.")
-    loyalty_points = models.PositiveIntegerField(default=0)
+    loyalty_points = models.PositiveIntegerField(default=0, help_text="Reward points; their tier (policies.TIERS) gives a discount.")
+    currency = models.CharField(max_length=3, default="USD", help_text="Prices are shown converted to it; charges stay in USD.")
     gift_card_balance = money_field(default=0)
     created_at = models.DateTimeField()
 
@@ -137,6 +139,9 @@ class Product(WorldModel):
     standard_days = models.PositiveSmallIntegerField(help_text="Days standard delivery takes.")
     hue = models.PositiveSmallIntegerField(help_text="Colour of the generated product image.")
     shape = models.PositiveSmallIntegerField()
+    # ASINs of the items bought with this one, as the seed's order history has them; a list on the
+    # product rather than a table of pairs, because every table row is paid for on each world clone
+    bought_together = models.JSONField(default=list, blank=True)
 
     public_key = ("asin",)
 
@@ -180,6 +185,36 @@ class Review(WorldModel):
         constraints = [_unique("review_pid", "public_id")]
 
 
+class Question(WorldModel):
+    """A shopper's question on a product page; answered by other buyers or the seller."""
+
+    public_id = models.PositiveIntegerField()
+    product = WorldForeignKey(Product, on_delete=models.CASCADE, related_name="questions")
+    author = models.CharField(max_length=120)
+    text = models.CharField(max_length=300)
+    asked_at = models.DateTimeField()
+
+    public_key = ("public_id",)
+
+    class Meta:
+        constraints = [_unique("question_pid", "public_id")]
+
+
+class Answer(WorldModel):
+    public_id = models.PositiveIntegerField()
+    question = WorldForeignKey(Question, on_delete=models.CASCADE, related_name="answers")
+    author = models.CharField(max_length=120)
+    by_seller = models.BooleanField(default=False)
+    text = models.TextField()
+    helpful = models.PositiveIntegerField(default=0)
+    answered_at = models.DateTimeField()
+
+    public_key = ("public_id",)
+
+    class Meta:
+        constraints = [_unique("answer_pid", "public_id")]
+
+
 class Coupon(WorldModel):
     class Kind(models.TextChoices):
         PERCENT = "percent", "Percent off"
@@ -205,6 +240,8 @@ class CartItem(WorldModel):
     quantity = models.PositiveSmallIntegerField(default=1)
     saved_for_later = models.BooleanField(default=False)
     gift = models.BooleanField(default=False)
+    gift_wrap = models.BooleanField(default=False)
+    gift_message = models.CharField(max_length=240, blank=True)
     price_when_added = money_field()
     added_at = models.DateTimeField()
 
@@ -231,11 +268,14 @@ class Order(WorldModel):
     ship_city = models.CharField(max_length=100)
     ship_state = models.CharField(max_length=2)
     ship_zip = models.CharField(max_length=10)
-    speed = models.CharField(max_length=10)
-    delivery_date = models.DateField()
+    speed = models.CharField(max_length=10, help_text="The speed every item ships at, or 'mixed' (each item has its own).")
+    delivery_date = models.DateField(help_text="When the last shipment arrives.")
     subtotal = money_field()
     shipping = money_field()
-    discount = money_field(default=0)
+    gift_wrap = money_field(default=0)
+    discount = money_field(default=0, help_text="Promotion codes.")
+    loyalty_pct = models.PositiveSmallIntegerField(default=0, help_text="The loyalty tier's discount when the order was placed.")
+    loyalty_discount = money_field(default=0)
     tax = money_field()
     total = money_field()
     gift_card_amount = money_field(default=0)
@@ -250,6 +290,10 @@ class Order(WorldModel):
     @property
     def card_amount(self):
         return self.total - self.gift_card_amount
+
+    @property
+    def before_tax(self):
+        return self.subtotal + self.shipping + self.gift_wrap - self.discount - self.loyalty_discount
 
     def address_line(self) -> str:
         return ", ".join(p for p in (self.ship_line1, self.ship_line2, self.ship_city, f"{self.ship_state} {self.ship_zip}") if p)
@@ -270,6 +314,12 @@ class OrderItem(WorldModel):
     unit_price = money_field()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
     delivered_at = models.DateTimeField(null=True, blank=True)
+    speed = models.CharField(max_length=10)
+    shipment = models.PositiveSmallIntegerField(default=1, help_text="Items of one seller at one speed ship together.")
+    delivery_date = models.DateField()
+    gift = models.BooleanField(default=False)
+    gift_wrap = models.BooleanField(default=False)
+    gift_message = models.CharField(max_length=240, blank=True)
 
     public_key = ("order", "line")
 
@@ -279,6 +329,23 @@ class OrderItem(WorldModel):
     @property
     def amount(self):
         return self.unit_price * self.quantity
+
+
+class SellerMessage(WorldModel):
+    """A message a marketplace seller sent a customer (about an order, or a general notice)."""
+
+    public_id = models.PositiveIntegerField()
+    account = WorldForeignKey(Account, on_delete=models.CASCADE, related_name="messages")
+    seller = WorldForeignKey(Seller, on_delete=models.CASCADE, related_name="+", db_index=False)
+    order = WorldForeignKey(Order, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_index=False)
+    subject = models.CharField(max_length=200)
+    body = models.TextField()
+    sent_at = models.DateTimeField()
+
+    public_key = ("public_id",)
+
+    class Meta:
+        constraints = [_unique("message_pid", "public_id")]
 
 
 class ReturnRequest(WorldModel):

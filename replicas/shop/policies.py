@@ -1,5 +1,6 @@
-"""The store's rules in one place: delivery speeds and fees, sales tax, promotion stacking,
-card checks, return windows, and the passwords the seed gives its accounts."""
+"""The store's rules in one place: delivery speeds and fees, sales tax, gift wrap, loyalty tiers,
+currencies and their rounding, card checks, return windows, and the passwords the seed gives
+its accounts."""
 import hashlib
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -57,6 +58,70 @@ def shipping_fee(*, speed: str, subtotal: Decimal, member: bool) -> Decimal:
 def delivery_date(*, speed: str, standard_days: int, today: date) -> date:
     days = SPEEDS[speed].days or standard_days
     return today + timedelta(days=days)
+
+
+def speed_label(code: str) -> str:
+    return SPEEDS[code].label if code in SPEEDS else "Several delivery speeds"
+
+
+GIFT_WRAP_FEE = Decimal("3.99")  # per unit wrapped
+GIFT_MESSAGE_MAX = 240
+
+
+@dataclass(frozen=True)
+class Tier:
+    name: str
+    min_points: int
+    discount_pct: int  # off the items, after promotion codes
+
+
+# Highest first: an account is in the first tier whose minimum its points reach.
+TIERS = (Tier("Gold", 3000, 5), Tier("Silver", 1500, 2), Tier("Blue", 0, 0))
+
+
+def loyalty_tier(points: int) -> Tier:
+    return next(t for t in TIERS if points >= t.min_points)
+
+
+def next_tier(points: int) -> Tier | None:
+    higher = [t for t in TIERS if t.min_points > points]
+    return higher[-1] if higher else None
+
+
+def loyalty_discount(amount: Decimal, pct: int) -> Decimal:
+    return cents(amount * pct / 100) if pct else Decimal("0.00")
+
+
+@dataclass(frozen=True)
+class Currency:
+    code: str
+    symbol: str
+    rate: Decimal  # units of this currency for one US dollar
+    step: Decimal  # what amounts round to (half up): cents, whole yen, Swiss 5 centimes
+
+
+CURRENCIES = {
+    "USD": Currency("USD", "$", Decimal("1"), CENT),
+    "EUR": Currency("EUR", "€", Decimal("0.9213"), CENT),
+    "GBP": Currency("GBP", "£", Decimal("0.7861"), CENT),
+    "CAD": Currency("CAD", "CA$", Decimal("1.3642"), CENT),
+    "JPY": Currency("JPY", "¥", Decimal("151.37"), Decimal("1")),
+    "CHF": Currency("CHF", "CHF ", Decimal("0.8834"), Decimal("0.05")),
+}
+
+
+def convert(amount: Decimal, currency: str) -> Decimal:
+    """A dollar amount in `currency`, rounded the way that currency is: each amount converts on its
+    own, so converted line items need not add up to the converted total."""
+    c = CURRENCIES[currency]
+    units = (Decimal(amount) * c.rate / c.step).quantize(Decimal("1"), rounding=ROUND_HALF_UP)
+    return (units * c.step).quantize(c.step if c.step < 1 else Decimal("1"))
+
+
+def money_in(amount: Decimal, currency: str) -> str:
+    c = CURRENCIES[currency]
+    value = convert(amount, currency)
+    return f"{c.symbol}{value:,.0f}" if c.step >= 1 else f"{c.symbol}{value:,.2f}"
 
 
 def luhn_ok(number: str) -> bool:

@@ -1,5 +1,6 @@
 """Seed generator of the shop: a marketplace storefront with its sellers, catalogue, customers,
-carts and order history, as of the world clock.
+carts, order history (split into shipments), questions and answers, and sellers' messages, as of
+the world clock.
 
 Everything is drawn from gen.random / gen.faker in a fixed order; timestamps are offsets
 from the world clock. Order statuses follow their dates (delivered once the delivery date has
@@ -14,16 +15,19 @@ from . import policies, selectors
 from .models import (
     Account,
     Address,
+    Answer,
     Card,
     CartItem,
     Coupon,
     Order,
     OrderItem,
     Product,
+    Question,
     Refund,
     ReturnRequest,
     Review,
     Seller,
+    SellerMessage,
     Variant,
 )
 
@@ -35,6 +39,8 @@ LAYERS = (
     "messy_cards",  # expired cards and the same card saved twice
     "conflicting_policies",  # two marketplace sellers of one name with different return windows
     "near_duplicates",  # the same item listed again by another seller, slightly renamed
+    "loyalty_tiers",  # reward points across the tiers, some a few points short of the next one
+    "multi_currency",  # shoppers who see prices in euros, pounds, Canadian dollars, yen or Swiss francs
 )
 
 DEPARTMENTS = {
@@ -66,6 +72,22 @@ SELLER_NAMES = ["Bazaaro Retail", "Northgate Goods", "Keystone Outlet", "Bright 
 REVIEW_TITLES = {5: ["Exactly what I needed", "Love it", "Great value"], 4: ["Very good", "Solid, minor quibbles"],
                  3: ["It's okay", "Does the job"], 2: ["Disappointed", "Not as pictured"], 1: ["Broke in a week", "Do not buy"]}
 REASONS = [c for c, _ in ReturnRequest.Reason.choices]
+WARRANTY_MONTHS = [6, 12, 18, 24, 36]
+# Questions shoppers ask and how they get answered: (question, answer, answered by the seller)
+QUESTIONS = [
+    ("How long is the warranty on this?", "{brand} covers it with a {months}-month limited warranty from the delivery date.", True),
+    ("What are the dimensions?", "It measures {a} x {b} x {c} inches and weighs {oz} ounces.", True),
+    ("Can this be shipped to a P.O. box?", "Standard Shipping can go to a P.O. box; Two-Day and One-Day Shipping cannot.", True),
+    ("Does the {colour} one look like the photos?", "The {colour} is a little darker in person than in the pictures.", False),
+    ("Does it come in the original packaging?", "Mine came in the original {brand} box, sealed.", False),
+    ("Is it worth the price?", "I have used mine for {used} months and it still works like new.", False),
+]
+MESSAGES = [
+    ("Your order {order} has shipped", "Hello {name}, your item from {seller} is on its way. Thank you for shopping with us."),
+    ("How was your purchase?", "Hi {name}, we hope you like your order {order}. If anything is wrong, reply here before opening a return."),
+    ("A short delay on {order}", "Dear {name}, our warehouse is a day behind. Your order {order} still arrives by the date shown."),
+]
+CURRENCY_CODES = ["EUR", "GBP", "CAD", "JPY", "CHF"]
 PRICES = [Decimal(p) for p in ("7.99", "9.99", "12.49", "14.99", "18.99", "19.99", "24.99", "29.99", "34.99", "39.99",
                                "44.99", "49.99", "59.99", "64.99", "79.99", "89.99", "99.99", "129.99", "149.99")]
 
@@ -81,6 +103,8 @@ class Seeder:
         self.sellers, self.products, self.variants, self.customers = [], [], [], []
         self.addresses, self.cards = {}, {}
         self.order_no, self.return_no, self.refund_no = 4000, 1000, 5000
+        self.orders = []  # (order, the seller of its first item)
+        self.colours = {}  # ASIN -> the colours of its variants
 
     def layer(self, name: str) -> bool:
         return name in self.layers
@@ -135,6 +159,16 @@ class Seeder:
                 copy = self.add_product(original.department, original.brand, original.title.replace(" ", "  ", 1) + " - New",
                                         original.list_price - Decimal("1.00"), original.list_price, len(self.products))
                 self.variants_make(copy, copy.list_price)
+        self.bought_together_make()
+
+    def bought_together_make(self):
+        """Two items of the same department per product, as the order history pairs them."""
+        by_dept = {}
+        for p in self.products:
+            by_dept.setdefault(p.department, []).append(p)
+        for p in self.products:
+            others = [o for o in by_dept[p.department] if o.asin != p.asin]
+            p.bought_together = [o.asin for o in self.r.sample(others, min(2, len(others)))]
 
     def add_product(self, dept, brand, title, price, list_price, n) -> Product:
         rating = Decimal(self.r.choice([28, 33, 36, 39, 41, 42, 43, 44, 45, 46, 47, 48])) / 10
@@ -175,6 +209,7 @@ class Seeder:
                 v = self.gen.add(Variant(sku=f"{product.asin}-{k}", product=product, colour=colour, size=size,
                                          price=price + bump, stock=stock))
                 self.variants.append(v)
+        self.colours[product.asin] = colours
 
     def reviews_make(self):
         per = self.knobs.get("reviews_per_product", 3)
@@ -186,6 +221,27 @@ class Seeder:
                 self.gen.add(Review(public_id=n, product=product, author=self.f.name(), rating=stars,
                                     title=self.r.choice(REVIEW_TITLES[stars]), body=self.f.sentence(nb_words=18),
                                     verified=self.r.random() < 0.85, created_at=self.at(self.r.uniform(2, 400))))
+
+    def questions_make(self):
+        q_no = a_no = 0
+        for product in self.products:
+            if self.r.random() > 0.25:
+                continue
+            colour = self.colours[product.asin][0]
+            for template, answer, by_seller in self.r.sample(QUESTIONS, self.r.choice([1, 2, 2])):
+                q_no += 1
+                asked = self.at(self.r.uniform(3, 300))
+                question = self.gen.add(Question(public_id=q_no, product=product, author=self.f.first_name(),
+                                                 text=template.format(colour=colour), asked_at=asked))
+                words = {"brand": product.brand, "months": self.r.choice(WARRANTY_MONTHS), "colour": colour,
+                         "a": self.r.randint(3, 20), "b": self.r.randint(2, 14), "c": self.r.randint(1, 9),
+                         "oz": self.r.randint(4, 90), "used": self.r.randint(2, 18)}
+                for _ in range(1 if by_seller else self.r.choice([0, 1, 2])):
+                    a_no += 1
+                    self.gen.add(Answer(public_id=a_no, question=question, by_seller=by_seller,
+                                        author=product.seller.name if by_seller else self.f.first_name(),
+                                        text=answer.format(**words), helpful=self.r.randint(0, 60),
+                                        answered_at=asked + timedelta(hours=self.r.uniform(2, 72))))
 
     def coupons_make(self):
         specs = [
@@ -212,9 +268,17 @@ class Seeder:
             if email in emails:
                 email = email.replace("@", f"{i}@")
             emails.add(email)
+            points = 0
+            if self.layer("loyalty_tiers"):
+                points = self.r.randint(0, 4000)
+                if self.r.random() < 0.1:  # a few points short of the next tier
+                    points = self.r.choice(policies.TIERS[:-1]).min_points - self.r.randint(1, 20)
+            currency = "USD"
+            if self.layer("multi_currency") and self.r.random() < 0.25:
+                currency = self.r.choice(CURRENCY_CODES)
             account = self.gen.add(Account(
                 public_id=1001 + i, name=name, email=email, member=self.r.random() < 0.4,
-                loyalty_points=self.r.randint(0, 4000), created_at=self.at(self.r.uniform(30, 1500)),
+                loyalty_points=points, currency=currency, created_at=self.at(self.r.uniform(30, 1500)),
                 gift_card_balance=self.r.choice([Decimal(0), Decimal(0), Decimal("10.00"), Decimal("25.00"), Decimal("37.50")]),
             ))
             self.customers.append(account)
@@ -244,7 +308,7 @@ class Seeder:
             rows.append(self.gen.add(Card(
                 public_id=account.public_id * 10 + k, account=account, brand=brand, last4=f"{self.r.randint(0, 9999):04d}",
                 exp_month=self.r.randint(1, 12), exp_year=year + self.r.randint(1, 5), holder=account.name,
-                requires_3ds=self.r.random() < 0.15, is_default=k == 0,
+                requires_3ds=self.r.random() < 0.3, is_default=k == 0,
             )))
         if self.layer("messy_cards") and self.r.random() < 0.3:
             first = rows[0]
@@ -302,27 +366,37 @@ class Seeder:
         if self.r.random() < 0.04:
             status = Order.Status.CANCELLED
         quantities = [self.r.choice([1, 1, 1, 2]) for _ in lines]
+        gifts = [self.r.random() < 0.05 for _ in lines]
         subtotal = sum((v.price * q for v, q in zip(lines, quantities, strict=True)), Decimal(0))
         shipping = policies.shipping_fee(speed=speed, subtotal=subtotal, member=account.member)
-        tax = policies.tax_for(subtotal, address.state)
-        total = subtotal + shipping + tax
+        wrap = sum((policies.GIFT_WRAP_FEE * q for q, g in zip(quantities, gifts, strict=True) if g), Decimal("0.00"))
+        pct = policies.loyalty_tier(account.loyalty_points).discount_pct
+        loyalty = policies.loyalty_discount(subtotal, pct)
+        tax = policies.tax_for(subtotal - loyalty, address.state)
+        total = subtotal + shipping + wrap - loyalty + tax
         gift = min(account.gift_card_balance, total) if self.r.random() < 0.1 else Decimal(0)
         usable = [c for c in self.cards[account.public_id] if (c.exp_year, c.exp_month) >= (placed.year, placed.month)]
         order = self.gen.add(Order(
             public_id=f"ORD-{self.order_no}", account=account, status=status, placed_at=placed,
             ship_name=address.full_name, ship_line1=address.line1, ship_line2=address.line2, ship_city=address.city,
             ship_state=address.state, ship_zip=address.zip_code, speed=speed, delivery_date=delivery,
-            subtotal=subtotal, shipping=shipping, tax=tax, total=total, gift_card_amount=gift,
+            subtotal=subtotal, shipping=shipping, gift_wrap=wrap, loyalty_pct=pct, loyalty_discount=loyalty, tax=tax,
+            total=total, gift_card_amount=gift,
             card=usable[0] if usable and gift < total else None,
         ))
         items = []
-        for line, (variant, qty) in enumerate(zip(lines, quantities, strict=True), start=1):
+        shipment_of = {}  # one shipment per seller: the order's single speed
+        for line, (variant, qty, gift) in enumerate(zip(lines, quantities, gifts, strict=True), start=1):
+            seller = variant.product.seller
             items.append(self.gen.add(OrderItem(
-                order=order, line=line, variant=variant, title=self.item_title(variant), seller=variant.product.seller,
+                order=order, line=line, variant=variant, title=self.item_title(variant), seller=seller,
                 quantity=qty, unit_price=variant.price,
                 status=OrderItem.Status.CANCELLED if status == Order.Status.CANCELLED else OrderItem.Status.ACTIVE,
                 delivered_at=delivered_at if status == Order.Status.DELIVERED else None,
+                speed=speed, shipment=shipment_of.setdefault(seller.public_id, len(shipment_of) + 1), delivery_date=delivery,
+                gift=gift, gift_wrap=gift, gift_message=self.f.sentence(nb_words=7) if gift else "",
             )))
+        self.orders.append((order, items[0].seller))
         if status == Order.Status.DELIVERED:
             self.returns_make(order, items)
 
@@ -360,12 +434,33 @@ class Seeder:
                                     created_at=ret.decided_at))
 
 
+    def messages_make(self):
+        """Sellers write to a share of customers about one of their orders."""
+        by_account = {}
+        for order, seller in self.orders:
+            by_account.setdefault(order.account.public_id, []).append((order, seller))
+        n = 0
+        for account in self.customers:
+            orders = by_account.get(account.public_id)
+            if not orders or self.r.random() > 0.35:
+                continue
+            order, seller = self.r.choice(orders)
+            subject, body = self.r.choice(MESSAGES)
+            n += 1
+            words = {"order": order.public_id, "name": account.first_name, "seller": seller.name}
+            self.gen.add(SellerMessage(public_id=n, account=account, seller=seller, order=order,
+                                       subject=subject.format(**words), body=body.format(**words),
+                                       sent_at=order.placed_at + timedelta(hours=self.r.uniform(3, 30))))
+
+
 def generate(gen):
     s = Seeder(gen)
     s.sellers_make()
     s.products_make()
     s.reviews_make()
+    s.questions_make()
     s.coupons_make()
     s.accounts_make()
     s.carts_make()
     s.orders_make()
+    s.messages_make()

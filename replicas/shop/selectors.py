@@ -1,7 +1,8 @@
 """Reads of the shop: prices as of the world clock, search, carts and checkout quotes,
 return eligibility. Views and the task pack's params both read through these."""
+import hashlib
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError
@@ -10,7 +11,19 @@ from django.db.models import Min, Q
 from replicas.worlds import clock
 
 from . import policies
-from .models import Account, Address, Card, CartItem, Coupon, OrderItem, Product, ReturnRequest, Variant
+from .models import (
+    Account,
+    Address,
+    Card,
+    CartItem,
+    Coupon,
+    Order,
+    OrderItem,
+    Product,
+    Question,
+    ReturnRequest,
+    Variant,
+)
 
 PAGE_SIZE = 16
 SORTS = {"relevance": "Featured", "price-asc": "Price: Low to High", "price-desc": "Price: High to Low",
@@ -171,6 +184,10 @@ class Line:
     def out_of_stock(self) -> bool:
         return self.variant.stock < self.quantity
 
+    @property
+    def gift_wrap_fee(self) -> Decimal:
+        return policies.GIFT_WRAP_FEE * self.quantity if self.item.gift and self.item.gift_wrap else Decimal("0.00")
+
 
 def cart_lines(account: Account, *, saved: bool = False) -> list[Line]:
     items = (CartItem.objects.filter(account=account, saved_for_later=saved)
@@ -223,36 +240,152 @@ def coupon_check(code: str, lines: list[Line], applied: list[str]) -> Coupon:
 
 
 @dataclass
+class Shipment:
+    """Items that travel together: one seller's items at one delivery speed."""
+    number: int
+    speed: str
+    seller: object
+    lines: list
+    delivery: date
+
+
+def line_speeds(lines: list[Line], speed: str, speeds: dict | None) -> dict[int, str]:
+    """Each line's delivery speed (by cart item id): its own choice, else the order's."""
+    speeds = speeds or {}
+    return {ln.item.id: speeds.get(ln.variant.sku) or speed for ln in lines}
+
+
+def shipments(lines: list[Line], speed: str, speeds: dict | None = None, today: date | None = None) -> list[Shipment]:
+    today = today or clock.now().date()
+    chosen = line_speeds(lines, speed, speeds)
+    groups: dict[tuple, list[Line]] = {}
+    for ln in lines:
+        groups.setdefault((ln.product.seller_id, chosen[ln.item.id]), []).append(ln)
+    return [Shipment(n, sp, group[0].product.seller, group,
+                     policies.delivery_date(speed=sp, standard_days=max(ln.product.standard_days for ln in group), today=today))
+            for n, ((_, sp), group) in enumerate(groups.items(), start=1)]
+
+
+def shipping_for(lines: list[Line], chosen: dict[int, str], member: bool) -> Decimal:
+    """One fee per delivery speed used, on the items sent at that speed (so free standard
+    shipping over the threshold counts only the items that ship standard)."""
+    by_speed: dict[str, Decimal] = {}
+    for ln in lines:
+        by_speed[chosen[ln.item.id]] = by_speed.get(chosen[ln.item.id], Decimal(0)) + ln.amount
+    return sum((policies.shipping_fee(speed=sp, subtotal=amount, member=member) for sp, amount in by_speed.items()),
+               Decimal("0.00"))
+
+
+@dataclass
 class Quote:
     lines: list
     subtotal: Decimal
     shipping: Decimal
+    gift_wrap: Decimal
     discount: Decimal
+    loyalty_pct: int
+    loyalty_discount: Decimal
     tax: Decimal
     total: Decimal
     gift_card: Decimal
     delivery: date | None
+    shipments: list
 
     @property
     def card_amount(self) -> Decimal:
         return self.total - self.gift_card
 
 
-def quote(*, account: Account, lines: list[Line], state: str, speed: str, codes: list[str], use_gift: bool) -> Quote:
+def quote(*, account: Account, lines: list[Line], state: str, speed: str, codes: list[str], use_gift: bool,
+          speeds: dict | None = None) -> Quote:
+    """What checkout charges: items, shipping per speed, gift wrap, promotion codes, the loyalty
+    tier's discount, tax on the discounted items, and the gift card balance used first."""
     subtotal = sum((ln.amount for ln in lines), Decimal(0))
-    shipping = policies.shipping_fee(speed=speed, subtotal=subtotal, member=account.member)
+    chosen = line_speeds(lines, speed, speeds)
+    shipping = shipping_for(lines, chosen, account.member)
+    wrap = sum((ln.gift_wrap_fee for ln in lines), Decimal("0.00"))
     coupons = list(Coupon.objects.filter(code__in=codes))
     discount = min(subtotal, sum((coupon_discount(c, lines) for c in coupons), Decimal(0)))
-    tax = policies.tax_for(subtotal - discount, state)
-    total = subtotal + shipping - discount + tax
+    pct = policies.loyalty_tier(account.loyalty_points).discount_pct
+    loyalty = policies.loyalty_discount(subtotal - discount, pct)
+    tax = policies.tax_for(subtotal - discount - loyalty, state)
+    total = subtotal + shipping + wrap - discount - loyalty + tax
     gift = min(account.gift_card_balance, total) if use_gift else Decimal("0.00")
-    days = max((ln.product.standard_days for ln in lines), default=5)
-    delivery = policies.delivery_date(speed=speed, standard_days=days, today=clock.now().date()) if lines else None
-    return Quote(lines, subtotal, shipping, discount, tax, total, gift, delivery)
+    sent = shipments(lines, speed, speeds)
+    delivery = max((s.delivery for s in sent), default=None)
+    return Quote(lines, subtotal, shipping, wrap, discount, pct, loyalty, tax, total, gift, delivery, sent)
 
 
 def speed_allowed(speed: str, lines: list[Line]) -> bool:
     return speed == "standard" or all(ln.product.fast_eligible for ln in lines)
+
+
+def price_changes(lines: list[Line]) -> list[Line]:
+    """Lines whose price moved since they went into the cart: checkout stops on an interstitial
+    until the shopper accepts the new prices."""
+    return [ln for ln in lines if ln.price_changed]
+
+
+# --- orders ---------------------------------------------------------------------------------------
+
+FACILITIES = ["Reno, NV", "Memphis, TN", "Allentown, PA", "Ontario, CA", "Joliet, IL", "Dallas, TX", "Lakeland, FL"]
+
+
+@dataclass
+class TrackingEvent:
+    at: datetime
+    status: str
+    place: str
+
+
+def order_shipments(order: Order) -> list[dict]:
+    """The order's shipments: their number, speed, delivery date and items (by line)."""
+    groups: dict[int, dict] = {}
+    for item in order.items.select_related("seller").order_by("line"):
+        g = groups.setdefault(item.shipment, {"number": item.shipment, "speed": item.speed, "delivery": item.delivery_date,
+                                              "seller": item.seller, "items": []})
+        g["items"].append(item)
+    return list(groups.values())
+
+
+def tracking(order: Order, shipment: dict, now: datetime | None = None) -> list[TrackingEvent]:
+    """A shipment's carrier events up to the world clock, newest first. The route follows from the
+    order (its id picks the sorting facility), the times from when it was placed and is due:
+    it leaves the warehouse a day after the order, passes a facility, goes out for delivery on the
+    morning of its delivery date and arrives at 15:30 (the hour the seed delivers orders at)."""
+    now = now or clock.now()
+    tz = order.placed_at.tzinfo
+    digest = int(hashlib.sha256(f"{order.public_id}/{shipment['number']}".encode()).hexdigest()[:8], 16)
+    facility = FACILITIES[digest % len(FACILITIES)]
+    due = shipment["delivery"]
+    delivered = datetime.combine(due, time(15, 30), tzinfo=tz)
+    out = datetime.combine(due, time(7, 40), tzinfo=tz)
+    shipped = min(order.placed_at + timedelta(days=1), out - timedelta(hours=14))
+    events = [TrackingEvent(order.placed_at, "Ordered", "")]
+    if order.status == Order.Status.CANCELLED or all(i.status == OrderItem.Status.CANCELLED for i in shipment["items"]):
+        return events
+    if order.status != Order.Status.PLACED:
+        events += [TrackingEvent(shipped, "Shipped: package left the seller's warehouse", shipment["seller"].ships_from),
+                   TrackingEvent(shipped + (out - shipped) / 2, "Arrived at a Bazaaro sorting facility", facility),
+                   TrackingEvent(out, "Out for delivery", f"{order.ship_city}, {order.ship_state}")]
+        if order.status == Order.Status.DELIVERED:
+            events.append(TrackingEvent(delivered, "Delivered", f"{order.ship_city}, {order.ship_state}"))
+    return sorted((e for e in events if e.at <= now), key=lambda e: e.at, reverse=True)
+
+
+def questions(product: Product, text: str = "") -> list[Question]:
+    """The product's questions with their answers, most answered first; `text` keeps those whose
+    question or an answer contains every word."""
+    qs = product.questions.prefetch_related("answers").order_by("-asked_at", "public_id")
+    found = []
+    words = text.lower().split()
+    for question in qs:
+        answers = sorted(question.answers.all(), key=lambda a: (-a.helpful, a.public_id))
+        haystack = " ".join([question.text, *(a.text for a in answers)]).lower()
+        if all(w in haystack for w in words):
+            question.sorted_answers = answers
+            found.append(question)
+    return sorted(found, key=lambda q: -len(q.sorted_answers))
 
 
 # --- returns ------------------------------------------------------------------------------------------

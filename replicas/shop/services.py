@@ -9,13 +9,25 @@ from django.db import transaction
 from replicas.worlds import clock
 
 from . import policies, selectors
-from .models import Account, Address, Card, CartItem, Order, OrderItem, Refund, ReturnRequest, Variant
+from .models import (
+    Account,
+    Address,
+    Card,
+    CartItem,
+    Order,
+    OrderItem,
+    Product,
+    Question,
+    Refund,
+    ReturnRequest,
+    Variant,
+)
 
 MAX_QUANTITY = 10
 ZIP_RE = re.compile(r"\d{5}(-\d{4})?")
 
 
-def _next_number(model, field: str, prefix: str, start: int) -> str:
+def next_number(model, field: str, prefix: str, start: int) -> str:
     top = 0
     for value in model.objects.filter(**{f"{field}__startswith": prefix}).values_list(field, flat=True):
         top = max(top, int(value[len(prefix):]))
@@ -60,6 +72,53 @@ def cart_save_for_later(*, item: CartItem, saved: bool) -> CartItem:
     item.saved_for_later = saved
     item.save(update_fields=["saved_for_later"])
     return item
+
+
+@transaction.atomic
+def cart_add_bundle(*, account: Account, variants: list[Variant]) -> list[CartItem]:
+    """"Add all to Cart" of frequently bought together: one of each; nothing is added when one is unavailable."""
+    if not variants:
+        raise ValidationError("Choose the items to add.")
+    gone = [v.product.title for v in variants if v.stock < 1]
+    if gone:
+        raise ValidationError(f"Currently unavailable: {', '.join(gone)}.")
+    return [cart_add(account=account, variant=v, quantity=1) for v in variants]
+
+
+def cart_gift(*, item: CartItem, gift: bool, wrap: bool, message: str) -> CartItem:
+    """Mark a line as a gift, with gift wrap (a fee per unit) and a message on the packing slip."""
+    message = " ".join((message or "").split())
+    if not gift and (wrap or message):
+        raise ValidationError("Tick \"This is a gift\" to add gift wrap or a message.")
+    if len(message) > policies.GIFT_MESSAGE_MAX:
+        raise ValidationError(f"The gift message can be at most {policies.GIFT_MESSAGE_MAX} characters.")
+    item.gift, item.gift_wrap, item.gift_message = gift, gift and wrap, message if gift else ""
+    item.save(update_fields=["gift", "gift_wrap", "gift_message"])
+    return item
+
+
+def cart_accept_prices(*, account: Account) -> int:
+    """The shopper accepts the current prices of the lines whose price changed; returns how many."""
+    changed = selectors.price_changes(selectors.cart_lines(account))
+    for ln in changed:
+        ln.item.price_when_added = ln.price
+        ln.item.save(update_fields=["price_when_added"])
+    return len(changed)
+
+
+# --- product page -----------------------------------------------------------------------------------
+
+
+def question_ask(*, account: Account, product: Product, text: str) -> Question:
+    text = " ".join((text or "").split())
+    if len(text) < 10:
+        raise ValidationError("Please write a question of at least 10 characters.")
+    if len(text) > 300:
+        raise ValidationError("Questions can be at most 300 characters.")
+    if not text.endswith("?"):
+        text += "?"
+    top = Question.objects.order_by("-public_id").values_list("public_id", flat=True).first() or 0
+    return Question.objects.create(public_id=top + 1, product=product, author=account.name, text=text, asked_at=clock.now())
 
 
 # --- account ----------------------------------------------------------------------------------------
@@ -120,6 +179,22 @@ def card_add(*, account: Account, number: str, exp_month: str, exp_year: str, ho
                                is_default=not account.cards.filter(removed=False).exists())
 
 
+def membership_set(*, account: Account, member: bool) -> Account:
+    if account.member == member:
+        raise ValidationError("You are already a Bazaaro Plus member." if member else "You are not a Bazaaro Plus member.")
+    account.member = member
+    account.save(update_fields=["member"])
+    return account
+
+
+def currency_set(*, account: Account, currency: str) -> Account:
+    if currency not in policies.CURRENCIES:
+        raise ValidationError("Please choose one of the listed currencies.")
+    account.currency = currency
+    account.save(update_fields=["currency"])
+    return account
+
+
 def card_remove(*, card: Card) -> Card:
     card.removed = True
     card.is_default = False
@@ -132,24 +207,29 @@ def card_remove(*, card: Card) -> Card:
 
 @transaction.atomic
 def order_place(*, account: Account, address: Address, speed: str, card: Card | None, codes: list[str],
-                use_gift: bool) -> Order:
-    """Turn the cart into an order: checks address, stock, speed, promotions and payment, charges the
-    gift card balance first, empties the cart's active lines."""
+                use_gift: bool, speeds: dict | None = None) -> Order:
+    """Turn the cart into an order: checks address, stock, prices, speeds, promotions and payment,
+    charges the gift card balance first, empties the cart's active lines. `speeds` (SKU -> speed)
+    sends single items at another speed than `speed`: they ship separately."""
     lines = selectors.cart_lines(account)
     if not lines:
         raise ValidationError("Your cart is empty.")
     if address.account_id != account.id or not address.complete:
         raise ValidationError("Please choose a complete shipping address.")
-    if speed not in policies.SPEEDS or not selectors.speed_allowed(speed, lines):
+    chosen = selectors.line_speeds(lines, speed, speeds)
+    if speed not in policies.SPEEDS or any(not selectors.speed_allowed(chosen[ln.item.id], [ln]) for ln in lines):
         raise ValidationError("Please choose a delivery option.")
     for line in lines:
         if line.out_of_stock:
             raise ValidationError(f"{line.product.title} is out of stock in the quantity you asked for.")
+    if selectors.price_changes(lines):
+        raise ValidationError("The price of an item in your cart has changed. Please review the new prices.")
     applied = []
     for code in codes:
         selectors.coupon_check(code, lines, applied)
         applied.append(code)
-    q = selectors.quote(account=account, lines=lines, state=address.state, speed=speed, codes=applied, use_gift=use_gift)
+    q = selectors.quote(account=account, lines=lines, state=address.state, speed=speed, codes=applied, use_gift=use_gift,
+                        speeds=speeds)
     if q.card_amount > 0:
         if card is None or card.account_id != account.id or card.removed:
             raise ValidationError("Please choose a payment method.")
@@ -159,15 +239,21 @@ def order_place(*, account: Account, address: Address, speed: str, card: Card | 
         card = None
     now = clock.now()
     order = Order.objects.create(
-        public_id=_next_number(Order, "public_id", "ORD-", 4001), account=account, status=Order.Status.PLACED,
+        public_id=next_number(Order, "public_id", "ORD-", 4001), account=account, status=Order.Status.PLACED,
         placed_at=now, ship_name=address.full_name, ship_line1=address.line1, ship_line2=address.line2,
-        ship_city=address.city, ship_state=address.state, ship_zip=address.zip_code, speed=speed,
-        delivery_date=q.delivery, subtotal=q.subtotal, shipping=q.shipping, discount=q.discount, tax=q.tax, total=q.total,
-        gift_card_amount=q.gift_card, card=card, promo_codes=applied,
+        ship_city=address.city, ship_state=address.state, ship_zip=address.zip_code,
+        speed=speed if len(set(chosen.values())) == 1 else "mixed", delivery_date=q.delivery, subtotal=q.subtotal,
+        shipping=q.shipping, gift_wrap=q.gift_wrap, discount=q.discount, loyalty_pct=q.loyalty_pct,
+        loyalty_discount=q.loyalty_discount, tax=q.tax, total=q.total, gift_card_amount=q.gift_card, card=card,
+        promo_codes=applied,
     )
+    shipment_of = {ln.item.id: s for s in q.shipments for ln in s.lines}
     for n, line in enumerate(lines, start=1):
+        sent = shipment_of[line.item.id]
         OrderItem.objects.create(order=order, line=n, variant=line.variant, title=_item_title(line.variant),
-                                 seller=line.product.seller, quantity=line.quantity, unit_price=line.price)
+                                 seller=line.product.seller, quantity=line.quantity, unit_price=line.price,
+                                 speed=sent.speed, shipment=sent.number, delivery_date=sent.delivery,
+                                 gift=line.item.gift, gift_wrap=line.item.gift_wrap, gift_message=line.item.gift_message)
         line.variant.stock -= line.quantity
         line.variant.save(update_fields=["stock"])
         line.item.delete()
@@ -185,15 +271,21 @@ def _item_title(variant: Variant) -> str:
 # --- after the order ----------------------------------------------------------------------------------
 
 
+RECOMPUTED = ["subtotal", "gift_wrap", "discount", "loyalty_discount", "tax", "total", "status", "shipping", "gift_card_amount"]
+
+
 def _recompute(order: Order):
+    """Totals after items were cancelled or the destination changed: the tier's discount as placed."""
     active = list(order.items.filter(status=OrderItem.Status.ACTIVE))
     order.subtotal = sum((i.amount for i in active), Decimal(0))
+    order.gift_wrap = sum((policies.GIFT_WRAP_FEE * i.quantity for i in active if i.gift_wrap), Decimal("0.00"))
     order.discount = min(order.discount, order.subtotal)
-    order.tax = policies.tax_for(order.subtotal - order.discount, order.ship_state)
+    order.loyalty_discount = policies.loyalty_discount(order.subtotal - order.discount, order.loyalty_pct)
+    order.tax = policies.tax_for(order.subtotal - order.discount - order.loyalty_discount, order.ship_state)
     if not active:
         order.status = Order.Status.CANCELLED
         order.shipping = Decimal("0.00")
-    order.total = order.subtotal + order.shipping - order.discount + order.tax
+    order.total = order.before_tax + order.tax
     order.gift_card_amount = min(order.gift_card_amount, order.total)
 
 
@@ -212,7 +304,7 @@ def order_cancel_items(*, order: Order, lines: list[int]) -> Order:
         item.variant.stock += item.quantity
         item.variant.save(update_fields=["stock"])
     _recompute(order)
-    order.save(update_fields=["subtotal", "discount", "tax", "total", "status", "shipping", "gift_card_amount"])
+    order.save(update_fields=RECOMPUTED)
     return order
 
 
@@ -224,8 +316,7 @@ def order_change_address(*, order: Order, address: Address) -> Order:
     order.ship_name, order.ship_line1, order.ship_line2 = address.full_name, address.line1, address.line2
     order.ship_city, order.ship_state, order.ship_zip = address.city, address.state, address.zip_code
     _recompute(order)  # tax follows the destination
-    order.save(update_fields=["ship_name", "ship_line1", "ship_line2", "ship_city", "ship_state", "ship_zip",
-                              "subtotal", "discount", "tax", "total", "status", "shipping", "gift_card_amount"])
+    order.save(update_fields=["ship_name", "ship_line1", "ship_line2", "ship_city", "ship_state", "ship_zip", *RECOMPUTED])
     return order
 
 
@@ -235,7 +326,7 @@ def return_request(*, item: OrderItem, reason: str, comment: str) -> ReturnReque
     blocker = selectors.return_blocker(item)
     if blocker:
         raise ValidationError(blocker)
-    return ReturnRequest.objects.create(public_id=_next_number(ReturnRequest, "public_id", "RMA-", 1001), item=item,
+    return ReturnRequest.objects.create(public_id=next_number(ReturnRequest, "public_id", "RMA-", 1001), item=item,
                                         reason=reason, comment=comment.strip()[:500], requested_at=clock.now())
 
 
@@ -244,8 +335,9 @@ def return_request(*, item: OrderItem, reason: str, comment: str) -> ReturnReque
 
 @transaction.atomic
 def return_decide(*, ret: ReturnRequest, approve: bool) -> ReturnRequest:
-    """Approve (refund per the seller's policy, to the original payment method) or reject a requested return."""
-    if ret.status != ReturnRequest.Status.REQUESTED:
+    """Approve (refund per the seller's policy, to the original payment method) or reject a return
+    that is requested, or approved and not refunded yet."""
+    if ret.status not in (ReturnRequest.Status.REQUESTED, ReturnRequest.Status.APPROVED):
         raise ValidationError(f"{ret.public_id} has already been {ret.get_status_display().lower()}.")
     now = clock.now()
     ret.decided_at = now
@@ -280,6 +372,6 @@ def refund_issue(*, order: Order, item: OrderItem | None, amount: Decimal, reaso
                else sum(order.refunds.values_list("amount", flat=True), Decimal(0)))
     if already + amount > paid:
         raise ValidationError(f"At most {policies.money(paid - already)} can still be refunded.")
-    return Refund.objects.create(public_id=_next_number(Refund, "public_id", "RF-", 5001), order=order, item=item,
+    return Refund.objects.create(public_id=next_number(Refund, "public_id", "RF-", 5001), order=order, item=item,
                                  return_request=return_request, amount=amount, method=method, reason=reason[:200],
                                  created_at=clock.now())

@@ -1,6 +1,9 @@
-"""The storefront's pages on a world's origin: search, product, cart, the three-step checkout
-with its 3-D Secure challenge, orders (cancel, change address, return), the account, and the
-staff's back office. Views stay thin: reads in selectors, writes in services."""
+"""The storefront's pages on a world's origin: search (with htmx suggestions), product (Q&A,
+frequently bought together), cart (gift options, price changes), the three-step checkout with
+per-item delivery speeds, the price-change interstitial and its 3-D Secure challenge, orders
+(tracking, invoice, cancel, change address, return), the account (membership, rewards,
+currency, sellers' messages), and the staff's back office. Views stay thin: reads in selectors,
+writes in services."""
 from datetime import timedelta
 from decimal import Decimal, InvalidOperation
 from functools import wraps
@@ -15,7 +18,19 @@ from django.views.decorators.http import require_POST
 from replicas.worlds import clock
 
 from . import images, policies, selectors, services
-from .models import Account, Address, Card, CartItem, Order, OrderItem, Product, Refund, ReturnRequest, Variant
+from .models import (
+    Account,
+    Address,
+    Card,
+    CartItem,
+    Order,
+    OrderItem,
+    Product,
+    Refund,
+    ReturnRequest,
+    SellerMessage,
+    Variant,
+)
 from .signin import SESSION_ACCOUNT, SESSION_WORLD
 
 CHECKOUT = "shop_checkout"
@@ -72,10 +87,11 @@ def _ctx(request, **extra) -> dict:
     deliver_to = None
     if account is not None and account.role == Account.Role.CUSTOMER:
         deliver_to = account.addresses.filter(is_default=True).first()
+    customer = account is not None and account.role == Account.Role.CUSTOMER
     return {
         "account": account, "deliver_to": deliver_to, "departments": Product.Department.choices,
-        "cart_count": selectors.cart_count(account) if account is not None and account.role == Account.Role.CUSTOMER else 0,
-        "now": clock.now(), **extra,
+        "cart_count": selectors.cart_count(account) if customer else 0,
+        "currency": account.currency if customer else "USD", "now": clock.now(), **extra,
     }
 
 
@@ -153,7 +169,11 @@ def search(request):
 
 
 def suggest(request):
-    return JsonResponse({"suggestions": selectors.suggestions(request.GET.get("k", "")[:100])})
+    """Suggestions as one types: the listbox under the search box for htmx, JSON for other clients."""
+    found = selectors.suggestions(request.GET.get("k", "")[:100])
+    if request.headers.get("HX-Request") == "true":
+        return render(request, "shop/_suggestions.html", {"suggestions": found})
+    return JsonResponse({"suggestions": found})
 
 
 def product(request, asin):
@@ -172,16 +192,45 @@ def product(request, asin):
     star = request.GET.get("stars", "")
     if star in {"1", "2", "3", "4", "5"}:
         reviews = [r for r in reviews if r.rating == int(star)]
-    together = list(Product.objects.filter(department=product.department).exclude(pk=product.pk).order_by("-review_count", "asin")[:2])
+    together = _bundle(product, now)
+    qa_text = request.GET.get("qa", "").strip()[:100]
     return render(request, "shop/product.html", _ctx(
         request, product=product, variants=variants, chosen=chosen, price=price,
         deal=selectors.deal_active(product, now), histogram=selectors.histogram(product), reviews=reviews[:10], star=star,
         standard_date=policies.delivery_date(speed="standard", standard_days=product.standard_days, today=today),
         fast_date=policies.delivery_date(speed="fast", standard_days=product.standard_days, today=today),
         standard_free=member or price >= policies.FREE_SHIPPING_OVER, colours=sorted({v.colour for v in variants if v.colour}),
-        together=together, quantities=range(1, min(services.MAX_QUANTITY, max(chosen.stock, 1)) + 1),
+        together=together, bundle_total=sum((t.price_now for t in together), Decimal(0)),
+        bundle_ready=all(t.bundle_variant is not None for t in together),
+        quantities=range(1, min(services.MAX_QUANTITY, max(chosen.stock, 1)) + 1),
         savings=product.list_price - price if product.list_price > price else None, speeds=policies.SPEEDS,
+        questions=selectors.questions(product, qa_text), qa_text=qa_text, qa_error=request.session.pop("shop_qa_error", ""),
     ))
+
+
+def _bundle(product, now) -> list[Product]:
+    """This item and the ones bought with it, each with the variant "Add all to Cart" would add."""
+    if not product.bought_together:
+        return []
+    # the product again, with the others: one query for all their variants (prices read them all)
+    found = {p.asin: p for p in Product.objects.filter(asin__in=[product.asin, *product.bought_together]).prefetch_related("variants")}
+    items = [found[a] for a in [product.asin, *product.bought_together] if a in found]
+    for p in items:
+        variants = sorted(p.variants.all(), key=lambda v: v.sku)
+        p.bundle_variant = next((v for v in variants if v.stock), None)
+        p.price_now = selectors.variant_price(p.bundle_variant or variants[0], now) if variants else p.list_price
+    return items if len(items) > 1 else []
+
+
+@require_POST
+@customer_required
+def question_ask(request, asin):
+    product = get_object_or_404(Product, asin=asin)
+    try:
+        services.question_ask(account=request.account, product=product, text=request.POST.get("question", ""))
+    except ValidationError as e:
+        request.session["shop_qa_error"] = " ".join(_messages(e))
+    return redirect(f"/dp/{product.asin}#questions")
 
 
 def product_image(request, asin, view=0):
@@ -202,7 +251,8 @@ def cart(request):
     return render(request, "shop/cart.html", _ctx(
         request, lines=lines, saved=saved, subtotal=subtotal, count=sum(ln.quantity for ln in lines),
         blocked=any(ln.out_of_stock for ln in lines), error=request.session.pop("shop_error", ""),
-        quantities=range(0, services.MAX_QUANTITY + 1),
+        quantities=range(0, services.MAX_QUANTITY + 1), gift_wrap_fee=policies.GIFT_WRAP_FEE,
+        gift_message_max=policies.GIFT_MESSAGE_MAX,
     ))
 
 
@@ -215,6 +265,20 @@ def cart_add(request):
     qty = request.POST.get("quantity", "1")
     try:
         services.cart_add(account=request.account, variant=variant, quantity=int(qty) if qty.isdigit() else 0)
+    except ValidationError as e:
+        request.session["shop_error"] = " ".join(_messages(e))
+    return redirect("/cart")
+
+
+@require_POST
+@customer_required
+def cart_add_bundle(request):
+    skus = request.POST.getlist("sku")[:5]
+    variants = list(Variant.objects.select_related("product").filter(sku__in=skus))
+    if len(variants) != len(set(skus)):
+        raise Http404
+    try:
+        services.cart_add_bundle(account=request.account, variants=sorted(variants, key=lambda v: skus.index(v.sku)))
     except ValidationError as e:
         request.session["shop_error"] = " ".join(_messages(e))
     return redirect("/cart")
@@ -234,6 +298,9 @@ def cart_update(request, sku):
             services.cart_update(item=item, quantity=0)
         elif action in ("save", "move"):
             services.cart_save_for_later(item=item, saved=action == "save")
+        elif action == "gift":
+            services.cart_gift(item=item, gift=request.POST.get("gift") == "1", wrap=request.POST.get("gift_wrap") == "1",
+                               message=request.POST.get("gift_message", "")[:1000])
         else:
             qty = request.POST.get("quantity", "")
             services.cart_update(item=item, quantity=int(qty) if qty.isdigit() else -1)
@@ -268,13 +335,13 @@ def _card(request, state) -> Card | None:
     return request.account.cards.filter(public_id=pid, removed=False).first() if isinstance(pid, int) else None
 
 
-def _step(request, template, step, **extra):
+def _step(request, template, step, lines=None, **extra):
     state = _state(request)
-    lines = _checkout_lines(request)
+    lines = _checkout_lines(request) if lines is None else lines
     address = _address(request, state)
     speed = state.get("speed", "standard")
     q = selectors.quote(account=request.account, lines=lines, state=address.state if address else "", speed=speed,
-                        codes=state.get("codes", []), use_gift=bool(state.get("gift")))
+                        codes=state.get("codes", []), use_gift=bool(state.get("gift")), speeds=state.get("speeds"))
     return render(request, template, _ctx(request, step=step, lines=lines, address=address, speed=speed,
                                          state=state, quote=q, card=_card(request, state), **extra),
                   status=400 if extra.get("errors") else 200)
@@ -338,21 +405,34 @@ def checkout_delivery(request):
     errors = []
     if request.method == "POST":
         speed = request.POST.get("speed", "")
-        if speed not in policies.SPEEDS or not selectors.speed_allowed(speed, lines):
+        # a line's own speed ("" = the order's); only speeds that line can ship at
+        own = {ln.variant.sku: request.POST.get(f"speed-{ln.variant.sku}", "") for ln in lines}
+        own = {sku: sp for sku, sp in own.items() if sp}
+        by_sku = {ln.variant.sku: ln for ln in lines}
+        if speed not in policies.SPEEDS or not selectors.speed_allowed(speed, [by_sku[s] for s in by_sku if s not in own]):
             errors = ["Please choose a delivery option."]
+        elif any(sp not in policies.SPEEDS or not selectors.speed_allowed(sp, [by_sku[sku]]) for sku, sp in own.items()):
+            errors = ["One of the items cannot ship at the speed chosen for it."]
         else:
             state["speed"] = speed
+            state["speeds"] = {sku: sp for sku, sp in own.items() if sp != speed}
             _save_state(request, state)
             return redirect("/checkout/payment")
     today = clock.now().date()
     days = max((ln.product.standard_days for ln in lines), default=5)
+    subtotal = sum((ln.amount for ln in lines), Decimal(0))
     options = [
         {"code": code, "label": s.label, "allowed": selectors.speed_allowed(code, lines),
          "date": policies.delivery_date(speed=code, standard_days=days, today=today),
-         "fee": policies.shipping_fee(speed=code, subtotal=sum((ln.amount for ln in lines), Decimal(0)), member=request.account.member)}
+         "fee": policies.shipping_fee(speed=code, subtotal=subtotal, member=request.account.member)}
         for code, s in policies.SPEEDS.items()
     ]
-    return _step(request, "shop/checkout_delivery.html", 2, options=options, errors=errors)
+    own = state.get("speeds") or {}
+    for ln in lines:
+        ln.own_speed = own.get(ln.variant.sku, "")
+        ln.speed_options = [(code, s.label, policies.delivery_date(speed=code, standard_days=ln.product.standard_days, today=today))
+                            for code, s in policies.SPEEDS.items() if selectors.speed_allowed(code, [ln])]
+    return _step(request, "shop/checkout_delivery.html", 2, lines=lines, options=options, errors=errors)
 
 
 def _payment_page(request, errors=(), card_form=None, promo_error=""):
@@ -425,11 +505,27 @@ def checkout_review(request):
     lines = _checkout_lines(request)
     if not lines:
         return redirect("/cart")
+    if selectors.price_changes(lines):
+        return redirect("/checkout/price-change")
     q = selectors.quote(account=request.account, lines=lines, state=_address(request, state).state, speed=state["speed"],
-                        codes=state.get("codes", []), use_gift=bool(state.get("gift")))
+                        codes=state.get("codes", []), use_gift=bool(state.get("gift")), speeds=state.get("speeds"))
     if q.card_amount > 0 and _card(request, state) is None:
         return redirect("/checkout/payment")
     return _step(request, "shop/checkout_review.html", 4, errors=[request.session.pop("shop_error", "")] if request.session.get("shop_error") else [])
+
+
+@customer_required
+def checkout_price_change(request):
+    """The interstitial the store puts before the order when a price moved since the item went into
+    the cart: the shopper accepts the new prices (or goes back to the cart) before placing it."""
+    lines = _checkout_lines(request)
+    changed = selectors.price_changes(lines)
+    if request.method == "POST":
+        services.cart_accept_prices(account=request.account)
+        return redirect("/checkout/review")
+    if not changed:
+        return redirect("/checkout/review")
+    return render(request, "shop/checkout_price_change.html", _ctx(request, changed=changed, step=4))
 
 
 def _place(request):
@@ -437,9 +533,11 @@ def _place(request):
     address = _address(request, state)
     if address is None or "speed" not in state:
         return redirect("/checkout/address")
+    if selectors.price_changes(_checkout_lines(request)):
+        return redirect("/checkout/price-change")
     try:
         order = services.order_place(account=request.account, address=address, speed=state["speed"], card=_card(request, state),
-                                     codes=state.get("codes", []), use_gift=bool(state.get("gift")))
+                                     codes=state.get("codes", []), use_gift=bool(state.get("gift")), speeds=state.get("speeds"))
     except ValidationError as e:
         request.session["shop_error"] = " ".join(_messages(e))
         return redirect("/checkout/review")
@@ -513,7 +611,11 @@ def _order_page(request, order, **extra):
         item.deadline = selectors.return_deadline(item)
         item.blocker = selectors.return_blocker(item)
         item.open_returns = list(item.returns.order_by("public_id"))
-    return render(request, "shop/order.html", _ctx(request, order=order, items=items,
+    shipments = selectors.order_shipments(order)
+    for shipment in shipments:
+        shipment["items"] = [i for i in items if i.shipment == shipment["number"]]
+        shipment["latest"] = next(iter(selectors.tracking(order, shipment)), None)
+    return render(request, "shop/order.html", _ctx(request, order=order, items=items, shipments=shipments,
                                                    refunds=list(order.refunds.order_by("public_id")), **extra),
                   status=400 if extra.get("errors") else 200)
 
@@ -526,7 +628,25 @@ def order_detail(request, public_id):
 @customer_required
 def order_invoice(request, public_id):
     order = _order(request, public_id)
-    return render(request, "shop/invoice.html", _ctx(request, order=order, items=list(order.items.order_by("line"))))
+    return render(request, "shop/invoice.html", _ctx(request, order=order, shipments=selectors.order_shipments(order),
+                                                     refunds=list(order.refunds.order_by("public_id")),
+                                                     speeds=policies.SPEEDS))
+
+
+@customer_required
+def order_tracking(request, public_id):
+    order = _order(request, public_id)
+    shipments = selectors.order_shipments(order)
+    wanted = _int(request.GET.get("shipment", "1")) or 1
+    shipment = next((s for s in shipments if s["number"] == wanted), None)
+    if shipment is None:
+        raise Http404
+    events = selectors.tracking(order, shipment)
+    seen = " ".join(e.status for e in events)
+    progress = [(label, label in seen) for label in ("Ordered", "Shipped", "Out for delivery", "Delivered")]
+    return render(request, "shop/tracking.html", _ctx(request, order=order, shipment=shipment, shipments=shipments,
+                                                      events=events, progress=progress,
+                                                      speed_label=policies.speed_label(shipment["speed"])))
 
 
 @customer_required
@@ -586,7 +706,57 @@ def order_return(request, public_id, line):
 
 @customer_required
 def account_home(request):
-    return render(request, "shop/account.html", _ctx(request))
+    return render(request, "shop/account.html", _ctx(request, tier=policies.loyalty_tier(request.account.loyalty_points),
+                                                     message_count=request.account.messages.count()))
+
+
+@customer_required
+def account_membership(request):
+    error = ""
+    if request.method == "POST":
+        try:
+            services.membership_set(account=request.account, member=request.POST.get("action") == "join")
+        except ValidationError as e:
+            error = " ".join(_messages(e))
+        else:
+            return redirect("/account/membership")
+    return render(request, "shop/membership.html", _ctx(request, error=error, speeds=policies.SPEEDS,
+                                                        threshold=policies.FREE_SHIPPING_OVER), status=400 if error else 200)
+
+
+@customer_required
+def account_rewards(request):
+    points = request.account.loyalty_points
+    tier, up = policies.loyalty_tier(points), policies.next_tier(points)
+    return render(request, "shop/rewards.html", _ctx(request, tier=tier, next_tier=up, to_next=up.min_points - points if up else 0,
+                                                     tiers=policies.TIERS))
+
+
+@customer_required
+def account_currency(request):
+    error = ""
+    if request.method == "POST":
+        try:
+            services.currency_set(account=request.account, currency=request.POST.get("currency", ""))
+        except ValidationError as e:
+            error = " ".join(_messages(e))
+        else:
+            return redirect("/account/currency")
+    return render(request, "shop/currency.html", _ctx(request, error=error, currencies=policies.CURRENCIES.values()),
+                  status=400 if error else 200)
+
+
+@customer_required
+def account_messages(request):
+    found = list(request.account.messages.select_related("seller", "order").order_by("-sent_at", "-public_id"))
+    return render(request, "shop/messages.html", _ctx(request, found=found))
+
+
+@customer_required
+def account_message(request, public_id):
+    message = get_object_or_404(SellerMessage.objects.select_related("seller", "order"), account=request.account,
+                                 public_id=public_id)
+    return render(request, "shop/message.html", _ctx(request, message=message))
 
 
 @customer_required
@@ -613,9 +783,10 @@ def account_payments(request):
 def backoffice_returns(request):
     status = request.GET.get("status", "requested")
     status = status if status in ReturnRequest.Status.values else "requested"
-    rets = list(ReturnRequest.objects.filter(status=status)
-                .select_related("item__order__account", "item__seller").order_by("requested_at", "public_id"))
+    rets = list(ReturnRequest.objects.filter(status=status).select_related("item__order__account", "item__seller")
+                .prefetch_related("item__returns").order_by("requested_at", "public_id"))
     for ret in rets:
+        ret.others = [r for r in ret.item.returns.all() if r.pk != ret.pk]
         ret.deadline = selectors.return_deadline(ret.item)
         ret.in_window = ret.deadline is not None and ret.requested_at <= ret.deadline
         ret.refund_amount = selectors.refund_for_return(ret)

@@ -73,6 +73,9 @@ class SupportdeskConfig(registry.ReplicaConfig):
     login_path = "/auth/login"
     roles = ("admin", "agent")
     bench_task = "supportdesk.refund-duplicate-charge"
+    # what declarative task templates may call (replicagym.catalogue.task_templates)
+    policies = {"refund_window_days": "replicas.supportdesk.tasks.params:refund_window_days"}
+    pickers = {"desk_agent": "replicas.supportdesk.tasks.params:desk_agent_signin"}
     npm_packages = {**{f"@zendeskgarden/css-{name}": v for name, v in GARDEN.items()}, "htmx.org": "2.0.8", "@fontsource/inter": "5.3.0"}
     frontend_assets = [
         *[(f"@zendeskgarden/css-{name}/dist/index.css", f"{VENDOR}/garden-{name}.css") for name in sorted(GARDEN)],

@@ -66,6 +66,10 @@ class ReplicaConfig(AppConfig):
       node_modules, destination under the app's `static/`) pairs that `build_frontend` copies.
     - `bench_task`: the task id the benchmarks drive (episode start, steps, throughput, memory,
       BrowserGym); empty: the replica's first task with a reference solution.
+    - `policies` / `pickers`: name -> "module:function" that declarative task templates call
+      (catalogue.task_templates): a policy `fn(world, **args)` returns one JSON value (a refund
+      limit, a return window); a picker `fn(world, seed, **args)` returns a dict of params or
+      raises LookupError when the world has no candidate. Both run with the world bound.
 
     Hooks (methods; the world is passed, and bound where noted):
     - `sign_in(world, role=None) -> ReplicaUser | None`: a user of `role` signed in on `world`
@@ -88,6 +92,8 @@ class ReplicaConfig(AppConfig):
     npm_packages: dict[str, str] = {}
     frontend_assets: list[tuple[str, str]] = []
     bench_task: str = ""
+    policies: dict[str, str] = {}
+    pickers: dict[str, str] = {}
 
     @property
     def replica_name(self) -> str:

@@ -29,12 +29,12 @@ def manage(monkeypatch, capsys):
 
 
 def test_create_prints_the_secret_once_and_list_never_shows_it(agent_token, manage):
-    code, out, err = manage("token", "create", "--user", "agent", "--suites", "smoke,supportdesk",
+    code, out, err = manage("token", "create", "--user", "agent", "--suites", "smoke,testbed",
                             "--expires-days", "7", "--concurrent", "3", "--per-hour", "9", "--name", "ci")
     assert code == 0 and "shown only now" in err
     created = json.loads(out)
     token = token_authenticate(created["secret"])
-    assert (token.pk, token.suites, token.max_concurrent, token.max_per_hour) == (created["id"], ["smoke", "supportdesk"], 3, 9)
+    assert (token.pk, token.suites, token.max_concurrent, token.max_per_hour) == (created["id"], ["smoke", "testbed"], 3, 9)
     assert created["state"] == "active" and created["user"] == "agent"
     code, out, _ = manage("token", "list", "--user", "agent")
     listed = [json.loads(line) for line in out.splitlines()]

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 START = "/api/episodes"
 
 
-def start(client, task="supportdesk.open-ticket"):
+def start(client, task="testbed.open-note"):
     return client.post(START, {"task": task}, format="json")
 
 
@@ -61,17 +61,17 @@ def test_a_token_of_an_inactive_user_is_refused(agent_token):
 
 
 def test_a_token_lists_only_the_tasks_of_its_suites(agent_token, api_client_for, author_user):
-    assert [t["id"] for t in api_client_for(secret=agent_token.secret).get("/api/tasks").json()] == ["supportdesk.open-ticket"]
+    assert [t["id"] for t in api_client_for(secret=agent_token.secret).get("/api/tasks").json()] == ["testbed.open-note"]
     assert [t["id"] for t in api_client_for(user=author_user).get("/api/tasks").json()] == [
-        "supportdesk.open-ticket", "supportdesk.report-requester"]
+        "testbed.open-note", "testbed.report-owner"]
 
 
 def test_a_token_cannot_start_an_episode_of_a_task_outside_its_suites(agent_token, api_client_for):
     worlds = World.objects.count()
-    response = start(api_client_for(secret=agent_token.secret), "supportdesk.report-requester")
+    response = start(api_client_for(secret=agent_token.secret), "testbed.report-owner")
     assert response.status_code == 403
     assert response.json()["detail"] == ("this token may start episodes of the suites smoke only; "
-                                         "task 'supportdesk.report-requester' is in none of them")
+                                         "task 'testbed.report-owner' is in none of them")
     assert Episode.objects.count() == 0 and World.objects.count() == worlds
 
 
@@ -82,7 +82,7 @@ def test_past_the_concurrent_quota_starts_are_429_with_retry_after_and_create_no
     response = start(client)
     assert response.status_code == 429
     assert "2 episodes of this token are queued or running (limit 2)" in response.json()["detail"]
-    assert 1 <= int(response["Retry-After"]) <= 120  # the open-ticket task's time limit
+    assert 1 <= int(response["Retry-After"]) <= 120  # the open-note task's time limit
     assert Episode.objects.count() == 2 and World.objects.count() == worlds
     # an episode that ends frees its slot
     Episode.objects.filter(pk=Episode.objects.order_by("pk").first().pk).update(status=Episode.Status.FAILED)
@@ -106,7 +106,7 @@ def test_past_the_hourly_quota_starts_are_429_until_the_oldest_start_is_an_hour_
 
 
 def test_signed_in_authors_are_not_held_to_token_scopes(author_user, api_client_for, agent_token):
-    response = start(api_client_for(user=author_user), "supportdesk.report-requester")
+    response = start(api_client_for(user=author_user), "testbed.report-owner")
     assert response.status_code == 201
     assert not TokenEpisode.objects.exists()
 
@@ -143,4 +143,4 @@ def test_clear_text_tokens_of_the_old_table_become_hashed_tokens_and_the_table_g
     assert "authtoken_token" not in connection.introspection.table_names()
     token = token_authenticate(key)  # the old key keeps working, now checked by its hash
     assert token.user == user and token.digest == hashlib.sha256(key.encode()).hexdigest()
-    assert token.suites == ["smoke", "supportdesk"] and token.expires_at > timezone.now() + timedelta(days=89)
+    assert token.suites == ["smoke", "testbed"] and token.expires_at > timezone.now() + timedelta(days=89)

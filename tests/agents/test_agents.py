@@ -7,7 +7,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from episodes.actions import parse_action
 from episodes.agents import (
     AgentError,
     HttpAgent,
@@ -21,6 +20,7 @@ from episodes.agents.random_agent import interactive_elements
 from episodes.agents.remote import extract_action
 from episodes.observation import Observation
 from episodes.trajectory import FORMAT, VERSION
+from verifiers.actions import parse_action
 
 AXTREE = """RootWebArea 'Ticket #8001', focused
 \t[2] navigation 'Main'
@@ -64,7 +64,7 @@ def test_oracle_refuses_a_malformed_reference_solution():
 
 
 def _write_trajectory(path, actions):
-    header = {"format": FORMAT, "version": VERSION, "task": "supportdesk.demo"}
+    header = {"format": FORMAT, "version": VERSION, "task": "testbed.demo"}
     lines = [json.dumps(header)] + [json.dumps({"index": i, "action": a}) for i, a in enumerate(actions)]
     path.write_text("\n".join(lines) + "\n")
 
@@ -74,7 +74,7 @@ def test_replay_agent_replays_a_trajectory_file(tmp_path):
     _write_trajectory(path, ['click("12")', "scroll(0, 200)"])
     agent = ReplayAgent(path)
     assert [agent.act(make_obs()) for _ in range(3)] == ['click("12")', "scroll(0, 200)", None]
-    assert agent.header["task"] == "supportdesk.demo"
+    assert agent.header["task"] == "testbed.demo"
 
 
 def test_replay_agent_reports_a_bad_file(tmp_path):
@@ -168,11 +168,11 @@ def fake_server():
 def test_http_agent_posts_the_observation_and_returns_the_action(fake_server):
     server = fake_server(lambda path, body: (200, {"action": 'click("24")'}))
     agent = HttpAgent(server.url + "/act")
-    agent.reset({"task_id": "supportdesk.demo", "instruction": "Solve ticket #8001"})
+    agent.reset({"task_id": "testbed.demo", "instruction": "Solve ticket #8001"})
     assert agent.act(make_obs()) == 'click("24")'
     sent = json.loads(server.requests[0]["body"])
     assert server.requests[0]["path"] == "/act"
-    assert sent["task"] == {"task_id": "supportdesk.demo", "instruction": "Solve ticket #8001"}
+    assert sent["task"] == {"task_id": "testbed.demo", "instruction": "Solve ticket #8001"}
     assert sent["observation"]["axtree"] == AXTREE
     assert sent["observation"]["screenshot"] == "iVBORyBmYWtl"  # base64 of the fake PNG bytes
     assert agent.errors == []
@@ -229,7 +229,7 @@ def test_openai_agent_sends_screenshot_and_axtree_and_parses_the_reply(fake_serv
     assert agent.act(make_obs()) == 'click("24")'
     request = server.requests[0]
     assert request["path"] == "/v1/chat/completions"
-    assert request["headers"]["Authorization"] == "Bearer sk-test"
+    assert {k.lower(): v for k, v in request["headers"].items()}["authorization"] == "Bearer sk-test"
     sent = json.loads(request["body"])
     assert sent["model"] == "gpt-test"
     user = sent["messages"][1]["content"]
@@ -258,10 +258,10 @@ def test_extract_action_takes_the_last_valid_action_line():
 # --- the factory -----------------------------------------------------------------------------
 
 def test_agent_from_spec_builds_each_kind(tmp_path, settings):
-    task = SimpleNamespace(task_id="supportdesk.demo", instruction="Do it", start_page="/", limits={},
+    task = SimpleNamespace(task_id="testbed.demo", instruction="Do it", start_page="/", limits={},
                            reference_solution=['click("a1")'])
     oracle = agent_from_spec("oracle", task=task)
-    assert isinstance(oracle, OracleAgent) and oracle.task == {"task_id": "supportdesk.demo", "instruction": "Do it", "start_page": "/", "limits": {}}
+    assert isinstance(oracle, OracleAgent) and oracle.task == {"task_id": "testbed.demo", "instruction": "Do it", "start_page": "/", "limits": {}}
     assert isinstance(agent_from_spec("random", task=task, seed=5), RandomAgent)
     assert agent_from_spec("random:11", task=task).seed == 11
     path = tmp_path / "t.jsonl"

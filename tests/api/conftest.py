@@ -20,7 +20,7 @@ def agent_client(agent_token, api_client_for):
 def other_agent_client(agent_token, api_client_for, django_user_model):
     """Another user's agent token, with the same suites: it must not see the first agent's episodes."""
     user = django_user_model.objects.create_user(username="other-agent", password="pw-123456")
-    issued = token_create(user=user, suites=["smoke", "supportdesk"], expires_days=1)
+    issued = token_create(user=user, suites=["smoke", "testbed"], expires_days=1)
     client = api_client_for(secret=issued.secret)
     client.user = user
     return client

@@ -13,30 +13,30 @@ pytestmark = pytest.mark.django_db
 
 def test_requests_without_a_token_are_refused(test_pack):
     assert APIClient().get("/api/tasks").status_code == 401
-    assert APIClient().post("/api/episodes", {"task": "supportdesk.open-ticket"}, format="json").status_code == 401
+    assert APIClient().post("/api/episodes", {"task": "testbed.open-note"}, format="json").status_code == 401
 
 
 def test_task_list_never_shows_verifier_answer_key_or_reference_solution(agent_client, test_pack):
     body = agent_client.get("/api/tasks").json()
     ids = [t["id"] for t in body]
-    assert ids == ["supportdesk.open-ticket"]  # the token's "smoke" suite
+    assert ids == ["testbed.open-note"]  # the token's "smoke" suite
     task = body[0]
     assert set(task) == {"id", "version", "replica", "title", "difficulty", "instruction", "start_page", "limits"}
     text = str(body)
     assert "verifier" not in text and "reference_solution" not in text and "params" not in text
-    assert task["instruction"] == "Open ticket #8003 and tell me its status."
+    assert task["instruction"] == "Open note #3 and tell me its status."
 
 
 def test_create_episode_returns_world_origin_start_url_instruction_and_limits(agent_client, test_pack):
-    response = agent_client.post("/api/episodes", {"task": "supportdesk.open-ticket", "agent": "my-agent/1.0"}, format="json")
+    response = agent_client.post("/api/episodes", {"task": "testbed.open-note", "agent": "my-agent/1.0"}, format="json")
     assert response.status_code == 201, response.json()
     body = response.json()
     episode = Episode.objects.get(pk=body["id"])
     assert episode.owner == agent_client.user and episode.status == "running" and episode.agent == "my-agent/1.0"
     assert body["world"] == episode.world.token
     assert body["origin"] == f"http://w-{episode.world.token}.localhost:8000"
-    assert body["start_url"] == body["origin"] + "/agent/tickets/8003"
-    assert body["instruction"] == "Open ticket #8003 and tell me its status."
+    assert body["start_url"] == body["origin"] + "/notes/3"
+    assert body["instruction"] == "Open note #3 and tell me its status."
     assert body["limits"] == {"max_steps": 4, "max_seconds": 120.0}
     assert body["verdict"] is None and body["rewards"] is None and body["passed"] is None
 
@@ -45,10 +45,10 @@ def test_create_episode_returns_world_origin_start_url_instruction_and_limits(ag
     "payload, field, message",
     [
         ({}, "task", "This field is required."),
-        ({"task": "supportdesk.no-such-task"}, "task", "unknown task 'supportdesk.no-such-task'"),
+        ({"task": "testbed.no-such-task"}, "task", "unknown task 'testbed.no-such-task'"),
         ({"task": "nope"}, "task", "unknown task 'nope'"),
-        ({"task": "supportdesk.open-ticket", "agent": "bad agent; rm -rf"}, "agent", "use letters, digits"),
-        ({"task": ["supportdesk.open-ticket"]}, "task", "Not a valid string."),
+        ({"task": "testbed.open-note", "agent": "bad agent; rm -rf"}, "agent", "use letters, digits"),
+        ({"task": ["testbed.open-note"]}, "task", "Not a valid string."),
     ],
 )
 def test_invalid_episode_requests_are_400_with_a_clear_message_and_change_nothing(agent_client, test_pack, payload, field, message):
@@ -60,7 +60,7 @@ def test_invalid_episode_requests_are_400_with_a_clear_message_and_change_nothin
 
 
 def test_other_users_episodes_are_404(agent_client, other_agent_client, test_pack):
-    episode_id = agent_client.post("/api/episodes", {"task": "supportdesk.open-ticket"}, format="json").json()["id"]
+    episode_id = agent_client.post("/api/episodes", {"task": "testbed.open-note"}, format="json").json()["id"]
     assert other_agent_client.get(f"/api/episodes/{episode_id}").status_code == 404
     response = other_agent_client.post(f"/api/episodes/{episode_id}/finish", {"messages": []}, format="json")
     assert response.status_code == 404
@@ -81,7 +81,7 @@ def test_other_users_episodes_are_404(agent_client, other_agent_client, test_pac
     ],
 )
 def test_invalid_finish_requests_are_400_and_leave_the_episode_running(agent_client, test_pack, payload, message):
-    episode_id = agent_client.post("/api/episodes", {"task": "supportdesk.open-ticket"}, format="json").json()["id"]
+    episode_id = agent_client.post("/api/episodes", {"task": "testbed.open-note"}, format="json").json()["id"]
     response = agent_client.post(f"/api/episodes/{episode_id}/finish", payload, format="json")
     assert response.status_code == 400
     assert message in str(response.json())
@@ -112,19 +112,19 @@ def test_finish_verifies_the_last_page_the_world_served_and_returns_rewards(djan
     sync_test_pack()
     user = django_user_model.objects.create_user(username="agent", password="pw-123456")
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token_create(user=user, suites=['supportdesk'], expires_days=1).secret}")
-    created = client.post("/api/episodes", {"task": "supportdesk.report-requester"}, format="json").json()
-    params = task_current("supportdesk.report-requester").params
-    # the agent's own browser, signed in, opens the ticket: the world keeps the page it served
-    world_client(Episode.objects.get(pk=created["id"]).world).get(f"/agent/tickets/{params['ticket']}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_create(user=user, suites=['testbed'], expires_days=1).secret}")
+    created = client.post("/api/episodes", {"task": "testbed.report-owner"}, format="json").json()
+    params = task_current("testbed.report-owner").params
+    # the agent's own browser, signed in, opens the note: the world keeps the page it served
+    world_client(Episode.objects.get(pk=created["id"]).world).get(f"/notes/{params['note']}")
     response = client.post(f"/api/episodes/{created['id']}/finish",
-                           {"messages": [f"It was {params['requester']}."]}, format="json")
+                           {"messages": [f"It was {params['owner']}."]}, format="json")
     assert response.status_code == 200, response.json()
     body = response.json()
     assert body["status"] == "succeeded" and body["passed"] is True
     assert body["rewards"]["task_completion"] == 1.0 and 0 <= body["rewards"]["episode_reward"] <= 1
     episode = Episode.objects.get(pk=created["id"])
-    assert episode.final_url == f"{created['origin']}/agent/tickets/{params['ticket']}"
+    assert episode.final_url == f"{created['origin']}/notes/{params['note']}"
     assert episode.final_title
     assert client.get(f"/api/episodes/{created['id']}").json()["verdict"]["passed"] is True
     again = client.post(f"/api/episodes/{created['id']}/finish", {"messages": []}, format="json")

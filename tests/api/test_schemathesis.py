@@ -36,7 +36,7 @@ REACHED = {
     "annotator": {200, 403},  # the schema, and nothing else
     "anonymous": {401},
 }
-TASKS = ["supportdesk.open-ticket", "supportdesk.report-requester"]
+TASKS = ["testbed.open-note", "testbed.report-owner"]
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,8 @@
 """The action grammar: what parses, to what, and what is refused with which message."""
 import pytest
 
-from episodes import actions as A
-from episodes.actions import ActionError, parse_action
+from verifiers import actions as A
+from verifiers.actions import ActionError, parse_action
 
 
 @pytest.mark.parametrize(

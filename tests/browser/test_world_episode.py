@@ -1,10 +1,9 @@
-"""Episode sessions on real support desk worlds, served by the engine's own in-process server."""
+"""Episode sessions on real testbed worlds, served by the engine's own in-process server."""
 import pytest
 
 from episodes.browser import EpisodeSession
 from episodes.server import replica_server
-from replicas.supportdesk.models import User
-from replicas.supportdesk.policies import agent_password
+from replicas.worlds.registry import get_replica
 from replicas.worlds.routing import world_origin
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import world_create
@@ -13,17 +12,16 @@ from replicas.worlds.snapshot import snapshot, state_hash
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def _admin_credentials(world) -> tuple[str, str]:
-    with bound_world(world):
-        admin = User.objects.filter(role=User.Role.ADMIN).order_by("public_id").first()
-        return admin.email, agent_password(seed=world.seed, agent_public_id=admin.public_id)
+def _owner_credentials(world) -> tuple[str, str]:
+    user = get_replica(world.replica).sign_in(world, "owner")
+    return user.login, user.password
 
 
 def _run(world, actions: list[str]) -> tuple[list[bytes], list[str], str]:
     _host, port = replica_server()
     # A generous settle cap: on a loaded machine a page must still finish loading
     # before the picture is taken, or the two runs would photograph different moments.
-    session = EpisodeSession.open(origin=world_origin(world, port), start_url="/agent/filters/unsolved",
+    session = EpisodeSession.open(origin=world_origin(world, port), start_url="/notes",
                                   instruction="Look around", settle_cap_ms=15_000)
     try:
         shots, errors = [session.observe().screenshot], []
@@ -39,14 +37,14 @@ def _run(world, actions: list[str]) -> tuple[list[bytes], list[str], str]:
 
 
 def test_same_seed_and_actions_give_identical_screenshots_and_final_state(browser):
-    first = world_create(replica="supportdesk", seed=7, variant="small")
-    second = world_create(replica="supportdesk", seed=7, variant="small")
-    email, password = _admin_credentials(first)
+    first = world_create(replica="testbed", seed=7, variant="small")
+    second = world_create(replica="testbed", seed=7, variant="small")
+    email, password = _owner_credentials(first)
     actions = [
         "fill(\"role=textbox[name='Email']\", " + repr(email).replace("'", '"') + ")",
         "fill(\"role=textbox[name='Password']\", " + repr(password).replace("'", '"') + ")",
         "click(\"role=button[name='Sign in']\")",
-        'goto("/agent/filters/unsolved")',
+        'goto("/notes/2")',
         "scroll(0, 400)",
         "go_back()",
         'click("9999")',
@@ -61,8 +59,8 @@ def test_same_seed_and_actions_give_identical_screenshots_and_final_state(browse
 
 
 def test_world_session_cannot_reach_the_platform_or_another_world(browser):
-    world = world_create(replica="supportdesk", seed=7, variant="small")
-    other = world_create(replica="supportdesk", seed=7, variant="small")
+    world = world_create(replica="testbed", seed=7, variant="small")
+    other = world_create(replica="testbed", seed=7, variant="small")
     _host, port = replica_server()
     origin = world_origin(world, port)
     session = EpisodeSession.open(origin=origin, start_url="/", instruction="Stay inside")
@@ -74,6 +72,6 @@ def test_world_session_cannot_reach_the_platform_or_another_world(browser):
         assert [b["url"] for b in session.blocked_requests] == [
             f"http://localhost:{port}/admin/", f"http://127.0.0.1:{port}/healthz", world_origin(other, port) + "/",
         ]
-        assert session.step('goto("/auth/login")').error == ""
+        assert session.step('goto("/login")').error == ""
     finally:
         session.close()

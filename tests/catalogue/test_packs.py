@@ -1,22 +1,21 @@
 """Task packs: validation with file and JSON path in every error, and versioned sync into the catalogue."""
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 from replicagym.catalogue.models import Suite, Task
 from replicagym.catalogue.packs import PackError, load_pack, task_current, task_sync
 
+from tests.episodes.fixtures import REPLICA, TASKS
 from verifiers.placeholders import fill
 
-FIXTURES = Path(__file__).resolve().parent.parent / "episodes" / "fixtures" / "tasks"
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def pack(tmp_path):
     folder = tmp_path / "tasks"
-    shutil.copytree(FIXTURES, folder)
+    shutil.copytree(TASKS, folder)
     return folder
 
 
@@ -34,18 +33,18 @@ def edit(folder, name, **changes):
 
 def errors_of(folder):
     with pytest.raises(PackError) as info:
-        load_pack("supportdesk", directory=folder)
+        load_pack(REPLICA, directory=folder)
     return info.value.errors
 
 
 def test_load_pack_computes_params_on_the_template_world_and_fills_placeholders(pack):
-    tasks = {t.task_id: t for t in load_pack("supportdesk", directory=pack)}
-    assert set(tasks) == {"supportdesk.report-requester", "supportdesk.open-ticket"}
-    item = tasks["supportdesk.report-requester"]
-    assert isinstance(item.params["ticket"], int) and item.params["requester"]
+    tasks = {t.task_id: t for t in load_pack(REPLICA, directory=pack)}
+    assert set(tasks) == {"testbed.report-owner", "testbed.open-note"}
+    item = tasks["testbed.report-owner"]
+    assert isinstance(item.params["note"], int) and item.params["owner"]
     assert len(item.content_hash) == 64
     filled = fill(item.spec["verifier"], item.params)
-    assert filled["assertions"][0]["values"] == [item.params["requester"]]
+    assert filled["assertions"][0]["values"] == [item.params["owner"]]
 
 
 def test_a_string_that_is_exactly_a_placeholder_keeps_the_param_json_type():
@@ -55,32 +54,32 @@ def test_a_string_that_is_exactly_a_placeholder_keeps_the_param_json_type():
 @pytest.mark.parametrize(
     "changes, message",
     [
-        ({"title": None}, "report-requester.json: title: required key is missing"),
-        ({"difficulty": "trivial"}, "report-requester.json: difficulty: must be one of easy, hard, medium"),
-        ({"seed": -1}, "report-requester.json: seed: must be a non-negative integer"),
-        ({"limits": {"max_steps": 0}}, "report-requester.json: limits.max_steps: must be an integer from 1 to 1000"),
-        ({"limits": {"max_stepz": 3}}, "report-requester.json: limits.max_stepz: unknown key"),
-        ({"replica": "shop"}, "report-requester.json: replica: must be 'supportdesk'"),
-        ({"variant": "huge"}, "report-requester.json: variant: unknown variant 'huge'"),
-        ({"instrution": "x"}, "report-requester.json: instrution: unknown key"),
-        ({"reference_solution": ["noop()", 3]}, "report-requester.json: reference_solution[1]: must be a string"),
-        ({"instruction": "Open #{ticket} for {customer}"}, "report-requester.json: instruction: placeholder {customer} is not filled by params"),
-        ({"params": "tests.episodes.fixtures.params:nope"}, "report-requester.json: params: tests.episodes.fixtures.params:nope failed"),
-        ({"params": "not a ref"}, "report-requester.json: params: must be 'module:function'"),
-        ({"slug": "other-name"}, "report-requester.json: slug: 'other-name' differs from the file name"),
-        ({"faults": [{"kind": "x"}]}, "report-requester.json: faults[0].kind: unknown key"),
+        ({"title": None}, "report-owner.json: title: required key is missing"),
+        ({"difficulty": "trivial"}, "report-owner.json: difficulty: must be one of easy, hard, medium"),
+        ({"seed": -1}, "report-owner.json: seed: must be a non-negative integer"),
+        ({"limits": {"max_steps": 0}}, "report-owner.json: limits.max_steps: must be an integer from 1 to 1000"),
+        ({"limits": {"max_stepz": 3}}, "report-owner.json: limits.max_stepz: unknown key"),
+        ({"replica": "shop"}, "report-owner.json: replica: must be 'testbed'"),
+        ({"variant": "huge"}, "report-owner.json: variant: unknown variant 'huge'"),
+        ({"instrution": "x"}, "report-owner.json: instrution: unknown key"),
+        ({"reference_solution": ["noop()", 3]}, "report-owner.json: reference_solution[1]: must be a string"),
+        ({"instruction": "Open #{note} for {customer}"}, "report-owner.json: instruction: placeholder {customer} is not filled by params"),
+        ({"params": "tests.episodes.fixtures.params:nope"}, "report-owner.json: params: tests.episodes.fixtures.params:nope failed"),
+        ({"params": "not a ref"}, "report-owner.json: params: must be 'module:function' or a template (a list of params, see template.schema.json)"),
+        ({"slug": "other-name"}, "report-owner.json: slug: 'other-name' differs from the file name"),
+        ({"faults": [{"kind": "x"}]}, "report-owner.json: faults[0].kind: unknown key"),
     ],
 )
 def test_invalid_task_files_are_reported_with_file_and_json_path(pack, changes, message):
-    edit(pack, "report-requester", **changes)
+    edit(pack, "report-owner", **changes)
     errors = errors_of(pack)
     assert any(message in e for e in errors), errors
     assert all(e.startswith(str(pack)) or e.startswith("tests/") for e in errors)
 
 
 def test_placeholders_inside_the_verifier_must_be_filled_by_params(pack):
-    edit(pack, "open-ticket", verifier={"assertions": [{"name": "x", "kind": "answer", "type": "one_of", "values": ["{priority}"]}]})
-    assert any("open-ticket.json: verifier.assertions[0].values[0]: placeholder {priority}" in e for e in errors_of(pack))
+    edit(pack, "open-note", verifier={"assertions": [{"name": "x", "kind": "answer", "type": "one_of", "values": ["{priority}"]}]})
+    assert any("open-note.json: verifier.assertions[0].values[0]: placeholder {priority}" in e for e in errors_of(pack))
 
 
 def test_a_file_that_is_not_json_names_line_and_column(pack):
@@ -89,58 +88,58 @@ def test_a_file_that_is_not_json_names_line_and_column(pack):
 
 
 def test_sync_creates_tasks_and_the_replica_suite_plus_declared_suites(pack):
-    summary = task_sync(replica="supportdesk", directory=pack)
-    assert sorted(summary["created"]) == ["supportdesk.open-ticket", "supportdesk.report-requester"]
-    assert Suite.objects.get(name="supportdesk", is_current=True).tasks.count() == 2
-    assert [t.task_id for t in Suite.objects.get(name="smoke", is_current=True).tasks.all()] == ["supportdesk.open-ticket"]
-    again = task_sync(replica="supportdesk", directory=pack)
+    summary = task_sync(replica=REPLICA, directory=pack)
+    assert sorted(summary["created"]) == ["testbed.open-note", "testbed.report-owner"]
+    assert Suite.objects.get(name=REPLICA, is_current=True).tasks.count() == 2
+    assert [t.task_id for t in Suite.objects.get(name="smoke", is_current=True).tasks.all()] == ["testbed.open-note"]
+    again = task_sync(replica=REPLICA, directory=pack)
     assert again["created"] == [] and len(again["unchanged"]) == 2
-    assert Task.objects.count() == 2 and Suite.objects.filter(name="supportdesk").count() == 1
+    assert Task.objects.count() == 2 and Suite.objects.filter(name=REPLICA).count() == 1
 
 
 def test_editing_a_file_makes_a_new_version_and_keeps_the_old_one(pack):
-    task_sync(replica="supportdesk", directory=pack)
-    old = task_current("supportdesk.open-ticket")
-    edit(pack, "open-ticket", title="Open a ticket, then report its status")
-    summary = task_sync(replica="supportdesk", directory=pack)
-    assert summary["created"] == ["supportdesk.open-ticket"]
-    new = task_current("supportdesk.open-ticket")
+    task_sync(replica=REPLICA, directory=pack)
+    old = task_current("testbed.open-note")
+    edit(pack, "open-note", title="Open a note, then report its status")
+    summary = task_sync(replica=REPLICA, directory=pack)
+    assert summary["created"] == ["testbed.open-note"]
+    new = task_current("testbed.open-note")
     assert new.pk != old.pk and new.content_hash != old.content_hash
     old.refresh_from_db()
-    assert not old.is_current and old.title == "Open a ticket and report its status"
+    assert not old.is_current and old.title == "Open a note and report its status"
     smoke = Suite.objects.get(name="smoke", is_current=True)
     assert list(smoke.tasks.all()) == [new]
     assert Suite.objects.filter(name="smoke").count() == 2
 
 
 def test_removing_a_file_retires_its_task(pack):
-    task_sync(replica="supportdesk", directory=pack)
-    (pack / "report-requester.json").unlink()
-    summary = task_sync(replica="supportdesk", directory=pack)
-    assert summary["retired"] == ["supportdesk.report-requester"]
-    assert not Task.objects.filter(task_id="supportdesk.report-requester", is_current=True).exists()
+    task_sync(replica=REPLICA, directory=pack)
+    (pack / "report-owner.json").unlink()
+    summary = task_sync(replica=REPLICA, directory=pack)
+    assert summary["retired"] == ["testbed.report-owner"]
+    assert not Task.objects.filter(task_id="testbed.report-owner", is_current=True).exists()
 
 
 def test_a_bad_file_changes_nothing_in_the_catalogue(pack):
-    task_sync(replica="supportdesk", directory=pack)
+    task_sync(replica=REPLICA, directory=pack)
     before = list(Task.objects.values_list("pk", "is_current"))
-    edit(pack, "open-ticket", title="A new title")
-    edit(pack, "report-requester", difficulty="impossible")
+    edit(pack, "open-note", title="A new title")
+    edit(pack, "report-owner", difficulty="impossible")
     with pytest.raises(PackError):
-        task_sync(replica="supportdesk", directory=pack)
+        task_sync(replica=REPLICA, directory=pack)
     assert list(Task.objects.values_list("pk", "is_current")) == before
 
 
 def test_suites_file_naming_an_unknown_task_is_an_error(pack):
     (pack / "suites.json").write_text(json.dumps({"smoke": {"tasks": ["no-such-task"]}}))
     with pytest.raises(PackError, match=r"suites.json: smoke.tasks\[0\]: no task 'no-such-task'"):
-        task_sync(replica="supportdesk", directory=pack)
+        task_sync(replica=REPLICA, directory=pack)
 
 
 def test_filled_task_exposes_instruction_start_page_and_reference_solution(pack):
-    task_sync(replica="supportdesk", directory=pack)
-    task = task_current("supportdesk.open-ticket")
-    assert task.instruction == "Open ticket #8003 and tell me its status."
-    assert task.start_page == "/agent/tickets/8003"
-    assert task.reference_solution == [f'send_msg_to_user("Ticket #8003 is {task.params["status"]}.")']
+    task_sync(replica=REPLICA, directory=pack)
+    task = task_current("testbed.open-note")
+    assert task.instruction == "Open note #3 and tell me its status."
+    assert task.start_page == "/notes/3"
+    assert task.reference_solution == [f'send_msg_to_user("Note #3 is {task.params["status"]}.")']
     assert task.limits == {"max_steps": 4, "max_seconds": 120, "step_seconds": 30}

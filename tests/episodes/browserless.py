@@ -1,7 +1,7 @@
 """An EpisodeSession without a browser, for tests of the engine's step and finish paths that need no page."""
-from episodes import actions as A
 from episodes.browser import EpisodeSession
 from episodes.observation import Observation
+from verifiers import actions as A
 
 
 class BrowserlessSession(EpisodeSession):

@@ -9,11 +9,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from episodes import actions as A
-from episodes.actions import ActionError, parse_action
+from episodes.creation import episode_create
+from episodes.driver import EpisodeDriver
 from episodes.models import Episode
-from episodes.services import EpisodeDriver, episode_create
 from tests.episodes.browserless import BrowserlessSession
+from verifiers import actions as A
+from verifiers.actions import ActionError, parse_action
 
 VALID = [
     'click("a51")', "click('b22', button=\"right\")", 'click("48", button="middle", modifiers=["Shift", "Alt"])',
@@ -114,7 +115,7 @@ def test_truncated_and_pathological_actions_raise_action_error_with_a_message(te
 
 @pytest.mark.django_db
 def test_truncated_actions_are_the_steps_error_and_the_episode_goes_on(test_pack):
-    episode = episode_create(task="supportdesk.open-ticket", agent="replay", status=Episode.Status.RUNNING)
+    episode = episode_create(task="testbed.open-note", agent="replay", status=Episode.Status.RUNNING)
     driver = EpisodeDriver(episode)
     driver.session = BrowserlessSession()
     for text in ("click(", 'fill("a",', "scroll(1,"):

@@ -15,9 +15,11 @@ from replicagym.catalogue.packs import task_current, task_sync_all
 from rest_framework.test import APIClient
 
 from episodes.agents import task_info
+from episodes.creation import API_CLAIM, episode_create
+from episodes.driver import EpisodeDriver
 from episodes.gym import ReplicaEnv
 from episodes.models import Episode
-from episodes.services import API_CLAIM, EpisodeDriver, episode_create
+from replicas.worlds.registry import replicas
 from tests.episodes.browserless import BrowserlessSession
 from verifiers.agent_view import agent_view
 from verifiers.values import BadValue, parse_date, to_decimal
@@ -75,7 +77,7 @@ def leaks(payload, secrets: set[str]) -> list[str]:
 def all_packs(db):
     task_sync_all()
     tasks = list(Task.objects.filter(is_current=True).order_by("task_id"))
-    assert {t.replica for t in tasks} >= {"supportdesk"} and len(tasks) >= 10
+    assert {t.replica for t in tasks} == set(replicas()) and len(tasks) >= 10
     return tasks
 
 
@@ -109,23 +111,23 @@ def test_no_agent_facing_payload_of_a_wrong_finish_reveals_the_answer_key(all_pa
 
 
 def test_gym_step_that_ends_the_episode_gives_the_agent_view_in_info(test_pack):
-    task = task_current("supportdesk.report-requester")
+    task = task_current("testbed.report-owner")
     env = ReplicaEnv(task.task_id)
     env.episode = episode_create(task=task, agent="gym", status=Episode.Status.RUNNING, claimed_by="gym:test")
     env.driver = EpisodeDriver(env.episode)
     env.driver.session = BrowserlessSession()
     _obs, reward, terminated, _truncated, info = env.step(f"send_msg_to_user({json.dumps(JUNK)})")
     assert terminated and reward == 0.0
-    assert info["verdict"]["assertions"][0] == {"name": "reports the requester", "passed": False, "required": True}
+    assert info["verdict"]["assertions"][0] == {"name": "reports the owner", "passed": False, "required": True}
     assert leaks(info, secrets_of(task, task.with_params(task.params), task.params)) == []
     stored = Episode.objects.get(pk=env.episode.pk).verdict["assertions"][0]["detail"]
-    assert task.params["requester"] in stored  # staff see what was expected
+    assert task.params["owner"] in stored  # staff see what was expected
 
 
 def test_agent_view_keeps_names_and_pass_fail_and_drops_detail():
     verdict = {
         "passed": False, "partial": 0.5, "collateral_ok": False,
-        "collateral": [{"table": "supportdesk.refund", "op": "added", "key": "re_1", "amount": "12.50"}],
+        "collateral": [{"table": "testbed.note", "op": "added", "key": "1000", "title": "Refund of 12.50"}],
         "assertions": [
             {"name": "reports the total", "kind": "answer", "required": True, "passed": False,
              "detail": 'the last message ("x") does not answer {"amount": "12.50", "currency": "USD"}'},

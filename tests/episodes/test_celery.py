@@ -7,8 +7,9 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
+from episodes.claims import episode_claim, episode_sweep
+from episodes.creation import episode_create
 from episodes.models import Episode, WorkerHeartbeat
-from episodes.services import episode_claim, episode_create, episode_sweep
 from tests.episodes.celery_workers import celery_workers, wait_for
 from tests.episodes.fixtures import sync_test_pack
 
@@ -27,7 +28,7 @@ def test_worker_ping_writes_a_heartbeat_showing_the_standard_library_platform_mo
 @pytest.mark.django_db
 def test_an_episode_is_claimed_exactly_once():
     sync_test_pack()
-    episode = episode_create(task="supportdesk.open-ticket", agent="oracle")
+    episode = episode_create(task="testbed.open-note", agent="oracle")
     assert episode.status == "queued" and episode.initial_state.state_hash == episode.world.state_hash
     assert episode_claim(episode_id=episode.pk, worker="host-a:1") is True
     assert episode_claim(episode_id=episode.pk, worker="host-b:2") is False
@@ -38,7 +39,7 @@ def test_an_episode_is_claimed_exactly_once():
 @pytest.mark.django_db
 def test_sweep_errors_running_episodes_of_no_queue_with_a_stale_heartbeat_and_leaves_live_ones():
     sync_test_pack()
-    dead, alive, api = (episode_create(task="supportdesk.open-ticket", agent="oracle") for _ in range(3))
+    dead, alive, api = (episode_create(task="testbed.open-note", agent="oracle") for _ in range(3))
     for ep, worker in ((dead, "gone:1"), (alive, "here:2"), (api, "api:7")):
         episode_claim(episode_id=ep.pk, worker=worker)
     long_ago = timezone.now() - timedelta(minutes=30)
@@ -53,7 +54,7 @@ def test_sweep_errors_running_episodes_of_no_queue_with_a_stale_heartbeat_and_le
 @pytest.mark.django_db
 def test_sweep_command_prints_the_swept_ids(capsys):
     sync_test_pack()
-    ep = episode_create(task="supportdesk.open-ticket", agent="oracle")
+    ep = episode_create(task="testbed.open-note", agent="oracle")
     episode_claim(episode_id=ep.pk, worker="gone:1")
     Episode.objects.filter(pk=ep.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
     call_command("sweep_episodes", "--stale-seconds", "60")
@@ -92,7 +93,7 @@ def test_run_episode_marks_the_episode_errored_when_the_soft_time_limit_hits(mon
     from episodes import tasks, workers
 
     sync_test_pack()
-    episode = episode_create(task="supportdesk.open-ticket", agent="oracle")
+    episode = episode_create(task="testbed.open-note", agent="oracle")
 
     def too_slow(*, episode_id):
         raise SoftTimeLimitExceeded()
@@ -109,7 +110,7 @@ def test_run_episode_skips_an_episode_another_worker_claimed(monkeypatch):
     from episodes import tasks, workers
 
     sync_test_pack()
-    episode = episode_create(task="supportdesk.open-ticket", agent="oracle")
+    episode = episode_create(task="testbed.open-note", agent="oracle")
     episode_claim(episode_id=episode.pk, worker="other-host:1")
     monkeypatch.setattr(tasks, "heartbeat_start", lambda: None)  # no heartbeat thread in the test process
     monkeypatch.setattr(workers, "episode_run", lambda **kw: pytest.fail("ran an episode claimed by another worker"))
@@ -128,7 +129,7 @@ def test_run_fans_out_one_queued_episode_per_task_and_attempt_and_enqueues_them_
     settings.EPISODE_QUEUE = "celery"
     sent = []
     monkeypatch.setattr(current_app, "send_task", lambda name, args, **kw: sent.append((args, kw)))
-    run = run_create(suite="supportdesk", agent="oracle", attempts=3)
+    run = run_create(suite="testbed", agent="oracle", attempts=3)
     with django_capture_on_commit_callbacks(execute=True):
         episodes = run_episodes_create(run_id=run.pk, queue="q1")
     assert len(episodes) == 6 and all(e.status == "queued" for e in episodes)
@@ -164,7 +165,7 @@ def test_a_worker_killed_mid_episode_of_no_queue_leaves_it_running_until_the_swe
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), SlowAgent)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     sync_test_pack()
-    episode = episode_create(task="supportdesk.open-ticket", agent=f"http:http://127.0.0.1:{server.server_port}/act")
+    episode = episode_create(task="testbed.open-note", agent=f"http:http://127.0.0.1:{server.server_port}/act")
     try:
         with celery_workers(1) as (app, queue):
             app.send_task("episodes.run_episode", args=[episode.pk], queue=queue)

@@ -2,8 +2,10 @@
 import pytest
 from replicagym.catalogue.packs import task_current
 
+from episodes.blobs import screenshot_store
+from episodes.creation import episode_create
+from episodes.driver import EpisodeDriver, episode_play
 from episodes.models import Episode, Screenshot, Step
-from episodes.services import EpisodeDriver, episode_create, episode_play, screenshot_store
 from episodes.trajectory import trajectory_export, trajectory_parse
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -14,16 +16,16 @@ def answer(task_id):
 
 
 def test_reference_solution_passes_and_is_recorded_with_steps_screenshots_and_rewards(live_pack):
-    episode = episode_play(task_id="supportdesk.report-requester", actions=answer("supportdesk.report-requester"))
+    episode = episode_play(task_id="testbed.report-owner", actions=answer("testbed.report-owner"))
     assert episode.status == "succeeded", (episode.error, episode.verdict)
     steps = list(episode.steps.order_by("index"))
-    assert [s.action for s in steps] == answer("supportdesk.report-requester")
-    assert steps[0].url.endswith(f"/agent/tickets/{episode.params['ticket']}") and steps[0].error == ""
+    assert [s.action for s in steps] == answer("testbed.report-owner")
+    assert steps[0].url.endswith(f"/notes/{episode.params['note']}") and steps[0].error == ""
     assert all(s.screenshot is not None and s.screenshot.read().startswith(b"\x89PNG") for s in steps)
     assert all(s.action_ms > 0 for s in steps)
     assert steps[1].parsed["name"] == "send_msg_to_user"
     assert steps[0].changed is True  # goto moved the page; action_precision counts it
-    assert episode.messages == [f"The requester is {episode.params['requester']}."]
+    assert episode.messages == [f"The owner is {episode.params['owner']}."]
     assert episode.verdict["passed"] is True and episode.rewards["task_completion"] == 1.0
     assert episode.final_state.state_hash == episode.initial_state.state_hash  # reading changes nothing
     assert episode.clock_end > episode.world.template.clock  # the world clock moved with the steps
@@ -31,16 +33,16 @@ def test_reference_solution_passes_and_is_recorded_with_steps_screenshots_and_re
 
 
 def test_a_wrong_answer_fails_with_a_verdict_naming_the_assertion(live_pack):
-    episode = episode_play(task_id="supportdesk.report-requester", actions=['send_msg_to_user("I don\'t know.")'])
+    episode = episode_play(task_id="testbed.report-owner", actions=['send_msg_to_user("I don\'t know.")'])
     assert episode.status == "failed"
     failed = [a["name"] for a in episode.verdict["assertions"] if not a["passed"]]
-    assert failed == ["reports the requester"]
+    assert failed == ["reports the owner"]
     assert episode.rewards["task_completion"] == 0.0
 
 
 def test_malformed_action_missing_element_and_other_origin_navigation_become_errors_and_the_episode_goes_on(live_pack):
-    actions = ['click("a12"', 'click("a999999")', 'goto("http://example.com/")', *answer("supportdesk.open-ticket")]
-    episode = episode_play(task_id="supportdesk.open-ticket", actions=actions)
+    actions = ['click("a12"', 'click("a999999")', 'goto("http://example.com/")', *answer("testbed.open-note")]
+    episode = episode_play(task_id="testbed.open-note", actions=actions)
     errors = list(episode.steps.order_by("index").values_list("error", flat=True))
     assert len(errors) == 4
     assert "invalid action" in errors[0]
@@ -49,20 +51,20 @@ def test_malformed_action_missing_element_and_other_origin_navigation_become_err
     assert errors[3] == ""
     assert list(episode.steps.order_by("index").values_list("changed", flat=True))[:3] == [False, False, False]
     assert episode.status == "succeeded"
-    assert episode.steps.get(index=2).url.endswith("/agent/tickets/8003")  # still in the world
+    assert "/login?next=" in episode.steps.get(index=2).url  # still in the world, on its sign-in page
 
 
 def test_the_episode_ends_on_a_stop_action_when_the_agent_is_done_or_at_the_step_limit(live_pack):
-    stopped = episode_play(task_id="supportdesk.open-ticket", actions=[*answer("supportdesk.open-ticket"), "noop()"])
+    stopped = episode_play(task_id="testbed.open-note", actions=[*answer("testbed.open-note"), "noop()"])
     assert stopped.steps.count() == 1 and stopped.status == "succeeded"
-    assert episode_play(task_id="supportdesk.open-ticket", actions=[]).status == "failed"  # done without answering
-    limited = episode_play(task_id="supportdesk.open-ticket", actions=["noop()"] * 10)
-    assert limited.steps.count() == task_current("supportdesk.open-ticket").limits["max_steps"]
+    assert episode_play(task_id="testbed.open-note", actions=[]).status == "failed"  # done without answering
+    limited = episode_play(task_id="testbed.open-note", actions=["noop()"] * 10)
+    assert limited.steps.count() == task_current("testbed.open-note").limits["max_steps"]
     assert limited.status == "failed"
 
 
 def test_time_limit_ends_the_episode_timed_out_with_a_verdict(live_pack):
-    task = task_current("supportdesk.open-ticket")
+    task = task_current("testbed.open-note")
     task.spec = {**task.spec, "limits": {"max_steps": 4, "max_seconds": 1e-9}}
     episode = episode_create(task=task, agent="script", status=Episode.Status.RUNNING)
     driver = EpisodeDriver(Episode.objects.get(pk=episode.pk))
@@ -74,19 +76,19 @@ def test_time_limit_ends_the_episode_timed_out_with_a_verdict(live_pack):
 
 
 def test_same_task_and_actions_give_the_same_state_hash_and_byte_identical_screenshots(live_pack):
-    params = task_current("supportdesk.open-ticket").params
+    params = task_current("testbed.open-note").params
     actions = [
-        f'fill("#id_email", "{params["agent_email"]}")', f'fill("#id_password", "{params["agent_password"]}")',
-        "click(\"role=button[name='Sign in']\")", 'goto("/agent/tickets/8001")',
+        f'fill("#id_email", "{params["email"]}")', f'fill("#id_password", "{params["password"]}")',
+        "click(\"role=button[name='Sign in']\")", 'goto("/notes/1")',
     ]  # the task's limit is 4 steps
-    a = episode_play(task_id="supportdesk.open-ticket", actions=actions)
+    a = episode_play(task_id="testbed.open-note", actions=actions)
     shots = Screenshot.objects.count()
-    b = episode_play(task_id="supportdesk.open-ticket", actions=actions)
+    b = episode_play(task_id="testbed.open-note", actions=actions)
     assert a.world_id != b.world_id
     assert a.final_state_id == b.final_state_id
     sha = lambda ep: list(ep.steps.order_by("index").values_list("screenshot__sha256", flat=True))  # noqa: E731
     assert sha(a) == sha(b) and None not in sha(a)
-    assert a.steps.get(index=3).url.endswith("/agent/tickets/8001")  # signed in: the workspace, not the sign-in page
+    assert a.steps.get(index=3).url.endswith("/notes/1")  # signed in: the note, not the sign-in page, not the sign-in page
     assert len(set(sha(a))) == 4  # four different screens, each byte-identical across the two runs
     assert Screenshot.objects.count() == shots  # stored once
 
@@ -102,14 +104,14 @@ def test_screenshots_are_stored_once_by_content_hash(db, settings, tmp_path):
 
 
 def test_trajectory_export_reads_back_with_the_same_actions(live_pack):
-    actions = ['click("a999999")', *answer("supportdesk.open-ticket")]
-    episode = episode_play(task_id="supportdesk.open-ticket", actions=actions)
+    actions = ['click("a999999")', *answer("testbed.open-note")]
+    episode = episode_play(task_id="testbed.open-note", actions=actions)
     text = trajectory_export(episode=episode)
     lines = text.splitlines()
     assert len(lines) == 1 + len(actions)
     trajectory = trajectory_parse(text)
     assert trajectory.actions == actions
-    assert trajectory.header["task"] == "supportdesk.open-ticket" and trajectory.header["passed"] is True
+    assert trajectory.header["task"] == "testbed.open-note" and trajectory.header["passed"] is True
     assert trajectory.steps[0]["error"] and trajectory.steps[0]["screenshot"] == Step.objects.get(episode=episode, index=0).screenshot.sha256
 
 
@@ -126,20 +128,21 @@ def test_a_browser_crash_ends_the_episode_errored_keeps_its_steps_and_the_next_e
                 shared_browser().close()  # what a Chromium crash looks like from here
             return "noop()"
 
-    from episodes.services import episode_run
+    from episodes.driver import episode_run
 
-    episode = episode_create(task="supportdesk.open-ticket", agent="script", status=Episode.Status.RUNNING)
+    episode = episode_create(task="testbed.open-note", agent="script", status=Episode.Status.RUNNING)
     episode = episode_run(episode_id=episode.pk, agent=Crasher())
     assert episode.status == "errored" and "browser" in episode.error.lower()
     assert episode.steps.count() == 1
-    again = episode_play(task_id="supportdesk.open-ticket", actions=answer("supportdesk.open-ticket"))
+    again = episode_play(task_id="testbed.open-note", actions=answer("testbed.open-note"))
     assert again.status == "succeeded"
 
 
 def test_a_remote_agent_that_cannot_be_reached_ends_the_episode_failed_saying_why(live_pack):
-    from episodes.services import episode_claim, episode_run
+    from episodes.claims import episode_claim
+    from episodes.driver import episode_run
 
-    episode = episode_create(task="supportdesk.open-ticket", agent="http:http://127.0.0.1:9/act")  # nothing listens
+    episode = episode_create(task="testbed.open-note", agent="http:http://127.0.0.1:9/act")  # nothing listens
     assert episode_claim(episode_id=episode.pk, worker="test:1")
     episode = episode_run(episode_id=episode.pk)
     assert episode.status == "failed" and episode.error.startswith("agent: ")

@@ -13,13 +13,13 @@ FORM = """<!DOCTYPE html><html><head><title>Ticket #8003</title></head><body>
 <form method="post"><label for="c">Comment</label><textarea id="c" name="c">Waiting on the customer</textarea>
 <label for="s">Subject</label><input id="s" name="s" value="Charged twice">
 <label><input type="checkbox" name="urgent"> Urgent</label><button>Save</button></form></body></html>"""
-EMPTY = {"replica": "supportdesk", "tables": {}}
+EMPTY = {"replica": "testbed", "tables": {}}
 
 
 def page_passes(html: str, **assertion) -> bool:
     spec = {"assertions": [{"name": "page", "kind": "page", **assertion}]}
     inputs = VerifierInputs(initial=EMPTY, final=EMPTY, final_page={"url": "http://w/agent/tickets/8003", "title": "",
-                            "html": html}, replica="supportdesk", clock="2026-03-02T09:00:00Z", params={})
+                            "html": html}, replica="testbed", clock="2026-03-02T09:00:00Z", params={})
     return verify(spec, inputs).passed
 
 

@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def env_id(live_pack):
-    return register_task("supportdesk.open-ticket")
+    return register_task("testbed.open-note")
 
 
 def test_installed_packs_register_one_env_id_per_task_file():
@@ -31,10 +31,10 @@ def test_browsergym_style_loop_drives_the_env_with_unchanged_action_strings(env_
     """The loop a BrowserGym agent runs: obs dict in, action string out, until terminated or truncated."""
     env = gymnasium.make(env_id)
     obs, info = env.reset(seed=0)
-    assert obs["goal"] == "Open ticket #8003 and tell me its status."
-    assert obs["url"].endswith("/agent/tickets/8003") and "[" in obs["axtree"]
-    status = task_current("supportdesk.open-ticket").params["status"]
-    plan = iter(['click("a999999")', f'send_msg_to_user("Ticket #8003 is {status}.")'])
+    assert obs["goal"] == "Open note #3 and tell me its status."
+    assert obs["url"].endswith("/notes/3") and "[" in obs["axtree"]
+    status = task_current("testbed.open-note").params["status"]
+    plan = iter(['click("a999999")', f'send_msg_to_user("Note #3 is {status}.")'])
     done, rewards = False, []
     while not done:
         action = next(plan)
@@ -46,14 +46,14 @@ def test_browsergym_style_loop_drives_the_env_with_unchanged_action_strings(env_
     assert rewards[0] == 0.0 and rewards[-1] > 0.5
     assert info["status"] == "succeeded" and info["verdict"]["passed"] is True
     episode = Episode.objects.get(pk=info["episode"])
-    assert list(episode.steps.values_list("action", flat=True)) == ['click("a999999")', f'send_msg_to_user("Ticket #8003 is {status}.")']
+    assert list(episode.steps.values_list("action", flat=True)) == ['click("a999999")', f'send_msg_to_user("Note #3 is {status}.")']
     assert episode.steps.get(index=0).error  # the missing element was the last action error, the episode went on
 
 
 def test_step_limit_truncates(env_id):
     env = gymnasium.make(env_id)
     env.reset()
-    for _ in range(task_current("supportdesk.open-ticket").limits["max_steps"]):
+    for _ in range(task_current("testbed.open-note").limits["max_steps"]):
         obs, reward, terminated, truncated, info = env.step("noop()")
     assert truncated and not terminated and reward == 0.0 and info["status"] == "failed"
     with pytest.raises(RuntimeError, match="call reset"):
@@ -95,7 +95,7 @@ def test_two_resets_give_the_same_observation_apart_from_the_world_origin_and_el
 
 
 def test_unknown_task_and_bad_render_mode_fail_clearly(live_pack):
-    with pytest.raises(LookupError, match="unknown task 'supportdesk.nope'"):
-        ReplicaEnv("supportdesk.nope")
+    with pytest.raises(LookupError, match="unknown task 'testbed.nope'"):
+        ReplicaEnv("testbed.nope")
     with pytest.raises(ValueError, match="render_mode must be one of"):
-        ReplicaEnv("supportdesk.open-ticket", render_mode="human")
+        ReplicaEnv("testbed.open-note", render_mode="human")

@@ -20,9 +20,9 @@ def run_suite(*args):
 @pytest.mark.django_db(transaction=True)
 def test_oracle_passes_every_task_and_the_report_has_per_task_means_and_totals(live_pack, tmp_path, capsys):
     out = tmp_path / "report.json"
-    run_suite("supportdesk", "--agent", "oracle", "--attempts", "1", "--out", str(out))
+    run_suite("testbed", "--agent", "oracle", "--attempts", "1", "--out", str(out))
     report = json.loads(out.read_text())
-    assert set(report["tasks"]) == {"supportdesk.open-ticket", "supportdesk.report-requester"}
+    assert set(report["tasks"]) == {"testbed.open-note", "testbed.report-owner"}
     for task in report["tasks"].values():
         assert task["attempts"] == 1 and task["passes"] == 1 and task["rewards"]["task_completion"] == 1.0
         assert task["mean_steps"] >= 1 and task["mean_seconds"] > 0
@@ -60,8 +60,8 @@ def test_the_seeded_random_baseline_fails_a_task_that_needs_the_right_answer(liv
 @pytest.mark.django_db(transaction=True)
 def test_replay_of_an_exported_trajectory_reproduces_the_episode(live_pack, tmp_path, capsys):
     path = tmp_path / "trajectory.jsonl"
-    actions = json.dumps(['click("a999999")', *task_current("supportdesk.open-ticket").reference_solution])
-    call_command("play_task", "supportdesk.open-ticket", "--actions", actions, "--trajectory", str(path))
+    actions = json.dumps(['click("a999999")', *task_current("testbed.open-note").reference_solution])
+    call_command("play_task", "testbed.open-note", "--actions", actions, "--trajectory", str(path))
     played = json.loads(capsys.readouterr().out)
     assert played["status"] == "succeeded" and len(played["steps"]) == 2 and played["steps"][0]["error"]
     original = Episode.objects.get(pk=played["episode"])
@@ -71,7 +71,7 @@ def test_replay_of_an_exported_trajectory_reproduces_the_episode(live_pack, tmp_
     assert replayed.status == original.status == "succeeded"
     assert replayed.final_state.state_hash == played["final_state_hash"]
     assert list(replayed.steps.values_list("screenshot__sha256", flat=True)) == [s["screenshot"] for s in played["steps"]]
-    assert (tmp_path / "supportdesk.open-ticket-0.jsonl").read_text().count("\n") == 3
+    assert (tmp_path / "testbed.open-note-0.jsonl").read_text().count("\n") == 3
 
 
 @pytest.mark.django_db
@@ -79,8 +79,8 @@ def test_replay_of_an_exported_trajectory_reproduces_the_episode(live_pack, tmp_
     "args, message",
     [
         (["nosuchsuite", "--agent", "oracle"], "unknown suite 'nosuchsuite'"),
-        (["supportdesk", "--agent", "genius"], "unknown agent 'genius'"),
-        (["supportdesk", "--agent", "replay:/no/such/file.jsonl"], "no trajectory file at /no/such/file.jsonl"),
+        (["testbed", "--agent", "genius"], "unknown agent 'genius'"),
+        (["testbed", "--agent", "replay:/no/such/file.jsonl"], "no trajectory file at /no/such/file.jsonl"),
     ],
 )
 def test_bad_suite_or_agent_is_a_clear_error_and_creates_nothing(test_pack, args, message):
@@ -94,15 +94,15 @@ def test_an_unreadable_replay_file_is_a_clear_error(test_pack, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text("this is not json\n")
     with pytest.raises(CommandError, match="bad.jsonl: line 1: not JSON"):
-        run_suite("supportdesk", "--agent", f"replay:{bad}")
+        run_suite("testbed", "--agent", f"replay:{bad}")
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["supportdesk", "--agent", "oracle", "--attempts", "0"], "--attempts: must be an integer of at least 1, not 0"),
-        (["supportdesk"], "the following arguments are required: --agent"),
+        (["testbed", "--agent", "oracle", "--attempts", "0"], "--attempts: must be an integer of at least 1, not 0"),
+        (["testbed"], "the following arguments are required: --agent"),
         (["nosuchsuite", "--agent", "oracle", "--no-sync"], "unknown suite 'nosuchsuite'"),
     ],
 )

@@ -67,7 +67,7 @@ def run_episode(make_world, client_for, faults):
     world = make_world(faults=faults)
     client = client_for(world)
     trajectory = []
-    actions = [("get", "/"), ("get", BILLING), ("get", BILLING), ("post", "/auth/login"), ("get", "/p/ticket"), ("get", "/account"), ("get", BILLING)]
+    actions = [("get", "/"), ("get", BILLING), ("get", BILLING), ("post", "/login"), ("get", "/p/ticket"), ("get", "/account"), ("get", BILLING)]
     for index, (method, path) in enumerate(actions):
         world_step(world=world, index=index)
         since = trajectory[-1]["since"] if trajectory else 0

@@ -1,7 +1,9 @@
 """Request faults (api_timeout, server_error, slow_response) fire at their trigger, are recorded, and combine."""
 import pytest
 
+from replicas.testbed.models import Note
 from replicas.worlds.faults import fault_events, recovery_outcomes
+from replicas.worlds.scoping import bound_world
 from tests.faults.conftest import api_timeout
 
 pytestmark = pytest.mark.django_db
@@ -46,7 +48,7 @@ def test_server_error_shows_an_error_page_for_pages_and_json_for_apis(make_world
     page = client.get("/p/orders")
     assert page.status_code == 503
     assert page["Content-Type"].startswith("text/html")
-    assert b"Oops! Something went wrong." in page.content and b"Error code: 503" in page.content
+    assert b"Testbed Notes could not do that." in page.content and b"Error code: 503" in page.content
     assert client.get("/p/orders").status_code == 200
     api = client.get(BILLING)
     assert api.status_code == 500 and api.json()["code"] == "server_error"
@@ -107,12 +109,9 @@ def test_a_never_retrying_agent_does_not_recover_and_a_retrying_one_does(make_wo
 
 
 def test_a_processed_timeout_does_the_work_but_answers_with_the_timeout(make_world, client_for):
-    from replicas.supportdesk.models import Ticket
-    from replicas.worlds.scoping import bound_world
-
     world = make_world(faults=[{"name": "api_timeout", "params": {"route": "^/api/", "delay_ms": 0, "processed": True}}])
-    response = client_for(world).post("/api/v2/billing/payments/ch_1/refunds", {"ticket": 8001})
+    response = client_for(world).post("/api/v2/billing/payments/ch_1/refunds", {"note": 1})
     assert response.status_code == 504 and response.json()["code"] == "timeout"
     with bound_world(world):
-        assert Ticket.objects.get(public_id=8001).tags.count("refund_issued") == 1  # yet the refund went through
+        assert Note.objects.get(public_id=1).body.count("[refund_issued]") == 1  # yet the refund went through
     assert fault_events(world=world)[0]["detail"]["processed"] is True

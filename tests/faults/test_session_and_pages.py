@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 
 
 def sign_in(client):
-    assert client.post("/auth/login", {"next": "/account"}).status_code == 302
+    assert client.post("/login", {"next": "/account"}).status_code == 302
     assert client.get("/account").status_code == 200
 
 
@@ -21,11 +21,11 @@ def test_session_expiry_signs_the_agent_out_at_the_nth_request_and_sign_in_recov
     sign_in(client)  # requests 1 and 2
     assert client.get("/account").status_code == 200  # request 3: still signed in
     expired = client.get("/account")  # request 4: the session is gone
-    assert expired.status_code == 302 and expired["Location"] == "/auth/login?next=/account"
+    assert expired.status_code == 302 and expired["Location"] == "/login?next=/account"
     assert client.get("/account").status_code == 302  # and stays gone
     [fired] = fault_events(world=world)
     assert (fired["event"], fired["at_request"], fired["detail"]) == ("fired", 4, {"had_session": True})
-    assert fired["recovery"]["kind"] == "sign_in_again" and fired["recovery"]["path"] == "/auth/login"
+    assert fired["recovery"]["kind"] == "sign_in_again" and fired["recovery"]["path"] == "/login"
     sign_in(client)  # the same credentials work again
     assert [e["event"] for e in fault_events(world=world)] == ["fired", "recovered"]
     assert recovery_outcomes(fault_events(world=world))[0]["recovered"] is True

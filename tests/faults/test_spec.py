@@ -30,15 +30,15 @@ def test_data_faults_applied_at_creation_have_no_trigger():
         ([{"name": "server_error", "params": {"route": "(unclosed"}}], "faults[0].params.route: '(unclosed' is not a valid regular expression"),
         ([{"name": "server_error", "params": {"times": "2"}}], "faults[0].params.times: must be an integer, not '2'"),
         ([{"name": "api_timeout", "params": {"processed": 1}}], "faults[0].params.processed: must be true or false, not 1"),
-        ([{"name": "server_error", "trigger": {"requests": 0}}], "faults[0].trigger.requests: 0 is out of range (1 to 100000)"),
+        ([{"name": "server_error", "trigger": {"requests": 0}}], "faults[0].trigger.requests: 0 is below the minimum 1"),
         ([{"name": "server_error", "trigger": {"step": 2, "requests": 1}}], "faults[0].trigger: give exactly one of requests, step, clock"),
-        ([{"name": "server_error", "trigger": {"step": 2, "route": "^/"}}], "faults[0].trigger.route: unknown key for a step trigger"),
+        ([{"name": "server_error", "trigger": {"step": 2, "route": "^/"}}], "faults[0].trigger.route: a route belongs to a requests trigger only"),
         ([{"name": "session_expiry", "trigger": {"clock": "tomorrow"}}], "faults[0].trigger.clock: 'tomorrow' is neither an ISO time nor an offset"),
         ([{"name": "session_expiry", "trigger": {"clock": "+900d"}}], "faults[0].trigger.clock: '+900d' is more than a year ahead"),
         ([{"name": "session_expiry", "trigger": "step 3"}], "faults[0].trigger: must be an object"),
         ([{"name": "data_conflict", "trigger": {"step": 1}}], "faults[0].trigger: data_conflict is applied at world creation and takes no trigger"),
         ([{"name": "layout_shift", "params": {"selector": "main; background:url(x)"}}], "faults[0].params.selector:"),
-        ([{"name": "interstitial", "when": 3}], "faults[0].when: unknown key"),
+        ([{"name": "interstitial", "when": 3}], "faults[0].when: unknown key 'when' (allowed: name, params, trigger)"),
         ([["interstitial"]], "faults[0]: must be an object with a name"),
         ([{"name": "interstitial"}] * 21, "faults: at most 20 faults per world"),
     ],
@@ -69,8 +69,8 @@ def test_a_bad_spec_creates_no_world(make_world):
 def test_a_data_fault_naming_a_missing_record_creates_no_world(make_world):
     make_world()  # the template exists: only the clone could be left behind
     before = World.objects.count()
-    with pytest.raises(FaultSpecError, match=r"faults\[0\]\.params: record: no suitable fulfilled order 'ORD-0' in this world"):
-        make_world(faults=[{"name": "data_conflict", "params": {"record": "ORD-0"}}])
+    with pytest.raises(FaultSpecError, match=r"faults\[0\]\.params: record: no suitable open note 999 in this world"):
+        make_world(faults=[{"name": "stale_record", "params": {"record": 999}, "trigger": {"step": 1}}])
     assert World.objects.count() == before
     assert not FaultProgress.objects.exists()
 
@@ -78,9 +78,9 @@ def test_a_data_fault_naming_a_missing_record_creates_no_world(make_world):
 def test_variant_faults_come_first_then_the_task_faults(monkeypatch):
     from replicas.worlds.registry import get_replica
 
-    config = get_replica("supportdesk")
-    monkeypatch.setitem(config.variants, "flaky", {"tickets": 40, "faults": [{"name": "server_error"}]})
-    armed = faults_for_world(replica="supportdesk", variant="flaky", faults=[{"name": "interstitial"}])
+    config = get_replica("testbed")
+    monkeypatch.setitem(config.variants, "flaky", {"notes": 6, "faults": [{"name": "server_error"}]})
+    armed = faults_for_world(replica="testbed", variant="flaky", faults=[{"name": "interstitial"}])
     assert [f["name"] for f in armed] == ["server_error", "interstitial"]
     with pytest.raises(FaultSpecError, match=r"^faults\[0\]\.name: unknown fault"):
-        faults_for_world(replica="supportdesk", variant="flaky", faults=[{"name": "nope"}])
+        faults_for_world(replica="testbed", variant="flaky", faults=[{"name": "nope"}])

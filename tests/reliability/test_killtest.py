@@ -21,7 +21,7 @@ def _killtest(**env) -> dict:
     sync_test_pack()
     connection.close()  # the command and its workers use their own connections
     command = subprocess.Popen(
-        [sys.executable, str(ROOT / "manage.py"), "killtest", "--no-sync", "--task", "supportdesk.open-ticket",
+        [sys.executable, str(ROOT / "manage.py"), "killtest", "--no-sync", "--task", "testbed.open-note",
          "--trials", str(TRIALS), "--episodes", str(EPISODES), "--lost-after", "4", "--mid-episode", "--seed", "7",
          "--trial-timeout", "240"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -6,16 +6,18 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from episodes import services, workers
+from episodes import claims, verdict, workers
+from episodes.claims import episode_claim, episode_claim_next, episode_sweep
+from episodes.creation import episode_create
 from episodes.models import Episode, Run, Step, WorkerHeartbeat
 from episodes.runs import enqueue_episodes, run_create
-from episodes.services import episode_claim, episode_claim_next, episode_create, episode_finish, episode_sweep
+from episodes.verdict import episode_finish
 from episodes.workers import episode_execute, scheduler_tick
 from replicas.worlds.models import World
 from tests.episodes.fixtures import sync_test_pack
 
 pytestmark = pytest.mark.django_db
-TASK = "supportdesk.open-ticket"
+TASK = "testbed.open-note"
 
 
 @pytest.fixture
@@ -97,7 +99,7 @@ def test_sweep_gives_an_episode_of_a_process_without_heartbeats_the_time_an_agen
     episode_claim(episode_id=ep.pk, worker="gym-client:9")
     Episode.objects.filter(pk=ep.pk).update(heartbeat_at=timezone.now() - timedelta(minutes=5))
     assert episode_sweep(stale_after=timedelta(minutes=1)) == {"requeued": [], "errored": []}
-    Episode.objects.filter(pk=ep.pk).update(heartbeat_at=timezone.now() - services.ABANDONED_AFTER - timedelta(minutes=1))
+    Episode.objects.filter(pk=ep.pk).update(heartbeat_at=timezone.now() - claims.ABANDONED_AFTER - timedelta(minutes=1))
     assert episode_sweep(stale_after=timedelta(minutes=1)) == {"requeued": [ep.pk], "errored": []}
 
 
@@ -109,7 +111,7 @@ def test_a_failing_final_snapshot_errors_the_episode_instead_of_leaving_it_runni
     def broken(world):
         raise OSError("disk full")
 
-    monkeypatch.setattr(services, "snapshot", broken)
+    monkeypatch.setattr(verdict, "snapshot", broken)
     finished = episode_finish(episode=ep, messages=[], final_page=None)
     assert finished.status == "errored" and "final snapshot failed: OSError: disk full" in finished.error
     assert finished.finished_at is not None
@@ -121,7 +123,7 @@ def test_the_finish_of_a_worker_presumed_lost_changes_nothing_once_its_episode_w
     ep.refresh_from_db()  # what the slow worker holds: its claim, try 1
     episode_sweep(stale_after=timedelta(minutes=1))
     assert episode_claim_next(queue="q", worker="h:2") == ep.pk
-    late = episode_finish(episode=ep, messages=["Ticket #8003 is open."], final_page=None)
+    late = episode_finish(episode=ep, messages=["Note #3 is open."], final_page=None)
     assert late.status == "running" and late.claimed_by == "h:2" and late.verdict is None
 
 

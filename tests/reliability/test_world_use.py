@@ -18,7 +18,7 @@ def _age(world, **delta):
 
 def test_a_request_to_a_world_marks_it_used(world, world_client):
     _age(world, hours=30)
-    assert world_client(world).get("/agent/tickets/8003").status_code == 200
+    assert world_client(world).get("/notes/3").status_code == 200
     world.refresh_from_db()
     assert timezone.now() - world.last_used_at < timedelta(minutes=1)
 
@@ -37,7 +37,7 @@ def test_gc_keeps_a_world_used_recently_even_when_created_long_ago(make_world, w
     World.objects.filter(pk__in=[used.pk, idle.pk]).update(created_at=timezone.now() - timedelta(days=3),
                                                          last_used_at=timezone.now() - timedelta(days=3))
     used.refresh_from_db()
-    world_client(used).get("/agent/tickets/8003")
+    world_client(used).get("/notes/3")
     assert world_gc(older_than=timedelta(hours=24)) == {"worlds": 1, "templates": 0}
     assert set(World.objects.filter(is_template=False).values_list("pk", flat=True)) == {used.pk}
 

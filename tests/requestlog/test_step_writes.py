@@ -1,9 +1,10 @@
 """Each step knows the rows it wrote, for engine-driven episodes too, and error_recovery's repeat penalty reads them."""
 import pytest
 
+from episodes.creation import episode_create
+from episodes.driver import EpisodeDriver
 from episodes.models import Episode
-from episodes.services import EpisodeDriver, episode_create
-from replicas.supportdesk.models import Ticket
+from replicas.testbed.models import Note
 from replicas.worlds.scoping import bound_world
 from tests.episodes.fixtures import sync_test_pack
 from verifiers.rewards import error_recovery, harmful_repeats
@@ -13,8 +14,9 @@ pytestmark = pytest.mark.django_db
 TIMEOUT = {"seq": 1, "fault": "api_timeout", "index": 0, "event": "fired",
            "recovery": {"kind": "retry_succeeds", "route": "^/api/"}}
 RECOVERED = {**TIMEOUT, "seq": 2, "event": "recovered"}
-REFUND = {"table": "supportdesk.refund", "op": "insert"}
-PAYMENT = {"table": "supportdesk.payment", "id": "PAY-1", "op": "update"}
+# what a refund writes: a new row (a fresh id each time) and an update of the row it refunds
+REFUND = {"table": "testbed.note", "op": "insert"}
+PAYMENT = {"table": "testbed.member", "id": "100", "op": "update"}
 
 
 class ClientSession:
@@ -24,8 +26,8 @@ class ClientSession:
         self.client, self.requests, self.messages = client, dict(requests), []
 
     def step(self, action_text):
-        method, path = self.requests[action_text]
-        response = getattr(self.client, method)(path)
+        method, path, *data = self.requests[action_text]
+        response = getattr(self.client, method)(path, *data)
         return {"observation": {"url": path, "axtree": str(response.status_code)}, "error": ""}
 
     def load(self, start_page):
@@ -41,21 +43,21 @@ class ClientSession:
 
 def test_an_engine_step_records_the_writes_of_the_requests_made_during_it(db, world_client, monkeypatch):
     sync_test_pack()
-    episode = episode_create(task="supportdesk.open-ticket", agent="script", status=Episode.Status.RUNNING)
+    episode = episode_create(task="testbed.open-note", agent="script", status=Episode.Status.RUNNING)
     with bound_world(episode.world):
-        number = Ticket.objects.filter(assignee__isnull=True, status="new").order_by("public_id").first().public_id
+        number = Note.objects.filter(done=False).order_by("public_id").first().public_id
     session = ClientSession(world_client(episode.world), {
-        'click("a1")': ("get", "/agent/filters/unsolved"),
-        'click("a2")': ("post", f"/agent/tickets/{number}/take"),
+        'click("a1")': ("get", "/notes"),
+        'click("a2")': ("post", f"/notes/{number}", {"title": "Checked", "done": "on"}),
     })
-    monkeypatch.setattr("episodes.services.session_open", lambda **kwargs: session.load(kwargs["start_page"]))
+    monkeypatch.setattr("episodes.driver.session_open", lambda **kwargs: session.load(kwargs["start_page"]))
     driver = EpisodeDriver(episode)
     driver.open()
     driver.step('click("a1")')
     driver.step('click("a2")')
     read, take = episode.steps.order_by("index")
-    assert read.writes == [] and [r["path"] for r in read.requests] == ["/agent/filters/unsolved"]
-    assert {"table": "supportdesk.ticket", "id": str(number), "op": "update"} in take.writes
+    assert read.writes == [] and [r["path"] for r in read.requests] == ["/notes"]
+    assert take.writes == [{"table": "testbed.note", "id": str(number), "op": "update"}]
     assert [(r["method"], r["status"]) for r in take.requests] == [("POST", 302)]
 
 
@@ -77,5 +79,5 @@ def test_retrying_a_write_that_never_happened_is_recovery_not_harm():
 def test_writes_to_other_rows_after_a_fault_are_no_repeat():
     first = {"action": 'click("a51")', "fault_events": [TIMEOUT], "writes": [REFUND, PAYMENT]}
     solve = {"action": 'click("a60")', "fault_events": [RECOVERED],
-             "writes": [{"table": "supportdesk.ticket", "id": "8001", "op": "update"}]}
+             "writes": [{"table": "testbed.note", "id": "1", "op": "update"}]}
     assert harmful_repeats([first, solve], after=0) == []

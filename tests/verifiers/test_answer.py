@@ -7,12 +7,12 @@ from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs
 from verifiers.values import dates_in, money_in, numbers_in
 
-EMPTY = {"replica": "supportdesk", "tables": {}}
+EMPTY = {"replica": "testbed", "tables": {}}
 
 
 def answer(messages, **assertion):
     spec = {"assertions": [{"name": "answer", "kind": "answer", **assertion}]}
-    inputs = VerifierInputs(initial=EMPTY, final=EMPTY, messages=messages, replica="supportdesk",
+    inputs = VerifierInputs(initial=EMPTY, final=EMPTY, messages=messages, replica="testbed",
                             clock="2026-03-02T09:00:00Z", params={"amount": "49.99", "day": "2026-03-05"})
     return verify(spec, inputs)
 

@@ -27,8 +27,8 @@ def platform_paths(patterns=None, prefix=""):
 
 PROBES = [
     "/api/", "/api/tasks", "/api/episodes/1", "/api/schema/", "/admin/", "/admin/login/",
-    "/admin/catalogue/task/", "/healthz", "/tasks/supportdesk.refund-duplicate-charge", "/verifier",
-    "/static/../replicas/supportdesk/tasks/refund-duplicate-charge.json", "/agent/../api/tasks",
+    "/admin/catalogue/task/", "/healthz", "/tasks/testbed.complete-note", "/verifier",
+    "/static/../replicas/testbed/tasks/complete-note.json", "/notes/../api/tasks",
     "/%2e%2e/api/tasks", "/api/episodes/1/finish",
 ]
 
@@ -47,15 +47,14 @@ def test_no_platform_url_and_no_probe_answers_on_a_world_origin(world, world_cli
                 body = response.content.lower()
                 assert b"verifier" not in body and b"reference_solution" not in body and b"reward" not in body
     logged = [r.getMessage() for r in caplog.records if r.name == "replicagym.isolation"]
-    guesses = {"/tasks/supportdesk.refund-duplicate-charge", "/verifier"}  # not platform URLs: plain 404s
+    guesses = {"/tasks/testbed.complete-note", "/verifier"}  # not platform URLs: plain 404s
     for path in sorted(set(paths) - guesses):
         assert any(unquote(path) in message and world.token in message for message in logged), path
 
 
 def test_the_world_own_pages_are_not_reported_as_probes(world, world_client, caplog):
     with caplog.at_level(logging.WARNING, logger="replicagym.isolation"):
-        for path in ("/", "/agent/filters/unsolved", "/agent/tickets/1", "/no/such/page",
-                     "/api/v2/billing/orders/ORD-0"):  # the world's own API: a missing record, no probe
+        for path in ("/", "/notes", "/notes/1", "/notes/999", "/no/such/page"):
             assert world_client(world).get(path).status_code in (200, 302, 401, 403, 404)
     assert not [r for r in caplog.records if r.name == "replicagym.isolation"]
 

@@ -5,7 +5,7 @@ from verifiers import dom
 from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs
 
-EMPTY = {"replica": "supportdesk", "tables": {}}
+EMPTY = {"replica": "testbed", "tables": {}}
 HTML = """<!doctype html><html><head><title>Ticket #8001</title><style>.x{}</style></head><body>
 <header><nav aria-label="Main"><a href="/agent/filters/unsolved">Views</a></nav></header>
 <main>
@@ -35,7 +35,7 @@ Thanks, refunded!</textarea><span id="reply-label">Public reply</span>
 
 def page(at="http://w-abc.localhost:8000/agent/tickets/8001", **assertion):
     spec = {"assertions": [{"name": "page", "kind": "page", **assertion}]}
-    inputs = VerifierInputs(initial=EMPTY, final=EMPTY, replica="supportdesk",
+    inputs = VerifierInputs(initial=EMPTY, final=EMPTY, replica="testbed",
                             final_page={"url": at, "title": "Ticket #8001", "html": HTML})
     return verify(spec, inputs).assertions[0]
 
@@ -109,5 +109,5 @@ def test_form_controls_hold_values_compared_by_type():
 
 def test_the_dom_reads_optional_end_tags_and_text_innermost():
     root = dom.parse_html("<ul><li>one<li>two</ul><p>a<p>b")
-    assert [n.text() for n in root.elements() if n.tag == "li"] == ["one", "two"]
+    assert [dom.text_of(n) for n in dom.elements(root) if n.tag == "li"] == ["one", "two"]
     assert [n.tag for n in dom.find(dom.parse_html("<div><span>Refund issued</span></div>"), text="Refund issued")] == ["span"]

@@ -106,11 +106,11 @@ def test_the_order_of_library_fault_events_uses_what_happened():
     from verifiers.engine import verify
     from verifiers.inputs import VerifierInputs
 
-    empty = {"replica": "supportdesk", "tables": {}}
+    empty = {"replica": "testbed", "tables": {}}
     steps = [step(CLICK, faults=[library_event(1, "armed"), library_event(2, "fired")]), step(CLICK, faults=[library_event(3, "recovered")])]
     def order(*events):
         spec = {"assertions": [{"name": "o", "kind": "trajectory", "order": list(events)}]}
-        return verify(spec, VerifierInputs(initial=empty, final=empty, trajectory=steps, replica="supportdesk")).passed
+        return verify(spec, VerifierInputs(initial=empty, final=empty, trajectory=steps, replica="testbed")).passed
     assert order({"fault": "api_timeout"}, {"action": "click"})  # fired at step 0, retried at step 1
     assert not order({"action": "click"}, {"action": "click"}, {"fault": "api_timeout"})  # only armed/recovered later
     assert order({"action": "click"}, {"fault": "api_timeout", "event": "recovered"})

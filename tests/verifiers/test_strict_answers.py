@@ -15,14 +15,14 @@ from verifiers.inputs import VerifierInputs
 from verifiers.spec import SpecError, validate_spec
 from verifiers.values import BadValue, to_decimal
 
-EMPTY = {"replica": "supportdesk", "tables": {}}
+EMPTY = {"replica": "testbed", "tables": {}}
 RENEWAL = {"type": "date", "expected": "2026-04-01"}
 ORDER_TOTAL = {"type": "money", "expected": {"amount": "140.62", "currency": "CAD"}, "require_currency": True}
 
 
 def answer(message, **assertion):
     spec = {"assertions": [{"name": "answer", "kind": "answer", **assertion}]}
-    inputs = VerifierInputs(initial=EMPTY, final=EMPTY, messages=[message], replica="supportdesk",
+    inputs = VerifierInputs(initial=EMPTY, final=EMPTY, messages=[message], replica="testbed",
                             clock="2026-03-02T09:00:00Z", params={})
     verdict = verify(spec, inputs)
     return verdict.passed, verdict.assertions[0]["detail"]
@@ -97,24 +97,24 @@ def test_choices_and_public_ids_with_candidates_take_exactly_one():
 )
 def test_the_spec_refuses_loose_answers_without_a_reason_and_misplaced_options(assertion, path, message):
     with pytest.raises(SpecError) as err:
-        validate_spec({"assertions": [{"name": "answer", "kind": "answer", **assertion}]}, replica="supportdesk")
+        validate_spec({"assertions": [{"name": "answer", "kind": "answer", **assertion}]}, replica="testbed")
     assert err.value.path == path and message in str(err.value)
 
 
 def test_the_pack_validator_refuses_a_loose_money_answer_without_a_reason(tmp_path, db):
     task = {
-        "slug": "loose-total", "title": "Report a total", "difficulty": "easy", "replica": "supportdesk", "seed": 7,
+        "slug": "loose-total", "title": "Report a total", "difficulty": "easy", "replica": "testbed", "seed": 7,
         "variant": "small", "instruction": "Tell me the total.", "start_page": "/", "limits": {"max_steps": 3, "max_seconds": 60},
         "verifier": {"assertions": [{"name": "the total", "kind": "answer", **ORDER_TOTAL, "match": "any"}]},
         "reference_solution": ['send_msg_to_user("CA$140.62")'],
     }
     (tmp_path / "loose-total.json").write_text(json.dumps(task))
     with pytest.raises(PackError) as err:
-        load_pack("supportdesk", directory=tmp_path)
+        load_pack("testbed", directory=tmp_path)
     assert "verifier.assertions[0].reason" in str(err.value) and "must state its reason" in str(err.value)
-    task["verifier"]["assertions"][0]["reason"] = "the desk accepts any of the order's totals"
+    task["verifier"]["assertions"][0]["reason"] = "any of the order's totals is accepted"
     (tmp_path / "loose-total.json").write_text(json.dumps(task))
-    assert [t.task_id for t in load_pack("supportdesk", directory=tmp_path)] == ["supportdesk.loose-total"]
+    assert [t.task_id for t in load_pack("testbed", directory=tmp_path)] == ["testbed.loose-total"]
 
 
 def test_an_empty_or_blank_number_is_a_bad_value_not_a_crash():

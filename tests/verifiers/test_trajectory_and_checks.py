@@ -3,12 +3,12 @@ import sys
 
 import pytest
 
-from replicas.supportdesk.models import Comment, User
+from replicas.testbed.models import Member, Note
 from verifiers.checks import register_check
 from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs
 
-EMPTY = {"replica": "supportdesk", "tables": {}}
+EMPTY = {"replica": "testbed", "tables": {}}
 
 
 def step(i, action, url="/agent/tickets/8001", error=None, faults=()):
@@ -25,7 +25,7 @@ TRAJECTORY = [
 
 def trajectory(steps=TRAJECTORY, **assertion):
     spec = {"assertions": [{"name": "t", "kind": "trajectory", **assertion}]}
-    return verify(spec, VerifierInputs(initial=EMPTY, final=EMPTY, trajectory=steps, replica="supportdesk")).assertions[0]
+    return verify(spec, VerifierInputs(initial=EMPTY, final=EMPTY, trajectory=steps, replica="testbed")).assertions[0]
 
 
 def test_max_steps():
@@ -74,7 +74,7 @@ def _raises(inputs):
 
 def python(check, messages=("hi",), **args):
     spec = {"assertions": [{"name": "p", "kind": "python", "check": check, **({"args": args} if args else {})}]}
-    inputs = VerifierInputs(initial=EMPTY, final={"replica": "supportdesk", "tables": {}}, messages=list(messages), replica="supportdesk")
+    inputs = VerifierInputs(initial=EMPTY, final={"replica": "testbed", "tables": {}}, messages=list(messages), replica="testbed")
     return verify(spec, inputs), inputs
 
 
@@ -96,20 +96,19 @@ def test_a_check_that_raises_fails_its_assertion_not_the_verdict():
 
 
 @pytest.mark.django_db
-def test_the_builtin_duplicate_check_catches_a_write_done_twice(desk):
-    ticket = desk.ticket(status="open")
+def test_the_builtin_duplicate_check_catches_a_write_done_twice(before):
     check = {"name": "once", "kind": "python", "check": "no_duplicate_additions",
-             "args": {"table": "supportdesk.comment", "fields": ["ticket", "body"]}}
-    with desk.bound():
-        author = User.objects.filter(role="admin").first()
-        top = max(Comment.objects.values_list("public_id", flat=True))
-        Comment.objects.create(public_id=top + 1, ticket=ticket, author=author, body="Refunded", created_at=desk.world.clock)
-    assert verify({"assertions": [check]}, desk.inputs()).passed
-    with desk.bound():
-        Comment.objects.create(public_id=top + 2, ticket=ticket, author=author, body="Refunded", created_at=desk.world.clock)
-    verdict = verify({"assertions": [check]}, desk.inputs())
+             "args": {"table": "testbed.note", "fields": ["owner", "title"]}}
+    with before.bound():
+        owner = Member.objects.order_by("public_id").first()
+        top = max(Note.objects.values_list("public_id", flat=True))
+        Note.objects.create(public_id=top + 1, owner=owner, title="Refunded", updated_at=before.world.clock)
+    assert verify({"assertions": [check]}, before.inputs()).passed
+    with before.bound():
+        Note.objects.create(public_id=top + 2, owner=owner, title="Refunded", updated_at=before.world.clock)
+    verdict = verify({"assertions": [check]}, before.inputs())
     assert not verdict.passed
-    assert verdict.assertions[0]["detail"] == f"supportdesk.comment rows {top + 1} and {top + 2} were both added with the same ticket, body"
+    assert verdict.assertions[0]["detail"] == f"testbed.note rows {top + 1} and {top + 2} were both added with the same owner, title"
 
 
 def test_a_replica_registers_its_own_checks_in_its_checks_module(tmp_path, monkeypatch):

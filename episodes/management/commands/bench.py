@@ -1,4 +1,4 @@
-"""`manage.py bench`: measure resets, steps, throughput, the server, memory and BrowserGym side by side."""
+"""`manage.py bench`: measure resets, steps, page renders, throughput, the server, memory and BrowserGym side by side."""
 import json
 import os
 from pathlib import Path
@@ -19,10 +19,10 @@ class Command(ReplicaGymCommand):
         parser.add_argument("--quick", action="store_true", help="fewer repetitions and smaller worlds (a minute or two)")
         parser.add_argument("--out", default=None, help="where to write the JSON report (default: DATA_DIR/bench.json)")
         parser.add_argument("--only", default="", help=f"comma-separated sections: {', '.join(SECTIONS)}")
-        parser.add_argument("--repeat", type=positive_int, help="samples per measurement (overrides the preset)")
+        parser.add_argument("--repeat", type=positive_int, help="samples per measurement, renders per page too (overrides the preset)")
         parser.add_argument("--variants", default="", help="world variants for the reset section (default: default,10k,100k)")
         parser.add_argument("--requests", type=positive_int, help="requests for the server section (overrides the preset)")
-        parser.add_argument("--world-variant", default="", help="world variant of the step and server sections (default: default)")
+        parser.add_argument("--world-variant", default="", help="world variant of the step, render and server sections (default: default)")
         parser.add_argument("--servers", default="", help="servers for the server section (default: inprocess,gunicorn)")
         parser.add_argument("--workers", default="", help="worker counts for the throughput section (default: 1,2,4)")
         parser.add_argument("--episodes", type=positive_int, help="oracle episodes per worker count (throughput)")

@@ -23,20 +23,21 @@ from datetime import timedelta
 from pathlib import Path
 from urllib.parse import quote
 
+import psutil
 from celery import current_app
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, transaction
-from replicagym.catalogue.packs import PackError, task_current, task_sync_all
+from replicagym.catalogue.packs import PackError, task_sync_all
 
+from bench.scenario import resolve_task
+from episodes.creation import episode_create
 from episodes.models import Episode, Run, Step
 from episodes.runs import enqueue_episodes, run_create
-from episodes.services import episode_create
 from episodes.workers import scheduler_tick
-from replicas.worlds.cli import one_line_errors
+from replicas.worlds.cli import one_line_errors, replica_arg
 
 ROOT = Path(__file__).resolve().parents[3]
-DEFAULT_TASK = "supportdesk.report-order-total"
 
 
 def positive_int(text: str) -> int:
@@ -61,13 +62,12 @@ def database_url() -> str:
 def process_group(pgid: int) -> set[int]:
     """Pids of a process group (a Celery worker runs episodes in its pool child, not its main process)."""
     pids = set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
+    for pid in psutil.pids():
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:  # the process ended while we looked
+            if os.getpgid(pid) == pgid:
+                pids.add(pid)
+        except ProcessLookupError:  # the process ended while we looked
             continue
-        if int(fields[2]) == pgid:
-            pids.add(int(stat.parent.name))
     return pids
 
 
@@ -132,7 +132,10 @@ class Command(BaseCommand):
         parser.add_argument("--trials", type=positive_int, default=20)
         parser.add_argument("--episodes", type=positive_int, default=20, help="episodes per run")
         parser.add_argument("--workers", type=positive_int, default=2, help="worker processes")
-        parser.add_argument("--task", default=DEFAULT_TASK, help=f"the task every episode plays with the oracle (default {DEFAULT_TASK})")
+        parser.add_argument("--task", default=None,
+                            help="the task every episode plays with the oracle (default: the replica's bench task)")
+        parser.add_argument("--replica", type=replica_arg, default=None,
+                            help="whose bench task is played (default: the first, by name, declaring one)")
         parser.add_argument("--seed", type=int, default=None, help="seed of the random kill moments (default: random)")
         parser.add_argument("--lost-after", type=positive_int, default=10,
                             help="seconds of silence after which a worker counts as lost (its heartbeat comes every third of that)")
@@ -141,7 +144,8 @@ class Command(BaseCommand):
                             help="kill only while the worker runs an episode (by default the moment may fall between episodes)")
         parser.add_argument("--no-sync", action="store_true", help="use the catalogue as it is (skip loading task packs)")
 
-    def handle(self, *args, trials, episodes, workers, task, seed, lost_after, trial_timeout, mid_episode, no_sync, **options):
+    def handle(self, *args, trials, episodes, workers, task, replica, seed, lost_after, trial_timeout, mid_episode, no_sync,
+               **options):
         if lost_after < 3:
             raise CommandError("--lost-after must be at least 3 seconds (three heartbeats)")
         if not no_sync:
@@ -150,9 +154,10 @@ class Command(BaseCommand):
             except PackError as exc:
                 raise CommandError(f"invalid task pack: {exc.errors[0]}") from None
         try:
-            task_obj = task_current(task)
+            task_obj = resolve_task(task, replica)
         except LookupError as exc:
             raise CommandError(f"--task: {exc.args[0] if exc.args else exc}") from None
+        task = task_obj.task_id
         seed = random.randrange(2**32) if seed is None else seed
         rng = random.Random(seed)
         broker = "embedded (episode rows as the queue)" if settings.EPISODE_QUEUE == "database" else \

@@ -9,7 +9,8 @@ import json
 from django.core.management.base import CommandError
 from replicagym.catalogue.packs import PackError, TaskNotFound, task_current
 
-from episodes.services import EpisodeError, episode_play
+from episodes.creation import EpisodeError
+from episodes.driver import episode_play
 from episodes.trajectory import TrajectoryError, trajectory_export, trajectory_read
 from replicas.worlds.cli import ReplicaGymCommand, seed_arg
 

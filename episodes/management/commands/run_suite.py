@@ -1,9 +1,11 @@
 """`manage.py run_suite SUITE --agent SPEC --attempts K --workers N --out report.json`: run a benchmark.
 
-Episodes are created up front (one per task x attempt), then run by N local worker
+The run is made by the run lifecycle (episodes.runs, as the UI and the API make theirs):
+episodes are created up front (one per task x attempt), then run by N local worker
 processes (or, with --celery, by the Celery workers of the configured broker);
-progress goes to stderr, the JSON report to --out (or stdout).
+progress goes to stderr, the JSON report (replicagym.reports) to --out (or stdout).
 """
+import argparse
 import json
 import sys
 import time
@@ -11,23 +13,49 @@ from concurrent.futures import as_completed
 from pathlib import Path
 
 from django.core.management.base import CommandError
-from django.utils import timezone
-from replicagym.catalogue.packs import PackError, suite_current, task_sync_all
+from replicagym.catalogue.packs import PackError, task_sync_all
+from replicagym.reports.report import run_report
 
-from episodes.agents import AgentError, agent_from_spec
 from episodes.models import Episode, Run
 from episodes.pool import episode_summary, process_pool, run_one
-from episodes.runs import run_create, run_episodes_create, run_report
+from episodes.runs import PRIORITIES, RunError, run_create, run_episodes_create, runs_finish
 from episodes.trajectory import trajectory_export
 from replicas.worlds.cli import ReplicaGymCommand, positive_int
 
 
+def json_object(text: str) -> dict:
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON ({exc.msg})") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError('expected a JSON object, as in {"timeout": 30}')
+    return value
+
+
+def priority_arg(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value not in PRIORITIES:
+        raise argparse.ArgumentTypeError(f"must be a whole number from {PRIORITIES.start} to {PRIORITIES.stop - 1}, not {text!r}")
+    return value
+
+
 class Command(ReplicaGymCommand):
     help = "Run a suite with an agent (K attempts per task over N workers) and write a JSON report."
+    user_errors = (RunError,)
 
     def add_arguments(self, parser):
-        parser.add_argument("suite", help="suite name (each replica's pack is a suite named after the replica)")
+        parser.add_argument("suite", help="suite name (each replica's pack is a suite named after the replica); "
+                                          "'-' for every current task matched by --tasks")
         parser.add_argument("--agent", required=True, help="oracle | random[:SEED] | replay:FILE | http:URL | openai:MODEL")
+        parser.add_argument("--agent-settings", type=json_object, default={},
+                            help='agent settings as JSON, e.g. \'{"timeout": 30}\' (timeout, max_failures, temperature)')
+        parser.add_argument("--tasks", default="", help="only the task ids matching this pattern, e.g. 'shop.checkout-*'")
+        parser.add_argument("--no-faults", action="store_true", help="leave the tasks' faults unarmed")
+        parser.add_argument("--priority", type=priority_arg, default=0, help="-10..10: workers take higher first")
         parser.add_argument("--attempts", type=positive_int, default=1, help="attempts per task (K)")
         parser.add_argument("--workers", type=positive_int, default=1, help="local worker processes (N)")
         parser.add_argument("--out", help="where to write the JSON report (default: stdout)")
@@ -35,7 +63,8 @@ class Command(ReplicaGymCommand):
         parser.add_argument("--no-sync", action="store_true", help="use the catalogue as it is (skip loading task packs)")
         parser.add_argument("--trajectories", help="a folder to write each episode's trajectory to (<task>-<attempt>.jsonl)")
 
-    def handle(self, *args, suite, agent, attempts, workers, out, celery, no_sync, trajectories, **options):
+    def handle(self, *args, suite, agent, agent_settings, tasks, no_faults, priority, attempts, workers, out, celery,
+               no_sync, trajectories, **options):
         out_path = Path(out) if out else None
         if out_path is not None and not out_path.parent.is_dir():
             raise CommandError(f"--out: no folder {out_path.parent}")
@@ -46,23 +75,13 @@ class Command(ReplicaGymCommand):
                 task_sync_all()
             except PackError as exc:
                 raise CommandError(f"invalid task pack: {exc.errors[0]}" + (f" (+{len(exc.errors) - 1} more)" if len(exc.errors) > 1 else "")) from None
-        try:
-            suite_obj = suite_current(suite)
-        except LookupError as exc:
-            raise CommandError(exc.args[0] if exc.args else str(exc)) from None
-        tasks = list(suite_obj.tasks.order_by("task_id"))
-        if not tasks:
-            raise CommandError(f"suite {suite!r} holds no tasks")
-        for task in tasks:  # a bad agent spec fails here, before any world is made
-            try:
-                agent_from_spec(agent, task=task, seed=0)
-            except AgentError as exc:
-                raise CommandError(f"--agent {agent}: {exc} (task {task.task_id})") from None
-
-        run = run_create(suite=suite, agent=agent, attempts=attempts, workers=workers)
+        run = run_create(suite=None if suite == "-" else suite, task_filter=tasks, agent=agent,
+                         agent_settings=agent_settings, attempts=attempts, workers=workers, faults=not no_faults,
+                         priority=priority)
         episodes = run_episodes_create(run_id=run.pk, enqueue=celery)
         total = len(episodes)
-        self._progress(f"run {run.pk}: {suite} ({len(tasks)} tasks) x {attempts} attempt(s) = {total} episodes, agent {agent}, "
+        self._progress(f"run {run.pk}: {suite}{f' [{tasks}]' if tasks else ''} ({total // attempts} tasks) x {attempts} attempt(s) "
+                       f"= {total} episodes, agent {agent}, "
                        + ("celery" if celery else f"{workers} worker(s)"))
         started = time.monotonic()
         if celery:
@@ -72,7 +91,7 @@ class Command(ReplicaGymCommand):
                 self._report_one(n, total, run_one(ep.pk))
         else:
             self._run_pool([e.pk for e in episodes], workers, total)
-        Run.objects.filter(pk=run.pk).update(status=Run.Status.DONE, finished_at=timezone.now())
+        runs_finish(run_ids=[run.pk])  # unless it was cancelled meanwhile (the UI, the API)
         run.refresh_from_db()
         if trajectories:
             for ep in run.episodes.select_related("task"):
@@ -108,7 +127,7 @@ class Command(ReplicaGymCommand):
     def _wait_celery(self, run: Run, total: int):
         seen = set()
         while len(seen) < total:
-            done = Episode.objects.filter(run=run, status__in=Episode.FINAL).exclude(pk__in=seen)
+            done = Episode.objects.filter(run=run, status__in=Episode.ENDED).exclude(pk__in=seen)
             for ep in done:
                 seen.add(ep.pk)
                 self._report_one(len(seen), total, episode_summary(ep))

@@ -1,4 +1,4 @@
-"""Copies the front-end files each replica declares from frontend/node_modules into its static folder.
+"""Copies the platform's front-end files and those each replica declares from frontend/node_modules into static folders.
 
 bin/setup runs `npm ci` in frontend/ and then this command, so a fresh clone serves
 its CSS, fonts and scripts itself (no CDN: screenshots must not depend on the network).
@@ -17,6 +17,12 @@ from replicas.worlds.registry import replicas
 
 FRONTEND = Path(settings.BASE_DIR) / "frontend"
 NODE_MODULES = FRONTEND / "node_modules"
+# The platform's own pages (frontend/templates/frontend/base.html): Primer CSS and htmx, served by whitenoise.
+PLATFORM_STATIC = FRONTEND / "static" / "frontend" / "vendor"
+PLATFORM_ASSETS = [
+    ("@primer/css/dist/primer.css", "primer.css"),
+    ("htmx.org/dist/htmx.min.js", "htmx.min.js"),
+]
 
 
 def _installed_version(package: str) -> str | None:
@@ -52,11 +58,18 @@ class Command(BaseCommand):
         problems = frontend_problems(configs)
         if problems:
             raise CommandError("; ".join(problems[:8]))
+        missing = [src for src, _ in PLATFORM_ASSETS if not (NODE_MODULES / src).exists()]
+        if missing:
+            raise CommandError(f"platform assets missing in {NODE_MODULES}: {', '.join(missing)} (run `npm ci` in frontend/ first)")
         copied = 0
+        for src, dest in PLATFORM_ASSETS:
+            PLATFORM_STATIC.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(NODE_MODULES / src, PLATFORM_STATIC / dest)
+            copied += 1
         for config in configs:
             for src, dest in config.frontend_assets:
                 target = config.static_dir / dest
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(NODE_MODULES / src, target)
                 copied += 1
-        self.stdout.write(f"build_frontend: copied {copied} files for {len(configs)} replica(s)")
+        self.stdout.write(f"build_frontend: copied {copied} files for the platform and {len(configs)} replica(s)")

@@ -13,8 +13,8 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from episodes.creation import API_CLAIM, episode_create
 from episodes.models import Episode
-from episodes.services import API_CLAIM, episode_create
 from replicagym.catalogue.models import Suite, Task
 
 from .models import AgentToken, TokenEpisode

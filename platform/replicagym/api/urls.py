@@ -5,7 +5,7 @@ from drf_spectacular.views import SpectacularAPIView
 from replicagym.accounts.permissions import HasRole
 from replicagym.accounts.roles import Role
 
-from . import views
+from . import runs, views
 
 app_name = "api"
 
@@ -22,4 +22,8 @@ urlpatterns = [
     path("episodes", views.EpisodeCreateApi.as_view(), name="episode-create"),
     path("episodes/<int:episode_id>", views.EpisodeDetailApi.as_view(), name="episode-detail"),
     path("episodes/<int:episode_id>/finish", views.EpisodeFinishApi.as_view(), name="episode-finish"),
+    path("runs", runs.RunListCreateApi.as_view(), name="run-list"),
+    path("runs/<int:run_id>", runs.RunDetailApi.as_view(), name="run-detail"),
+    path("runs/<int:run_id>/cancel", runs.RunCancelApi.as_view(), name="run-cancel"),
+    path("runs/<int:run_id>/report", runs.RunReportApi.as_view(), name="run-report"),
 ]

@@ -14,8 +14,9 @@ from rest_framework.exceptions import PermissionDenied, Throttled, ValidationErr
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from episodes.creation import API_CLAIM, EpisodeError, episode_create
+from episodes.external import episode_finish_external
 from episodes.models import Episode
-from episodes.services import API_CLAIM, EpisodeError, episode_create, episode_finish_external
 from replicagym.accounts.models import AgentToken
 from replicagym.accounts.roles import Role
 from replicagym.accounts.tokens import QuotaExceeded, TokenScopeError, token_episode_start, token_tasks

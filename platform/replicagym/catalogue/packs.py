@@ -19,10 +19,12 @@ from replicas.worlds.registry import get_replica, replicas
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import canonical_json
+from verifiers.actions import ActionError, parse_action
 from verifiers.placeholders import fill, fill_text, placeholder_paths
 from verifiers.spec import SpecError, validate_spec
 
 from .models import Suite, Task
+from .task_templates import TemplateError, is_template, template_errors, template_params
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 SUITE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -92,7 +94,7 @@ def _schema_errors(spec) -> list[str]:
     return errors
 
 
-def _shape_errors(spec, replica: str, stem: str) -> list[str]:
+def shape_errors(spec, replica: str, stem: str) -> list[str]:
     """The schema's problems, then what a schema cannot say: the slug is the file name, the
     replica is the pack's, the variant is one of the replica's."""
     if not isinstance(spec, dict):
@@ -107,6 +109,8 @@ def _shape_errors(spec, replica: str, stem: str) -> list[str]:
             get_replica(replica).knobs(spec["variant"])
         except LookupError as exc:
             errors.append(f"variant: {str(exc).strip(chr(34) + chr(39))}")
+    if is_template(spec.get("params")) and not errors:
+        errors += [f"{path}: {message}" for path, message in template_errors(spec["params"], replica=replica)]
     return errors
 
 
@@ -120,12 +124,15 @@ def _params_function(ref: str):
 
 
 def task_params(spec: dict) -> dict:
-    """The answer key: the task's params function run on the cached template world with that world bound."""
+    """The answer key, computed on the cached template world of the task's seed: a declarative
+    template (task_templates) evaluated there, or the task's params function run with that world bound."""
     ref = spec.get("params")
     if not ref:
         return {}
-    func = _params_function(ref)
     template = template_get_or_build(replica=spec["replica"], seed=spec["seed"], variant=spec.get("variant", "default"))
+    if is_template(ref):
+        return template_params(ref, world=template)
+    func = _params_function(ref)
     with bound_world(template):
         result = func(template)
     if not isinstance(result, dict) or not all(isinstance(k, str) for k in result):
@@ -134,18 +141,7 @@ def task_params(spec: dict) -> dict:
     return json.loads(canonical_json(result))
 
 
-# The action grammar belongs to the episode engine, a layer above the catalogue: the engine
-# registers its parser when its app is ready (episodes.apps), and pack validation uses it.
-_action_grammar: tuple | None = None
-
-
-def action_grammar_register(*, parse, error: type[Exception]) -> None:
-    """Set the parser reference solutions and negative examples are checked with."""
-    global _action_grammar
-    _action_grammar = (parse, error)
-
-
-def _validate_filled(spec: dict, params: dict, replica: str) -> list[str]:
+def filled_errors(spec: dict, params: dict, replica: str) -> list[str]:
     errors = []
     for key in ("instruction", "start_page", "reference_solution", "negative_examples", "verifier", "faults"):
         for path, name in placeholder_paths(spec.get(key), key):
@@ -162,16 +158,13 @@ def _validate_filled(spec: dict, params: dict, replica: str) -> list[str]:
         validate_faults(fill(spec.get("faults", []), params), replica=replica)
     except FaultSpecError as exc:
         errors.append(str(exc))
-    if _action_grammar is None:
-        raise RuntimeError("no action grammar is registered (the episodes app registers it when ready)")
-    parse_action, action_error = _action_grammar
     lists = [("reference_solution", spec.get("reference_solution") or [])]
     lists += [(f"negative_examples[{i}].actions", ex["actions"]) for i, ex in enumerate(spec.get("negative_examples") or [])]
     for path, actions in lists:
         for i, action in enumerate(actions):
             try:
                 parse_action(fill_text(action, params))
-            except action_error as exc:
+            except ActionError as exc:
                 errors.append(f"{path}[{i}]: {exc}")
     return errors
 
@@ -185,18 +178,21 @@ def load_task_file(path: Path, replica: str, params_cache: dict | None = None) -
         raise PackError([f"{where}: cannot read: {exc}"]) from None
     except json.JSONDecodeError as exc:
         raise PackError([f"{where}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"]) from None
-    errors = _shape_errors(spec, replica, path.stem)
+    errors = shape_errors(spec, replica, path.stem)
     if errors:
         raise PackError([f"{where}: {e}" for e in errors])
     cache = params_cache if params_cache is not None else {}
-    key = (spec.get("params"), spec["replica"], spec["seed"], spec.get("variant", "default"))
+    # a template is a list: its canonical text keys the cache like a 'module:function' reference does
+    key = (canonical_json(spec.get("params")), spec["replica"], spec["seed"], spec.get("variant", "default"))
     try:
         if key not in cache:
             cache[key] = task_params(spec)
         params = cache[key]
+    except TemplateError as exc:
+        raise PackError([f"{where}: {exc}"]) from None
     except Exception as exc:  # the params function is task-author code: report, don't crash the sync
         raise PackError([f"{where}: params: {spec.get('params')} failed: {type(exc).__name__}: {exc}"]) from None
-    errors = _validate_filled(spec, params, replica)
+    errors = filled_errors(spec, params, replica)
     if errors:
         raise PackError([f"{where}: {e}" for e in errors])
     return PackTask(
@@ -263,7 +259,7 @@ def load_suites(replica: str, task_ids: set[str], *, directory: Path | None = No
     return suites
 
 
-def _suite_upsert(name: str, tasks: list[Task], description: str = "") -> Suite:
+def suite_upsert(name: str, tasks: list[Task], description: str = "") -> Suite:
     version = sha256_json(sorted(f"{t.task_id}@{t.content_hash}:{t.params_hash}" for t in tasks))
     suite = Suite.objects.filter(name=name, version=version).first()
     Suite.objects.filter(name=name, is_current=True).exclude(version=version).update(is_current=False)
@@ -276,6 +272,25 @@ def _suite_upsert(name: str, tasks: list[Task], description: str = "") -> Suite:
     return suite
 
 
+def task_version_upsert(item: PackTask, *, replica: str, pack: str) -> tuple[Task, bool]:
+    """Make `item` its task's current version: the row of that content and answer key, created when new.
+    Returns (task, created); the previous current version stays for the episodes that ran it."""
+    task = Task.objects.filter(task_id=item.task_id, content_hash=item.content_hash, params_hash=item.params_hash).first()
+    Task.objects.filter(task_id=item.task_id, is_current=True).exclude(pk=getattr(task, "pk", None)).update(is_current=False)
+    if task is None:
+        task = Task.objects.create(
+            task_id=item.task_id, replica=replica, slug=item.spec["slug"], pack=pack,
+            title=item.spec["title"], difficulty=item.spec["difficulty"], spec=item.spec,
+            params=item.params, content_hash=item.content_hash, params_hash=item.params_hash,
+            source=item.source, is_current=True,
+        )
+        return task, True
+    if not task.is_current:
+        task.is_current = True
+        task.save(update_fields=["is_current"])
+    return task, False
+
+
 def task_sync(*, replica: str, directory: Path | None = None) -> dict:
     """Upsert a pack into the catalogue: new versions for changed files, retire removed ones, refresh suites."""
     loaded = load_pack(replica, directory=directory)
@@ -284,32 +299,17 @@ def task_sync(*, replica: str, directory: Path | None = None) -> dict:
     with transaction.atomic():
         current = {}
         for item in loaded:
-            task = Task.objects.filter(
-                task_id=item.task_id, content_hash=item.content_hash, params_hash=item.params_hash
-            ).first()
-            Task.objects.filter(task_id=item.task_id, is_current=True).exclude(pk=getattr(task, "pk", None)).update(is_current=False)
-            if task is None:
-                task = Task.objects.create(
-                    task_id=item.task_id, replica=replica, slug=item.spec["slug"], pack=replica,
-                    title=item.spec["title"], difficulty=item.spec["difficulty"], spec=item.spec,
-                    params=item.params, content_hash=item.content_hash, params_hash=item.params_hash,
-                    source=item.source, is_current=True,
-                )
-                summary["created"].append(item.task_id)
-            else:
-                if not task.is_current:
-                    task.is_current = True
-                    task.save(update_fields=["is_current"])
-                summary["unchanged"].append(item.task_id)
+            task, created = task_version_upsert(item, replica=replica, pack=replica)
+            summary["created" if created else "unchanged"].append(item.task_id)
             current[item.task_id] = task
         retired = Task.objects.filter(pack=replica, is_current=True).exclude(task_id__in=current)
         summary["retired"] = sorted(retired.values_list("task_id", flat=True))
         retired.update(is_current=False)
         if current:
-            _suite_upsert(replica, list(current.values()), f"Every task of the {replica} pack")
+            suite_upsert(replica, list(current.values()), f"Every task of the {replica} pack")
             summary["suites"].append(replica)
         for name, body in suites.items():
-            _suite_upsert(name, [current[i] for i in body["tasks"]], body["description"])
+            suite_upsert(name, [current[i] for i in body["tasks"]], body["description"])
             summary["suites"].append(name)
     return summary
 

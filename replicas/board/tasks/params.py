@@ -9,7 +9,8 @@ import re
 
 from .. import workflow as W
 from ..auth import person_password
-from ..models import Component, Issue, Link, Person, Project, Sprint
+from ..models import Component, CustomField, FieldValue, Issue, Link, Person, Project, Sprint
+from ..seed import LEGACY_OPTIONS
 
 DUPLICATE_NOTE = "Seen again today. "
 DRIFTED = ("Frontend", "front-end")
@@ -277,3 +278,79 @@ def todo_card_of_assignee(world) -> dict:
                                                               issue_type__in=("story", "task")))
                     if i.assignee and i.assignee.active), "To Do story or task with an active assignee")
     return {**_signin(issue.assignee), "key": issue.key}
+
+
+# --- kanban, swimlanes, collaboration, fields, filters --------------------------------------------
+
+
+def kanban_pull(world) -> dict:
+    """On the OPS kanban board In Progress sits at its WIP limit: the actor has exactly one card there
+    (the one to send to review first) and pulls the top startable To Do card."""
+    limit = Project.objects.get(key="OPS").columns.get(status=W.IN_PROGRESS).wip_limit
+    in_progress = list(_ordered(Issue.objects.filter(project__key="OPS", status=W.IN_PROGRESS).exclude(issue_type="epic")))
+    if len(in_progress) != limit:
+        raise NoCandidate(f"OPS In Progress holds {len(in_progress)} cards, not its limit {limit}")
+    mine = {}
+    for card in in_progress:
+        if card.assignee and card.assignee.active and not card.assignee.is_admin:
+            mine.setdefault(card.assignee.username, []).append(card)
+    finished = _first((cards[0] for cards in mine.values() if len(cards) == 1), "OPS In Progress card of a member with one card there")
+    todo = Issue.objects.filter(project__key="OPS", status=W.TODO).exclude(issue_type="epic").order_by("rank", "key")
+    pull = _first((i for i in todo if i.issue_type != "bug" or i.steps_to_reproduce), "startable OPS To Do card")
+    return {**_signin(finished.assignee), "key": pull.key, "finished": finished.key, "limit": limit}
+
+
+def regroup_by_epic(world) -> dict:
+    """A To Do card of the active AGENT sprint filed under one epic, and another epic that already has a
+    swimlane on the board (a card in the sprint), to drag it into."""
+    sprint = _sprint("AGENT", "active")
+    cards = list(sprint.issues.exclude(issue_type__in=("epic", "subtask")).select_related("epic").order_by("rank", "key"))
+    lanes = sorted({c.epic.key: c.epic for c in cards if c.epic_id}.values(), key=lambda e: e.number)
+    for card in cards:
+        if card.status != W.TODO or not card.epic_id:
+            continue
+        other = next((e for e in lanes if e.key != card.epic.key and e.status != W.DONE), None)
+        if other is not None:
+            return {**_signin(_admin()), "key": card.key, "summary": card.summary, "from_epic": card.epic.key,
+                    "from_name": card.epic.summary, "epic": other.key, "epic_name": other.summary}
+    raise NoCandidate("no To Do card of the active AGENT sprint with an epic, next to another epic's lane")
+
+
+def mention_teammate(world) -> dict:
+    """An open issue of the active AGENT sprint whose assignee should be asked about it; the actor is
+    the admin, who is not the assignee."""
+    admin = _admin()
+    issue = _first((i for i in _ordered(Issue.objects.filter(project__key="AGENT", sprint__state="active", status=W.IN_REVIEW))
+                    if i.assignee and i.assignee.active and i.assignee != admin), "In Review issue with an active assignee")
+    return {**_signin(admin), "key": issue.key, "mention": issue.assignee.username, "mention_name": issue.assignee.name}
+
+
+def save_filter(world) -> dict:
+    """A search to save under a name; the name is new for the admin."""
+    admin = _admin()
+    name = "WEB bugs waiting for triage"
+    if admin.filters.filter(name__iexact=name).exists():
+        raise NoCandidate(f"the admin already has a filter named {name!r}")
+    return {**_signin(admin), "filter_name": name,
+            "jql": 'project = WEB AND type = Bug AND resolution = Unresolved AND labels = needs-triage ORDER BY created DESC'}
+
+
+def legacy_tier(world) -> dict:
+    """An open AGENT issue still holding a Customer tier from before the tiers were renamed."""
+    field = CustomField.objects.get(project__key="AGENT", name="Customer tier")
+    values = FieldValue.objects.filter(field=field, value__in=list(LEGACY_OPTIONS["Customer tier"])).exclude(issue__status=W.DONE).select_related("issue")
+    value = _first(sorted(values, key=lambda v: v.issue.number), "open AGENT issue with a legacy Customer tier")
+    tier = LEGACY_OPTIONS["Customer tier"][value.value]
+    return {**_signin(_admin()), "key": value.issue.key, "field": field.name, "field_id": field.public_id,
+            "field_ref": str(field.public_id), "legacy": value.value, "tier": tier,
+            "wrong_tier": next(o for o in reversed(field.options) if o != tier)}
+
+
+def epic_closed_early(world) -> dict:
+    """An AGENT epic marked Done while issues of it are still open (the "epic_drift" layer)."""
+    for epic in _ordered(Issue.objects.filter(project__key="AGENT", issue_type="epic", status=W.DONE)):
+        open_keys = sorted(_open(epic.children.all()).values_list("key", flat=True))
+        if open_keys:
+            return {**_signin(_admin()), "key": epic.key, "summary": epic.summary, "open_count": len(open_keys),
+                    "children": open_keys}
+    raise NoCandidate("no AGENT epic marked Done with open issues")

@@ -1,7 +1,9 @@
 """Icons and avatars of the issue board, as inline SVG (served by the page itself, no icon font)."""
 from django import template
-from django.utils.html import format_html
+from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
+
+from ..services import MENTION
 
 register = template.Library()
 
@@ -49,3 +51,22 @@ def avatar(person, size: int = 24):
     return format_html('<span class="avatar" style="width:{0}px;height:{0}px;background:{1};font-size:{2}px" title="{3}" '
                        'role="img" aria-label="{3}">{4}</span>', size, person.avatar_color, max(9, size * 2 // 5), person.name,
                        person.initials)
+
+
+@register.simple_tag
+def mentions(body: str, names: dict):
+    """A comment's text with its [~username] mentions shown as the product shows them: @Name."""
+    def chip(match):
+        username = match.group(1)
+        name = names.get(username)
+        return f'<span class="mention" data-username="{username}">@{escape(name)}</span>' if name else f"@{username}"
+
+    # escaped first; a username holds only [A-Za-z0-9._-], which escaping leaves alone
+    return mark_safe(MENTION.sub(chip, escape(body)).replace("\n", "<br>"))  # noqa: S308
+
+
+@register.filter
+def file_kind(name: str) -> str:
+    """The short type label shown on an attachment's icon: its extension."""
+    ext = name.rsplit(".", 1)[-1] if "." in name else ""
+    return ext[:4].upper() or "FILE"

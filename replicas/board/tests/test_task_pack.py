@@ -6,8 +6,9 @@ import json
 import re
 
 import pytest
-from replicagym.catalogue.packs import load_pack, pack_dir, task_current, task_sync
+from replicagym.catalogue.packs import load_pack, pack_dir
 
+from episodes.driver import episode_play
 from replicas.board import workflow as W
 from replicas.board.auth import person_authenticate
 from replicas.board.models import Component, Issue, Person, Sprint
@@ -15,6 +16,7 @@ from replicas.board.tasks import params as P
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import snapshot
+from tests.pack_episodes import fault_fired, fires_in_episode, pack_slugs, share, sync_tasks, why
 from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs
 from verifiers.placeholders import fill
@@ -122,23 +124,19 @@ def test_a_world_without_candidates_fails_loudly(small):
         P.triage_customer_bug(small)
 
 
-@pytest.mark.browser
-def test_every_reference_solution_passes_in_a_real_browser(transactional_db):
-    """All references in one test: one Chromium, one template world, one sync of the pack."""
-    from episodes.services import episode_play
+SHARES = 2  # browser tests, each playing a share of the pack (see tests/pack_episodes.py)
+SLUGS = pack_slugs("board")
 
-    task_sync(replica="board")
+
+@pytest.mark.browser
+@pytest.mark.parametrize("index", range(SHARES))
+def test_every_reference_solution_passes_in_a_real_browser(transactional_db, tmp_path, index):
     failures = []
-    for task in load_pack("board"):
-        current = task_current(task.task_id)
-        done = episode_play(task_id=current.task_id, actions=current.reference_solution)
+    for task in sync_tasks("board", share(SLUGS, index, SHARES), tmp_path / "tasks"):
+        done = episode_play(task_id=task.task_id, actions=task.reference_solution)
         rewards = done.rewards or {}
         if rewards.get("task_completion") != 1.0 or rewards.get("collateral") != 1.0:
-            failed = [a["name"] for a in (done.verdict or {}).get("assertions", []) if not a["passed"]]
-            errors = [(s.index, s.action, s.error) for s in done.steps.order_by("index") if s.error]
-            failures.append((task.task_id, done.status, done.error, failed, errors))
-        elif current.faults:
-            fired = [e for s in done.steps.all() for e in s.fault_events if e.get("event") == "fired"]
-            if not fired:
-                failures.append((task.task_id, "the armed fault never fired"))
-    assert not failures, failures
+            failures.append(f"{task.task_id}: {why(done)}")
+        elif fires_in_episode(task) and not fault_fired(done):
+            failures.append(f"{task.task_id}: the armed fault never fired")
+    assert not failures, "\n".join(failures)

@@ -6,13 +6,15 @@ Called by the catalogue as `fn(world)` with the (template) world bound. A functi
 first suitable record in public-id order and raises NoCandidate when the world has none, so a
 task on another seed either finds its own records or fails loudly at load time.
 """
+import re
 from datetime import timedelta
 from decimal import Decimal
 
 from replicas.worlds import clock
 
 from .. import policies, selectors
-from ..models import Account, Coupon, Order, OrderItem, Product, Refund, ReturnRequest
+from ..faults import PRICE_RISE
+from ..models import Account, Coupon, Order, OrderItem, Product, Question, Refund, ReturnRequest
 
 # World time an episode may take (30 s a step, at most 40 steps): answers that depend on the clock
 # (a return window, a deal) must hold over this span.
@@ -64,12 +66,13 @@ def _plain_card(account):
 
 def _ready_shopper(*, cart: bool, exclude=()):
     """A customer who can check out with the defaults: a complete default address and a plain card,
-    and a cart that is empty (cart=False) or holds only in-stock lines (cart=True)."""
+    and a cart that is empty (cart=False) or holds only in-stock lines at the prices they went in
+    at (cart=True: no price-change interstitial on the way)."""
     for account in _customers():
         if account.public_id in exclude or _default_address(account) is None or _plain_card(account) is None:
             continue
         lines = selectors.cart_lines(account)
-        if bool(lines) != cart or any(ln.out_of_stock for ln in lines):
+        if bool(lines) != cart or any(ln.out_of_stock or ln.price_changed for ln in lines):
             continue
         return account
     raise NoCandidate("no customer ready to check out")
@@ -178,13 +181,14 @@ def new_card(world) -> dict:
 
 
 def three_d_secure(world) -> dict:
-    """A shopper whose default card asks for 3-D Secure, with a cart ready to order."""
+    """A shopper with a saved card that asks for 3-D Secure, and a cart ready to order."""
     for account in _customers():
-        card = account.cards.filter(is_default=True, removed=False).first()
-        if card is None or not card.requires_3ds or selectors.card_is_expired(card) or _default_address(account) is None:
+        card = next((c for c in account.cards.filter(removed=False, requires_3ds=True).order_by("public_id")
+                     if not selectors.card_is_expired(c)), None)
+        if card is None or _default_address(account) is None:
             continue
         lines = selectors.cart_lines(account)
-        if lines and not any(ln.out_of_stock for ln in lines):
+        if lines and not any(ln.out_of_stock or ln.price_changed for ln in lines):
             return {**_signin(account), "customer": account.public_id, "card": card.public_id, "card_last4": card.last4,
                     "code": policies.THREE_DS_CODE}
     raise NoCandidate("no shopper with a 3-D Secure card and a cart")
@@ -196,14 +200,16 @@ def new_address(world) -> dict:
 
 
 def out_of_stock_in_cart(world) -> dict:
-    """A shopper whose cart holds an out-of-stock line next to lines in stock."""
+    """A shopper whose cart holds an out-of-stock line next to lines in stock, one of them repriced."""
     for account in _customers():
         if _default_address(account) is None or _plain_card(account) is None:
             continue
         lines = selectors.cart_lines(account)
         gone = [ln for ln in lines if ln.variant.stock == 0]
         fine = [ln for ln in lines if not ln.out_of_stock]
-        if len(gone) == 1 and fine:
+        # one kept line's price moved since it went into the cart: the order passes the
+        # price-change interstitial on the way (its reference accepts the new price)
+        if len(gone) == 1 and fine and any(ln.price_changed for ln in fine):
             return {**_checkout_keys(account), "gone_sku": gone[0].variant.sku, "gone_title": _shown(gone[0].product.title),
                     "kept_skus": [ln.variant.sku for ln in fine]}
     raise NoCandidate("no cart with one out-of-stock line among lines in stock")
@@ -232,10 +238,10 @@ def change_address(world) -> dict:
         wrong = [a for a in order.account.addresses.order_by("public_id") if a.complete and a.line1 == order.ship_line1]
         if others and wrong:
             target = others[0]
-            tax = policies.tax_for(order.subtotal - order.discount, target.state)
+            tax = policies.tax_for(order.subtotal - order.discount - order.loyalty_discount, target.state)
             return {**_signin(order.account), "order": order.public_id, "line1": target.line1, "city": target.city,
                     "address": target.public_id, "zip": target.zip_code, "state": target.state, "tax": _money(tax),
-                    "total": _money(order.subtotal + order.shipping - order.discount + tax), "current": wrong[0].public_id}
+                    "total": _money(order.before_tax + tax), "current": wrong[0].public_id}
     raise NoCandidate("no unshipped order whose customer has another complete address")
 
 
@@ -277,7 +283,8 @@ def return_outside_window(world) -> dict:
 
 
 def order_total(world) -> dict:
-    for order in Order.objects.filter(status=Order.Status.DELIVERED, tax__gt=0, discount=0).order_by("public_id"):
+    for order in Order.objects.filter(status=Order.Status.DELIVERED, tax__gt=0, discount=0, loyalty_discount=0,
+                                      gift_wrap=0).order_by("public_id"):
         if order.shipping > 0:
             return {**_signin(order.account), "order": order.public_id, "total": _money(order.total),
                     "subtotal": _money(order.subtotal), "total_display": policies.money(order.total)}
@@ -391,3 +398,142 @@ def sells_out_at_checkout(world) -> dict:
         if len(lines) >= 2:
             gone = lines[-1]
             return {**_checkout_keys(account), "sold_sku": gone.variant.sku, "sold_title": _shown(gone.product.title)}
+
+
+# --- gift options, questions, delivery speeds, rewards, tracking, currencies, conflicts -----------------
+
+
+def gift_order(world) -> dict:
+    """A shopper who orders their cart with one line sent as a wrapped gift with a message."""
+    account = _ready_shopper(cart=True)
+    lines = selectors.cart_lines(account)
+    gift = lines[0]
+    return {**_checkout_keys(account), "sku": gift.variant.sku, "title": _shown(gift.product.title),
+            "message": f"Happy birthday! Love, {account.first_name}",
+            "others": [ln.variant.sku for ln in lines[1:]]}
+
+
+def _warranty(question) -> int | None:
+    answer = question.answers.filter(by_seller=True).order_by("public_id").first()
+    found = re.search(r"(\d+)-month", answer.text) if answer is not None else None
+    return int(found.group(1)) if found else None
+
+
+def warranty_from_qa(world) -> dict:
+    """A product whose Q&A answers the warranty question among other questions, and another product
+    with a different warranty (a wrong answer an agent reading the wrong page would give)."""
+    asked = list(Question.objects.filter(text__startswith="How long is the warranty").select_related("product")
+                 .order_by("product__asin"))
+    for q in asked:
+        months = _warranty(q)
+        if months is None or q.product.questions.count() < 2 or q.product.title.endswith(" - New"):
+            continue
+        other = next((o for o in asked if o.product_id != q.product_id and _warranty(o) not in (None, months)), None)
+        if other is not None:
+            return {"asin": q.product.asin, "title": _shown(q.product.title), "brand": q.product.brand, "months": months,
+                    "wrong": _warranty(other)}
+    raise NoCandidate("no product whose Q&A gives its warranty next to other questions")
+
+
+def ask_question(world) -> dict:
+    """A product without a question about shipping abroad, and a shopper to ask it."""
+    account = _customers().first()
+    for product in Product.objects.order_by("asin"):
+        if not product.questions.filter(text__icontains="Canada").exists() and not product.title.endswith(" - New"):
+            return {**_signin(account), "customer": account.public_id, "asin": product.asin, "title": _shown(product.title)}
+    raise NoCandidate("no product to ask about")
+
+
+def split_shipment(world) -> dict:
+    """A shopper without membership whose cart holds a two-day-eligible item that standard shipping
+    brings too late, next to items that may come standard: the cheapest way ships it separately."""
+    today = clock.now().date()
+    skip = []
+    while True:
+        account = _ready_shopper(cart=True, exclude=skip)
+        skip.append(account.public_id)
+        if account.member:
+            continue
+        lines = selectors.cart_lines(account)
+        if len(lines) < 2:
+            continue
+        for ln in lines:
+            standard = policies.delivery_date(speed="standard", standard_days=ln.product.standard_days, today=today)
+            fast = policies.delivery_date(speed="fast", standard_days=ln.product.standard_days, today=today)
+            if ln.product.fast_eligible and fast < standard:
+                q = selectors.quote(account=account, lines=lines, state=_default_address(account).state, speed="standard",
+                                    codes=[], use_gift=False, speeds={ln.variant.sku: "fast"})
+                rest = [o.variant.sku for o in lines if o is not ln]
+                return {**_checkout_keys(account), "sku": ln.variant.sku, "title": _shown(ln.product.title),
+                        "by": fast.isoformat(), "by_text": f"{fast:%A}, {fast:%B} {fast.day}", "rest": rest,
+                        "shipping": _money(q.shipping), "shipments": len(q.shipments)}
+
+
+def loyalty_discount(world) -> dict:
+    """A Silver or Gold shopper's tier discount on their cart at checkout (standard, default address)."""
+    skip = []
+    while True:
+        account = _ready_shopper(cart=True, exclude=skip)
+        skip.append(account.public_id)
+        tier = policies.loyalty_tier(account.loyalty_points)
+        if not tier.discount_pct:
+            continue
+        lines = selectors.cart_lines(account)
+        q = selectors.quote(account=account, lines=lines, state=_default_address(account).state, speed="standard",
+                            codes=[], use_gift=False)
+        other = next(t for t in policies.TIERS if t.discount_pct and t != tier)
+        return {**_signin(account), "customer": account.public_id, "tier": tier.name, "pct": tier.discount_pct,
+                "discount": _money(q.loyalty_discount), "total": _money(q.total),
+                "wrong": _money(policies.loyalty_discount(q.subtotal, other.discount_pct))}
+
+
+def shipped_date(world) -> dict:
+    """A shipped order whose package left the warehouse on another day than it was ordered or arrives."""
+    for order in Order.objects.filter(status=Order.Status.SHIPPED).order_by("public_id"):
+        shipment = selectors.order_shipments(order)[0]
+        left = next((e for e in selectors.tracking(order, shipment) if e.status.startswith("Shipped")), None)
+        if left is None:
+            continue
+        day = left.at.date()
+        if day not in (order.placed_at.date(), shipment["delivery"]) and len(selectors.order_shipments(order)) == 1:
+            return {**_signin(order.account), "order": order.public_id, "date": day.isoformat(),
+                    "placed": order.placed_at.date().isoformat(), "arrives": shipment["delivery"].isoformat()}
+    raise NoCandidate("no shipped order that left on a day of its own")
+
+
+def total_in_currency(world) -> dict:
+    """A shopper who sees prices in another currency, and the total of one of their delivered orders."""
+    for account in _customers().exclude(currency="USD"):
+        order = account.orders.filter(status=Order.Status.DELIVERED).order_by("public_id").first()
+        if order is None or order.refunds.exists():
+            continue
+        c = policies.CURRENCIES[account.currency]
+        return {**_signin(account), "order": order.public_id, "currency": account.currency, "symbol": c.symbol.strip(),
+                "amount": str(policies.convert(order.total, account.currency)), "usd": _money(order.total)}
+    raise NoCandidate("no shopper with another currency and a delivered order")
+
+
+def price_rise(world) -> dict:
+    """A shopper with two lines or more in the cart; the fault raises the last line's price above
+    the limit the instruction sets (the price it went in at plus a dollar)."""
+    skip = []
+    while True:
+        account = _ready_shopper(cart=True, exclude=skip)
+        skip.append(account.public_id)
+        lines = selectors.cart_lines(account)
+        # a running deal prices from the cheapest variant, so raising that one would not show
+        if len(lines) >= 2 and not selectors.deal_active(lines[-1].product):
+            risen = lines[-1]
+            return {**_checkout_keys(account), "sku": risen.variant.sku, "title": _shown(risen.product.title),
+                    "limit": _money(risen.price + 1), "new_price": _money(risen.price + PRICE_RISE)}
+
+
+def conflicting_return(world) -> dict:
+    """The pending return inside its window that data_conflict records twice; the number its
+    rejected twin gets; the refund that settles it by policy."""
+    for ret in _pending_returns():
+        if ret.requested_at <= selectors.return_deadline(ret.item):
+            top = max(int(p[len("RMA-"):]) for p in ReturnRequest.objects.values_list("public_id", flat=True))
+            return {**_signin(_staff()), "rma": ret.public_id, "twin": f"RMA-{max(top + 1, 1001)}",
+                    "order": ret.item.order.public_id, "line": ret.item.line, "amount": _money(selectors.refund_for_return(ret))}
+    raise NoCandidate("no pending return inside its window")

@@ -12,6 +12,19 @@ def money(value):
 
 
 @register.filter
+def local(value, currency):
+    """The amount in the shopper's currency, rounded that currency's way ("" when it is dollars)."""
+    if value is None or currency in ("", "USD") or currency not in policies.CURRENCIES:
+        return ""
+    return policies.money_in(value, currency)
+
+
+@register.filter
+def speed_label(code):
+    return policies.speed_label(code)
+
+
+@register.filter
 def longdate(value):
     """Tuesday, March 10 (the storefront's delivery dates)."""
     return f"{value:%A}, {value:%B} {value.day}" if value else ""

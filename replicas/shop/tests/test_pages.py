@@ -104,7 +104,7 @@ def test_full_checkout_places_the_order_and_empties_the_cart(shop, world_client)
     assert placed["Location"].startswith("/gp/buy/thankyou/ORD-")
     with bound_world(shop):
         order = Order.objects.get(public_id=placed["Location"].rsplit("/", 1)[1])
-        assert order.account == account and order.total == order.subtotal + order.shipping + order.tax
+        assert order.account == account and order.total == order.before_tax + order.tax
         assert not CartItem.objects.filter(account=account, saved_for_later=False).exists()
 
 

@@ -5,13 +5,12 @@ has one); answer-only references are judged on the untouched world with their me
 The negatives that act in the browser are played by `verify_tasks shop`."""
 import json
 import re
-import shutil
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
-from replicagym.catalogue.packs import load_pack, pack_dir, task_current, task_sync
+from replicagym.catalogue.packs import load_pack, pack_dir
 
+from episodes.driver import episode_play
 from replicas.shop import policies, selectors
 from replicas.shop.models import Account, Coupon, Order, OrderItem, Product, Refund
 from replicas.shop.tasks import params as P
@@ -19,13 +18,13 @@ from replicas.worlds import clock
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import snapshot
+from tests.pack_episodes import fault_fired, fires_in_episode, pack_slugs, share, sync_tasks, why
 from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs
 from verifiers.spec import fill_params
 
 PACK = pack_dir("shop")
-TASK_FILES = sorted(p for p in PACK.glob("*.json") if p.name != "suites.json")
-SLUGS = [p.stem for p in TASK_FILES]
+SLUGS = pack_slugs("shop")
 SEND = re.compile(r'^send_msg_to_user\("(.*)"\)$')
 
 
@@ -116,7 +115,8 @@ def test_order_keys_come_from_the_world(small):
     refund = P.refund_amount(small)
     assert Refund.objects.filter(item__order__public_id=refund["order"], amount=Decimal(refund["amount"])).exists()
     moved = P.change_address(small)
-    assert Decimal(moved["tax"]) == policies.tax_for(Order.objects.get(public_id=moved["order"]).subtotal, moved["state"])
+    order = Order.objects.get(public_id=moved["order"])  # tax is owed on what is left after discounts
+    assert Decimal(moved["tax"]) == policies.tax_for(order.subtotal - order.discount - order.loyalty_discount, moved["state"])
 
 
 def test_a_world_without_candidates_fails_loudly(small):
@@ -127,42 +127,20 @@ def test_a_world_without_candidates_fails_loudly(small):
 
 # --- episodes in a real browser ------------------------------------------------------------------------
 
-
-@pytest.fixture(scope="module")
-def synced(django_db_setup, django_db_blocker, tmp_path_factory):
-    """The pack synced once for the module (its world template built once); its data stays for
-    the module's browser episodes and is removed after them."""
-    from replicas.worlds.models import World
-
-    with django_db_blocker.unblock():
-        folder = tmp_path_factory.mktemp("shop-tasks")
-        for path in PACK.glob("*.json"):
-            shutil.copy(path, folder / path.name)
-        task_sync(replica="shop", directory=Path(folder))
-        yield {slug: task_current(f"shop.{slug}") for slug in SLUGS}
-        World.objects.filter(replica="shop").delete()
-
-
-def _why(episode) -> str:
-    failed = [(a["name"], a["detail"]) for a in (episode.verdict or {}).get("assertions", []) if not a["passed"]]
-    errors = [(s.index, s.action, s.error) for s in episode.steps.order_by("index") if s.error]
-    return f"status={episode.status} error={episode.error!r} failed={failed} step errors={errors}"
+SHARES = 2  # browser tests, each playing a share of the pack (see tests/pack_episodes.py)
 
 
 @pytest.mark.browser
-@pytest.mark.django_db(transaction=True)
-def test_every_reference_solution_passes_in_a_real_browser(synced):
-    from episodes.services import episode_play
-
+@pytest.mark.parametrize("index", range(SHARES))
+def test_every_reference_solution_passes_in_a_real_browser(transactional_db, tmp_path, index):
     failures = []
-    for slug, task in synced.items():
+    for task in sync_tasks("shop", share(SLUGS, index, SHARES), tmp_path / "tasks"):
         if not task.spec["verifier"]["allowed_changes"] and SEND.match(task.reference_solution[-1]):
             continue  # answer-only: judged on the untouched world with its message, above
         done = episode_play(task_id=task.task_id, actions=task.reference_solution)
         ok = done.rewards and done.rewards["task_completion"] == 1.0 and done.rewards["collateral"] == 1.0
-        if ok and task.faults:  # the oracle meets the armed fault and recovers from it
-            fired = [e for s in done.steps.all() for e in s.fault_events if e.get("event") == "fired"]
-            ok = bool(fired) and done.rewards["error_recovery"] == 1.0
+        if ok and fires_in_episode(task):  # the oracle meets the armed fault and recovers from it
+            ok = fault_fired(done) and done.rewards["error_recovery"] == 1.0
         if not ok:
-            failures.append(f"{slug}: {_why(done)}")
+            failures.append(f"{task.task_id}: {why(done)}")
     assert not failures, "\n".join(failures)

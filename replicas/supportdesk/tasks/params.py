@@ -12,7 +12,7 @@ from decimal import Decimal
 from replicas.worlds import clock
 
 from .. import policies, selectors
-from ..models import Article, Group, Order, Payment, Ticket, User
+from ..models import Group, Order, Payment, Ticket, User
 
 UNSOLVED = ("new", "open", "pending", "hold")
 ORDER_RE = re.compile(r"\bORD-\d+\b")
@@ -59,6 +59,19 @@ def _signin(agent: User) -> dict:
         "agent_password": selectors.agent_password(agent=agent),
         "agent_id": agent.public_id,  # for the assertions that the work is this agent's
     }
+
+
+# --- what declarative templates call (SupportdeskConfig.policies / .pickers) -----------------------
+
+
+def desk_agent_signin(world, seed) -> dict:
+    """Picker: the desk agent tasks sign in as; a template param named `agent` gives agent_email, agent_name..."""
+    return {key.removeprefix("agent_"): value for key, value in _signin(desk_agent()).items()}
+
+
+def refund_window_days(world) -> int:
+    """Policy: how many days after a charge a refund is possible, in this world's variant."""
+    return policies.refund_policy().window_days
 
 
 def _group(name: str) -> Group:
@@ -180,6 +193,11 @@ def missing_item(world) -> dict:
             "order_total": _money(order.total),
         }
     raise NoCandidate("no unsolved missing-item ticket with a refundable single payment")
+
+
+def missing_item_escalation(world) -> dict:
+    """The missing-item ticket of `missing_item`, with the group its order goes to when it cannot be refunded."""
+    return {**missing_item(world), "tier2": _group(BILLING).public_id}
 
 
 def damaged_with_tier(world) -> dict:
@@ -418,17 +436,6 @@ def refunded_so_far(world) -> dict:
                     "left_display": policies.money(order.total - refunded, order.currency),
                 }
     raise NoCandidate("no partially refunded order of a customer with a ticket")
-
-
-def refund_window(world) -> dict:
-    """How many days after a charge a refund is possible, from the refund policy article (and the policy itself)."""
-    article = Article.objects.filter(title="Refund policy", draft=False).order_by("public_id").first()
-    if article is None:
-        raise NoCandidate("no published refund policy article")
-    days = policies.refund_policy().window_days
-    if f"{days} days" not in article.body:
-        raise NoCandidate("the refund policy article does not state the window")
-    return {**_signin(desk_agent()), "article": article.public_id, "days": days}
 
 
 def renewal_date(world) -> dict:

@@ -4,6 +4,9 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
+from replicas.worlds.faults import world_data_fault
+from replicas.worlds.scoping import current_world
+
 from .. import selectors
 from ..forms import MergeForm, NewTicketForm, TicketForm, ticket_initial
 from ..models import Group, Ticket, User
@@ -24,9 +27,23 @@ def _ticket_or_404(number):
 
 def _form(ticket, data=None, initial=None):
     agents = User.objects.exclude(role=User.Role.END_USER).filter(suspended=False).order_by("name")
-    return TicketForm(
+    form = TicketForm(
         data, initial=initial or ticket_initial(ticket), agents=list(agents), groups=list(Group.objects.order_by("name"))
     )
+    _ambiguous_labels(form, ticket)
+    return form
+
+
+def _ambiguous_labels(form, ticket):
+    """Under the ambiguous_field fault, the field it names (on its ticket) shows its options as the
+    fault's detail labels them: bare "Partial" and "Prorated" side by side, where the desk normally
+    says "Partial refund" and "Prorated refund"; the form carries no help text either way."""
+    detail = world_data_fault(current_world(), "ambiguous_field")
+    if not detail or detail.get("record") != ticket.public_id or detail.get("field") not in form.fields:
+        return
+    field = form.fields[detail["field"]]
+    labels = detail.get("labels") or {}
+    field.choices = [(value, labels.get(value, label)) for value, label in field.choices]
 
 
 def _context(request, ticket, form, **extra):

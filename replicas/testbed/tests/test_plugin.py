@@ -8,7 +8,7 @@ from django.conf import settings
 from django.core.management import call_command
 from replicagym.catalogue.packs import task_current, task_sync
 
-from episodes.services import episode_play
+from episodes.driver import episode_play
 from replicas.testbed import apps
 from replicas.testbed.models import Member, Note
 from replicas.worlds.clock import world_clock_advance

@@ -4,16 +4,15 @@ A task or variant arms faults per world (World.faults); they fire at determinist
 triggers, and each writes FaultEvent rows that the episode engine records per step
 and the error_recovery reward reads (each event carries its fault's recovery definition).
 """
+from ..registry import get_replica
 from .data import DataFaultContext, DataFaultError, world_data_fault
 from .library import LIBRARY
 from .runtime import fault_events, faults_arm, recovery_outcomes, recovery_rate, world_step
-from .spec import FaultSpecError, validate_faults
+from .spec import FaultSpecError, fault_spec_errors, validate_faults
 
 
 def faults_for_world(*, replica: str, variant: str, faults: list | None) -> list[dict]:
     """The faults a new world is armed with: the variant's own (knob `faults`), then the task's; validated."""
-    from ..registry import get_replica
-
     # validated apart first, so an error's index is the one in the task's own list
     task_faults = validate_faults(faults or [], replica=replica)
     variant_faults = get_replica(replica).knobs(variant).get("faults", [])
@@ -26,6 +25,7 @@ __all__ = [
     "DataFaultError",
     "FaultSpecError",
     "fault_events",
+    "fault_spec_errors",
     "faults_arm",
     "faults_for_world",
     "recovery_outcomes",

@@ -16,6 +16,7 @@ import random
 from dataclasses import dataclass, field
 from functools import cache
 
+from ..models import FaultEvent
 from ..registry import get_replica
 
 
@@ -67,8 +68,6 @@ def apply_data_fault(world, index: int, spec: dict, *, phase: str = "apply", det
 def world_data_fault(world, name: str) -> dict | None:
     """The detail of data fault `name` applied in `world`, or None: for replica pages that
     must render differently under it (e.g. ambiguous_field relabels a form's options)."""
-    from ..models import FaultEvent
-
     if not world.faults or not any(spec["name"] == name for spec in world.faults):
         return None
     event = FaultEvent.objects.filter(world=world, fault=name, event__in=("applied", "fired")).order_by("seq").first()

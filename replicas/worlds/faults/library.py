@@ -3,7 +3,6 @@
 A fault definition is data: the spec validator, the middleware, the arming code
 and the error_recovery reward all read it from here.
 """
-import re
 from dataclasses import dataclass, field
 
 MAX_DELAY_MS = 5000  # one fault never holds a request longer than this
@@ -19,12 +18,14 @@ PAGE = "page"  # injects markup into HTML pages
 DATA = "data"  # changes the world's data (at creation, or once when triggered)
 
 
-class ParamError(ValueError):
-    pass
+RECORD_ID = r"[A-Za-z0-9][A-Za-z0-9_\-]{0,63}"
+SELECTOR = r"[A-Za-z][A-Za-z0-9_#.\-\[\]=\"' >:]{0,99}|[#.][A-Za-z0-9_#.\-\[\]=\"' >:]{1,99}"
 
 
 @dataclass(frozen=True)
 class Param:
+    """One parameter of a fault: its JSON Schema (docs/schemas/fault.schema.json) is built from this."""
+
     kind: str  # int, bool, choice, regex, selector, record
     default: object = None
     minimum: int | None = None
@@ -32,52 +33,29 @@ class Param:
     choices: tuple = ()
     doc: str = ""
 
-    def clean(self, value):
-        if self.kind == "record":
-            # a record's public id: a number (ticket 8001) or a code (ORD-48213)
-            if value is None or (isinstance(value, str) and RECORD_ID.fullmatch(value)):
-                return value
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ParamError(f"must be a record's public id (a number or a code like ORD-48213), not {value!r}")
-            return value
+    def schema(self, name: str) -> dict:
+        """The JSON Schema of this parameter, titled for the authoring UI's fault builder."""
+        title = name.replace("_ms", " (ms)").replace("_px", " (px)").replace("_", " ").capitalize()
+        out = {"title": title, "description": self.doc}
         if self.kind == "int":
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise ParamError(f"must be an integer, not {value!r}")
-            if self.minimum is not None and value < self.minimum:
-                raise ParamError(f"{value} is below the minimum {self.minimum}")
-            if self.maximum is not None and value > self.maximum:
-                raise ParamError(f"{value} is above the maximum {self.maximum}")
-            return value
-        if self.kind == "bool":
-            if not isinstance(value, bool):
-                raise ParamError(f"must be true or false, not {value!r}")
-            return value
-        if self.kind == "choice":
-            if value not in self.choices:
-                raise ParamError(f"{value!r} is not one of {', '.join(repr(c) for c in self.choices)}")
-            return value
-        if self.kind == "regex":
-            return clean_route(value)
-        if self.kind == "selector":
-            if not isinstance(value, str) or not SELECTOR.fullmatch(value):
-                raise ParamError(f"{value!r} is not a simple CSS selector (letters, digits, # . - _ [ ] = space >)")
-            return value
-        raise AssertionError(self.kind)
-
-
-RECORD_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_\-]{0,63}")
-SELECTOR = re.compile(r"[A-Za-z][A-Za-z0-9_#.\-\[\]=\"' >:]{0,99}|[#.][A-Za-z0-9_#.\-\[\]=\"' >:]{1,99}")
-
-
-def clean_route(value) -> str:
-    """A route pattern: a regular expression searched in the request path (no query string)."""
-    if not isinstance(value, str) or not value or len(value) > 200:
-        raise ParamError(f"a route must be a regular expression of 1 to 200 characters, not {value!r}")
-    try:
-        re.compile(value)
-    except re.error as exc:
-        raise ParamError(f"{value!r} is not a valid regular expression ({exc})") from None
-    return value
+            out.update(type="integer", minimum=self.minimum, maximum=self.maximum)
+        elif self.kind == "bool":
+            out["type"] = "boolean"
+        elif self.kind == "choice":
+            out["enum"] = list(self.choices)
+        elif self.kind == "regex":
+            out.update(type="string", minLength=1, maxLength=200, format="regex")
+        elif self.kind == "selector":
+            out.update(type="string", pattern=f"^(?:{SELECTOR})$",
+                       **{"x-message": "{value} is not a simple CSS selector (letters, digits, # . - _ [ ] = space >)"})
+        elif self.kind == "record":
+            # a record's public id: a number (ticket 8001) or a code (ORD-48213)
+            out.update(type=["integer", "string", "null"], minimum=0, pattern=f"^{RECORD_ID}$",
+                       **{"x-message": "must be a record's public id (a number or a code like ORD-48213), not {value}"})
+        else:
+            raise ValueError(f"unknown parameter kind {self.kind!r}")
+        out["default"] = self.default
+        return out
 
 
 @dataclass(frozen=True)
@@ -106,7 +84,7 @@ class FaultDef:
         return {"kind": "verifier", "description": "judged by the task's verifier: the agent must act right despite the data"}
 
 
-ROUTE = Param("regex", "^/", doc="regular expression searched in the request path")
+ROUTE = Param("regex", "^/", doc="regular expression searched in the request path (no query string)")
 TIMES = Param("int", 1, 1, 20, doc="how many matching requests the fault acts on")
 RECORD = Param("record", None, doc="public id of the record to use; default: one picked from the seed")
 
@@ -120,7 +98,7 @@ LIBRARY: dict[str, FaultDef] = {
             {
                 "route": Param("regex", "^/api/", doc=ROUTE.doc),
                 "delay_ms": Param("int", 1000, 0, MAX_DELAY_MS, doc="how long the call hangs before failing"),
-                "status": Param("choice", 504, choices=(408, 504)),
+                "status": Param("choice", 504, choices=(408, 504), doc="the HTTP status of the timeout"),
                 "times": TIMES,
                 "processed": Param(
                     "bool", False,
@@ -134,7 +112,7 @@ LIBRARY: dict[str, FaultDef] = {
             "server_error",
             REQUEST,
             "A route answers 500 or 503 for the first `times` requests: an error page for pages, JSON for APIs.",
-            {"route": ROUTE, "status": Param("choice", 500, choices=(500, 503)), "times": TIMES},
+            {"route": ROUTE, "status": Param("choice", 500, choices=(500, 503), doc="the HTTP status answered"), "times": TIMES},
             default_trigger={"requests": 1},
             recovery_kind="retry_succeeds",
         ),
@@ -144,8 +122,8 @@ LIBRARY: dict[str, FaultDef] = {
             "Matching requests take `delay_ms` longer, for `times` requests.",
             {
                 "route": ROUTE,
-                "delay_ms": Param("int", 1500, 0, MAX_DELAY_MS),
-                "times": Param("int", 50, 1, 1000),
+                "delay_ms": Param("int", 1500, 0, MAX_DELAY_MS, doc="how much longer each matching request takes"),
+                "times": Param("int", 50, 1, 1000, doc=TIMES.doc),
             },
             default_trigger={"requests": 1},
             recovery_kind="request_completes",
@@ -162,7 +140,8 @@ LIBRARY: dict[str, FaultDef] = {
             "interstitial",
             PAGE,
             "A blocking modal (survey, cookie banner, product tour, new version) on every page until dismissed.",
-            {"kind": Param("choice", "survey", choices=("survey", "cookie_banner", "product_tour", "new_version"))},
+            {"kind": Param("choice", "survey", choices=("survey", "cookie_banner", "product_tour", "new_version"),
+                           doc="which modal appears")},
             default_trigger={"requests": 1},
             recovery_kind="dismiss",
         ),
@@ -172,7 +151,7 @@ LIBRARY: dict[str, FaultDef] = {
             "Shortly after load (or at the first mouse move) a banner pushes the main content down.",
             {
                 "selector": Param("selector", "main", doc="the element the banner is inserted at the top of"),
-                "shift_px": Param("int", 96, 20, 400),
+                "shift_px": Param("int", 96, 20, 400, doc="how far the banner pushes the content down"),
                 "delay_ms": Param("int", 0, 0, 3000, doc="also insert after this delay; 0: only at the first mouse move"),
                 "times": TIMES,
             },
@@ -205,7 +184,8 @@ LIBRARY: dict[str, FaultDef] = {
             DATA,
             "Some records carry dates in an old format from a legacy import.",
             {
-                "format": Param("choice", "us_short", choices=("us_short", "dmy_dots", "oracle")),
+                "format": Param("choice", "us_short", choices=("us_short", "dmy_dots", "oracle"),
+                                doc="the legacy date format (see LEGACY_DATE_FORMATS)"),
                 "count": Param("int", 5, 1, 50, doc="how many records"),
             },
             triggerable=False,

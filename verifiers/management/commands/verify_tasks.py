@@ -29,7 +29,7 @@ class Command(ReplicaGymCommand):
         parser.add_argument("--json", action="store_true", dest="as_json", help="print one JSON object per task instead of a table")
 
     def handle(self, *args, packs, task, directory, as_json, **options):
-        from episodes.services import episode_play
+        from episodes.driver import episode_play
 
         # Playwright's sync API runs an event loop in this thread, in which Django refuses
         # ORM calls; the episodes this command plays only ever call the ORM synchronously.

@@ -1,8 +1,9 @@
 """Regenerates the issue board's screenshots docs/screenshots/board-*.png from a fresh world.
 
 Runs the app in the engine's in-process server, signs the first administrator in with a
-session cookie, and captures the scrum board, the backlog, an issue and a search with
-Debian Chromium at 1440x900, so every machine gets the same pixels.
+session cookie, and captures the scrum board, the backlog, an issue, a search, the kanban
+board, the issue side panel, the board grouped by epic and the saved filters with Debian
+Chromium at 1440x900, so every machine gets the same pixels.
 """
 from pathlib import Path
 
@@ -23,7 +24,7 @@ JQL = 'project = AGENT AND status in ("To Do", "In Progress") AND sprint in open
 
 
 class Command(BaseCommand):
-    help = "Regenerate docs/screenshots/board-*.png (scrum board, backlog, issue view, search)."
+    help = "Regenerate docs/screenshots/board-*.png (scrum and kanban boards, swimlanes, side panel, backlog, issue view, search, filters)."
 
     def add_arguments(self, parser):
         parser.add_argument("--seed", type=int, default=7)
@@ -52,9 +53,16 @@ class Command(BaseCommand):
                     context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": user.session_key,
                                           "url": world_origin(world, port)}])
                     page = context.new_page()
-                    for name, path in [("board-scrum-board.png", "/projects/AGENT/board"), ("board-backlog.png", "/projects/AGENT/backlog"),
-                                       ("board-issue-view.png", f"/browse/{issue.key}"), ("board-search.png", f"/issues?jql={quote(JQL)}")]:
+                    shots = [("board-scrum-board.png", "/projects/AGENT/board"), ("board-backlog.png", "/projects/AGENT/backlog"),
+                             ("board-issue-view.png", f"/browse/{issue.key}"), ("board-search.png", f"/issues?jql={quote(JQL)}"),
+                             ("board-kanban.png", "/projects/OPS/board"),
+                             ("board-side-panel.png", f"/projects/AGENT/board?selectedIssue={issue.key}"),
+                             ("board-filters.png", "/filters"), ("board-swimlanes-epic.png", "/projects/AGENT/board")]
+                    for name, path in shots:
                         page.goto(world_url(world, path, port=port), wait_until="networkidle")
+                        if name == "board-swimlanes-epic.png":  # through the board's own Group by menu
+                            with page.expect_navigation(wait_until="networkidle"):
+                                page.select_option("#group-by", "epic")
                         page.evaluate("document.fonts.ready")
                         page.screenshot(path=str(out / name))
                         self.stdout.write(f"wrote {out / name}")

@@ -110,12 +110,27 @@
     return fetch(window.location.href, { credentials: "same-origin", headers: { "Accept": "text/html" } })
       .then(function (response) { return response.text(); })
       .then(function (html) {
-        var fresh = new DOMParser().parseFromString(html, "text/html").getElementById("main");
+        var doc = new DOMParser().parseFromString(html, "text/html");
+        var fresh = doc.getElementById("main");
         var main = document.getElementById("main");
-        if (fresh && main) main.innerHTML = fresh.innerHTML;
+        if (fresh && main) { main.innerHTML = fresh.innerHTML; document.title = doc.title; selected = -1; }
         else window.location.reload();
       });
   }
+
+  // The issue side panel: opening or closing it swaps the board's main area in place and keeps
+  // the address (?selectedIssue=KEY) so the page can be reloaded or shared.
+  document.addEventListener("click", function (e) {
+    var link = e.target.closest("a[data-panel-link]");
+    if (!link || e.defaultPrevented || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    e.preventDefault();
+    history.pushState(null, "", link.href);
+    refresh().then(focusFromHash);
+  });
+  window.addEventListener("popstate", function () { if (document.querySelector("[data-board]")) refresh(); });
+  document.addEventListener("change", function (e) {
+    if (e.target.matches("select[data-autosubmit]")) e.target.form.requestSubmit();
+  });
 
   function answer(item, data) {
     if (data.ok) { refresh(); return; }
@@ -131,14 +146,33 @@
     return fields;
   }
 
+  // A card dropped into another swimlane first takes that lane's epic or assignee (the product's
+  // board does the same), then moves to the column it was dropped in.
+  function changeLane(card, column) {
+    var board = column.closest("[data-board]");
+    var from = card.closest("[data-lane]"), to = column.closest("[data-lane]");
+    if (!from || !to || from.dataset.lane === to.dataset.lane) return Promise.resolve({ ok: true, moved: false });
+    return post("/browse/" + card.dataset.key + "/lane", { by: board.dataset.swimlanes, value: to.dataset.lane })
+      .then(function (data) { data.moved = data.ok; return data; });
+  }
+
   if (document.querySelector("[data-board]")) {
     draggable({
       item: ".card", drop: ".column", ghostClass: "card--ghost",
       dropped: function (card, column, hit) {
+        changeLane(card, column).then(function (lane) {
+          if (!lane.ok) { answer(card, lane); return; }
+          dropOnColumn(card, column, hit, lane.moved);
+        });
+      },
+    });
+  }
+
+  function dropOnColumn(card, column, hit, laneMoved) {
         var key = card.dataset.key, target = column.dataset.dropStatus;
         if (target === card.dataset.status) {
           var fields = rankFields(hit);
-          if (!fields.before && !fields.after) { card.classList.remove("is-dragging"); return; }
+          if (!fields.before && !fields.after) { if (laneMoved) refresh(); else card.classList.remove("is-dragging"); return; }
           post("/browse/" + key + "/rank", fields).then(function (data) { answer(card, data); });
           return;
         }
@@ -154,9 +188,7 @@
           return;
         }
         post("/browse/" + key + "/transition", { status: target, seen: card.dataset.status })
-          .then(function (data) { answer(card, data); });
-      },
-    });
+          .then(function (data) { if (!data.ok && laneMoved) refresh().then(function () { flag(data.error); }); else answer(card, data); });
   }
 
   if (document.querySelector("[data-backlog]")) {
@@ -180,16 +212,132 @@
     if (all) document.querySelectorAll('input[name="keys"]').forEach(function (box) { box.checked = all.checked; });
   });
 
+  // --- mentions: typing @ in a comment offers the team; picking someone writes [~username] -------
+  var picker = null;  // {box, list, start, options, active}
+
+  function people() {
+    var data = document.getElementById("mention-people");
+    return data ? JSON.parse(data.textContent) : [];
+  }
+
+  function closePicker() {
+    if (!picker) return;
+    picker.list.hidden = true;
+    picker.list.innerHTML = "";
+    picker.box.removeAttribute("aria-activedescendant");
+    picker = null;
+  }
+
+  function pick(person) {
+    var box = picker.box, before = box.value.slice(0, picker.start), after = box.value.slice(box.selectionStart);
+    var text = "[~" + person.username + "] ";
+    box.value = before + text + after;
+    box.selectionStart = box.selectionEnd = before.length + text.length;
+    closePicker();
+    box.focus();
+  }
+
+  function showPicker(box) {
+    var head = box.value.slice(0, box.selectionStart);
+    // what follows the @ may be a full name: "@Robert Ha" offers Robert Harris
+    var m = /(^|\s)@([^@\[\]\n]{0,40})$/.exec(head);
+    if (!m) { closePicker(); return; }
+    var words = m[2].toLowerCase().split(/\s+/).filter(Boolean);
+    var found = people().filter(function (p) {
+      var names = p.name.toLowerCase().split(" ").concat([p.username]);
+      return words.every(function (w) { return names.some(function (n) { return n.indexOf(w) === 0; }); });
+    }).slice(0, 8);
+    var list = box.parentNode.querySelector(".mention-list");
+    if (!found.length) { closePicker(); return; }
+    picker = { box: box, list: list, start: head.length - m[2].length - 1, options: found, active: 0 };
+    list.innerHTML = "";
+    found.forEach(function (p, i) {
+      var li = document.createElement("li");
+      li.id = "mention-" + p.username;
+      li.setAttribute("role", "option");
+      li.setAttribute("aria-selected", i === 0 ? "true" : "false");
+      li.dataset.username = p.username;
+      li.textContent = p.name + " (@" + p.username + ")";
+      list.appendChild(li);
+    });
+    list.hidden = false;
+    box.setAttribute("aria-activedescendant", "mention-" + found[0].username);
+  }
+
+  function movePicker(step) {
+    var options = picker.list.querySelectorAll("[role=option]");
+    options[picker.active].setAttribute("aria-selected", "false");
+    picker.active = (picker.active + step + options.length) % options.length;
+    options[picker.active].setAttribute("aria-selected", "true");
+    picker.box.setAttribute("aria-activedescendant", options[picker.active].id);
+  }
+
+  document.addEventListener("input", function (e) { if (e.target.matches("[data-mentions]")) showPicker(e.target); });
+  document.addEventListener("keydown", function (e) {
+    if (!picker || e.target !== picker.box) return;
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") { e.preventDefault(); movePicker(e.key === "ArrowDown" ? 1 : -1); }
+    else if (e.key === "Enter" || e.key === "Tab") { e.preventDefault(); pick(picker.options[picker.active]); }
+    else if (e.key === "Escape") { e.preventDefault(); closePicker(); }
+  });
+  // mousedown, not click: the textarea must not lose its caret before the pick
+  document.addEventListener("mousedown", function (e) {
+    var option = e.target.closest(".mention-list [role=option]");
+    if (option && picker) {
+      e.preventDefault();
+      pick(picker.options.filter(function (p) { return p.username === option.dataset.username; })[0]);
+    } else if (picker && e.target !== picker.box) closePicker();
+  });
+
   // --- keyboard shortcuts -----------------------------------------------------------------------
+  var FIELD_KEYS = { e: "id_summary", a: "id_assignee", m: "id_body", l: "id_labels" };
+
+  function focusFromHash() {
+    var m = /^#edit-(\w+)$/.exec(window.location.hash);
+    var field = m && document.getElementById(FIELD_KEYS[m[1]] || "");
+    if (field) { field.focus(); if (field.scrollIntoView) field.scrollIntoView({ block: "center" }); }
+  }
+  focusFromHash();
+
+  // e, a, m, l act on the issue open on the page (or in the panel), else on the selected card or row;
+  // i assigns that issue to whoever is signed in.
+  function issueShortcut(key, selectedItem) {
+    var form = document.getElementById("issue-form");
+    var target = selectedItem ? selectedItem.dataset.key : form && form.dataset.issueKey;
+    if (!target) return false;
+    if (key === "i") {
+      post("/browse/" + target + "/assign-to-me", {}).then(function (data) {
+        if (data.ok) refresh();
+        else if (data.status === 401 && data.login) window.location.href = data.login;
+        else flag(data.error || "The issue couldn't be assigned.");
+      });
+      return true;
+    }
+    if (form && (!selectedItem || form.dataset.issueKey === target)) {
+      document.getElementById(FIELD_KEYS[key]).focus();
+      return true;
+    }
+    var url = new URL(window.location.href);
+    if (document.querySelector("[data-board]")) url.searchParams.set("selectedIssue", target);
+    else url = new URL("/browse/" + target, window.location.href);
+    url.hash = "edit-" + key;
+    window.location.href = url.toString();
+    return true;
+  }
+
   var selected = -1;
   document.addEventListener("keydown", function (e) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     var t = e.target;
     if (t.closest && t.closest("input, textarea, select, [contenteditable], dialog")) return;
     var items = document.querySelectorAll("[data-nav-item]");
+    if (selected >= items.length) selected = -1;
     if (e.key === "c") { var create = document.querySelector('[data-shortcut="c"]'); if (create) { e.preventDefault(); window.location.href = create.href; } }
     else if (e.key === "/") { var search = document.querySelector('[data-shortcut="/"]'); if (search) { e.preventDefault(); search.focus(); } }
     else if (e.key === "?") { e.preventDefault(); document.getElementById("shortcuts-dialog").showModal(); }
+    else if (e.key === "e" || e.key === "a" || e.key === "m" || e.key === "l" || e.key === "i") {
+      var item = items[selected] && items[selected].classList.contains("is-selected") && items[selected].dataset.key ? items[selected] : null;
+      if (issueShortcut(e.key, item)) e.preventDefault();
+    }
     else if ((e.key === "j" || e.key === "k") && items.length) {
       if (items[selected]) items[selected].classList.remove("is-selected");
       selected = Math.max(0, Math.min(items.length - 1, selected + (e.key === "j" ? 1 : -1)));

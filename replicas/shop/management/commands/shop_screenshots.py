@@ -1,8 +1,10 @@
 """Regenerates the shop's screenshots, docs/screenshots/shop-*.png, from a fresh default world.
 
-Serves the project over WSGI in a thread, signs a shopper and a staff member in with session
+Serves the project over WSGI in a thread, signs shoppers and a staff member in with session
 cookies, walks the checkout in Chromium (without placing the order) and captures the main pages
-at 1280x800 with Debian Chromium and the Liberation fonts, so every machine gets the same pixels.
+(and the product's Q&A, the price-change interstitial, tracking, invoice, rewards, membership and
+messages) at 1280x800 with Debian Chromium and the Liberation fonts, so every machine gets the
+same pixels.
 """
 import threading
 from pathlib import Path
@@ -17,9 +19,9 @@ from replicas.worlds.routing import world_origin
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import world_create, world_delete
 
-from ...models import Account, Order
+from ...models import Account, Order, Question, SellerMessage
 from ...signin import account_session
-from ...tasks.params import ready_cart
+from ...tasks.params import price_changed_in_cart, ready_cart
 
 OUT = Path(settings.BASE_DIR) / "docs" / "screenshots"
 
@@ -34,7 +36,8 @@ class _QuietHandler(WSGIRequestHandler):
 
 
 class Command(BaseCommand):
-    help = "Regenerate docs/screenshots/shop-*.png (search, product, cart, each checkout step, order detail, back office)."
+    help = ("Regenerate docs/screenshots/shop-*.png (search, product and its Q&A, cart, each checkout step, the price-change "
+            "interstitial, order detail, tracking, invoice, rewards, membership, messages, back office).")
 
     def add_arguments(self, parser):
         parser.add_argument("--seed", type=int, default=7)
@@ -59,7 +62,14 @@ class Command(BaseCommand):
                 # an order of the shopper's own, or the staff view of another customer's
                 order_path = f"/your-orders/{order.public_id}" if order.account_id == shopper.id else None
                 product_asin = shopper.cart_items.order_by("added_at").first().variant.product.asin
-                sessions = {"shopper": account_session(world, shopper), "staff": account_session(world, staff)}
+                # a shopper with a message from a seller and a shipped order, for the account pages
+                reader = (SellerMessage.objects.filter(account__orders__status="shipped").select_related("account")
+                          .order_by("public_id").first().account)
+                shipped = reader.orders.filter(status="shipped").order_by("-placed_at").first()
+                repriced = Account.objects.get(email=price_changed_in_cart(world)["email"])
+                asked = Question.objects.filter(answers__isnull=False).order_by("public_id").first().product.asin
+                sessions = {"shopper": account_session(world, shopper), "staff": account_session(world, staff),
+                            "reader": account_session(world, reader), "repriced": account_session(world, repriced)}
             origin = world_origin(world, server.server_address[1])
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=settings.CHROMIUM_PATH, headless=True)
@@ -96,6 +106,16 @@ class Command(BaseCommand):
                 if not order_path:
                     shot("order-detail", f"/backoffice/orders/{order.public_id}")
                 shot("backoffice-returns", "/backoffice/returns")
+                page = pages["shopper"]
+                shot("product-qa", f"/dp/{asked}#questions")
+                page = pages["repriced"]
+                shot("price-change", "/checkout/price-change")
+                page = pages["reader"]
+                shot("tracking", f"/your-orders/{shipped.public_id}/track")
+                shot("invoice", f"/your-orders/{shipped.public_id}/invoice")
+                shot("rewards", "/account/rewards")
+                shot("membership", "/account/membership")
+                shot("messages", "/account/messages")
                 browser.close()
         finally:
             server.shutdown()

@@ -4,19 +4,15 @@ document.addEventListener("change", (event) => {
   const el = event.target;
   if (el.matches("select[data-autosubmit]") && el.form) el.form.requestSubmit();
 });
-// Search suggestions from the catalogue as one types, in the search box's datalist.
+// The search box's suggestions arrive through htmx (/s/suggest); keep the combobox's state in step
+// and close the list on Escape or when focus leaves the search form.
 (() => {
   const box = document.getElementById("twotabsearchtextbox");
-  const list = document.getElementById("search-suggestions");
+  const list = document.getElementById("nav-suggestions");
   if (!box || !list) return;
-  let timer = null;
-  box.addEventListener("input", () => {
-    clearTimeout(timer);
-    timer = setTimeout(async () => {
-      const res = await fetch(`/s/suggest?k=${encodeURIComponent(box.value)}`);
-      if (!res.ok) return;
-      const { suggestions } = await res.json();
-      list.replaceChildren(...suggestions.map((s) => Object.assign(document.createElement("option"), { value: s })));
-    }, 150);
-  });
+  const sync = () => box.setAttribute("aria-expanded", list.querySelector("li") ? "true" : "false");
+  document.body.addEventListener("htmx:afterSwap", (event) => { if (event.target === list) sync(); });
+  const close = () => { list.replaceChildren(); sync(); };
+  box.addEventListener("keydown", (event) => { if (event.key === "Escape") close(); });
+  box.form.addEventListener("focusout", (event) => { if (!box.form.contains(event.relatedTarget)) setTimeout(close, 150); });
 })();

@@ -1,17 +1,15 @@
-"""`manage.py world create|snapshot|diff|delete|gc|list|bench`: worlds from the command line."""
+"""`manage.py world create|snapshot|diff|delete|gc|list`: worlds from the command line (reset timings: `manage.py bench --only reset`)."""
 import json
 import time
 from datetime import timedelta
 
 from django.core.management.base import CommandError
 
-from bench.measure import summary
-from replicas.worlds.cli import OneLineParser, ReplicaGymCommand, positive_int, seed_arg
+from replicas.worlds.cli import OneLineParser, ReplicaGymCommand, seed_arg
 from replicas.worlds.models import World
 from replicas.worlds.routing import world_url
 from replicas.worlds.services import (
     InvalidWorldRequest,
-    template_get_or_build,
     world_create,
     world_delete,
     world_gc,
@@ -40,9 +38,6 @@ class Command(ReplicaGymCommand):
         gc = sub.add_parser("gc", help="delete worlds unused for a while and outdated templates")
         gc.add_argument("--hours", type=int, default=None)
         sub.add_parser("list", help="list worlds as JSON lines")
-        bench = sub.add_parser("bench", help="time world creation from the cached template")
-        self._world_key(bench)
-        bench.add_argument("--repeat", type=positive_int, default=30)
 
     def _world_key(self, parser):
         parser.add_argument("--replica", required=True)
@@ -95,17 +90,3 @@ class Command(ReplicaGymCommand):
         for w in World.objects.filter(is_template=False).order_by("id"):
             self._emit({"world": w.token, "replica": w.replica, "seed": w.seed, "variant": w.variant, "url": world_url(w)})
 
-    def do_bench(self, *, replica, seed, variant, repeat, **_):
-        if repeat < 1:
-            raise CommandError("--repeat must be at least 1")
-        template = template_get_or_build(replica=replica, seed=seed, variant=variant)
-        times, made = [], []
-        for _ in range(repeat):
-            start = time.perf_counter()
-            made.append(world_create(replica=replica, seed=seed, variant=variant))
-            times.append((time.perf_counter() - start) * 1000)
-        for world in made:
-            world_delete(world=world)
-        stats = summary(times)
-        self._emit({"replica": replica, "rows": template.rows, "repeat": repeat,
-                    **{k: stats[k] for k in ("median_ms", "p95_ms", "min_ms")}})

@@ -1,0 +1,62 @@
+"""Episode creation: a queued (or, for the gym and the API, running) episode in a fresh world with its faults armed."""
+import time
+
+from django.db import transaction
+from django.utils import timezone
+from replicagym.catalogue.models import Task
+from replicagym.catalogue.packs import task_current, task_params
+
+from replicas.worlds.requestlog import request_log_open
+from replicas.worlds.services import world_create
+
+from .blobs import world_snapshot_store
+from .heartbeat import worker_name
+from .models import Episode
+
+# claimed_by of an episode driven through the API in the agent's own browser: no worker runs it
+API_CLAIM = "api:"
+
+
+class EpisodeError(ValueError):
+    """A request about an episode that cannot be honoured (bad state, bad input)."""
+
+
+def _resolve_task(task) -> Task:
+    if isinstance(task, Task):
+        return task
+    return task_current(task)
+
+
+def episode_create(*, task, agent: str, run=None, attempt: int = 0, owner=None, seed: int | None = None,
+                   agent_seed: int | None = None, status: str = Episode.Status.QUEUED, claimed_by: str = "",
+                   faults: bool = True, agent_settings: dict | None = None, priority: int = 0, trace: bool = False) -> Episode:
+    """A queued episode of `task` (a Task version or a task id) in a fresh world with the task's faults armed.
+
+    `seed` overrides the task's world seed; the answer key is then computed for that world.
+    `faults=False` leaves the task's faults unarmed (a run with faults off); `trace=True` records a Playwright trace.
+    """
+    task = _resolve_task(task)
+    world_seed = task.seed if seed is None else seed
+    params = task.params if world_seed == task.seed else task_params({**task.spec, "seed": world_seed})
+    instance = task.with_params(params)
+    with transaction.atomic():
+        world = world_create(replica=task.replica, seed=world_seed, variant=task.variant, faults=instance.faults if faults else [])
+        initial = world_snapshot_store(world, initial=True)
+        now = timezone.now()
+        running = status == Episode.Status.RUNNING
+        if running and claimed_by.startswith(API_CLAIM):
+            # An episode in the agent's own browser has no engine watching: its world logs
+            # the session as its steps, enforces the limits, moves its clock per step and
+            # keeps the pages it serves (the last one is the final page).
+            limits = instance.limits
+            request_log_open(
+                world=world, keep_pages=True, max_steps=int(limits["max_steps"]),
+                deadline=time.time() + float(limits["max_seconds"]), step_seconds=float(limits["step_seconds"]),
+            )
+        return Episode.objects.create(
+            task=task, agent=agent, world=world, run=run, attempt=attempt, owner=owner,
+            seed=attempt if agent_seed is None else agent_seed, world_seed=world_seed, params=params,
+            initial_state=initial, status=status, faults=faults, agent_settings=agent_settings or {}, priority=priority, trace=trace,
+            claimed_by=(claimed_by or worker_name()) if running else "", started_at=now if running else None,
+            heartbeat_at=now if running else None, tries=1 if running else 0,
+        )

@@ -1,0 +1,289 @@
+"""The agent loop: open the start page, execute actions step by step, record each Step, then finish.
+
+The loop never sleeps: it waits only on the browser's settle signal and the agent's answer.
+"""
+import difflib
+import logging
+import os
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from replicas.worlds.clock import world_clock_advance
+from replicas.worlds.faults import fault_events, world_step
+from replicas.worlds.requestlog import logged_requests, request_log_open, requests_so_far
+from replicas.worlds.routing import world_origin
+from verifiers.actions import ActionError, parse_action
+
+from .agents import ScriptedAgent, agent_from_spec, task_info
+from .blobs import screenshot_store
+from .browser import BrowserCrashed, EpisodeSession, shutdown_browser
+from .creation import EpisodeError, episode_create
+from .external import request_doc
+from .models import Episode, Step
+from .runs import run_cancelled
+from .server import replica_server
+from .verdict import episode_finish
+
+log = logging.getLogger("replicagym.episodes")
+
+STOP_ACTIONS = {"send_msg_to_user", "report_infeasible"}
+
+
+def _obs_get(obs, name, default=None):
+    if isinstance(obs, dict):
+        return obs.get(name, default)
+    return getattr(obs, name, default)
+
+
+def _parsed_action(text: str):
+    try:
+        action = parse_action(text)
+    except ActionError:
+        return None, None
+    return action, action.to_dict()
+
+
+def _action_name(action) -> str:
+    return getattr(action, "name", None) or type(action).__name__
+
+
+def _page_changed(before, after) -> bool | None:
+    if before is None or after is None:
+        return None
+    return any(_obs_get(before, k) != _obs_get(after, k) for k in ("url", "axtree"))
+
+
+AXTREE_CHANGE_LINES = 200  # the viewer shows what a step changed, not a copy of every page
+
+
+def _axtree_change(before, after) -> str:
+    """The accessibility-tree lines a step removed (-) and added (+), in tree order; empty if none."""
+    old, new = _obs_get(before, "axtree"), _obs_get(after, "axtree")
+    if not isinstance(old, str) or not isinstance(new, str) or old == new:
+        return ""
+    lines = [line for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=0)
+             if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    if len(lines) > AXTREE_CHANGE_LINES:
+        lines = [*lines[:AXTREE_CHANGE_LINES], f"... {len(lines) - AXTREE_CHANGE_LINES} more lines"]
+    return "\n".join(lines)
+
+
+def _record_step(*, episode, index, action_text, parsed, result, obs, fault_events, timings, changed=None,
+                 requests=(), writes=None, target_box=None, axtree_change=""):
+    png = _obs_get(obs, "screenshot")
+    shot = screenshot_store(png=png) if isinstance(png, (bytes, bytearray)) and png else None
+    with transaction.atomic():
+        Step.objects.create(
+            episode=episode, index=index, action=action_text, parsed=parsed,
+            error=_obs_get(result, "error") or "", url=_obs_get(obs, "url", "")[:2000],
+            title=(_obs_get(obs, "title") or "")[:500],
+            action_ms=timings.get("action", 0), settle_ms=timings.get("settle", 0), observe_ms=timings.get("observe", 0),
+            fault_events=fault_events, screenshot=shot, changed=changed, requests=list(requests), writes=writes,
+            target_box=target_box, axtree_change=axtree_change,
+        )
+        Episode.objects.filter(pk=episode.pk).update(heartbeat_at=timezone.now())
+
+
+def _timings(result, measured_ms: float) -> dict:
+    found = _obs_get(result, "timings") or {}
+    out = {k: float(found.get(f"{k}_ms", 0) or 0) for k in ("action", "settle", "observe")}
+    if not any(out.values()):  # a session that does not time its phases: the whole step is the action
+        out = {"action": measured_ms, "settle": 0.0, "observe": 0.0}
+    return out
+
+
+TRACES_DIR = "traces"  # under DATA_DIR: one zip per traced episode, opened by `playwright show-trace`
+
+
+def trace_file_for(episode) -> Path:
+    return settings.DATA_DIR / TRACES_DIR / f"episode-{episode.pk}.zip"
+
+
+def session_open(*, world, start_page: str, instruction: str, trace_path: Path | None = None):
+    # Playwright's sync API runs an asyncio loop in this thread; the engine's ORM calls
+    # beside it are plain synchronous calls, which Django refuses unless told so.
+    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+    _host, port = replica_server()
+    origin = world_origin(world, port)
+    # the page's own Date.now() reads the world clock too, so screenshots repeat across runs
+    return EpisodeSession.open(origin=origin, start_url=origin + start_page, instruction=instruction, frozen_time=world.clock,
+                               trace_path=trace_path)
+
+
+def agent_for(episode):
+    """The agent object for an episode's agent spec (see episodes.agents), reset for its task."""
+    return agent_from_spec(episode.agent, task=episode.instance, seed=episode.seed, settings=episode.agent_settings)
+
+
+class EpisodeDriver:
+    """Drives one running episode step by step: the loop of episode_run, and the gym env's step().
+
+    Each step: arm step-triggered faults, execute the action in the browser (an
+    invalid action or a missing element becomes the observation's last action
+    error, and the episode goes on), record the Step, advance the world clock.
+    """
+
+    def __init__(self, episode: Episode):
+        if episode.status != Episode.Status.RUNNING:
+            raise EpisodeError(f"episode {episode.pk} is {episode.status}, not running: claim it first")
+        self.episode = episode
+        self.instance = episode.instance
+        self.world = episode.world
+        self.limits = self.instance.limits
+        self.session = None
+        self.index = 0
+        self.deadline = None
+        self.observation = None
+        self._since = 0  # fault events are numbered per world; a step records those after this one
+        self._seen = 0  # so are the world's logged requests
+
+    def open(self):
+        self.deadline = time.monotonic() + float(self.limits["max_seconds"])
+        # the world logs the browser's requests, so each step knows the rows it wrote
+        # (opened here, not at creation: an episode may come back with a fresh world)
+        request_log_open(world=self.world)
+        for attempt in (1, 2):
+            try:
+                self.session = session_open(world=self.world, start_page=self.instance.start_page,
+                                            instruction=self.instance.instruction,
+                                            trace_path=trace_file_for(self.episode) if self.episode.trace else None)
+                break
+            except PlaywrightTimeout:
+                # nothing has happened in the world yet, so a start page that loaded too
+                # slowly (a busy machine) is retried once rather than failing the episode
+                if attempt == 2:
+                    raise
+                log.warning("episode %s: the start page timed out; opening it again", self.episode.pk)
+        self.observation = self.session.observe()
+        self._seen = requests_so_far(world=self.world)  # loading the start page is no step of the agent's
+        # the page the agent's first action acts on: the viewer outlines that action's target on it
+        png = _obs_get(self.observation, "screenshot")
+        if isinstance(png, (bytes, bytearray)) and png:
+            Episode.objects.filter(pk=self.episode.pk).update(start_screenshot=screenshot_store(png=png))
+        return self.observation
+
+    @property
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.monotonic() > self.deadline
+
+    @property
+    def out_of_steps(self) -> bool:
+        return self.index >= int(self.limits["max_steps"])
+
+    def step(self, action_text: str) -> tuple[object, bool]:
+        """Execute one action; returns (observation, the action was a stop action)."""
+        if self.out_of_steps:
+            raise EpisodeError(f"the step limit of {self.limits['max_steps']} is reached")
+        action_text = action_text if isinstance(action_text, str) else str(action_text)
+        world_step(world=self.world, index=self.index)
+        action, parsed = _parsed_action(action_text)
+        started = time.perf_counter()
+        result = self.session.step(action_text)
+        measured = (time.perf_counter() - started) * 1000
+        obs = _obs_get(result, "observation", result)
+        self.world.refresh_from_db(fields=["clock"])
+        # what fired before the step (step triggers) and during it (its requests)
+        events = list(fault_events(world=self.world, since=self._since))
+        if events:
+            self._since = max(e["seq"] for e in events)
+        # the requests the browser made during the step, and the rows they wrote
+        requests = logged_requests(world=self.world, since=self._seen)
+        if requests:
+            self._seen = requests[-1].seq
+        _record_step(episode=self.episode, index=self.index, action_text=action_text, parsed=parsed, result=result,
+                     obs=obs, fault_events=events, timings=_timings(result, measured),
+                     changed=_page_changed(self.observation, obs),
+                     requests=[request_doc(r) for r in requests], writes=[w for r in requests for w in r.writes],
+                     target_box=_obs_get(result, "target_box"), axtree_change=_axtree_change(self.observation, obs))
+        world_clock_advance(world=self.world, seconds=float(self.limits["step_seconds"]))
+        self.index += 1
+        self.observation = obs
+        return obs, action is not None and _action_name(action) in STOP_ACTIONS
+
+    def finish(self, *, status: str | None = None, error: str = "") -> Episode:
+        """Read the final page and messages, close the browser context, verify and reward."""
+        final_page, messages = None, []
+        try:
+            if self.session is not None and status != Episode.Status.ERRORED:
+                final_page = self.session.final_page()
+            messages = list(getattr(self.session, "messages", []) or [])
+        except Exception as exc:
+            status, error = self._failure(exc)
+        finally:
+            self.close()
+        return episode_finish(episode=self.episode, messages=messages, final_page=final_page, status=status, error=error)
+
+    def fail(self, exc: BaseException) -> Episode:
+        """End the episode errored after `exc`, keeping the steps recorded so far."""
+        status, error = self._failure(exc)
+        messages = list(getattr(self.session, "messages", []) or []) if self.session is not None else []
+        self.close()
+        return episode_finish(episode=self.episode, messages=messages, final_page=None, status=status, error=error)
+
+    def _failure(self, exc: BaseException) -> tuple[str, str]:
+        if isinstance(exc, BrowserCrashed):
+            # the next episode in this process gets a fresh browser (shutting the dead one down
+            # makes the next session launch one); this one keeps its trajectory
+            shutdown_browser()
+            return Episode.Status.ERRORED, f"browser crashed: {exc}"
+        log.error("episode %s errored", self.episode.pk, exc_info=exc)
+        return Episode.Status.ERRORED, f"{type(exc).__name__}: {exc}"
+
+    def close(self):
+        if self.session is not None:
+            session, self.session = self.session, None
+            try:
+                session.close()
+            except Exception:  # a crashed browser may fail to close; the episode is already decided
+                log.warning("closing the session of episode %s failed", self.episode.pk, exc_info=True)
+            trace = getattr(session, "trace_path", None)  # a stand-in session (tests) has none
+            if trace is not None and trace.is_file():
+                self.episode.trace_path = str(trace.relative_to(settings.DATA_DIR))
+                Episode.objects.filter(pk=self.episode.pk).update(trace_path=self.episode.trace_path)
+
+
+def episode_run(*, episode_id: int, agent=None) -> Episode:
+    """Run a claimed (running) episode to its end and finish it; returns the finished episode.
+
+    `agent` overrides the one built from the episode's agent spec (used by episode_play).
+    """
+    episode = Episode.objects.select_related("task", "world").get(pk=episode_id)
+    driver = EpisodeDriver(episode)
+    try:
+        agent = agent if agent is not None else agent_for(episode)
+        obs = driver.open()
+        while not driver.out_of_steps:
+            if driver.out_of_time:
+                break
+            if run_cancelled(episode.run_id):  # stop between steps: every recorded step is whole
+                return driver.finish(status=Episode.Status.CANCELLED, error=f"run {episode.run_id} was cancelled")
+            action_text = agent.act(obs)
+            if action_text is None:  # the agent has nothing more to do
+                break
+            obs, stop = driver.step(action_text)
+            if stop:
+                break
+    except Exception as exc:
+        return driver.fail(exc)
+    if driver.out_of_time:
+        return driver.finish(status=Episode.Status.TIMED_OUT, error=f"episode time limit of {driver.limits['max_seconds']} s reached")
+    # a remote agent that gave up (timeouts, bad replies) says why; the verdict still decides the status
+    agent_error = getattr(agent, "last_error", "") or ""
+    return driver.finish(error=f"agent: {agent_error}" if agent_error else "")
+
+
+# --- fixed action lists ---------------------------------------------------------
+
+def episode_play(*, task_id, actions: list[str], seed: int | None = None, trace: bool = False) -> Episode:
+    """Run a fixed action list on a task in this process (verify_tasks, tests); returns the finished episode."""
+    if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+        raise EpisodeError("actions must be a list of action strings")
+    episode = episode_create(task=task_id, agent="script", seed=seed, status=Episode.Status.RUNNING, trace=trace)
+    agent = ScriptedAgent(actions)
+    agent.reset(task_info(episode.instance))
+    return episode_run(episode_id=episode.pk, agent=agent)

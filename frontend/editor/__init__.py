@@ -1,0 +1,1 @@
+"""The task editor: form codec and the inputs generated from the JSON Schemas."""

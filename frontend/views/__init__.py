@@ -1,0 +1,1 @@
+"""The platform's own pages, one module per section (dashboard, catalogue, suites, worlds, editor, settings)."""

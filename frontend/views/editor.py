@@ -1,0 +1,264 @@
+"""The task editor: a task built in the browser from the schemas, validated as the author types, saved as versions."""
+from django.contrib import messages
+from django.http import HttpResponseBadRequest
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+from replicagym.accounts.roles import Role, role_required
+from replicagym.catalogue.authoring import DraftError, draft_errors, draft_instances, task_save
+from replicagym.catalogue.models import Suite, Task
+from replicagym.catalogue.packs import SUITE_NAME
+
+from replicas.worlds.registry import get_replica, replicas
+from replicas.worlds.routing import world_url
+from replicas.worlds.services import world_create
+from verifiers.placeholders import fill_text
+
+from ..editor import codec, fields
+from ..world_signin import world_signin_url
+
+MAX_PREVIEW_SEEDS = 12
+
+
+def _blank(replica: str) -> dict:
+    config = get_replica(replica)
+    return {
+        "replica": replica, "variant": "default" if "default" in config.variants else sorted(config.variants)[0],
+        "seed": 1, "difficulty": "easy", "start_page": next(iter(config.start_pages.values()), "/"),
+        "verifier": {"assertions": [{"kind": "state"}]},
+    }
+
+
+def _suites_posted(post) -> tuple[list[str], list[tuple[str, str]]]:
+    names = [n for n in post.getlist("suites") if n]
+    new = post.get("new_suite", "").strip()
+    errors = []
+    if new:
+        if SUITE_NAME.match(new):
+            names.append(new)
+        else:
+            errors.append(("new_suite", f"{new!r} is not a suite name (lowercase letters, digits, - and _)"))
+    return list(dict.fromkeys(names)), errors
+
+
+def _kinds(post) -> dict:
+    return {name.split(":", 1)[1]: post[name] for name in post if name.startswith("kind:")}
+
+
+def _layout(spec: dict, raw: dict, kinds: dict) -> dict:
+    names = sorted(replicas())
+    replica = spec.get("replica") if spec.get("replica") in names else names[0]
+    return {
+        "basic": fields.basic_inputs(spec, raw, names),
+        "params": fields.param_items(spec, raw, replica, kinds),
+        "params_python": spec.get("params") if isinstance(spec.get("params"), str) else "",
+        "faults": fields.fault_items(spec, raw, replica),
+        "assertions": fields.assertion_items(spec, raw, replica),
+        "allowed_changes": fields.allowed_change_items(spec, raw, replica),
+        "negatives": fields.negative_items(spec, raw),
+        "param_kinds": fields.PARAM_KINDS,
+        "fault_names": fields.fault_names(),
+        "assertion_kinds": fields.schema("verifier")["properties"]["assertions"]["items"]["properties"]["kind"]["enum"],
+        "roles": get_replica(replica).roles,
+    }
+
+
+def _slots(layout: dict) -> list[str]:
+    """Every path an error can be shown at, the most specific first."""
+    paths = ["slug", "params", "faults", "verifier", "verifier.assertions", "verifier.allowed_changes",
+             "negative_examples", "reference_solution", "limits", "reward_weights", "new_suite"]
+    paths += [i.path for i in layout["basic"].values()]
+    for section in ("params", "faults", "assertions", "allowed_changes", "negatives"):
+        for item in layout[section]:
+            paths.append(item.path)
+            paths += [i.path for i in item.inputs]
+    return sorted(set(paths), key=len, reverse=True)
+
+
+def _place(errors, slots) -> tuple[dict, list]:
+    """Errors by the slot (input or item) they belong to; those that fit none are general."""
+    placed, general = {}, []
+    for path, message in errors:
+        slot = next((s for s in slots if path == s or path.startswith(s + ".") or path.startswith(s + "[")), None)
+        if slot is None:
+            general.append((path, message))
+        else:
+            placed.setdefault(slot, []).append((path, message))
+    return placed, general
+
+
+def _context(spec, raw, kinds, *, errors=(), params=None, task=None, suites=(), new_suite=""):
+    layout = _layout(spec, raw, kinds)
+    placed, general = _place(errors, _slots(layout))
+    return {
+        **layout, "spec": spec, "errors": placed, "general_errors": general, "error_count": len(errors),
+        "params_preview": params, "param_names": fields.param_names(spec, params),
+        "instruction_preview": _preview(spec, params), "task": task,
+        "suite_names": list(Suite.objects.filter(is_current=True).order_by("name").values_list("name", flat=True)),
+        "suites_selected": list(suites), "new_suite": new_suite,
+    }
+
+
+def _preview(spec, params):
+    if not params or not isinstance(spec.get("instruction"), str):
+        return ""
+    try:
+        return fill_text(spec["instruction"], params)
+    except ValueError:
+        return ""
+
+
+@role_required(Role.AUTHOR)
+def task_new(request):
+    replica = request.GET.get("replica") or sorted(replicas())[0]
+    if replica not in replicas():
+        return HttpResponseBadRequest(f"unknown replica {replica!r}")
+    return render(request, "frontend/editor.html", _context(_blank(replica), {}, {}))
+
+
+@role_required(Role.AUTHOR)
+def task_edit(request, task_id):
+    task = get_object_or_404(Task, task_id=task_id, is_current=True)
+    suites = task.suites.filter(is_current=True).values_list("name", flat=True)
+    return render(request, "frontend/editor.html", _context(task.spec, {}, {}, task=task, suites=suites))
+
+
+def _decoded(request):
+    form = codec.decode(request.POST)
+    spec = form.spec
+    if spec.get("replica") not in replicas():
+        spec["replica"] = sorted(replicas())[0]
+    verifier = spec.get("verifier")
+    if isinstance(verifier, dict) and "allowed_changes" not in verifier and any(
+            isinstance(a, dict) and a.get("only_allowed") for a in verifier.get("assertions") or []):
+        # a form cannot send an empty list: "only allowed changes" with none listed means nothing may change
+        verifier["allowed_changes"] = []
+    return form, spec
+
+
+@role_required(Role.AUTHOR)
+@require_POST
+def editor_validate(request):
+    """Live validation (htmx): every slot's messages, swapped in out of band, and the answer-key preview."""
+    form, spec = _decoded(request)
+    suites, suite_errors = _suites_posted(request.POST)
+    errors, params = draft_errors(spec) if not form.errors else ([], None)
+    errors = form.errors + suite_errors + errors
+    context = _context(spec, form.raw, _kinds(request.POST), errors=errors, params=params)
+    context["all_slots"] = [(fields.slot_id(s), context["errors"].get(s, [])) for s in _slots(context)]
+    return render(request, "frontend/editor_validation.html", context)
+
+
+@role_required(Role.AUTHOR)
+@require_POST
+def editor_form(request):
+    """Re-render the form after a structural change: an item added or removed, a kind or the replica changed."""
+    form, spec = _decoded(request)
+    kinds = _kinds(request.POST)
+    op = request.POST.get("op", "")
+    action, _, arg = op.partition(":")
+    try:
+        if action == "add":
+            section, _, kind = arg.partition(":")
+            new = {
+                "params": lambda: fields.new_param(kind or "pick", len(spec.get("params") or [])),
+                "faults": lambda: {"name": kind or fields.fault_names()[0]},
+                "verifier.assertions": lambda: {"kind": kind or "state"},
+                "verifier.allowed_changes": lambda: {},
+                "negative_examples": lambda: {},
+            }[section]()
+            if section == "params" and not isinstance(spec.get("params"), list):
+                spec["params"] = []
+            codec.append(spec, section, new)
+            if section == "params":
+                kinds[f"params[{len(spec['params']) - 1}]"] = kind or "pick"
+        elif action == "remove":
+            codec.remove(spec, arg)
+            kinds = {}
+    except (KeyError, ValueError, IndexError, TypeError) as exc:
+        return HttpResponseBadRequest(f"bad editor operation {op!r}: {exc}")
+    for path, kind in kinds.items():  # a param whose kind changed starts that kind's body empty
+        try:
+            step = spec["params"][codec.parse_path(path)[1]]
+        except (KeyError, IndexError, ValueError, TypeError):
+            continue
+        if kind in fields.PARAM_KINDS and kind not in step:
+            for other in fields.PARAM_KINDS:
+                step.pop(other, None)
+            step.pop("args", None)
+            if kind in ("pick", "aggregate", "date"):
+                step[kind] = {}
+    suites, _ = _suites_posted(request.POST)
+    task = Task.objects.filter(task_id=request.POST.get("task_id", ""), is_current=True).first()
+    raw = {} if action == "remove" else form.raw
+    context = _context(spec, raw, kinds, task=task, suites=suites, new_suite=request.POST.get("new_suite", ""))
+    response = render(request, "frontend/editor_form.html", context)
+    response["HX-Trigger-After-Settle"] = "editorChanged"  # the validator checks the new form
+    return response
+
+
+@role_required(Role.AUTHOR)
+@require_POST
+def editor_save(request):
+    form, spec = _decoded(request)
+    suites, suite_errors = _suites_posted(request.POST)
+    task = Task.objects.filter(task_id=request.POST.get("task_id", ""), is_current=True).first()
+    errors = form.errors + suite_errors
+    if not errors:
+        try:
+            saved = task_save(spec=spec, suites=suites)
+        except DraftError as exc:
+            errors = exc.errors
+        else:
+            messages.success(request, f"Saved {saved.task_id}, version {saved.version}.")
+            return redirect("frontend:task", task_id=saved.task_id)
+    messages.error(request, f"Not saved: {len(errors)} problem{'s' if len(errors) != 1 else ''} to fix (shown at each field).")
+    context = _context(spec, form.raw, _kinds(request.POST), errors=errors, task=task, suites=suites,
+                       new_suite=request.POST.get("new_suite", ""))
+    return render(request, "frontend/editor.html", context, status=422)
+
+
+@role_required(Role.AUTHOR)
+@require_POST
+def editor_instances(request):
+    """The template's answer key on each seed asked for, or why a seed has no candidate."""
+    _form, spec = _decoded(request)
+    text = request.POST.get("preview_seeds", "")
+    try:
+        seeds = [int(s) for s in text.replace(",", " ").split()]
+    except ValueError:
+        return render(request, "frontend/editor_instances.html", {"error": f"seeds are whole numbers separated by commas, not {text!r}"})
+    if not seeds or len(seeds) > MAX_PREVIEW_SEEDS or any(s < 0 for s in seeds):
+        return render(request, "frontend/editor_instances.html", {"error": f"give 1 to {MAX_PREVIEW_SEEDS} seeds (0 or more)"})
+    errors, _params = draft_errors({**spec, "seed": seeds[0]})
+    template_problems = [e for e in errors if e[0].startswith("params")]
+    if not isinstance(spec.get("params"), list):
+        return render(request, "frontend/editor_instances.html", {"error": "the task has no template params to instantiate"})
+    if template_problems and not any("no " in m and "matches" in m for _, m in template_problems):
+        return render(request, "frontend/editor_instances.html", {"error": "; ".join(f"{p}: {m}" for p, m in template_problems)})
+    return render(request, "frontend/editor_instances.html", {"instances": draft_instances(spec, seeds)})
+
+
+@role_required(Role.AUTHOR)
+@require_POST
+def editor_open_world(request):
+    """A fresh world of the editor's replica, variant and seed, and a link that opens it signed in."""
+    _form, spec = _decoded(request)
+    config = get_replica(spec["replica"])
+    variant = spec.get("variant") if spec.get("variant") in config.variants else None
+    seed = spec.get("seed")
+    role = request.POST.get("world_role") or (config.roles[0] if config.roles else "")
+    problems = []
+    if variant is None:
+        problems.append(f"choose one of the variants of {config.label}: {', '.join(sorted(config.variants))}")
+    if not isinstance(seed, int) or seed < 0:
+        problems.append("the seed must be a whole number, 0 or more")
+    if role and role not in config.roles:
+        problems.append(f"{config.label} has no role {role!r} (roles: {', '.join(config.roles)})")
+    if problems:
+        return render(request, "frontend/editor_world.html", {"problems": problems})
+    world = world_create(replica=config.label, seed=seed, variant=variant)
+    user = config.sign_in(world, role or None) if config.roles else None
+    start = spec.get("start_page") if isinstance(spec.get("start_page"), str) and "{" not in spec.get("start_page", "") else "/"
+    url = world_signin_url(world=world, user=user, next_path=start) if user else world_url(world, start)
+    return render(request, "frontend/editor_world.html", {"world": world, "url": url, "user": user, "role": role})
+

@@ -1,0 +1,1 @@
+"""Human expert trajectories: the annotator queue, recording, replay, review and datasets."""

@@ -1,0 +1,308 @@
+"""Training data from verified episodes: SFT JSON lines (per step and per episode), DPO triples, a dataset card.
+
+Sources: `annotators` (replays of accepted recordings; replays that failed the verifier
+are DPO's rejected side), `oracle` (episodes of the tasks' reference solutions) and
+`runs` (episodes of suite runs by any other agent). Only the verifier decides: SFT keeps verified successes; DPO pairs, on
+the same task, seed and observation, the step of a success (chosen) with the step where
+a failed episode left it (rejected). Files: sft.jsonl + sft_episodes.jsonl, or dpo.jsonl;
+images/<sha256>.png for each screenshot they name; card.json and README.md.
+"""
+import hashlib
+import json
+import logging
+import shutil
+from collections import Counter
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.utils import timezone
+
+from episodes.models import Episode
+from replicagym.catalogue.packs import suite_current
+
+from .models import RecordedStep, Recording
+from .observations import CAPTURE_AGENT, CaptureError, observations_for
+
+log = logging.getLogger("replicagym.annotation")
+FORMATS = ("sft", "dpo")
+SOURCES = ("annotators", "oracle", "runs")
+DATASET_VERSION = 1
+
+
+class ExportError(ValueError):
+    pass
+
+
+@dataclass
+class Candidate:
+    episode: Episode
+    source: str
+    thoughts: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return self.episode.status == Episode.Status.SUCCEEDED
+
+
+def parse_sources(text) -> list[str]:
+    names = [s.strip() for s in (text.split(",") if isinstance(text, str) else text) if s.strip()]
+    unknown = [s for s in names if s not in SOURCES]
+    if not names or unknown:
+        raise ExportError(f"sources are a comma-separated list of {', '.join(SOURCES)}"
+                          + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
+    return list(dict.fromkeys(names))
+
+
+def candidates(*, suite: str, sources: list[str], run: int | None = None) -> list[Candidate]:
+    """Finished, verified-or-failed episodes of the suite's tasks from the given sources (errored ones never count).
+
+    `run` narrows the `runs` source to one run (distillation keeps its own teacher's episodes).
+    """
+    try:
+        task_ids = list(suite_current(suite).tasks.values_list("task_id", flat=True))
+    except LookupError as exc:
+        raise ExportError(str(exc.args[0] if exc.args else exc)) from None
+    judged = (Episode.objects.select_related("task").filter(task__task_id__in=task_ids)
+              .filter(status__in=[Episode.Status.SUCCEEDED, Episode.Status.FAILED]).order_by("pk"))
+    found: list[Candidate] = []
+    if "annotators" in sources:
+        recordings = (Recording.objects.filter(replay__in=judged)
+                      .filter(status__in=[Recording.Status.ACCEPTED, Recording.Status.FAILED, Recording.Status.REJECTED])
+                      .select_related("replay__task").order_by("pk"))
+        for rec in recordings:
+            # a success counts once a reviewer accepted it; a failure needs no review to be a rejected side
+            if rec.replay.status == Episode.Status.SUCCEEDED and rec.status != Recording.Status.ACCEPTED:
+                continue
+            thoughts = list(RecordedStep.objects.filter(recording=rec).order_by("index").values_list("thought", flat=True))
+            found.append(Candidate(episode=rec.replay, source="annotators", thoughts=thoughts))
+    if "oracle" in sources:
+        found += [Candidate(episode=e, source="oracle") for e in judged.filter(agent="oracle")]
+    if "runs" in sources:
+        # an oracle's run is the oracle source's, unless it is the one run asked for (a distillation's teacher)
+        runs = judged.filter(run_id=run) if run is not None else judged.filter(run__isnull=False).exclude(agent="oracle")
+        found += [Candidate(episode=e, source="runs") for e in runs]
+    unique = {}
+    for cand in found:
+        if not cand.episode.agent.startswith(CAPTURE_AGENT):
+            unique.setdefault(cand.episode.pk, cand)
+    return list(unique.values())
+
+
+def _page(url: str) -> str:
+    # a world's origin is random per world: the path is what the agent's page was
+    parts = urlsplit(url)
+    return parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def _observation(obs, images: dict) -> dict:
+    image = None
+    if obs.screenshot is not None:
+        image = f"images/{obs.screenshot.sha256}.png"
+        images[obs.screenshot.sha256] = obs.screenshot
+    return {"url": _page(obs.url), "title": obs.title, "axtree": obs.axtree, "screenshot": image}
+
+
+def _key(obs) -> str:
+    return hashlib.sha256(f"{_page(obs.url)}\n{obs.axtree}".encode()).hexdigest()
+
+
+@dataclass
+class ExportResult:
+    out: Path
+    card: dict
+    files: list[str]
+
+
+class Progress:
+    """Called as progress(done, total) while episodes are observed (the UI's bar, the command's stderr)."""
+
+    def __init__(self, callback=None):
+        self.callback = callback
+
+    def __call__(self, done: int, total: int):
+        if self.callback is not None:
+            self.callback(done, total)
+
+
+def _observed(cands: list[Candidate], progress: Progress, skipped: list[dict]) -> dict[int, list]:
+    out = {}
+    for n, cand in enumerate(cands, start=1):
+        try:
+            if cand.episode.steps.exists():
+                out[cand.episode.pk] = observations_for(cand.episode)
+            else:
+                skipped.append({"episode": cand.episode.pk, "reason": "no steps"})
+        except CaptureError as exc:
+            skipped.append({"episode": cand.episode.pk, "reason": str(exc)})
+        progress(n, len(cands))
+    return out
+
+
+def _sft(cands, observed, images) -> tuple[list[dict], list[dict]]:
+    lines, episodes = [], []
+    for cand in cands:
+        ep = cand.episode
+        if not cand.passed or ep.pk not in observed:
+            continue
+        actions = list(ep.steps.order_by("index").values_list("action", flat=True))
+        steps = []
+        for i, action in enumerate(actions):
+            thought = cand.thoughts[i] if i < len(cand.thoughts) else ""
+            steps.append({"step": i, "observation": _observation(observed[ep.pk][i], images), "action": action,
+                          "thought": thought})
+        common = {"source": cand.source, "episode": ep.pk, "task_id": ep.task.task_id, "task_version": ep.task.content_hash,
+                  "world_seed": ep.world_seed, "instruction": ep.instance.instruction}
+        lines += [{"id": f"{ep.pk}-{s['step']}", **common, **s} for s in steps]
+        episodes.append({"id": str(ep.pk), **common, "steps": steps, "messages": list(ep.messages),
+                         "reward": (ep.rewards or {}).get("episode_reward")})
+    return lines, episodes
+
+
+def dpo_pair(chosen: Candidate, rejected: Candidate, observed: dict) -> dict | None:
+    """The step where `rejected` left `chosen`: both saw the same page before it, and different pages after it.
+
+    Steps that differ in text but lead to the same page (a bid or a selector for one
+    field) are the same step. None when the two never shared an observation there.
+    """
+    good, bad = observed.get(chosen.episode.pk), observed.get(rejected.episode.pk)
+    if not good or not bad:
+        return None
+    good_actions = list(chosen.episode.steps.order_by("index").values_list("action", flat=True))
+    bad_actions = list(rejected.episode.steps.order_by("index").values_list("action", flat=True))
+    for k in range(min(len(good_actions), len(bad_actions))):
+        if _key(good[k]) != _key(bad[k]):
+            return None  # they parted without a step that can be blamed
+        if good_actions[k] == bad_actions[k]:
+            continue
+        after_good = good[k + 1] if k + 1 < len(good) else None
+        after_bad = bad[k + 1] if k + 1 < len(bad) else None
+        if after_good is not None and after_bad is not None and _key(after_good) == _key(after_bad):
+            continue
+        return {"step": k, "chosen": good_actions[k], "rejected": bad_actions[k], "observation": good[k],
+                "history": good_actions[:k]}
+    return None
+
+
+def _dpo(cands, observed, images) -> list[dict]:
+    lines = []
+    good = [c for c in cands if c.passed and c.episode.pk in observed]
+    for bad in (c for c in cands if not c.passed and c.episode.pk in observed):
+        ep = bad.episode
+        for cand in good:
+            if (cand.episode.task.task_id, cand.episode.world_seed, cand.episode.initial_state_id) != (
+                    ep.task.task_id, ep.world_seed, ep.initial_state_id):
+                continue
+            pair = dpo_pair(cand, bad, observed)
+            if pair is None:
+                continue
+            lines.append({
+                "id": f"{cand.episode.pk}-{ep.pk}-{pair['step']}", "task_id": ep.task.task_id, "world_seed": ep.world_seed,
+                "instruction": ep.instance.instruction, "step": pair["step"], "history": pair["history"],
+                "observation": _observation(pair["observation"], images),
+                "chosen": pair["chosen"], "rejected": pair["rejected"],
+                "chosen_thought": cand.thoughts[pair["step"]] if pair["step"] < len(cand.thoughts) else "",
+                "chosen_episode": cand.episode.pk, "chosen_source": cand.source,
+                "rejected_episode": ep.pk, "rejected_source": bad.source,
+            })
+            break  # one triple per failed episode: its first success that shares the diverging page
+    return lines
+
+
+def platform_version() -> str:
+    try:
+        return version("replicagym")
+    except PackageNotFoundError:
+        head = settings.BASE_DIR / ".git" / "HEAD"
+        try:
+            ref = head.read_text().strip()
+            if ref.startswith("ref: "):
+                return (settings.BASE_DIR / ".git" / ref[5:]).read_text().strip()[:12]
+            return ref[:12]
+        except OSError:
+            return "unknown"
+
+
+def _write_jsonl(path: Path, rows: list[dict]) -> None:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
+
+
+def dataset_export(*, fmt: str, suite: str, sources, out, progress=None, run: int | None = None) -> ExportResult:
+    """Write one dataset to the folder `out` (created; must be empty if it exists)."""
+    if fmt not in FORMATS:
+        raise ExportError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    sources = parse_sources(sources)
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ExportError(f"{out} exists and is not an empty folder")
+    cands = candidates(suite=suite, sources=sources, run=run)
+    progress = progress if isinstance(progress, Progress) else Progress(progress)
+    if fmt == "dpo":
+        # only failed episodes with a success on the same task and seed need observing
+        keys = {(c.episode.task.task_id, c.episode.world_seed) for c in cands if c.passed}
+        bad_keys = {(c.episode.task.task_id, c.episode.world_seed) for c in cands if not c.passed}
+        cands = [c for c in cands if (c.episode.task.task_id, c.episode.world_seed) in keys & bad_keys]
+    skipped: list[dict] = []
+    progress(0, len(cands))
+    observed = _observed(cands, progress, skipped)
+    images: dict = {}
+    out.mkdir(parents=True, exist_ok=True)
+    files = []
+    if fmt == "sft":
+        lines, episodes = _sft(cands, observed, images)
+        _write_jsonl(out / "sft.jsonl", lines)
+        _write_jsonl(out / "sft_episodes.jsonl", episodes)
+        files += ["sft.jsonl", "sft_episodes.jsonl"]
+        counts = {"steps": len(lines), "episodes": len(episodes)}
+        used = [c for c in cands if c.passed and c.episode.pk in observed]
+    else:
+        lines = _dpo(cands, observed, images)
+        _write_jsonl(out / "dpo.jsonl", lines)
+        files.append("dpo.jsonl")
+        counts = {"pairs": len(lines)}
+        used_ids = {r["chosen_episode"] for r in lines} | {r["rejected_episode"] for r in lines}
+        used = [c for c in cands if c.episode.pk in used_ids]
+    (out / "images").mkdir(exist_ok=True)
+    for sha, shot in sorted(images.items()):
+        shutil.copyfile(settings.DATA_DIR / shot.path, out / "images" / f"{sha}.png")
+    counts["images"] = len(images)
+    card = {
+        "name": f"replicagym-{suite}-{fmt}",
+        "dataset_version": DATASET_VERSION,
+        "format": fmt,
+        "created_at": timezone.now().isoformat(),
+        "platform_version": platform_version(),
+        "suite": suite,
+        "sources": sources,
+        "run": run,
+        "filters": {
+            "sft": "episodes the verifier passed; annotators' only once a reviewer accepted them",
+            "dpo": "same task, seed and initial state; chosen from a verified success, rejected = the step where a "
+                   "failed episode first reached another page from the same observation",
+        }[fmt],
+        "counts": counts,
+        "tasks": dict(sorted(Counter(c.episode.task.task_id for c in used).items())),
+        "by_source": dict(sorted(Counter(c.source for c in used).items())),
+        "episodes": sorted(c.episode.pk for c in used),
+        "skipped": skipped,
+        "files": files + ["images/"],
+    }
+    (out / "card.json").write_text(json.dumps(card, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    (out / "README.md").write_text(_card_markdown(card), encoding="utf-8")
+    return ExportResult(out=out, card=card, files=files)
+
+
+def _card_markdown(card: dict) -> str:
+    rows = "\n".join(f"| {task} | {n} |" for task, n in card["tasks"].items()) or "| (none) | 0 |"
+    counts = ", ".join(f"{n} {what}" for what, n in card["counts"].items())
+    return (
+        f"# {card['name']}\n\n"
+        f"ReplicaGym dataset ({card['format'].upper()}), made {card['created_at']} by platform version "
+        f"{card['platform_version']}.\n\n"
+        f"- suite: `{card['suite']}`\n- sources: {', '.join(card['sources'])}\n- filter: {card['filters']}\n"
+        f"- counts: {counts}\n- skipped episodes: {len(card['skipped'])}\n\n"
+        f"| task | episodes |\n|---|---|\n{rows}\n\n"
+        "Load with `datasets.load_dataset(\"json\", data_files=...)`; screenshots are `images/<sha256>.png`.\n"
+    )

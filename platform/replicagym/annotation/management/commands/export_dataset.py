@@ -1,0 +1,27 @@
+"""`manage.py export_dataset --format sft|dpo --suite S --source annotators,oracle,runs --out DIR`."""
+import sys
+
+from replicagym.annotation.exports import FORMATS, SOURCES, ExportError, dataset_export
+from replicagym.annotation.observations import CaptureError
+from replicas.worlds.cli import ReplicaGymCommand
+
+
+class Command(ReplicaGymCommand):
+    help = "Export verified episodes as SFT JSON lines or DPO triples, with screenshots and a dataset card."
+    user_errors = (ExportError, CaptureError)
+
+    def add_arguments(self, parser):
+        parser.add_argument("--format", required=True, choices=FORMATS)
+        parser.add_argument("--suite", required=True, help="only tasks of this suite")
+        parser.add_argument("--source", default=",".join(SOURCES), help=f"comma-separated: {', '.join(SOURCES)}")
+        parser.add_argument("--out", required=True, help="a new (or empty) folder")
+
+    def handle(self, *args, format, suite, source, out, **options):  # noqa: A002 - the option's name
+        def progress(done, total):
+            sys.stderr.write(f"\robserved {done}/{total} episodes")
+            if done == total:
+                sys.stderr.write("\n")
+
+        result = dataset_export(fmt=format, suite=suite, sources=source, out=out, progress=progress)
+        counts = ", ".join(f"{n} {what}" for what, n in result.card["counts"].items())
+        self.stdout.write(f"{result.out}: {counts} ({', '.join(result.files)}, card.json, README.md)")

@@ -1,0 +1,388 @@
+"""Declarative task templates: a task's params as queries over its world, so params need no Python.
+
+A template is a list of named params (docs/schemas/template.schema.json), evaluated in order on
+the world's snapshot, with tables, fields and conditions exactly as verifiers name them: pick a
+record (`where`, `order_by`, the first or a seeded choice), read a field or a related field
+(`ticket.requester__email`), count/sum/min/max rows, do date arithmetic on the world clock, call
+the policies and pickers a replica exposes (ReplicaConfig.policies / .pickers). One template
+gives a task on any seed whose world has candidates, each seed with its own answer key.
+"""
+import importlib
+import json
+import random
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from functools import cache
+from pathlib import Path
+
+import jsonschema
+from django.conf import settings
+
+from replicas.worlds.registry import get_replica
+from replicas.worlds.scoping import bound_world
+from replicas.worlds.snapshot import canonical_json, snapshot
+from verifiers.conditions import ConditionError, check_condition, condition_holds
+from verifiers.fields import KEY_FIELD, FieldInfo, table_name, tables
+from verifiers.placeholders import PLACEHOLDER, MissingParam, fill, fill_text
+from verifiers.spec import REGEX_KEYS
+from verifiers.values import BadValue, parse_datetime, parse_duration
+
+SCHEMA = jsonschema.Draft202012Validator(
+    json.loads((Path(settings.BASE_DIR) / "docs" / "schemas" / "template.schema.json").read_text())
+)
+KINDS = ("pick", "field", "aggregate", "date", "policy", "picker", "text", "value")
+
+
+class TemplateError(ValueError):
+    """A template that cannot be used, or cannot be filled on a world; `path` is its JSON path."""
+
+    def __init__(self, path: str, message: str):
+        self.path, self.message = path, message
+        super().__init__(f"{path}: {message}")
+
+
+class NoCandidate(TemplateError):
+    """The world of this seed holds no record (or no value) the template can be about."""
+
+
+def is_template(params) -> bool:
+    """Task files hold either a template (a list) or a 'module:function' reference (the older form)."""
+    return isinstance(params, list)
+
+
+def kind_of(param: dict) -> str:
+    return next(k for k in KINDS if k in param)
+
+
+# --- what the replica's tables hold -----------------------------------------------------------
+
+
+@cache
+def _relations(replica: str) -> dict[tuple[str, str], str]:
+    """(table, field) -> the table a foreign key points to."""
+    out = {}
+    for model in get_replica(replica).world_models:
+        for f in model._meta.concrete_fields:
+            if f.is_relation:
+                out[(table_name(model), f.name)] = table_name(f.related_model)
+    return out
+
+
+@cache
+def _public_keys(replica: str) -> dict[str, tuple[str, ...]]:
+    return {table_name(m): tuple(m.public_key) for m in get_replica(replica).world_models}
+
+
+def field_info(replica: str, table: str, path: str, where: str) -> tuple[FieldInfo, list[tuple[str, str]]]:
+    """The FieldInfo at the end of `path` (related fields joined by __) and the hops [(table, field)]."""
+    known = tables(replica)
+    if table not in known:
+        raise TemplateError(where, f"unknown table {table!r} (tables of {replica}: {', '.join(sorted(known))})")
+    hops, current = [], table
+    parts = path.split("__")
+    for i, name in enumerate(parts):
+        fields = known[current]
+        if name not in fields:
+            raise TemplateError(where, f"unknown field {name!r} of {current} (fields: {', '.join(sorted(fields))})")
+        hops.append((current, name))
+        if i < len(parts) - 1:
+            target = _relations(replica).get((current, name))
+            if target is None:
+                raise TemplateError(where, f"{current}.{name} is not a reference, so {parts[i + 1]!r} cannot follow it")
+            current = target
+    return known[current][parts[-1]], hops
+
+
+def _resolve(snap: dict, replica: str, table: str, key: str, row: dict, path: str):
+    """The value at `path` from one snapshot row, following references by public key (None on a null reference)."""
+    parts = path.split("__")
+    for i, name in enumerate(parts):
+        value = key if name == KEY_FIELD else row.get(name)
+        if i == len(parts) - 1:
+            return value
+        if value is None:
+            return None
+        table = _relations(replica)[(table, name)]
+        key, row = str(value), snap["tables"].get(table, {}).get(str(value), {})
+    return None
+
+
+def _record_value(replica: str, table: str, key: str, row: dict):
+    """What a picked record's param holds: its public key field as typed (8003, "ORD-4419"), or the joined key."""
+    fields = _public_keys(replica).get(table, ())
+    return row.get(fields[0]) if len(fields) == 1 and row.get(fields[0]) is not None else key
+
+
+# --- static validation -----------------------------------------------------------------------
+
+
+def _schema_errors(steps) -> list[tuple[str, str]]:
+    errors = []
+    for error in sorted(SCHEMA.iter_errors(steps), key=lambda e: [str(p) for p in e.absolute_path]):
+        path = "params" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+        if error.validator == "additionalProperties":
+            extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
+            errors += [(f"{path}.{k}", f"unknown key {k!r}") for k in extra]
+        elif error.validator == "required":
+            errors += [(f"{path}.{k}", "required key is missing") for k in error.validator_value if k not in error.instance]
+        else:
+            message = error.schema.get("x-message") or error.message
+            errors.append((path, message))
+    return errors
+
+
+def _placeholders(value) -> list[str]:
+    if isinstance(value, str):
+        return [m.group(1) for m in PLACEHOLDER.finditer(value)]
+    if isinstance(value, list):
+        return [n for v in value for n in _placeholders(v)]
+    if isinstance(value, dict):
+        return [n for v in value.values() for n in _placeholders(v)]
+    return []
+
+
+def _check_where(replica, table, where, path, errors):
+    if table not in tables(replica):
+        known = ", ".join(sorted(tables(replica)))
+        errors.append((path.rsplit(".", 1)[0] + ".table", f"unknown table {table!r} (tables of {replica}: {known})"))
+        return
+    for name, raw in (where or {}).items():
+        try:
+            info, _ = field_info(replica, table, name, f"{path}.{name}")
+            if not _placeholders(raw):  # a condition on an earlier param is checked once filled
+                check_condition(raw, info)
+        except TemplateError as exc:
+            errors.append((exc.path, exc.message))
+        except ConditionError as exc:
+            errors.append((f"{path}.{name}" + (f".{exc.path}" if exc.path else ""), str(exc)))
+
+
+def template_errors(steps, *, replica: str) -> list[tuple[str, str]]:
+    """Every problem of a template without running it, as (JSON path, message); empty when it is usable."""
+    errors = _schema_errors(steps)
+    if errors:
+        return errors
+    config = get_replica(replica)
+    defined, records, prefixes = set(), {}, set()
+    for i, step in enumerate(steps):
+        path, name = f"params[{i}]", step["name"]
+        if name in defined or name in records:
+            errors.append((f"{path}.name", f"param {name!r} is defined twice"))
+        for ref in _placeholders({k: v for k, v in step.items() if k != "description"}):
+            if ref not in defined and not any(ref.startswith(p) for p in prefixes):
+                errors.append((path, f"placeholder {{{ref}}} names no param defined before this one"))
+        kind = kind_of(step)
+        body = step[kind]
+        if kind == "pick":
+            _check_where(replica, body["table"], body.get("where"), f"{path}.pick.where", errors)
+            for j, field in enumerate(body.get("order_by", [])):
+                try:
+                    field_info(replica, body["table"], field.lstrip("-"), f"{path}.pick.order_by[{j}]")
+                except TemplateError as exc:
+                    errors.append((exc.path, exc.message))
+            records[name] = body["table"]
+        elif kind == "field":
+            record, field = body.split(".", 1)
+            if record not in records:
+                errors.append((f"{path}.field", f"{record!r} is not a record picked before this param"))
+            elif field != KEY_FIELD:
+                try:
+                    field_info(replica, records[record], field, f"{path}.field")
+                except TemplateError as exc:
+                    errors.append((exc.path, exc.message))
+        elif kind == "aggregate":
+            _check_where(replica, body["table"], body.get("where"), f"{path}.aggregate.where", errors)
+            if body["op"] != "count" and "field" not in body:
+                errors.append((f"{path}.aggregate.field", f"{body['op']} needs the field to take it over"))
+            elif "field" in body:
+                try:
+                    info, _ = field_info(replica, body["table"], body["field"], f"{path}.aggregate.field")
+                    if body["op"] == "sum" and info.kind not in ("int", "float", "decimal"):
+                        errors.append((f"{path}.aggregate.field", f"cannot sum {info.kind} field {info.name!r}"))
+                except TemplateError as exc:
+                    errors.append((exc.path, exc.message))
+        elif kind == "date":
+            source = body.get("from", "clock")
+            if source != "clock" and not PLACEHOLDER.fullmatch(source):
+                errors.append((f"{path}.date.from", "must be clock or one {placeholder} holding a date or time"))
+        elif kind in ("policy", "picker"):
+            registry = config.policies if kind == "policy" else config.pickers
+            if body not in registry:
+                known = ", ".join(sorted(registry)) or "none"
+                errors.append((f"{path}.{kind}", f"{replica} has no {kind} {body!r} (known: {known})"))
+            if kind == "picker":
+                prefixes.add(f"{name}_")
+        defined.add(name)
+    return errors
+
+
+# --- evaluation on a world ---------------------------------------------------------------------
+
+
+def _function(ref: str):
+    module, func = ref.split(":")
+    return getattr(importlib.import_module(module), func)
+
+
+def _fill(value, params, path):
+    try:
+        return fill(value, params, regex_keys=REGEX_KEYS)
+    except MissingParam as exc:
+        raise TemplateError(path, str(exc)) from None
+
+
+def _matching(snap, replica, table, where, clock, path):
+    conditions = [(name, raw, field_info(replica, table, name, f"{path}.{name}")[0]) for name, raw in (where or {}).items()]
+    rows = []
+    for key, row in snap["tables"].get(table, {}).items():
+        try:
+            if all(condition_holds(raw, info, _resolve(snap, replica, table, key, row, name), row=row, clock=clock)
+                   for name, raw, info in conditions):
+                rows.append((key, row))
+        except ConditionError as exc:
+            raise TemplateError(f"{path}.{exc.path}", str(exc)) from None
+    return rows
+
+
+def _sort_value(value, info: FieldInfo):
+    if value is None:
+        return (1, "")
+    if info.kind == "decimal":
+        return (0, Decimal(str(value)))
+    if info.kind in ("int", "float") or isinstance(value, (int, float)):
+        return (0, value)
+    return (0, str(value))
+
+
+def _ordered(snap, replica, table, rows, order_by, path):
+    if not order_by:
+        keys = _public_keys(replica).get(table, ())
+        order_by = list(keys) or [KEY_FIELD]
+    for j, field in reversed(list(enumerate(order_by))):
+        name = field.lstrip("-")
+        info = FieldInfo(KEY_FIELD, "text") if name == KEY_FIELD else field_info(replica, table, name, f"{path}[{j}]")[0]
+        rows.sort(key=lambda kr: _sort_value(_resolve(snap, replica, table, kr[0], kr[1], name), info),
+                  reverse=field.startswith("-"))
+    return rows
+
+
+def _aggregate(body, rows, snap, replica, path):
+    if body["op"] == "count":
+        return len(rows)
+    info, _ = field_info(replica, body["table"], body["field"], f"{path}.field")
+    values = [v for key, row in rows if (v := _resolve(snap, replica, body["table"], key, row, body["field"])) is not None]
+    if body["op"] == "sum":
+        if info.kind == "decimal":
+            return str(sum((Decimal(str(v)) for v in values), Decimal(0)))
+        return sum(values)
+    if not values:
+        raise NoCandidate(path, f"no {body['table']} row with a {body['field']} to take the {body['op']} of")
+    pick = min if body["op"] == "min" else max
+    return pick(values, key=lambda v: _sort_value(v, info))
+
+
+def _date(body, params, clock, path):
+    source = body.get("from", "clock")
+    if source == "clock":
+        moment = clock
+    else:
+        raw = _fill(source, params, f"{path}.from")
+        try:
+            moment = parse_datetime(str(raw))
+        except (BadValue, ValueError):
+            raise TemplateError(f"{path}.from", f"{raw!r} is not a date or time") from None
+    if body.get("add"):
+        moment = moment + parse_duration(body["add"])
+    fmt = body.get("format", "datetime")
+    if fmt == "date":
+        return moment.date().isoformat() if isinstance(moment, datetime) else moment.isoformat()
+    if fmt == "datetime":
+        moment = moment if isinstance(moment, datetime) else datetime.combine(moment, datetime.min.time(), UTC)
+        return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return moment.strftime(fmt)
+
+
+def _json_value(value):
+    try:
+        return json.loads(canonical_json(value))
+    except TypeError:
+        return json.loads(json.dumps(value, default=_plain))
+
+
+def _plain(value):
+    if isinstance(value, (Decimal, date, datetime)):
+        return str(value) if isinstance(value, Decimal) else value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not a JSON value")
+
+
+def template_params(steps: list, *, world) -> dict:
+    """The answer key of one world (a template world of the task's seed): every param, in order.
+
+    Raises TemplateError for a template that does not fit the world, NoCandidate when the world
+    has nothing the template can be about (the message names the param and the seed).
+    """
+    problems = template_errors(steps, replica=world.replica)
+    if problems:
+        raise TemplateError(*problems[0])
+    config, snap, clock = get_replica(world.replica), snapshot(world), world.clock
+    params, records = {}, {}
+    for i, step in enumerate(steps):
+        path, name, kind = f"params[{i}]", step["name"], kind_of(step)
+        body = step[kind]
+        if kind == "pick":
+            where = _fill(body.get("where", {}), params, f"{path}.pick.where")
+            rows = _matching(snap, world.replica, body["table"], where, clock, f"{path}.pick.where")
+            if not rows:
+                raise NoCandidate(path, f"seed {world.seed}: no {body['table']} row matches {canonical_json(where)} for {name!r}")
+            rows = _ordered(snap, world.replica, body["table"], rows, body.get("order_by"), f"{path}.pick.order_by")
+            if body.get("choose", "seeded") == "seeded":
+                key, row = random.Random(f"{world.seed}:{name}").choice(rows)
+            else:
+                key, row = rows[0]
+            records[name] = (body["table"], key, row)
+            params[name] = _record_value(world.replica, body["table"], key, row)
+        elif kind == "field":
+            record, field = body.split(".", 1)
+            table, key, row = records[record]
+            params[name] = _resolve(snap, world.replica, table, key, row, field)
+        elif kind == "aggregate":
+            where = _fill(body.get("where", {}), params, f"{path}.aggregate.where")
+            rows = _matching(snap, world.replica, body["table"], where, clock, f"{path}.aggregate.where")
+            params[name] = _aggregate(body, rows, snap, world.replica, f"{path}.aggregate")
+        elif kind == "date":
+            params[name] = _date(body, params, clock, f"{path}.date")
+        elif kind in ("policy", "picker"):
+            ref = (config.policies if kind == "policy" else config.pickers)[body]
+            args = _fill(step.get("args", {}), params, f"{path}.args")
+            with bound_world(world):
+                try:
+                    result = _function(ref)(world, **args) if kind == "policy" else _function(ref)(world, world.seed, **args)
+                except LookupError as exc:
+                    raise NoCandidate(path, f"seed {world.seed}: picker {body!r} found no candidate: {exc}") from None
+                except TypeError as exc:
+                    raise TemplateError(f"{path}.args", f"{kind} {body!r} does not take these arguments: {exc}") from None
+            result = _json_value(result)
+            if kind == "picker" and isinstance(result, dict):
+                params.update({f"{name}_{k}": v for k, v in result.items()})
+            else:
+                params[name] = result
+        elif kind == "text":
+            try:
+                params[name] = fill_text(body, params)
+            except MissingParam as exc:
+                raise TemplateError(f"{path}.text", str(exc)) from None
+        else:
+            params[name] = body
+    return params
+
+
+def template_instances(spec: dict, seeds, *, build_world) -> list[dict]:
+    """One entry per seed: {"seed", "params"} or {"seed", "error", "path"}; `build_world(seed)` gives the world."""
+    out = []
+    for seed in seeds:
+        try:
+            out.append({"seed": seed, "params": template_params(spec["params"], world=build_world(seed))})
+        except TemplateError as exc:
+            out.append({"seed": seed, "error": exc.message, "path": exc.path, "no_candidate": isinstance(exc, NoCandidate)})
+    return out
+

@@ -1,0 +1,1 @@
+"""Servers that put episodes where RL stacks expect them: OpenEnv (HTTP and WebSocket) and MCP."""

@@ -1,0 +1,150 @@
+"""An MCP server (streamable HTTP, the official `mcp` SDK) exposing episodes as tools.
+
+`start_episode` starts one in a fresh world and names it; `observe`, one tool per browser
+action of the engine's grammar, `send_message` and `finish` take that episode id. Requests
+carry `Authorization: Bearer <agent token>`: a token starts episodes of its suites only,
+acts on its own episodes only, and sees the agent view of verdicts.
+Run: `uvicorn replicagym.gateways.asgi:mcp --app-dir platform` (endpoint /mcp).
+"""
+import asyncio
+import inspect
+from dataclasses import MISSING, fields
+
+from asgiref.sync import sync_to_async
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from verifiers.actions import ACTIONS, signature
+
+from .sessions import GatewayError, GatewaySession, bearer_token
+
+AGENT = "mcp"
+# How an action's argument kinds (verifiers.actions) read as tool parameters.
+KIND_TYPES = {"number": float, "index": int, "wait_ms": int, "modifiers": list[str], "strs": list[str]}
+# Sending the answer is `send_message`; the others are browser actions.
+NOT_BROWSER = {"send_msg_to_user"}
+
+
+class EpisodeTools:
+    """The running MCP sessions: one GatewaySession (and engine thread) per started episode."""
+
+    def __init__(self):
+        self.sessions: dict[int, GatewaySession] = {}
+        self._lock = asyncio.Lock()
+
+    async def token(self, ctx: Context):
+        headers = ctx.headers or {}
+        return await sync_to_async(bearer_token, thread_sensitive=False)(headers.get("authorization"))
+
+    async def session(self, ctx: Context, episode: int) -> GatewaySession:
+        token = await self.token(ctx)
+        session = self.sessions.get(episode) if isinstance(episode, int) else None
+        if session is None or session.token.pk != token.pk:  # another token's episode is as good as none
+            raise GatewayError(f"no episode {episode!r} of this token here: call start_episode first", 404)
+        return session
+
+    async def start(self, ctx: Context, task: str, seed: int | None) -> dict:
+        session = GatewaySession(await self.token(ctx), agent=AGENT)
+        try:
+            result = await session.call(session.reset, {"task": task, "seed": seed})
+        except BaseException:
+            await session.aclose()
+            raise
+        async with self._lock:
+            self.sessions[session.episode.pk] = session
+        return {"episode": session.episode.pk, **result}
+
+    async def step(self, ctx: Context, episode: int, action: str) -> dict:
+        session = await self.session(ctx, episode)
+        return await session.call(session.step, {"action": action})
+
+    async def finish(self, ctx: Context, episode: int) -> dict:
+        """End the episode (verified as it stands, if still running) and free its browser."""
+        session = await self.session(ctx, episode)
+        async with self._lock:
+            self.sessions.pop(episode, None)
+        try:
+            return await session.call(session.finish)
+        finally:
+            await session.aclose()
+
+    async def close_all(self):
+        for session in list(self.sessions.values()):
+            await session.aclose()
+        self.sessions.clear()
+
+
+def _action_tool(tools: EpisodeTools, cls):
+    """A tool for one action: its parameters are the action's, plus the episode id."""
+    params = [inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context),
+              inspect.Parameter("episode", inspect.Parameter.KEYWORD_ONLY, annotation=int)]
+    annotations = {"ctx": Context, "episode": int, "return": dict}
+    for f in fields(cls):
+        kind_type = KIND_TYPES.get(f.metadata.get("kind"), str)
+        default = inspect.Parameter.empty if f.default is MISSING else (list(f.default) if isinstance(f.default, tuple) else f.default)
+        params.append(inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, annotation=kind_type, default=default))
+        annotations[f.name] = kind_type
+
+    async def tool(*, ctx: Context, episode: int, **values) -> dict:
+        values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+        # the canonical action text: the engine parses and checks it like any agent's
+        return await tools.step(ctx, episode, str(cls(**values)))
+
+    tool.__signature__ = inspect.Signature(params)
+    tool.__annotations__ = annotations
+    tool.__name__ = cls.name
+    tool.__doc__ = f"Browser action {signature(cls.name)} on the episode's page; returns the next observation."
+    return tool
+
+
+def mcp_server() -> tuple[MCPServer, EpisodeTools]:
+    server = MCPServer(name="replicagym", instructions=(
+        "Start an episode with start_episode(task), read the page with observe(episode) (the accessibility tree "
+        "names elements by bid), act with the browser action tools, answer with send_message, then finish."))
+    tools = EpisodeTools()
+
+    @server.tool()
+    async def start_episode(ctx: Context, task: str, seed: int | None = None) -> dict:
+        """Start an episode of `task` (a task id of the token's suites) in a fresh world; returns its id and first observation."""
+        return await _guarded(tools.start(ctx, task, seed))
+
+    @server.tool()
+    async def observe(ctx: Context, episode: int) -> dict:
+        """The episode's current observation and state."""
+        async def run():
+            session = await tools.session(ctx, episode)
+            return await session.call(session.current)
+        return await _guarded(run())
+
+    @server.tool()
+    async def send_message(ctx: Context, episode: int, text: str) -> dict:
+        """Send the user a message (the task's answer): this ends the episode and returns its reward."""
+        return await _guarded(tools.step(ctx, episode, str(ACTIONS["send_msg_to_user"](text))))
+
+    @server.tool()
+    async def finish(ctx: Context, episode: int) -> dict:
+        """End the episode and return its state: status, verdict (which assertions held) and rewards."""
+        return await _guarded(tools.finish(ctx, episode))
+
+    for name, cls in ACTIONS.items():
+        if name not in NOT_BROWSER:
+            tool = _action_tool(tools, cls)
+            server.add_tool(_guarded_tool(tool), name=name, description=tool.__doc__)
+    return server, tools
+
+
+async def _guarded(awaitable) -> dict:
+    """A refused request is the tool's error, with the reason (the MCP client sees isError and the text)."""
+    try:
+        return await awaitable
+    except GatewayError as exc:
+        raise ToolError(str(exc)) from None
+
+
+def _guarded_tool(tool):
+    async def guarded(**kwargs):
+        return await _guarded(tool(**kwargs))
+
+    guarded.__signature__, guarded.__annotations__ = tool.__signature__, tool.__annotations__
+    guarded.__name__, guarded.__doc__ = tool.__name__, tool.__doc__
+    return guarded

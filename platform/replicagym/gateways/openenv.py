@@ -1,0 +1,179 @@
+"""An OpenEnv-compatible server for episodes (ASGI): the WebSocket path and the HTTP endpoints.
+
+WebSocket `/ws`: one episode per connection. Messages are {"type": "reset"|"step"|"state"|"close",
+"data": {...}}; answers {"type": "observation"|"state"|"error", "data": {...}}. HTTP: POST /reset and
+/step, GET /state, /health, /metadata, /schema; an HTTP client has one session per agent token.
+Every path but /health wants `Authorization: Bearer <agent token>`: a token starts episodes of its
+suites only, and sees the agent view of a verdict, never its detail.
+Run: `uvicorn replicagym.gateways.asgi:openenv --app-dir platform` (Django is set up by the asgi module).
+"""
+import asyncio
+import json
+from contextlib import asynccontextmanager
+
+from asgiref.sync import sync_to_async
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from replicagym.accounts.tokens import token_tasks
+
+from .schemas import SCHEMAS
+from .sessions import GatewayError, GatewaySession, bearer_token
+
+AGENT = "openenv"
+MAX_MESSAGE = 256 * 1024
+
+
+def _error(exc: GatewayError) -> JSONResponse:
+    return JSONResponse({"error": str(exc)}, status_code=exc.status)
+
+
+async def _token(headers):
+    return await sync_to_async(bearer_token, thread_sensitive=False)(headers.get("authorization"))
+
+
+async def _body(request: Request) -> dict:
+    raw = await request.body()
+    if len(raw) > MAX_MESSAGE:
+        raise GatewayError(f"the request body is over {MAX_MESSAGE} bytes", 413)
+    try:
+        data = json.loads(raw or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise GatewayError("the request body is not JSON") from None
+    if not isinstance(data, dict):
+        raise GatewayError("the request body must be a JSON object")
+    return data
+
+
+class OpenEnvServer:
+    def __init__(self):
+        self.http_sessions: dict[int, GatewaySession] = {}  # agent token id -> its HTTP session
+        self._lock = asyncio.Lock()
+
+    async def _http_session(self, request: Request, *, create: bool) -> GatewaySession | None:
+        token = await _token(request.headers)
+        async with self._lock:
+            session = self.http_sessions.get(token.pk)
+            if session is None and create:
+                session = self.http_sessions[token.pk] = GatewaySession(token, agent=AGENT)
+        return session
+
+    async def reset(self, request: Request):
+        try:
+            session = await self._http_session(request, create=True)
+            return JSONResponse(await session.call(session.reset, await _body(request)))
+        except GatewayError as exc:
+            return _error(exc)
+
+    async def step(self, request: Request):
+        try:
+            session = await self._http_session(request, create=False)
+            data = await _body(request)
+            if session is None:
+                raise GatewayError("no running episode: POST /reset first", 409)
+            return JSONResponse(await session.call(session.step, data))
+        except GatewayError as exc:
+            return _error(exc)
+
+    async def state(self, request: Request):
+        try:
+            session = await self._http_session(request, create=False)
+            if session is None:
+                return JSONResponse({"episode_id": None, "task": None, "step_count": 0, "status": None, "done": False})
+            return JSONResponse(await session.call(session.state))
+        except GatewayError as exc:
+            return _error(exc)
+
+    async def health(self, request: Request):
+        return JSONResponse({"status": "healthy"})
+
+    async def metadata(self, request: Request):
+        try:
+            token = await _token(request.headers)
+        except GatewayError as exc:
+            return _error(exc)
+        tasks = await sync_to_async(lambda: sorted(token_tasks(token).values_list("task_id", flat=True)),
+                                    thread_sensitive=False)()
+        return JSONResponse({
+            "name": "replicagym", "description": "Tasks on replicas of web products, driven in a real Chromium.",
+            "version": "1", "action": "an action string (see /schema)", "tasks": tasks,
+        })
+
+    async def schema(self, request: Request):
+        try:
+            await _token(request.headers)
+        except GatewayError as exc:
+            return _error(exc)
+        return JSONResponse(SCHEMAS)
+
+    async def websocket(self, ws: WebSocket):
+        try:
+            token = await _token(ws.headers)
+        except GatewayError as exc:
+            await ws.close(code=4401, reason=str(exc)[:120])
+            return
+        await ws.accept()
+        session = GatewaySession(token, agent=AGENT)
+        try:
+            while True:
+                reply = await self._ws_message(session, await ws.receive_text())
+                if reply is None:  # close
+                    break
+                await ws.send_json(reply)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            await session.aclose()  # the episode ends with its connection
+        if ws.client_state.name == "CONNECTED":
+            await ws.close()
+
+    async def _ws_message(self, session: GatewaySession, text: str) -> dict | None:
+        try:
+            if len(text) > MAX_MESSAGE:
+                raise GatewayError(f"a message is at most {MAX_MESSAGE} bytes")
+            try:
+                message = json.loads(text)
+            except json.JSONDecodeError:
+                raise GatewayError("a message is a JSON object: {\"type\": \"reset\", \"data\": {...}}") from None
+            kind = message.get("type") if isinstance(message, dict) else None
+            data = message.get("data", {}) if isinstance(message, dict) else None
+            if kind == "close":
+                return None
+            if kind == "reset":
+                return {"type": "observation", "data": await session.call(session.reset, data)}
+            if kind == "step":
+                return {"type": "observation", "data": await session.call(session.step, data)}
+            if kind == "state":
+                return {"type": "state", "data": await session.call(session.state)}
+            raise GatewayError(f"unknown message type {kind!r} (types: reset, step, state, close)")
+        except GatewayError as exc:
+            return {"type": "error", "data": {"message": str(exc), "status": exc.status}}
+
+    async def shutdown(self):
+        for session in list(self.http_sessions.values()):
+            await session.aclose()
+        self.http_sessions.clear()
+
+
+def openenv_app() -> Starlette:
+    server = OpenEnvServer()
+    routes = [
+        Route("/reset", server.reset, methods=["POST"]),
+        Route("/step", server.step, methods=["POST"]),
+        Route("/state", server.state, methods=["GET"]),
+        Route("/health", server.health, methods=["GET"]),
+        Route("/metadata", server.metadata, methods=["GET"]),
+        Route("/schema", server.schema, methods=["GET"]),
+        WebSocketRoute("/ws", server.websocket),
+    ]
+    @asynccontextmanager
+    async def lifespan(app):
+        yield
+        await server.shutdown()  # HTTP sessions' episodes end with the server
+
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.server = server
+    return app

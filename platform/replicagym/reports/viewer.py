@@ -1,0 +1,129 @@
+"""The episode viewer: its steps on a timeline, the final world diff, each assertion's verdict; downloads.
+
+Staff only (authors and admins): the diff and the assertion details are the answer key's
+shadow, which agents must never see (they get verifiers.agent_view through the API).
+"""
+import struct
+
+from django.conf import settings
+from django.http import FileResponse, Http404, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.views.decorators.http import require_GET
+
+from episodes.models import Episode, Screenshot
+from episodes.trajectory import trajectory_export
+from replicagym.accounts.roles import Role, role_required
+from replicas.worlds.snapshot import diff
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def png_size(shot: Screenshot | None) -> tuple[int, int] | None:
+    """(width, height) from the PNG's header, so a target box can be placed in percent of the image."""
+    if shot is None:
+        return None
+    try:
+        with (settings.DATA_DIR / shot.path).open("rb") as fh:
+            head = fh.read(24)
+    except OSError:
+        return None
+    if len(head) < 24 or not head.startswith(PNG_SIGNATURE):
+        return None
+    return struct.unpack(">II", head[16:24])
+
+
+def box_percent(box: dict | None, size: tuple[int, int] | None) -> dict | None:
+    """The target box as CSS percentages of the screenshot it is drawn on."""
+    if not box or not size or not all(k in box for k in ("x", "y", "width", "height")):
+        return None
+    width, height = size
+    return {
+        "left": round(100 * box["x"] / width, 3), "top": round(100 * box["y"] / height, 3),
+        "width": round(100 * box["width"] / width, 3), "height": round(100 * box["height"] / height, 3),
+    }
+
+
+def timeline(episode: Episode) -> list[dict]:
+    """Each step with the page it acted on (the screenshot before it: the previous step's, or the start page's)."""
+    rows = []
+    before = episode.start_screenshot
+    sizes = {}
+    for step in episode.steps.select_related("screenshot").order_by("index"):
+        if before is not None and before.pk not in sizes:
+            sizes[before.pk] = png_size(before)
+        size = sizes.get(before.pk) if before is not None else None
+        rows.append({
+            "step": step, "before": before, "box": box_percent(step.target_box, size),
+            "axtree_lines": step.axtree_change.splitlines() if step.axtree_change else [],
+            "total_ms": round(step.action_ms + step.settle_ms + step.observe_ms, 1),
+        })
+        before = step.screenshot or before
+    return rows
+
+
+def world_diff(episode: Episode) -> dict | None:
+    if episode.initial_state is None or episode.final_state is None:
+        return None
+    return diff(episode.initial_state.doc, episode.final_state.doc)
+
+
+def _episode(episode_id) -> Episode:
+    return get_object_or_404(
+        Episode.objects.select_related("task", "run", "world", "initial_state", "final_state", "start_screenshot"),
+        pk=episode_id)
+
+
+def trace_file(episode: Episode):
+    """The episode's Playwright trace, if one was recorded and is still on disk."""
+    if not episode.trace_path:
+        return None
+    path = (settings.DATA_DIR / episode.trace_path).resolve()
+    if not path.is_relative_to(settings.DATA_DIR.resolve()) or not path.is_file():
+        return None
+    return path
+
+
+@role_required(Role.AUTHOR)
+@require_GET
+def episode_view(request, episode_id):
+    episode = _episode(episode_id)
+    seconds = ((episode.finished_at - episode.started_at).total_seconds()
+               if episode.started_at and episode.finished_at else None)
+    return render(request, "reports/episode.html", {
+        "episode": episode, "steps": timeline(episode), "diff": world_diff(episode),
+        "assertions": (episode.verdict or {}).get("assertions", []), "collateral": (episode.verdict or {}).get("collateral", []),
+        "seconds": seconds, "has_trace": trace_file(episode) is not None,
+        "rewards": sorted((episode.rewards or {}).items()),
+    })
+
+
+@role_required(Role.AUTHOR)
+@require_GET
+def episode_trajectory(request, episode_id):
+    episode = _episode(episode_id)
+    response = HttpResponse(trajectory_export(episode=episode), content_type="application/x-ndjson; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="episode-{episode.pk}-{episode.task.task_id}.jsonl"'
+    return response
+
+
+@role_required(Role.AUTHOR)
+@require_GET
+def episode_trace(request, episode_id):
+    path = trace_file(_episode(episode_id))
+    if path is None:
+        raise Http404("no Playwright trace was recorded for this episode")
+    return FileResponse(path.open("rb"), as_attachment=True, filename=f"episode-{episode_id}-trace.zip",
+                        content_type="application/zip")
+
+
+@role_required(Role.AUTHOR)
+@require_GET
+def screenshot(request, sha256):
+    shot = get_object_or_404(Screenshot, sha256=sha256)
+    try:
+        handle = (settings.DATA_DIR / shot.path).open("rb")
+    except OSError:
+        raise Http404("the screenshot's file is gone") from None
+    response = FileResponse(handle, content_type="image/png")
+    response["Cache-Control"] = "private, max-age=86400, immutable"  # named by its content hash
+    return response

@@ -1,0 +1,310 @@
+"""The board's kanban board, swimlanes, issue side panel, @mentions, attachments, watchers, custom
+fields (in the issue view and in JQL), saved filters and "assign to me", through Django's test client."""
+from datetime import timedelta
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from replicas.board import jql
+from replicas.board import workflow as W
+from replicas.board.auth import person_password
+from replicas.board.models import (
+    Attachment,
+    Change,
+    Comment,
+    CustomField,
+    FieldValue,
+    Filter,
+    Issue,
+    Mention,
+    Person,
+    Project,
+    Sprint,
+)
+from replicas.board.search import issues_search
+from replicas.board.seed import LEGACY_OPTIONS
+from replicas.worlds import clock
+from replicas.worlds.scoping import bound_world
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def board_world(make_world):
+    return make_world(replica="board", seed=7, variant="small")
+
+
+@pytest.fixture
+def client_in(board_world, world_client):
+    client = world_client(board_world)
+    with bound_world(board_world):
+        client.me = Person.objects.filter(active=True, is_admin=True).order_by("public_id").first()
+    return client
+
+
+def _get(world, model, **filters):
+    with bound_world(world):
+        return model.objects.filter(**filters).order_by("pk").first()
+
+
+# --- kanban and swimlanes -------------------------------------------------------------------------
+
+
+def test_kanban_board_shows_open_work_and_recent_done_with_wip_limits(client_in, board_world):
+    page = client_in.get("/projects/OPS/board").content.decode()
+    with bound_world(board_world):
+        ops = Project.objects.get(key="OPS")
+        assert ops.board_type == "kanban" and not Sprint.objects.filter(project=ops).exists()
+        since = clock.now() - timedelta(days=14)
+        issues = Issue.objects.filter(project=ops).exclude(issue_type="epic")
+        shown = [i.key for i in issues if i.status != W.DONE or i.resolved_at >= since]
+        hidden = [i.key for i in issues if i.status == W.DONE and i.resolved_at < since]
+        in_progress = issues.filter(status=W.IN_PROGRESS).count()
+    assert "Kanban" in page and "Complete sprint" not in page and "Backlog</a>" not in page
+    assert hidden and all(f'data-key="{k}"' in page for k in shown) and not any(f'data-key="{k}"' in page for k in hidden)
+    assert in_progress == 4 and "Max 4" in page and "column--over" not in page
+    # one more card in progress puts the column over its limit: shown, not refused (as the product does)
+    todo = _get(board_world, Issue, project__key="OPS", status=W.TODO, issue_type="task")
+    assert client_in.post(f"/browse/{todo.key}/transition", {"status": W.IN_PROGRESS}).status_code == 302
+    assert "column--over" in client_in.get("/projects/OPS/board").content.decode()
+
+
+def test_group_by_is_kept_with_the_board_and_lanes_follow_it(client_in, board_world):
+    with bound_world(board_world):
+        sprint = Sprint.objects.get(project__key="AGENT", state="active")
+        cards = list(sprint.issues.exclude(issue_type="epic").select_related("epic", "assignee"))
+    assert client_in.post("/projects/AGENT/board/group", {"swimlanes": "epic"}).status_code == 302
+    page = client_in.get("/projects/AGENT/board").content.decode()
+    assert _get(board_world, Project, key="AGENT").swimlanes == "epic"
+    for epic in {c.epic.key for c in cards if c.epic_id}:
+        assert f'data-lane="{epic}"' in page
+    assert ("Issues without epic" in page) == any(not c.epic_id for c in cards)
+    client_in.post("/projects/AGENT/board/group", {"swimlanes": "assignee"})
+    page = client_in.get("/projects/AGENT/board").content.decode()
+    assert all(f'data-lane="{c.assignee.username}"' in page for c in cards if c.assignee)
+    bad = client_in.post("/projects/AGENT/board/group", {"swimlanes": "sprint"})
+    assert bad.status_code == 302 and _get(board_world, Project, key="AGENT").swimlanes == "assignee"
+    assert "Swimlanes can be grouped by" in client_in.get("/projects/AGENT/board").content.decode()
+
+
+def test_dropping_a_card_into_another_lane_changes_its_epic_or_assignee(client_in, board_world):
+    with bound_world(board_world):
+        card = Issue.objects.filter(sprint__state="active", project__key="AGENT", epic__isnull=False).order_by("number").first()
+        other = Issue.objects.filter(project__key="AGENT", issue_type="epic").exclude(pk=card.epic_id).order_by("number").first()
+        member = Person.objects.filter(active=True).exclude(pk=card.assignee_id).order_by("public_id").first()
+        gone = Person.objects.filter(active=False).first()
+    ok = client_in.post(f"/browse/{card.key}/lane", {"by": "epic", "value": other.key}, HTTP_ACCEPT="application/json")
+    assert ok.json()["ok"]
+    client_in.post(f"/browse/{card.key}/lane", {"by": "assignee", "value": member.username}, HTTP_ACCEPT="application/json")
+    for bad in ({"by": "epic", "value": card.key}, {"by": "assignee", "value": gone.username}, {"by": "sprint", "value": "1"}):
+        answer = client_in.post(f"/browse/{card.key}/lane", bad, HTTP_ACCEPT="application/json")
+        assert answer.status_code == 400 and answer.json()["error"]
+    moved = _get(board_world, Issue, key=card.key)
+    assert moved.epic_id == other.id and moved.assignee_id == member.id and moved.status == card.status
+    with bound_world(board_world):
+        assert {"epic", "assignee"} <= set(Change.objects.filter(issue=moved, created_at__gte=moved.updated_at).values_list("field", flat=True))
+
+
+def test_quick_filters_keep_each_other(client_in, board_world):
+    page = client_in.get("/projects/AGENT/board?filter=mine").content.decode()
+    assert 'href="?filter=mine&amp;recent=1"' in page and 'href="?"' in page
+    with bound_world(board_world):
+        sprint = Sprint.objects.get(project__key="AGENT", state="active")
+        fresh = [i.key for i in sprint.issues.exclude(issue_type="epic")
+                 if i.updated_at >= clock.now() - timedelta(hours=24)]
+        old = [i.key for i in sprint.issues.exclude(issue_type="epic") if i.key not in fresh]
+    page = client_in.get("/projects/AGENT/board?recent=1").content.decode()
+    assert old and all(f'data-key="{k}"' not in page for k in old) and all(f'data-key="{k}"' in page for k in fresh)
+
+
+# --- the issue side panel ----------------------------------------------------------------------------
+
+
+def test_a_card_opens_the_issue_in_a_side_panel_whose_forms_return_to_the_board(client_in, board_world):
+    with bound_world(board_world):
+        card = Issue.objects.filter(sprint__state="active", project__key="AGENT", issue_type="story").order_by("number").first()
+    board = client_in.get(f"/projects/AGENT/board?text={card.key}").content.decode()
+    assert f'href="?text={card.key}&amp;selectedIssue={card.key}"' in board
+    page = client_in.get(f"/projects/AGENT/board?text={card.key}&selectedIssue={card.key}").content.decode()
+    assert f'aria-label="Issue {card.key}"' in page and 'id="id_summary"' in page and f'href="/browse/{card.key}"' in page
+    back = f"/projects/AGENT/board?text={card.key}&amp;selectedIssue={card.key}"
+    assert f'name="next" value="{back}"' in page
+    saved = client_in.post(f"/browse/{card.key}/comment", {"body": "From the panel", "next": back.replace("&amp;", "&")})
+    assert saved["Location"] == f"/projects/AGENT/board?text={card.key}&selectedIssue={card.key}#comments"
+    missing = client_in.get("/projects/AGENT/board?selectedIssue=AGENT-9999")
+    assert missing.status_code == 200 and "Issue AGENT-9999 does not exist" in missing.content.decode()
+    assert client_in.get(f"/browse/{card.key}").status_code == 200  # the full page still exists
+
+
+# --- comments with mentions, attachments, watchers, assign to me --------------------------------------------
+
+
+def test_a_mention_is_recorded_and_shown_and_an_unknown_one_is_refused(client_in, board_world):
+    with bound_world(board_world):
+        issue = Issue.objects.filter(project__key="AGENT", number=5).get()
+        mate = Person.objects.filter(active=True).exclude(pk=client_in.me.pk).order_by("public_id").first()
+        gone = Person.objects.filter(active=False).first()
+    client_in.post(f"/browse/{issue.key}/comment", {"body": f"[~{mate.username}] could you check the retry? cc [~{mate.username}]"})
+    with bound_world(board_world):
+        comment = Comment.objects.filter(issue=issue).order_by("-public_id").first()
+        assert list(Mention.objects.filter(comment=comment).values_list("person__username", flat=True)) == [mate.username]
+    page = client_in.get(f"/browse/{issue.key}").content.decode()
+    assert f'<span class="mention" data-username="{mate.username}">@{mate.name}</span> could you check' in page
+    assert f'"username": "{mate.username}"' in page  # the picker's people
+    for body in ("[~nobody] look", f"[~{gone.username}] look"):
+        with bound_world(board_world):
+            before = Comment.objects.count()
+        client_in.post(f"/browse/{issue.key}/comment", {"body": body})
+        page = client_in.get(f"/browse/{issue.key}").content.decode()
+        assert "can&#x27;t be mentioned" in page and f">{body}</textarea>" in page  # kept as a draft
+        with bound_world(board_world):
+            assert Comment.objects.count() == before
+
+
+def test_attachments_by_name_with_checks(client_in, board_world):
+    issue = _get(board_world, Issue, project__key="AGENT", number=6)
+    client_in.post(f"/browse/{issue.key}/attach", {"file": SimpleUploadedFile("trace 1.log", b"x" * 1500, "text/plain")})
+    attachment = _get(board_world, Attachment, issue=issue, name="trace 1.log")
+    assert attachment.size == 1500 and attachment.content_type == "text/plain" and attachment.author_id == client_in.me.id
+    page = client_in.get(f"/browse/{issue.key}").content.decode()
+    assert "trace 1.log" in page and "1.5\xa0KB" in page
+    with bound_world(board_world):
+        count = Attachment.objects.count()
+    too_big = SimpleUploadedFile("huge.bin", b"0" * (10 * 1024 * 1024 + 1))
+    client_in.post(f"/browse/{issue.key}/attach", {"file": too_big})
+    assert "at most 10 MB" in client_in.get(f"/browse/{issue.key}").content.decode()
+    client_in.post(f"/browse/{issue.key}/attach", {})
+    with bound_world(board_world):
+        assert Attachment.objects.count() == count
+    client_in.post(f"/browse/{issue.key}/attachments/{attachment.public_id}/delete")
+    assert _get(board_world, Attachment, public_id=attachment.public_id) is None
+    assert _get(board_world, Change, issue=issue, field="Attachment", from_value="trace 1.log") is not None
+
+
+def test_watchers_and_assign_to_me(client_in, board_world):
+    with bound_world(board_world):
+        issue = Issue.objects.filter(project__key="AGENT", status=W.TODO).exclude(assignee=client_in.me).order_by("number").first()
+        mate = Person.objects.filter(active=True).exclude(pk__in=issue.watchers.values("person")).order_by("public_id").last()
+        gone = Person.objects.filter(active=False).first()
+    client_in.post(f"/browse/{issue.key}/watchers", {"person": mate.username})
+    client_in.post(f"/browse/{issue.key}/watchers", {"person": mate.username})
+    assert "already watching" in client_in.get(f"/browse/{issue.key}").content.decode()
+    client_in.post(f"/browse/{issue.key}/watchers", {"person": gone.username})
+    with bound_world(board_world):
+        assert list(issue.watchers.filter(person__in=[mate, gone]).values_list("person__username", flat=True)) == [mate.username]
+    answer = client_in.post(f"/browse/{issue.key}/assign-to-me", HTTP_ACCEPT="application/json")
+    assert answer.json()["ok"] and _get(board_world, Issue, key=issue.key).assignee_id == client_in.me.id
+
+
+# --- custom fields ------------------------------------------------------------------------------------------
+
+
+def _form(issue, **extra):
+    data = {"summary": issue.summary, "description": issue.description, "priority": issue.priority, "steps_to_reproduce": issue.steps_to_reproduce,
+            "labels": " ".join(issue.labels), "components": issue.components, "fix_versions": issue.fix_versions,
+            "assignee": issue.assignee.username if issue.assignee else "", "story_points": "" if issue.story_points is None else issue.story_points,
+            "sprint": str(issue.sprint.public_id) if issue.sprint else "", "due_date": issue.due_date.isoformat() if issue.due_date else "",
+            "epic": issue.epic.key if issue.epic else "", "resolution": issue.resolution}
+    return {**data, **extra}
+
+
+def test_custom_fields_are_edited_in_the_issue_view_and_legacy_values_survive_an_unchanged_save(client_in, board_world):
+    with bound_world(board_world):
+        tier = CustomField.objects.get(project__key="AGENT", name="Customer tier")
+        criteria = CustomField.objects.get(project__key="AGENT", name="Acceptance criteria")
+        legacy = FieldValue.objects.filter(field=tier, value__in=list(LEGACY_OPTIONS["Customer tier"])).select_related("issue").first()
+        issue = legacy.issue
+        value = legacy.value
+        changes = Change.objects.filter(issue=issue).count()
+    page = client_in.get(f"/browse/{issue.key}").content.decode()
+    assert f'id="id_cf_{tier.public_id}"' in page and f"{value} (legacy value)" in page and "is no longer an option" in page
+    unchanged = _form(issue, **{f"cf_{tier.public_id}": value, f"cf_{criteria.public_id}": _get(board_world, FieldValue, issue=issue, field=criteria).value
+                                if _get(board_world, FieldValue, issue=issue, field=criteria) else ""})
+    assert client_in.post(f"/browse/{issue.key}", unchanged).status_code == 302
+    with bound_world(board_world):
+        assert FieldValue.objects.get(issue=issue, field=tier).value == value and Change.objects.filter(issue=issue).count() == changes
+    bad = client_in.post(f"/browse/{issue.key}", {**unchanged, f"cf_{tier.public_id}": "Diamond"})
+    assert bad.status_code == 400
+    client_in.post(f"/browse/{issue.key}", {**unchanged, f"cf_{tier.public_id}": "Enterprise", f"cf_{criteria.public_id}": "Given a user, then it works."})
+    with bound_world(board_world):
+        assert FieldValue.objects.get(issue=issue, field=tier).value == "Enterprise"
+        assert FieldValue.objects.get(issue=issue, field=criteria).value == "Given a user, then it works."
+        assert Change.objects.filter(issue=issue, field="Customer tier", from_value=value, to_value="Enterprise").exists()
+    # a number field refuses text, and stores numbers in one form
+    web = _get(board_world, Issue, project__key="WEB", issue_type="story")
+    revenue = _get(board_world, CustomField, project__key="WEB", name="Revenue impact")
+    assert client_in.post(f"/browse/{web.key}", _form(web, **{f"cf_{revenue.public_id}": "lots"})).status_code == 400
+    client_in.post(f"/browse/{web.key}", _form(web, **{f"cf_{revenue.public_id}": "1200.50"}))
+    assert _get(board_world, FieldValue, issue=web, field=revenue).value == "1200.5"
+
+
+def test_jql_finds_custom_field_values_by_name_and_id_with_the_products_errors(board_world):
+    with bound_world(board_world):
+        me = Person.objects.order_by("public_id").first()
+        tier = CustomField.objects.get(project__key="AGENT", name="Customer tier")
+        revenue = CustomField.objects.get(project__key="WEB", name="Revenue impact")
+
+        def keys(query):
+            return {i.key for i in issues_search(query=query, person=me)[0]}
+
+        enterprise = {v.issue.key for v in FieldValue.objects.filter(field=tier, value="Enterprise").select_related("issue")}
+        assert enterprise and keys('"Customer tier" = Enterprise') == enterprise == keys(f"cf[{tier.public_id}] = enterprise")
+        legacy = FieldValue.objects.filter(field=tier, value__in=list(LEGACY_OPTIONS["Customer tier"])).order_by("value").first().value
+        assert keys(f'"Customer tier" = {legacy}') == {v.issue.key for v in FieldValue.objects.filter(field=tier, value=legacy)
+                                                       .select_related("issue")}
+        big = {v.issue.key for v in FieldValue.objects.filter(field=revenue).select_related("issue") if float(v.value) > 1000}
+        assert big and keys('"Revenue impact" > 1000') == big
+        assert keys('project = AGENT AND "Customer tier" is EMPTY') == {
+            i.key for i in Issue.objects.filter(project__key="AGENT") if not FieldValue.objects.filter(issue=i, field=tier).exists()}
+        for query, message in [('"Customer tier" = Diamond', "The option 'Diamond' for field 'Customer tier' does not exist."),
+                               ('"Customer tier" > 3', "The operator '>' is not supported by the 'Customer tier' field."),
+                               ('"Revenue impact" = lots', "is not a number"),
+                               ("cf[99999] = 1", "Field 'cf[99999]' does not exist")]:
+            with pytest.raises(jql.JQLError, match=message.replace("[", r"\[").replace("(", r"\(")):
+                issues_search(query=query, person=me)
+
+
+# --- saved filters --------------------------------------------------------------------------------------------
+
+
+def test_saved_filters_are_saved_listed_opened_edited_and_deleted_by_their_owner(client_in, board_world, world_client):
+    created = client_in.post("/filters/new", {"name": "  My   bugs ", "jql": "type = Bug AND\n assignee = currentUser()"})
+    saved = _get(board_world, Filter, owner=client_in.me, name="My bugs")
+    assert created["Location"] == f"/issues?filter={saved.public_id}" and saved.jql == "type = Bug AND assignee = currentUser()"
+    page = client_in.get(created["Location"]).content.decode()
+    assert "<h1>My bugs</h1>" in page and "type = Bug AND assignee = currentUser()</textarea>" in page
+    assert "My bugs" in client_in.get("/filters").content.decode()
+    with bound_world(board_world):
+        count = Filter.objects.count()
+    for bad, message in [({"name": "my BUGS", "jql": "type = Bug"}, "already have a filter named"),
+                         ({"name": "Broken", "jql": "type = "}, "Expecting either a value"),
+                         ({"name": "", "jql": "type = Bug"}, "This field is required")]:
+        answer = client_in.post("/filters/new", bad)
+        assert answer.status_code == 400 and message in answer.content.decode().replace("&#x27;", "'")
+    with bound_world(board_world):
+        assert Filter.objects.count() == count
+    edited = client_in.post(f"/filters/{saved.public_id}", {"name": "My open bugs", "jql": "type = Bug AND resolution = Unresolved", "starred": "on"})
+    assert edited.status_code == 302
+    saved = _get(board_world, Filter, public_id=saved.public_id)
+    assert (saved.name, saved.jql, saved.starred) == ("My open bugs", "type = Bug AND resolution = Unresolved", True)
+    # another person can open it by id but neither edit nor delete it
+    other = _get(board_world, Filter, name="Reported by me")
+    assert client_in.get(f"/filters/{other.public_id}").status_code == 404
+    assert client_in.post(f"/filters/{other.public_id}/delete").status_code == 404
+    client_in.post(f"/filters/{saved.public_id}/delete")
+    assert _get(board_world, Filter, public_id=saved.public_id) is None and _get(board_world, Filter, public_id=other.public_id)
+
+
+def test_a_comment_typed_in_the_side_panel_survives_an_expired_session(board_world, world_client):
+    client = world_client(board_world, signed_in=False)
+    issue = _get(board_world, Issue, project__key="AGENT", number=5)
+    panel = f"/projects/AGENT/board?selectedIssue={issue.key}"
+    answer = client.post(f"/browse/{issue.key}/comment", {"body": "Typed before lunch", "next": panel})
+    assert answer.status_code == 302 and answer["Location"] == "/login?next=" + panel.replace("?", "%3F").replace("=", "%3D")
+    with bound_world(board_world):
+        me = Person.objects.filter(active=True).order_by("public_id").first()
+        assert not Comment.objects.filter(body="Typed before lunch").exists()
+    back = client.post(answer["Location"], {"email": me.email, "password": person_password(seed=board_world.seed, username=me.username)})
+    assert back["Location"] == panel
+    page = client.get(panel).content.decode()
+    assert "We kept it as a draft" in page and "Typed before lunch</textarea>" in page

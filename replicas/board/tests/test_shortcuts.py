@@ -1,0 +1,103 @@
+"""In a real Chromium: the keyboard shortcuts as the product has them (c, /, j/k, e, a, i, m, l, ?),
+the mention picker, and a card opening in the side panel, on the board and on the issue page."""
+import pytest
+from django.conf import settings
+
+from episodes.browser import LAUNCH_ARGS
+from episodes.server import replica_server, replica_server_stop
+from replicas.board.models import Issue, Person
+from replicas.worlds.registry import get_replica
+from replicas.worlds.routing import world_origin, world_url
+from replicas.worlds.scoping import bound_world
+from replicas.worlds.services import world_create
+
+TIMEOUT = 20_000  # ms: generous, the machine is shared
+
+
+@pytest.fixture
+def browser_page(transactional_db):
+    from playwright.sync_api import sync_playwright
+
+    world = world_create(replica="board", seed=7, variant="small")
+    user = get_replica("board").sign_in(world)
+    _, port = replica_server()
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=settings.CHROMIUM_PATH, args=LAUNCH_ARGS, headless=True)
+        context = browser.new_context(viewport={"width": 1440, "height": 900})
+        context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": user.session_key, "url": world_origin(world, port)}])
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT)
+        page.url_for = lambda path: world_url(world, path, port=port)
+        page.world = world
+        yield page
+        browser.close()
+    replica_server_stop()
+
+
+def _blur(page):
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+
+
+def _focused(page) -> str:
+    return page.evaluate("document.activeElement.id")
+
+
+@pytest.mark.browser
+def test_every_shortcut_does_what_the_help_dialog_says(browser_page):
+    page = browser_page
+    with bound_world(page.world):
+        me = Person.objects.filter(active=True, is_admin=True).order_by("public_id").first()
+    page.goto(page.url_for("/projects/AGENT/board"))
+    page.keyboard.press("?")
+    assert page.locator("#shortcuts-dialog").is_visible()
+    for key in ("c", "/", "j", "k", "e", "a", "i", "m", "l", "?"):
+        assert page.locator(f"#shortcuts-dialog kbd:text-is('{key}')").count() == 1, key
+    page.keyboard.press("Escape")
+    # j / k walk the cards
+    cards = page.locator(".card")
+    page.keyboard.press("j")
+    page.keyboard.press("j")
+    page.keyboard.press("k")
+    first = cards.nth(0)
+    assert "is-selected" in first.get_attribute("class")
+    key = first.get_attribute("data-key")
+    # i assigns the selected card to me; the board refreshes in place
+    page.keyboard.press("i")
+    page.wait_for_function("([k, name]) => document.querySelector(`[data-key='${k}'] .avatar`).getAttribute('aria-label') === name",
+                           arg=[key, me.name])
+    with bound_world(page.world):
+        assert Issue.objects.get(key=key).assignee_id == me.id
+    # a opens the selected card in the side panel with the assignee field focused
+    page.keyboard.press("j")
+    page.keyboard.press("a")
+    page.wait_for_url(f"**selectedIssue={key}#edit-a")
+    page.wait_for_function("document.activeElement.id === 'id_assignee'")
+    # on the open issue: e, m, l, a focus their fields
+    for shortcut, field in (("e", "id_summary"), ("m", "id_body"), ("l", "id_labels"), ("a", "id_assignee")):
+        _blur(page)
+        page.keyboard.press(shortcut)
+        assert _focused(page) == field, shortcut
+    _blur(page)
+    page.keyboard.press("/")
+    assert _focused(page) == "quick-search"
+    _blur(page)
+    page.keyboard.press("c")
+    page.wait_for_url("**/projects/AGENT/issues/new")
+
+
+@pytest.mark.browser
+def test_typing_at_offers_teammates_and_picking_one_writes_a_mention(browser_page):
+    page = browser_page
+    with bound_world(page.world):
+        mate = Person.objects.filter(active=True, is_admin=False).order_by("public_id").first()
+        issue = Issue.objects.filter(project__key="AGENT", number=5).get()
+    page.goto(page.url_for(f"/projects/AGENT/board?selectedIssue={issue.key}"))
+    page.locator("#id_body").click()
+    page.keyboard.type(f"Please look @{mate.name.split()[0][:3]}")
+    option = page.get_by_role("option", name=f"{mate.name} (@{mate.username})")
+    option.wait_for()
+    option.click()
+    assert page.locator("#id_body").input_value() == f"Please look [~{mate.username}] "
+    page.locator("#comment-save").click()
+    page.wait_for_url(f"**selectedIssue={issue.key}#comments")
+    assert page.locator(f".mention[data-username='{mate.username}']").first.inner_text() == f"@{mate.name}"

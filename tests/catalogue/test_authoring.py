@@ -1,0 +1,66 @@
+"""Authored tasks: every save that changes something is a new version, diffs, export/import round trips, suites."""
+import json
+
+import pytest
+from replicagym.catalogue.authoring import (
+    DraftError,
+    suite_save,
+    task_export,
+    task_import,
+    task_save,
+    version_diff,
+)
+from replicagym.catalogue.models import Suite, Task
+
+from episodes.creation import episode_create
+
+pytestmark = pytest.mark.django_db
+
+SPEC = {
+    "slug": "count-comments", "title": "Count the comments of a ticket", "difficulty": "easy",
+    "replica": "supportdesk", "seed": 7, "variant": "small",
+    "params": [
+        {"name": "ticket", "pick": {"table": "supportdesk.ticket", "where": {"status": {"in": ["new", "open"]}}}},
+        {"name": "comments", "aggregate": {"op": "count", "table": "supportdesk.comment", "where": {"ticket": "{ticket}"}}},
+    ],
+    "instruction": "How many comments does ticket #{ticket} have?",
+    "start_page": "/agent/tickets/{ticket}",
+    "verifier": {"assertions": [{"name": "the count", "kind": "answer", "type": "number", "expected": "{comments}"}]},
+    "reference_solution": ['send_msg_to_user("{comments}")'],
+}
+
+
+def test_each_changing_save_is_a_new_version_and_episodes_keep_theirs():
+    first = task_save(spec=SPEC, suites=["counting"])
+    assert task_save(spec=SPEC).pk == first.pk  # the same content: the same version
+    episode = episode_create(task=first, agent="oracle")
+    second = task_save(spec={**SPEC, "title": "Count a ticket's comments"}, suites=["counting"])
+    assert second.pk != first.pk and second.content_hash != first.content_hash
+    first.refresh_from_db()
+    assert not first.is_current and second.is_current
+    episode.refresh_from_db()
+    assert episode.task_id == first.pk
+    assert list(Suite.objects.get(name="counting", is_current=True).tasks.all()) == [second]
+    diff = "\n".join(version_diff(first, second))
+    assert '-  "title": "Count the comments of a ticket"' in diff and '+  "title": "Count a ticket\'s comments"' in diff
+
+
+def test_export_then_import_gives_the_same_content_hash():
+    task = task_save(spec=SPEC)
+    text = task_export(task)
+    assert json.loads(text) == SPEC
+    Task.objects.filter(pk=task.pk).update(is_current=False)
+    again = task_import(text)
+    assert again.content_hash == task.content_hash and again.params_hash == task.params_hash
+
+
+def test_an_invalid_draft_or_suite_changes_nothing():
+    with pytest.raises(DraftError) as err:
+        task_save(spec={**SPEC, "verifier": {"assertions": [{"name": "x", "kind": "answer", "type": "number"}]}})
+    assert any(path.startswith("verifier.assertions[0]") for path, _ in err.value.errors)
+    with pytest.raises(DraftError):
+        task_import("{not json")
+    with pytest.raises(DraftError) as err:
+        suite_save(name="Bad Name", task_ids=["supportdesk.nope"])
+    assert {p for p, _ in err.value.errors} == {"name", "tasks[0]"}
+    assert not Task.objects.exists() and not Suite.objects.exists()

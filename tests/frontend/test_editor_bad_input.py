@@ -1,0 +1,115 @@
+"""Bad input anywhere in the task editor: a message at the field it concerns (with its JSON path), and nothing saved."""
+import re
+
+import pytest
+from replicagym.catalogue.models import Suite, Task
+
+from frontend.editor.fields import slot_id
+
+pytestmark = pytest.mark.django_db
+
+# A valid task as the editor posts it: every input named <type>:<json path> (frontend.editor.codec).
+VALID = {
+    "s:replica": "supportdesk", "s:variant": "small", "i:seed": "7", "s:difficulty": "easy",
+    "s:title": "Count the comments of a ticket", "s:slug": "count-comments",
+    "s:params[0].name": "ticket", "kind:params[0]": "pick", "s:params[0].pick.table": "supportdesk.ticket",
+    "j:params[0].pick.where": '{"status": {"in": ["new", "open"]}}', "e:params[0].pick.choose": '"seeded"',
+    "s:params[1].name": "comments", "kind:params[1]": "aggregate", "e:params[1].aggregate.op": '"count"',
+    "s:params[1].aggregate.table": "supportdesk.comment", "j:params[1].aggregate.where": '{"ticket": "{ticket}"}',
+    "s:instruction": "How many comments does ticket #{ticket} have? Reply with the number only.",
+    "s:start_page": "/agent/tickets/{ticket}",
+    "e:faults[0].name": '"slow_response"', "i:faults[0].params.delay_ms": "200",
+    "e:verifier.assertions[0].kind": '"answer"', "s:verifier.assertions[0].name": "the answer is the comment count",
+    "e:verifier.assertions[0].type": '"number"', "v:verifier.assertions[0].expected": "{comments}",
+    "e:verifier.assertions[1].kind": '"diff"', "s:verifier.assertions[1].name": "nothing changed",
+    "e:verifier.assertions[1].only_allowed": "true",
+    "e:verifier.assertions[2].kind": '"trajectory"', "s:verifier.assertions[2].name": "few steps",
+    "i:verifier.assertions[2].max_steps": "5",
+    "l:reference_solution": 'send_msg_to_user("{comments}")',
+    "s:negative_examples[0].name": "answers without a number",
+    "l:negative_examples[0].actions": 'send_msg_to_user("I could not find it")',
+    "new_suite": "editor-checks",
+}
+
+BAD = [
+    # (what is wrong, changes to the valid form, the input whose slot shows it, words of the message)
+    ("unknown table", {"s:params[0].pick.table": "supportdesk.tikcet"}, "params[0].pick.table", "unknown table"),
+    ("bad placeholder", {"s:instruction": "Count the comments of #{tikcet}."}, "instruction", "tikcet"),
+    ("out-of-range fault parameter", {"i:faults[0].params.delay_ms": "99999"}, "faults[0].params.delay_ms", "5000"),
+    ("answer assertion with no answer", {"v:verifier.assertions[0].expected": ""}, "verifier.assertions[0]", "expected"),
+    ("seed with no candidate", {"j:params[0].pick.where": '{"subject": "a subject no ticket has"}'}, "params[0]", "seed 7"),
+    ("bad slug", {"s:slug": "Count Comments!"}, "slug", "slug"),
+    ("invalid JSON", {"j:params[0].pick.where": '{"status": '}, "params[0].pick.where", "invalid JSON"),
+    ("seed that is not a number", {"i:seed": "seven"}, "seed", "whole number"),
+    ("unknown field in the verifier", {"e:verifier.assertions[1].kind": '"state"', "e:verifier.assertions[1].only_allowed": "",
+                                       "s:verifier.assertions[1].table": "supportdesk.ticket",
+                                       "j:verifier.assertions[1].where": '{"statuss": "open"}',
+                                       "j:verifier.assertions[1].expect": '{"count": 1}'},
+     "verifier.assertions[1].where", "statuss"),
+    ("action that does not parse", {"l:reference_solution": "send_msg_to_user(42"}, "reference_solution", "reference_solution[0]"),
+    ("unknown variant", {"s:variant": "gigantic"}, "variant", "gigantic"),
+    ("start page that is not a path", {"s:start_page": "agent/tickets"}, "start_page", "/"),
+    ("bad suite name", {"new_suite": "Not A Suite"}, "new_suite", "suite name"),
+    ("operator that does not fit the field", {"j:params[0].pick.where": '{"status": {"gt": "open"}}'}, "params[0].pick.where", "gt"),
+]
+
+
+@pytest.fixture
+def author_client(client, author_user):
+    client.force_login(author_user)
+    return client
+
+
+def _slot_messages(html: str, path: str) -> str:
+    found = re.search(rf'<div class="rg-field-error" id="{re.escape(slot_id(path))}"[^>]*>(.*?)</div>\s*(?:</div>|$)', html, re.S)
+    return found.group(1) if found else ""
+
+
+def test_the_valid_form_saves_a_version_into_its_suite(author_client):
+    response = author_client.post("/tasks/editor/save/", VALID)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    task = Task.objects.get(task_id="supportdesk.count-comments", is_current=True)
+    assert task.pack == "authored" and task.params["comments"] >= 0
+    assert task.instruction == f"How many comments does ticket #{task.params['ticket']} have? Reply with the number only."
+    assert list(Suite.objects.get(name="editor-checks", is_current=True).tasks.all()) == [task]
+
+
+@pytest.mark.parametrize("what, change, path, words", BAD, ids=[b[0] for b in BAD])
+def test_bad_input_is_shown_at_its_field_and_changes_nothing(author_client, what, change, path, words):
+    tasks, suites = Task.objects.count(), Suite.objects.count()
+    response = author_client.post("/tasks/editor/save/", {**VALID, **change})
+    html = response.content.decode()
+    assert response.status_code == 422
+    assert "Not saved" in html
+    at_field = _slot_messages(html, path)
+    assert words in at_field, f"{what}: expected {words!r} at {path}, slot holds {at_field!r}"
+    assert 'data-error-path="' in at_field  # each message names its JSON path
+    assert (Task.objects.count(), Suite.objects.count()) == (tasks, suites)
+
+
+def test_live_validation_swaps_each_message_into_its_field(author_client):
+    bad = {**VALID, "i:faults[0].params.delay_ms": "99999", "s:params[0].pick.table": "supportdesk.tikcet"}
+    html = author_client.post("/tasks/editor/validate/", bad, HTTP_HX_REQUEST="true").content.decode()
+    for path in ("faults[0].params.delay_ms", "params[0].pick.table"):
+        assert re.search(rf'id="{slot_id(path)}" hx-swap-oob="true"><div role="alert" data-error-path="{re.escape(path)}"', html)
+    # slots of fields without problems are swapped in empty, so a fixed problem disappears
+    assert f'id="{slot_id("title")}" hx-swap-oob="true"></div>' in html
+    good = author_client.post("/tasks/editor/validate/", VALID, HTTP_HX_REQUEST="true").content.decode()
+    assert "Valid: ready to save." in good and 'data-testid="answer-key"' in good
+
+
+def test_the_template_lists_its_instances_and_names_seeds_without_candidates(author_client):
+    only_seed_7 = {**VALID, "j:params[0].pick.where": '{"status": {"in": ["new", "open"]}, "subject": {"matches": "ORD-4"}}'}
+    html = author_client.post("/tasks/editor/instances/", {**only_seed_7, "preview_seeds": "7, 8, 9"}).content.decode()
+    assert html.count("<tr>") == 4  # header and three seeds
+    assert "comments=" in html
+    nothing = {**VALID, "j:params[0].pick.where": '{"subject": "a subject no ticket has"}'}
+    html = author_client.post("/tasks/editor/instances/", {**nothing, "preview_seeds": "7, 8"}).content.decode()
+    assert html.count("no candidate") == 2 and "seed 8" in html
+
+
+def test_agents_and_annotators_cannot_reach_the_editor(client, annotator_user):
+    client.force_login(annotator_user)
+    assert client.post("/tasks/editor/save/", VALID).status_code == 403
+    assert client.get("/tasks/new/").status_code == 403
+    assert not Task.objects.filter(task_id="supportdesk.count-comments").exists()

@@ -1,0 +1,51 @@
+"""Vector envs: gymnasium.make_vec over N episodes, each in its own spawned process with its own Chromium."""
+import os
+
+import gymnasium
+import numpy as np
+import pytest
+from replicagym.catalogue.packs import task_current
+
+from episodes.gym import register_task, replica_vector_env
+from episodes.models import Episode
+from tests.episodes.fixtures import sync_test_pack
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_make_vec_with_4_environments_steps_them_in_parallel_processes():
+    sync_test_pack()
+    env_id = register_task("testbed.open-note")
+    envs = gymnasium.make_vec(env_id, num_envs=4)
+    try:
+        assert isinstance(envs, gymnasium.vector.AsyncVectorEnv) and envs.num_envs == 4
+        obs, infos = envs.reset(seed=0)
+        assert obs["goal"] == ("Open note #3 and tell me its status.",) * 4
+        assert obs["screenshot"].shape == (4, 800, 1280, 3) and obs["screenshot"].dtype == np.uint8
+        episodes = [int(pk) for pk in infos["episode"]]
+        assert len(set(episodes)) == 4
+        # one episode per worker process, none in this one: four Chromiums stepping at once
+        workers = {Episode.objects.get(pk=pk).claimed_by for pk in episodes}
+        assert len(workers) == 4 and f"gym:{os.getpid()}" not in workers
+
+        obs, rewards, terminated, truncated, infos = envs.step(("noop()",) * 4)
+        assert not terminated.any() and not truncated.any() and (rewards == 0.0).all()
+        assert tuple(obs["step"]) == (1, 1, 1, 1)
+        status = task_current("testbed.open-note").params["status"]
+        answers = (f'send_msg_to_user("Note #3 is {status}.")', 'send_msg_to_user("no idea")') * 2
+        obs, rewards, terminated, truncated, infos = envs.step(answers)
+        assert terminated.all() and not truncated.any()
+        assert rewards[0] > 0.5 and rewards[2] > 0.5 and rewards[1] == rewards[3] == 0.0
+    finally:
+        envs.close()
+    ended = Episode.objects.filter(pk__in=episodes)
+    assert sorted(ended.values_list("status", flat=True)) == ["failed", "failed", "succeeded", "succeeded"]
+    assert all(e.steps.count() == 2 for e in ended)
+
+
+@pytest.mark.django_db
+def test_a_vector_env_refuses_a_bad_size():
+    sync_test_pack()
+    for bad in (0, 65, True, "4"):
+        with pytest.raises(ValueError, match="num_envs must be a whole number from 1 to 64"):
+            replica_vector_env(task="testbed.open-note", num_envs=bad)

@@ -1,0 +1,28 @@
+"""One world template per test module, instead of one per test.
+
+A test that makes a world inside its rolled-back transaction builds the world's template
+there too (seconds for a product replica), and the rollback throws it away again. A module
+that uses `module_template(...)` builds it once, committed, before its first test; every
+test then clones it (milliseconds). After the module it is removed, since other modules
+expect an empty database. A transactional test's flush removes it as well: the tests after
+it in that module build their own, as they would without this fixture.
+"""
+import pytest
+
+from replicas.worlds.models import World
+from replicas.worlds.services import template_get_or_build, world_delete
+
+
+def module_template(replica: str, seed: int = 7, variant: str = "small"):
+    """An autouse module-scoped fixture committing the template of (replica, seed, variant)."""
+
+    @pytest.fixture(scope="module", autouse=True)
+    def committed_template(django_db_setup, django_db_blocker):
+        with django_db_blocker.unblock():
+            template_get_or_build(replica=replica, seed=seed, variant=variant)
+        yield
+        with django_db_blocker.unblock():
+            for template in World.objects.filter(is_template=True, replica=replica, seed=seed, variant=variant):
+                world_delete(world=template)
+
+    return committed_template
