@@ -179,6 +179,8 @@ def test_an_export_started_from_the_page_runs_and_reports_its_progress(client, p
     client.login(username="root", password=PASSWORD)
     refused = client.post("/annotate/exports/", {"format": "sft", "suite": "testbed", "sources": ["people"]}, follow=True)
     assert "unknown: people" in refused.content.decode() and not DatasetExport.objects.exists()
+    refused = client.post("/annotate/exports/", {"format": "sft", "suite": "../../etc", "sources": ["oracle"]}, follow=True)
+    assert "unknown suite" in refused.content.decode() and not DatasetExport.objects.exists()
     client.post("/annotate/exports/", {"format": "dpo", "suite": "testbed", "sources": ["annotators", "oracle"]})
     export = DatasetExport.objects.get()
     deadline = time.monotonic() + 60

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from episodes.models import Screenshot
 from replicagym.accounts.roles import Role, role_required, user_roles
+from replicagym.catalogue.packs import suite_current
 from replicas.worlds.recording import recording_start_url
 
 from .exports import SOURCES, ExportError, dataset_export, parse_sources
@@ -207,11 +208,14 @@ def exports(request):
             sources = parse_sources(request.POST.getlist("sources"))
             if fmt not in ("sft", "dpo") or not suite:
                 raise ExportError("choose a format and a suite")
-        except ExportError as exc:
-            messages.error(request, str(exc))
+            # the suite names the export's folder: only a known suite gets that far
+            suite_current(suite)
+        except (ExportError, LookupError) as exc:
+            messages.error(request, str(exc).strip('"'))
         else:
             export = DatasetExport.objects.create(format=fmt, suite=suite, sources=sources, out="", owner=request.user)
-            out = settings.DATA_DIR / "exports" / f"{export.pk}-{suite}-{fmt}"
+            # the creation time keeps a folder apart from one an earlier database left with the same id
+            out = settings.DATA_DIR / "exports" / f"{export.pk}-{suite}-{fmt}-{export.created_at:%Y%m%dT%H%M%S%f}"
             DatasetExport.objects.filter(pk=export.pk).update(out=str(out))
             transaction.on_commit(lambda: threading.Thread(target=_export_run, args=(export.pk,), daemon=True,
                                                            name=f"export-{export.pk}").start())
