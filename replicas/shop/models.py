@@ -348,6 +348,11 @@ class SellerMessage(WorldModel):
         constraints = [_unique("message_pid", "public_id")]
 
 
+class RefundMethod(models.TextChoices):
+    CARD = "card", "Original payment method"
+    GIFT_CARD = "gift_card", "Gift card balance"
+
+
 class ReturnRequest(WorldModel):
     class Reason(models.TextChoices):
         DAMAGED = "damaged", "Item arrived damaged"
@@ -367,6 +372,8 @@ class ReturnRequest(WorldModel):
     reason = models.CharField(max_length=20, choices=Reason.choices)
     comment = models.CharField(max_length=500, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.REQUESTED)
+    refund_method = models.CharField(max_length=10, choices=RefundMethod.choices, default=RefundMethod.CARD,
+                                     help_text="Where the customer asked the refund to go once the return is approved.")
     requested_at = models.DateTimeField()
     decided_at = models.DateTimeField(null=True, blank=True)
 
@@ -377,9 +384,7 @@ class ReturnRequest(WorldModel):
 
 
 class Refund(WorldModel):
-    class Method(models.TextChoices):
-        CARD = "card", "Original payment method"
-        GIFT_CARD = "gift_card", "Gift card balance"
+    Method = RefundMethod
 
     public_id = models.CharField(max_length=16)
     order = WorldForeignKey(Order, on_delete=models.CASCADE, related_name="refunds")

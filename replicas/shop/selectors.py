@@ -94,7 +94,7 @@ class SearchQuery:
         q.fast, q.deals = params.get("fast") == "1", params.get("deals") == "1"
         q.sort = params.get("s") if params.get("s") in SORTS else "relevance"
         page = params.get("page", "1")
-        q.page = int(page) if page.isdigit() and 0 < int(page) < 1000 else 1
+        q.page = int(page) if page.isascii() and page.isdigit() and 0 < int(page) < 1000 else 1
         return q
 
 
@@ -420,6 +420,89 @@ def refund_for_return(ret: ReturnRequest) -> Decimal:
 
 def refunded_total(item: OrderItem) -> Decimal:
     return sum(item.refunds.values_list("amount", flat=True), Decimal(0))
+
+
+# --- back office -----------------------------------------------------------------------------------
+
+INVENTORY_PAGE = 50
+LOW_STOCK = 5  # below this the product page says "Only N left in stock"
+STOCK_FILTERS = {"all": "All variants", "low": f"Low stock (under {LOW_STOCK})", "out": "Out of stock"}
+
+
+@dataclass
+class InventoryPage:
+    variants: list
+    total: int
+    page: int
+    pages: int
+
+
+def inventory(*, text: str = "", stock: str = "all", page: int = 1) -> InventoryPage:
+    """Variants for the stock screen: an exact SKU, or every word in the product's title or brand;
+    "low" keeps those under LOW_STOCK but not sold out, "out" the sold-out ones; fewest units first."""
+    qs = Variant.objects.select_related("product__seller")
+    text = text.strip()
+    if text:
+        exact = qs.filter(sku=text.upper())
+        if exact.exists():
+            qs = exact
+        else:
+            for word in text.split():
+                qs = qs.filter(Q(product__title__icontains=word) | Q(product__brand__icontains=word))
+    if stock == "low":
+        qs = qs.filter(stock__gt=0, stock__lt=LOW_STOCK)
+    elif stock == "out":
+        qs = qs.filter(stock=0)
+    total = qs.count()
+    pages = max(1, -(-total // INVENTORY_PAGE))
+    page = min(max(page, 1), pages)
+    start = (page - 1) * INVENTORY_PAGE
+    return InventoryPage(list(qs.order_by("stock", "sku")[start:start + INVENTORY_PAGE]), total, page, pages)
+
+
+@dataclass
+class OrderException:
+    order: Order
+    kind: str
+    detail: str
+
+
+def order_exceptions(now: datetime | None = None) -> list[OrderException]:
+    """Orders that need a person: a shipment past its delivery date and not delivered, a return
+    recorded both approved and rejected, an approved return that was never refunded."""
+    now = now or clock.now()
+    today = now.date()
+    found: list[OrderException] = []
+    late = (OrderItem.objects.filter(status=OrderItem.Status.ACTIVE, delivery_date__lt=today,
+                                     order__status__in=[Order.Status.PLACED, Order.Status.SHIPPED])
+            .select_related("order__account").order_by("order__public_id", "line"))
+    seen = set()
+    for item in late:
+        if item.order_id in seen:
+            continue
+        seen.add(item.order_id)
+        days = (today - item.delivery_date).days
+        found.append(OrderException(item.order, "Late delivery",
+                                    f"Due {item.delivery_date:%b} {item.delivery_date.day}, {days} day{'s' if days != 1 else ''} ago; "
+                                    f"still {item.order.get_status_display().lower()}."))
+    decided = {}
+    for ret in (ReturnRequest.objects.exclude(status=ReturnRequest.Status.REQUESTED)
+                .select_related("item__order__account").order_by("public_id")):
+        decided.setdefault(ret.item_id, []).append(ret)
+    yes = (ReturnRequest.Status.APPROVED, ReturnRequest.Status.REFUNDED)
+    for rets in decided.values():
+        approved = [r for r in rets if r.status in yes]
+        rejected = [r for r in rets if r.status == ReturnRequest.Status.REJECTED]
+        order = rets[0].item.order
+        if approved and rejected:
+            found.append(OrderException(order, "Conflicting return decisions",
+                                        f"Line {rets[0].item.line}: {', '.join(r.public_id for r in approved)} approved, "
+                                        f"{', '.join(r.public_id for r in rejected)} rejected."))
+        for r in approved:
+            if r.status == ReturnRequest.Status.APPROVED and not rejected:
+                found.append(OrderException(order, "Approved return not refunded",
+                                            f"{r.public_id} (line {r.item.line}) was approved without a refund."))
+    return sorted(found, key=lambda e: (e.kind, e.order.public_id))
 
 
 def shopper_pages() -> list[str]:

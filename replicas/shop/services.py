@@ -144,7 +144,39 @@ def address_add(*, account: Account, full_name: str, line1: str, line2: str, cit
         raise ValidationError(errors)
     return Address.objects.create(public_id=account.public_id * 10 + _next_slot(account.addresses.all()), account=account,
                                   full_name=full_name, line1=line1, line2=line2[:120], city=city, state=state,
-                                  zip_code=zip_code, phone=phone)
+                                  zip_code=zip_code, phone=phone, is_default=not account.addresses.exists())
+
+
+def address_set_default(*, address: Address) -> Address:
+    """The address "Deliver to" and checkout start from; only a complete one can ship."""
+    if address.is_default:
+        raise ValidationError("This is already your default address.")
+    if not address.complete:
+        raise ValidationError("This address is missing its state or ZIP code; add it again as a new address first.")
+    with transaction.atomic():
+        address.account.addresses.filter(is_default=True).update(is_default=False)
+        address.is_default = True
+        address.save(update_fields=["is_default"])
+    return address
+
+
+@transaction.atomic
+def address_remove(*, address: Address) -> None:
+    """Orders keep their own copy of the address; removing the default passes it to the first
+    complete address left, so "Deliver to" still has one."""
+    account, was_default = address.account, address.is_default
+    address.delete()
+    if was_default:
+        heir = next((a for a in account.addresses.order_by("public_id") if a.complete), None)
+        if heir is not None:
+            heir.is_default = True
+            heir.save(update_fields=["is_default"])
+
+
+def _whole(value) -> bool:
+    """A short run of ASCII digits: "²" and other Unicode digits pass isdigit() but int() refuses them."""
+    text = str(value)
+    return text.isascii() and text.isdigit() and len(text) < 12
 
 
 def _next_slot(rows) -> int:
@@ -158,12 +190,16 @@ def _next_slot(rows) -> int:
 def card_add(*, account: Account, number: str, exp_month: str, exp_year: str, holder: str) -> Card:
     errors = {}
     digits = re.sub(r"[\s-]", "", number or "")
-    if not digits.isdigit() or not 13 <= len(digits) <= 19 or not policies.luhn_ok(digits):
+    # isascii: "²" and other Unicode digits pass isdigit() but not int()
+    if not (digits.isascii() and digits.isdigit()) or not 13 <= len(digits) <= 19 or not policies.luhn_ok(digits):
         errors["number"] = "The card number is not valid."
     elif not policies.card_brand(digits):
         errors["number"] = "We accept Visa, Mastercard, Amex and Discover."
-    month = int(exp_month) if str(exp_month).isdigit() else 0
-    year = int(exp_year) if str(exp_year).isdigit() else 0
+    elif digits in policies.DECLINED_NUMBERS:
+        # the issuer refuses the verification charge made when a card is added
+        errors["number"] = "Your card was declined by the issuing bank. Please use another card."
+    month = int(exp_month) if _whole(exp_month) else 0
+    year = int(exp_year) if _whole(exp_year) else 0
     if not 1 <= month <= 12 or not 2000 <= year <= 2100:
         errors["expiry"] = "Please enter the expiration date."
     elif policies.card_expired(exp_month=month, exp_year=year, today=clock.now().date()):
@@ -320,14 +356,17 @@ def order_change_address(*, order: Order, address: Address) -> Order:
     return order
 
 
-def return_request(*, item: OrderItem, reason: str, comment: str) -> ReturnRequest:
+def return_request(*, item: OrderItem, reason: str, comment: str, refund_method: str = Refund.Method.CARD) -> ReturnRequest:
     if reason not in ReturnRequest.Reason.values:
         raise ValidationError("Please choose a reason for the return.")
+    if refund_method not in Refund.Method.values:
+        raise ValidationError("Please choose where the refund should go.")
     blocker = selectors.return_blocker(item)
     if blocker:
         raise ValidationError(blocker)
     return ReturnRequest.objects.create(public_id=next_number(ReturnRequest, "public_id", "RMA-", 1001), item=item,
-                                        reason=reason, comment=comment.strip()[:500], requested_at=clock.now())
+                                        reason=reason, comment=comment.strip()[:500], refund_method=refund_method,
+                                        requested_at=clock.now())
 
 
 # --- back office ---------------------------------------------------------------------------------------
@@ -335,8 +374,9 @@ def return_request(*, item: OrderItem, reason: str, comment: str) -> ReturnReque
 
 @transaction.atomic
 def return_decide(*, ret: ReturnRequest, approve: bool) -> ReturnRequest:
-    """Approve (refund per the seller's policy, to the original payment method) or reject a return
-    that is requested, or approved and not refunded yet."""
+    """Approve (refund per the seller's policy, where the customer asked: the original payment
+    method or the gift card balance) or reject a return that is requested, or approved and not
+    refunded yet."""
     if ret.status not in (ReturnRequest.Status.REQUESTED, ReturnRequest.Status.APPROVED):
         raise ValidationError(f"{ret.public_id} has already been {ret.get_status_display().lower()}.")
     now = clock.now()
@@ -354,12 +394,30 @@ def return_decide(*, ret: ReturnRequest, approve: bool) -> ReturnRequest:
     item.status = OrderItem.Status.RETURNED
     item.save(update_fields=["status"])
     refund_issue(order=item.order, item=item, amount=selectors.refund_for_return(ret), reason=ret.get_reason_display(),
-                 method=Refund.Method.CARD, return_request=ret)
+                 method=ret.refund_method, return_request=ret)
     return ret
 
 
+MAX_STOCK = 9999
+
+
+def variant_stock_set(*, variant: Variant, stock: str | int) -> Variant:
+    """The units on hand after a count or a delivery from the seller: a whole number from 0 to MAX_STOCK."""
+    text = str(stock).strip()
+    if not _whole(text) or int(text) > MAX_STOCK:
+        raise ValidationError(f"Enter the units on hand as a whole number from 0 to {MAX_STOCK}.")
+    if int(text) == variant.stock:
+        raise ValidationError(f"{variant.sku} already has {variant.stock} on hand.")
+    variant.stock = int(text)
+    variant.save(update_fields=["stock"])
+    return variant
+
+
+@transaction.atomic
 def refund_issue(*, order: Order, item: OrderItem | None, amount: Decimal, reason: str, method: str,
                  return_request: ReturnRequest | None = None) -> Refund:
+    """Refund part or all of what a line (or the order) cost; to the gift card balance, the amount
+    is credited to the customer's balance at once."""
     if method not in Refund.Method.values:
         raise ValidationError("Please choose a refund method.")
     reason = (reason or "").strip()
@@ -372,6 +430,10 @@ def refund_issue(*, order: Order, item: OrderItem | None, amount: Decimal, reaso
                else sum(order.refunds.values_list("amount", flat=True), Decimal(0)))
     if already + amount > paid:
         raise ValidationError(f"At most {policies.money(paid - already)} can still be refunded.")
+    if method == Refund.Method.GIFT_CARD:
+        account = order.account
+        account.gift_card_balance += amount
+        account.save(update_fields=["gift_card_balance"])
     return Refund.objects.create(public_id=next_number(Refund, "public_id", "RF-", 5001), order=order, item=item,
                                  return_request=return_request, amount=amount, method=method, reason=reason[:200],
                                  created_at=clock.now())

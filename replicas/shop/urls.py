@@ -51,4 +51,6 @@ urlpatterns = [
     path("backoffice/returns/<str:public_id>", views.backoffice_return_decide, name="bo_return_decide"),
     path("backoffice/orders", views.backoffice_orders, name="bo_orders"),
     path("backoffice/orders/<str:public_id>", views.backoffice_order, name="bo_order"),
+    path("backoffice/exceptions", views.backoffice_exceptions, name="bo_exceptions"),
+    path("backoffice/inventory", views.backoffice_inventory, name="bo_inventory"),
 ]

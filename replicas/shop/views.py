@@ -43,6 +43,16 @@ def _messages(error) -> list[str]:
     return [str(error)]
 
 
+def _field_messages(error: ValidationError, labels: bool = True) -> list[str]:
+    """A form's errors, "Zip Code: …" per field when the service named the fields (a full address
+    book or card list raises one message for the whole form)."""
+    if not hasattr(error, "error_dict"):
+        return _messages(error)
+    if labels:
+        return [f"{k.replace('_', ' ').title()}: {' '.join(v)}" for k, v in error.message_dict.items()]
+    return [" ".join(v) for v in error.message_dict.values()]
+
+
 def signed_in(request) -> Account | None:
     if request.session.get(SESSION_WORLD) != request.world.token:
         return None
@@ -194,8 +204,10 @@ def product(request, asin):
         reviews = [r for r in reviews if r.rating == int(star)]
     together = _bundle(product, now)
     qa_text = request.GET.get("qa", "").strip()[:100]
+    view = request.GET.get("view", "0")
+    view = int(view) if view in {"0", "1", "2"} else 0  # the gallery's three views; anything else shows the first
     return render(request, "shop/product.html", _ctx(
-        request, product=product, variants=variants, chosen=chosen, price=price,
+        request, product=product, variants=variants, chosen=chosen, price=price, view=view, views=range(3),
         deal=selectors.deal_active(product, now), histogram=selectors.histogram(product), reviews=reviews[:10], star=star,
         standard_date=policies.delivery_date(speed="standard", standard_days=product.standard_days, today=today),
         fast_date=policies.delivery_date(speed="fast", standard_days=product.standard_days, today=today),
@@ -264,7 +276,7 @@ def cart_add(request):
         raise Http404
     qty = request.POST.get("quantity", "1")
     try:
-        services.cart_add(account=request.account, variant=variant, quantity=int(qty) if qty.isdigit() else 0)
+        services.cart_add(account=request.account, variant=variant, quantity=_int(qty) if _int(qty) is not None else 0)
     except ValidationError as e:
         request.session["shop_error"] = " ".join(_messages(e))
     return redirect("/cart")
@@ -303,7 +315,7 @@ def cart_update(request, sku):
                                message=request.POST.get("gift_message", "")[:1000])
         else:
             qty = request.POST.get("quantity", "")
-            services.cart_update(item=item, quantity=int(qty) if qty.isdigit() else -1)
+            services.cart_update(item=item, quantity=_int(qty) if _int(qty) is not None else -1)
     except ValidationError as e:
         request.session["shop_error"] = " ".join(_messages(e))
     return redirect("/cart")
@@ -383,7 +395,7 @@ def checkout_address_new(request):
     try:
         address = services.address_add(account=request.account, **form)
     except ValidationError as e:
-        errors = [f"{k.replace('_', ' ').title()}: {' '.join(v)}" for k, v in e.message_dict.items()]
+        errors = _field_messages(e)
         return _step(request, "shop/checkout_address.html", 1, addresses=selectors.usable_addresses(request.account),
                      errors=errors, form=form, states=policies.STATES, adding=True)
     state = _state(request)
@@ -393,7 +405,8 @@ def checkout_address_new(request):
 
 
 def _int(value):
-    return int(value) if isinstance(value, str) and value.isdigit() and len(value) < 12 else None
+    # isascii: "²" and other Unicode digits pass isdigit() but int() refuses them
+    return int(value) if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 12 else None
 
 
 @customer_required
@@ -471,7 +484,7 @@ def checkout_card_new(request):
     try:
         card = services.card_add(account=request.account, **form)
     except ValidationError as e:
-        return _payment_page(request, [" ".join(v) for v in e.message_dict.values()], card_form={**form, "number": ""})
+        return _payment_page(request, _field_messages(e, labels=False), card_form={**form, "number": ""})
     state = _state(request)
     state["card"] = card.public_id
     state.pop("3ds_ok", None)
@@ -655,7 +668,7 @@ def order_cancel(request, public_id):
     errors = []
     if request.method == "POST":
         try:
-            services.order_cancel_items(order=order, lines=[int(n) for n in request.POST.getlist("line") if n.isdigit()])
+            services.order_cancel_items(order=order, lines=[_int(n) for n in request.POST.getlist("line") if _int(n) is not None])
         except ValidationError as e:
             errors = _messages(e)
         else:
@@ -691,13 +704,15 @@ def order_return(request, public_id, line):
     errors = []
     if request.method == "POST":
         try:
-            services.return_request(item=item, reason=request.POST.get("reason", ""), comment=request.POST.get("comment", ""))
+            services.return_request(item=item, reason=request.POST.get("reason", ""), comment=request.POST.get("comment", ""),
+                                    refund_method=request.POST.get("refund_method", Refund.Method.CARD))
         except ValidationError as e:
             errors = _messages(e)
         else:
             return redirect(f"/your-orders/{order.public_id}")
     return render(request, "shop/order_return.html", _ctx(
-        request, order=order, item=item, errors=errors, reasons=ReturnRequest.Reason.choices,
+        request, order=order, item=item, errors=errors, reasons=ReturnRequest.Reason.choices, methods=Refund.Method.choices,
+        chosen_reason=request.POST.get("reason", ""), chosen_method=request.POST.get("refund_method", Refund.Method.CARD),
         deadline=selectors.return_deadline(item), blocker=selectors.return_blocker(item)), status=400 if errors else 200)
 
 
@@ -759,21 +774,66 @@ def account_message(request, public_id):
     return render(request, "shop/message.html", _ctx(request, message=message))
 
 
+ADDRESS_FIELDS = ["full_name", "line1", "line2", "city", "state", "zip_code", "phone"]
+
+
 @customer_required
 def account_addresses(request):
-    return render(request, "shop/addresses.html", _ctx(request, addresses=selectors.usable_addresses(request.account)))
+    """The address book: add an address (validated as at checkout), make one the default, remove one."""
+    errors, form = [], {}
+    if request.method == "POST":
+        action = request.POST.get("action", "")
+        try:
+            if action == "add":
+                form = {f: request.POST.get(f, "")[:200] for f in ADDRESS_FIELDS}
+                services.address_add(account=request.account, **form)
+            elif action in ("default", "remove"):
+                address = request.account.addresses.filter(public_id=_int(request.POST.get("address"))).first()
+                if address is None:
+                    raise ValidationError("Please choose one of your addresses.")
+                if action == "default":
+                    services.address_set_default(address=address)
+                else:
+                    services.address_remove(address=address)
+                    # a checkout under way must not ship to the address that took its slot later
+                    state = _state(request)
+                    if state.pop("address", None) == address.public_id:
+                        _save_state(request, state)
+            else:
+                raise ValidationError("Choose add, set as default or remove.")
+        except ValidationError as e:
+            errors = _field_messages(e)
+        else:
+            return redirect("/account/addresses")
+    return render(request, "shop/addresses.html", _ctx(request, addresses=selectors.usable_addresses(request.account),
+                                                        errors=errors, form=form, adding=bool(form), states=policies.STATES),
+                  status=400 if errors else 200)
 
 
 @customer_required
 def account_payments(request):
+    """Saved cards: remove one, or add one (Luhn, expiry and the issuer's check, as at checkout)."""
+    errors, card_form = [], {}
     if request.method == "POST":
-        card = request.account.cards.filter(public_id=_int(request.POST.get("remove")), removed=False).first()
-        if card is None:
-            raise Http404
-        services.card_remove(card=card)
-        return redirect("/account/payments")
+        if "remove" in request.POST:
+            card = request.account.cards.filter(public_id=_int(request.POST.get("remove")), removed=False).first()
+            if card is None:
+                raise Http404
+            services.card_remove(card=card)
+            return redirect("/account/payments")
+        card_form = {f: request.POST.get(f, "")[:40] for f in ("number", "exp_month", "exp_year", "holder")}
+        try:
+            services.card_add(account=request.account, **card_form)
+        except ValidationError as e:
+            errors = _field_messages(e, labels=False)
+            card_form["number"] = ""  # a card number is never echoed back
+        else:
+            return redirect("/account/payments")
     cards = [(c, selectors.card_is_expired(c)) for c in selectors.usable_cards(request.account)]
-    return render(request, "shop/payments.html", _ctx(request, cards=cards))
+    year = clock.now().year
+    return render(request, "shop/payments.html", _ctx(request, cards=cards, errors=errors, card_form=card_form,
+                                                       months=range(1, 13), years=range(year, year + 11)),
+                  status=400 if errors else 200)
 
 
 # --- back office ------------------------------------------------------------------------------------------
@@ -845,3 +905,38 @@ def backoffice_order(request, public_id):
         request, order=order, items=items, errors=errors, refunds=list(order.refunds.order_by("public_id")),
         methods=Refund.Method.choices, returns=list(ReturnRequest.objects.filter(item__order=order).order_by("public_id"))),
         status=400 if errors else 200)
+
+
+@staff_required
+def backoffice_inventory(request):
+    """Stock per variant, fewest units first, with the count a person can correct after a stock take."""
+    text = request.GET.get("q", "").strip()[:60]
+    stock = request.GET.get("stock", "all")
+    stock = stock if stock in selectors.STOCK_FILTERS else "all"
+    errors = []
+    if request.method == "POST":
+        sku = request.POST.get("sku", "").strip()[:24]
+        variant = Variant.objects.select_related("product").filter(sku=sku).first() if sku else None
+        try:
+            if variant is None:
+                raise ValidationError("Choose a variant from the list.")
+            services.variant_stock_set(variant=variant, stock=request.POST.get("stock", "")[:12])
+        except ValidationError as e:
+            errors = _messages(e)
+        else:
+            request.session["shop_notice"] = f"{variant.sku}: {variant.stock} on hand."
+            return redirect(request.get_full_path())
+    found = selectors.inventory(text=text, stock=stock, page=_int(request.GET.get("page", "1")) or 1)
+    params = {k: v for k, v in (("q", text), ("stock", stock)) if v and v != "all"}
+    base = "/backoffice/inventory?" + "".join(f"{k}={urlquote(v)}&" for k, v in params.items())
+    return render(request, "shop/backoffice_inventory.html", _ctx(
+        request, found=found, text=text, stock=stock, filters=selectors.STOCK_FILTERS, errors=errors,
+        notice=request.session.pop("shop_notice", ""), low=selectors.LOW_STOCK, max_stock=services.MAX_STOCK,
+        prev_link=f"{base}page={found.page - 1}" if found.page > 1 else "",
+        next_link=f"{base}page={found.page + 1}" if found.page < found.pages else ""),
+        status=400 if errors else 200)
+
+
+@staff_required
+def backoffice_exceptions(request):
+    return render(request, "shop/backoffice_exceptions.html", _ctx(request, exceptions=selectors.order_exceptions()))
