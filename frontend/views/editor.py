@@ -4,14 +4,21 @@ from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from replicagym.accounts.roles import Role, role_required
+from replicagym.annotation.demonstrations import (
+    demonstration_actions,
+    demonstration_of,
+    demonstration_start,
+    demonstration_url,
+)
+from replicagym.annotation.services import AnnotationError
 from replicagym.catalogue.authoring import DraftError, draft_errors, draft_instances, task_save
 from replicagym.catalogue.models import Suite, Task
-from replicagym.catalogue.packs import SUITE_NAME
+from replicagym.catalogue.packs import SUITE_NAME, task_params
 
 from replicas.worlds.registry import get_replica, replicas
 from replicas.worlds.routing import world_url
 from replicas.worlds.services import world_create
-from verifiers.placeholders import fill_text
+from verifiers.placeholders import fill, fill_text
 
 from ..editor import codec, fields
 from ..world_signin import world_signin_url
@@ -191,7 +198,7 @@ def editor_form(request):
     task = Task.objects.filter(task_id=request.POST.get("task_id", ""), is_current=True).first()
     raw = {} if action == "remove" else form.raw
     context = _context(spec, raw, kinds, task=task, suites=suites, new_suite=request.POST.get("new_suite", ""))
-    response = render(request, "frontend/editor_form.html", context)
+    response = render(request, "frontend/editor_form.html", {**context, **_demonstration_posted(request)})
     response["HX-Trigger-After-Settle"] = "editorChanged"  # the validator checks the new form
     return response
 
@@ -214,7 +221,7 @@ def editor_save(request):
     messages.error(request, f"Not saved: {len(errors)} problem{'s' if len(errors) != 1 else ''} to fix (shown at each field).")
     context = _context(spec, form.raw, _kinds(request.POST), errors=errors, task=task, suites=suites,
                        new_suite=request.POST.get("new_suite", ""))
-    return render(request, "frontend/editor.html", context, status=422)
+    return render(request, "frontend/editor.html", {**context, **_demonstration_posted(request)}, status=422)
 
 
 @role_required(Role.AUTHOR)
@@ -243,15 +250,8 @@ def editor_instances(request):
 def editor_open_world(request):
     """A fresh world of the editor's replica, variant and seed, and a link that opens it signed in."""
     _form, spec = _decoded(request)
-    config = get_replica(spec["replica"])
-    variant = spec.get("variant") if spec.get("variant") in config.variants else None
-    seed = spec.get("seed")
+    config, variant, seed, problems = _world_of(spec)
     role = request.POST.get("world_role") or (config.roles[0] if config.roles else "")
-    problems = []
-    if variant is None:
-        problems.append(f"choose one of the variants of {config.label}: {', '.join(sorted(config.variants))}")
-    if not isinstance(seed, int) or seed < 0:
-        problems.append("the seed must be a whole number, 0 or more")
     if role and role not in config.roles:
         problems.append(f"{config.label} has no role {role!r} (roles: {', '.join(config.roles)})")
     if problems:
@@ -262,3 +262,127 @@ def editor_open_world(request):
     url = world_signin_url(world=world, user=user, next_path=start) if user else world_url(world, start)
     return render(request, "frontend/editor_world.html", {"world": world, "url": url, "user": user, "role": role})
 
+
+def _world_of(spec: dict) -> tuple:
+    """The draft's replica config, variant and seed for a world, and what is wrong with them."""
+    config = get_replica(spec["replica"])
+    variant = spec.get("variant") if spec.get("variant") in config.variants else None
+    seed = spec.get("seed")
+    problems = []
+    if variant is None:
+        problems.append(f"choose one of the variants of {config.label}: {', '.join(sorted(config.variants))}")
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        problems.append("the seed must be a whole number, 0 or more")
+    return config, variant, seed, problems
+
+
+# --- reference solution and negative examples recorded by demonstration ---------------------
+
+def _answer_key(spec: dict) -> dict | None:
+    """The draft's params on its seed, even while other parts of the draft are unfinished; None if they fail."""
+    errors, params = draft_errors(spec)
+    if params is not None or any(path.split(".")[0].split("[")[0] in ("params", "replica", "variant", "seed")
+                                 for path, _ in errors):
+        return params
+    try:
+        return task_params(spec)
+    except Exception:  # noqa: BLE001 - a template or params function that fails: the bar shows the text as written
+        return None
+
+
+def _demonstration_context(request, recording, **extra) -> dict:
+    return {"demonstration": recording, "demonstration_link": demonstration_url(recording, port=request.get_port()),
+            "demonstration_steps": recording.steps.count(), **extra}
+
+
+def _demonstration_posted(request) -> dict:
+    """The panel of the demonstration the form carries, so a re-rendered form keeps it (nothing for a stale id)."""
+    if not request.POST.get("demonstration"):
+        return {}
+    try:
+        return _demonstration_context(request, demonstration_of(recording_id=request.POST["demonstration"],
+                                                                user=request.user))
+    except AnnotationError:
+        return {}
+
+
+@role_required(Role.AUTHOR)
+@require_POST
+def editor_record(request):
+    """Start a demonstration: a fresh world of the draft's replica, variant and seed with its faults, recorded in a
+    new tab by the annotators' recorder; the panel links to it and pulls its actions into the form."""
+    _form, spec = _decoded(request)
+    config, variant, seed, problems = _world_of(spec)
+    params = _answer_key(spec) if not problems else None
+    faults = spec.get("faults") or []
+    try:
+        faults = fill(faults, params or {})
+    except ValueError:
+        problems.append("the faults hold placeholders the template params do not fill yet: fix the params first")
+    if problems:
+        return render(request, "frontend/editor_demonstration.html", {"demonstration_problems": problems})
+
+    def filled(text):
+        try:
+            return fill_text(text, params or {})
+        except ValueError:
+            return text
+
+    start = spec.get("start_page") if isinstance(spec.get("start_page"), str) else ""
+    start = filled(start)
+    if not start.startswith("/") or "{" in start:
+        start = next(iter(config.start_pages.values()), "/")
+    brief = {"title": spec.get("title") or "Untitled task",
+             "task_id": f"{config.label}.{spec['slug']}" if isinstance(spec.get("slug"), str) else "",
+             "instruction": filled(spec["instruction"]) if isinstance(spec.get("instruction"), str) else "",
+             "start_page": start}
+    try:
+        recording = demonstration_start(replica=config.label, variant=variant, seed=seed, faults=faults,
+                                        user=request.user, brief=brief)
+    except AnnotationError as exc:
+        return render(request, "frontend/editor_demonstration.html", {"demonstration_problems": [str(exc)]})
+    return render(request, "frontend/editor_demonstration.html", _demonstration_context(request, recording))
+
+
+PULL_TARGETS = {"reference": "the reference solution", "negative": "a new negative example"}
+
+
+@role_required(Role.AUTHOR)
+@require_POST
+def editor_pull(request):
+    """Put the demonstration's recorded actions into the reference solution or a new negative example; the form comes
+    back with them and live validation checks them like typed actions. A refusal shows at the panel, changing nothing."""
+    form, spec = _decoded(request)
+    into = request.POST.get("pull_into", "")
+    try:
+        if into not in PULL_TARGETS:
+            raise AnnotationError(f"pull into the reference solution or a new negative example, not {into!r}")
+        recording = demonstration_of(recording_id=request.POST.get("demonstration"), user=request.user)
+        world = recording.world
+        if world is None:
+            raise AnnotationError(f"the world of demonstration {recording.pk} is gone: record a new one")
+        if (world.replica, world.variant, world.seed) != (spec.get("replica"), spec.get("variant"), spec.get("seed")):
+            raise AnnotationError(f"demonstration {recording.pk} was recorded in {world.replica} {world.variant} seed "
+                                  f"{world.seed}, not in the draft's world: record a new one")
+        actions = demonstration_actions(recording)
+        if not actions:
+            raise AnnotationError(f"demonstration {recording.pk} has no steps yet: do the task in the recording tab first")
+    except AnnotationError as exc:
+        response = render(request, "frontend/editor_demonstration_error.html", {"message": str(exc)})
+        response["HX-Retarget"] = "#demonstration-error"  # only the panel's message changes, not the form
+        response["HX-Reswap"] = "innerHTML"
+        return response
+    raw = dict(form.raw)
+    if into == "reference":
+        spec["reference_solution"] = actions
+        raw.pop("reference_solution", None)
+    else:
+        codec.append(spec, "negative_examples", {"name": f"recorded demonstration {recording.pk}", "actions": actions})
+    suites, _ = _suites_posted(request.POST)
+    task = Task.objects.filter(task_id=request.POST.get("task_id", ""), is_current=True).first()
+    context = _context(spec, raw, _kinds(request.POST), task=task, suites=suites, new_suite=request.POST.get("new_suite", ""))
+    note = f"Pulled {len(actions)} action{'s' if len(actions) != 1 else ''} of demonstration {recording.pk} into {PULL_TARGETS[into]}."
+    response = render(request, "frontend/editor_form.html",
+                      {**context, **_demonstration_context(request, recording, demonstration_note=note)})
+    response["HX-Trigger-After-Settle"] = "editorChanged"  # the validator checks the pulled actions
+    return response

@@ -5,10 +5,15 @@ from datetime import timedelta
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from replicagym.annotation.demonstrations import demonstration_actions, demonstration_start, demonstration_url
+from replicagym.annotation.demonstrations import (
+    demonstration_actions,
+    demonstration_of,
+    demonstration_start,
+    demonstration_url,
+)
 from replicagym.annotation.exports import dataset_export
 from replicagym.annotation.models import DatasetExport, Item, Recording, Skip
-from replicagym.annotation.selectors import annotator_stats, queue_for
+from replicagym.annotation.selectors import annotator_stats, queue_for, review_list
 from replicagym.annotation.services import (
     AnnotationError,
     divergence_find,
@@ -19,6 +24,7 @@ from replicagym.annotation.services import (
     recording_review,
     recording_start,
     recording_step_add,
+    recording_submit,
 )
 
 from tests.annotation.conftest import PASSWORD, TASK
@@ -153,15 +159,44 @@ def test_admins_assign_from_the_page_and_the_command(client, people):
         call_command("annotate", "assign", TASK, "--annotator", "olga")
 
 
-def test_a_demonstration_is_a_recording_of_the_authors_own(people):
+def test_a_demonstration_is_a_recording_of_the_authors_own_with_no_queue_item(people):
     rita = people["rita"]
-    rec = demonstration_start(task=TASK, user=rita, return_url="http://localhost:8000/tasks/x")
-    assert rec.item.assignee == rita and rec.item.status == Item.Status.CLAIMED and rec.world is not None
-    assert rec.item not in queue_for(people["annie"])["open"]
+    rec = demonstration_start(replica="testbed", variant="small", seed=7, user=rita,
+                              faults=[{"name": "slow_response", "params": {"delay_ms": 100}}],
+                              brief={"title": "Draft", "instruction": "Do it.", "start_page": "//elsewhere.example"})
+    assert rec.is_demonstration and rec.item is None and not Item.objects.exists()
+    assert (rec.world.replica, rec.world.seed, rec.world.variant) == ("testbed", 7, "small") and rec.world.faults
+    assert rec.briefing() == {"title": "Draft", "task_id": "", "instruction": "Do it.", "start_page": "/", "seed": 7}
     assert "/__recording__/start?t=" in demonstration_url(rec, port=8000)
     recording_step_add(recording=rec, action='fill("9", "member1@testbed.example")')
     recording_step_add(recording=rec, action='click("12")')
     assert demonstration_actions(rec) == ['fill("9", "member1@testbed.example")', 'click("12")']
+    assert demonstration_of(recording_id=str(rec.pk), user=rita) == rec
+    # nobody else's, never submitted or reviewed, never in a queue or the figures
+    for who in (people["annie"], people["root"]):
+        with pytest.raises(AnnotationError, match="no demonstration"):
+            demonstration_of(recording_id=rec.pk, user=who)
+    with pytest.raises(AnnotationError, match="not submitted"):
+        recording_submit(recording=rec, user=rita)
+    assert queue_for(rita)["submitted"] == [] and review_list() == [] and annotator_stats() == []
+    rec.refresh_from_db()
+    assert rec.status == Recording.Status.RECORDING and rec.replay is None
+    # a bad world makes nothing
+    with pytest.raises(AnnotationError, match="no world"):
+        demonstration_start(replica="testbed", variant="gigantic", seed=7, user=rita)
+    with pytest.raises(AnnotationError, match="no world"):
+        demonstration_start(replica="testbed", variant="small", seed=7, user=rita, faults=[{"name": "no_such_fault"}])
+    assert Recording.objects.count() == 1
+
+
+def test_an_annotation_recording_is_no_demonstration(people, item):
+    annie = people["annie"]
+    item_claim(item_id=item.pk, user=annie)
+    rec = recording_start(item_id=item.pk, user=annie)
+    with pytest.raises(AnnotationError, match="not a demonstration"):
+        demonstration_of(recording_id=rec.pk, user=annie)
+    with pytest.raises(AnnotationError, match="not a recording id"):
+        demonstration_of(recording_id="x", user=annie)
 
 
 def test_an_export_refuses_a_folder_with_files_and_says_what_it_found(people, tmp_path):

@@ -1,16 +1,20 @@
 """Issue #14's must-show, in a real Chromium: an author creates a task from scratch on every installed replica without
 code (a declarative template, a fault, three assertions, a reference solution and a negative example), test-runs it
 (a real `manage.py worker` takes the episodes: the reference passes, doing nothing and the negative fail), adds it to
-a suite, and finds every one of them in `run_suite`'s output."""
+a suite, and finds every one of them in `run_suite`'s output. On the testbed the reference solution is recorded by
+demonstration: the author does the task with real clicks and typing in the recording tab and pulls the actions in."""
 import io
 import json
 import os
+import re
 
 import pytest
 from django.core.management import call_command
+from replicagym.annotation.models import Item, Recording
 from replicagym.catalogue.models import Suite, Task
 
 from episodes.browser import shared_browser
+from replicas.testbed.services import member_password
 from replicas.worlds.registry import replicas
 from tests.episodes.celery_workers import ROOT
 from tests.reports.test_must_show import worker  # noqa: F401 - the fixture: one `manage.py worker` on the test database
@@ -150,7 +154,10 @@ def author_task(page, base, replica, recipe) -> str:
     _add(page, "add:verifier.assertions:trajectory")
     _input(page, "verifier.assertions[2].name").fill("a short answer")
     _input(page, "verifier.assertions[2].max_steps").fill("5")
-    _input(page, "reference_solution").fill('send_msg_to_user("{' + recipe["answer"] + '}")')
+    if replica == "testbed":
+        record_reference(page)
+    else:
+        _input(page, "reference_solution").fill('send_msg_to_user("{' + recipe["answer"] + '}")')
     _add(page, "add:negative_examples")
     _input(page, "negative_examples[0].name").fill("answers without a number")
     _input(page, "negative_examples[0].actions").fill('send_msg_to_user("I could not find it")')
@@ -159,6 +166,38 @@ def author_task(page, base, replica, recipe) -> str:
     page.locator('[data-testid="problem-count"]', has_text="Valid").wait_for()
     page.locator('[data-testid="instruction-preview"]').wait_for()
     return slug
+
+
+def record_reference(page):
+    """The testbed's reference by demonstration: in the recording tab the author signs in by typing, counts the
+    member's notes on the list, answers in the bar; then pulls the recorded actions into the reference solution."""
+    page.locator('[data-testid="record-demonstration"]').click()
+    with page.context.expect_page() as opened:
+        page.locator('[data-testid="demonstration-link"]').click()
+    rec = opened.value
+    rec.wait_for_load_state()
+    member = re.search(r"How many notes does (.+) own\?", rec.get_by_test_id("instruction").inner_text()).group(1)
+    world = rec.frame_locator("#rg-frame")
+    world.locator("#id_email").click()
+    rec.keyboard.type("member1@testbed.example")
+    world.locator("#id_password").click()
+    rec.keyboard.type(member_password(seed=7, public_id=100))  # member1 of the draft's seed
+    world.get_by_role("button", name="Sign in").click()
+    world.get_by_role("heading", name="Notes").wait_for()
+    owners = world.locator("tbody tr td:nth-child(3)").all_inner_texts()
+    rec.locator("#rg-answer").click()
+    rec.keyboard.type(str(owners.count(member)))
+    rec.get_by_role("button", name="Send").click()
+    rec.locator("#rg-count").filter(has_text="4").wait_for()
+    rec.close()
+    with page.expect_response(lambda r: "/tasks/editor/demonstration/pull/" in r.url):
+        page.locator('[data-testid="pull-reference"]').click()
+    page.locator('[data-testid="demonstration-note"]').wait_for()
+    _settled(page)
+    actions = _input(page, "reference_solution").input_value().split("\n")
+    assert [a.split("(")[0] for a in actions] == ["fill", "fill", "click", "send_msg_to_user"]
+    assert actions[-1] == f'send_msg_to_user("{owners.count(member)}")' and actions[0].split('"')[1].isdigit()
+    assert Recording.objects.filter(item=None).count() == 1 and not Item.objects.exists()
 
 
 def test_an_author_creates_test_runs_and_suites_a_task_on_every_replica(live_server, page, worker, author_user):  # noqa: F811

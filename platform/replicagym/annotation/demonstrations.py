@@ -1,35 +1,60 @@
-"""Recording a task's reference solution by demonstration (for the task editor).
+"""Demonstrations: an author does a draft task in the recording bar, and the task editor pulls the recorded actions.
 
-The author does the task in their own browser, in the same recording bar annotators
-use; the recorded steps are engine action strings aimed at bids, and submitting the
-recording replays and verifies them like any annotation. Usage from a view:
+A demonstration is a Recording with no queue item (so no queue, replay, review or export
+ever sees it), in a fresh world of the draft's replica, seed and variant with the draft's
+faults armed, as an episode of the task would start. The recorder is the annotators' own:
+the recorded steps are engine action strings aimed at the bids the engine's replay sees.
+Usage from a view:
 
-    recording = demonstration_start(task="testbed.complete-note", user=request.user,
-                                    return_url=request.build_absolute_uri(editor_url))
-    return redirect(demonstration_url(recording, port=request.get_port()))
+    recording = demonstration_start(replica="testbed", variant="small", seed=7, faults=[], user=request.user,
+                                    brief={"title": ..., "instruction": ..., "start_page": "/notes"})
+    link = demonstration_url(recording, port=request.get_port())     # open it in a new tab
     ...
+    recording = demonstration_of(recording_id=posted_id, user=request.user)   # AnnotationError if not theirs
     actions = demonstration_actions(recording)   # ['fill("14", "ann@...")', 'click("17")', ...]
 """
-from django.db import transaction
-
+from replicas.worlds.faults.spec import FaultSpecError
 from replicas.worlds.recording import recording_start_url
+from replicas.worlds.services import world_create
 
 from .models import Recording
-from .services import AnnotationError, item_claim, items_create, recording_start
+from .services import AnnotationError
+
+BRIEF_KEYS = ("title", "task_id", "instruction", "start_page")
 
 
-def demonstration_start(*, task, user, seed: int | None = None, return_url: str = "") -> Recording:
-    """A recording session of `task` (a version or a task id) in a fresh world of `seed` (default: the task's), for `user`.
+def demonstration_start(*, replica: str, variant: str, seed: int, faults: list | None = None, user,
+                        brief: dict | None = None) -> Recording:
+    """A demonstration of `user` in a fresh world of (replica, seed, variant) with `faults` armed.
 
-    It is an item assigned to and claimed by the user, so it never shows in anyone else's queue.
+    `brief` ({"title", "task_id", "instruction", "start_page"}, all optional) is what the bar shows.
+    Raises AnnotationError (and creates nothing) for a world that cannot be made.
     """
-    with transaction.atomic():
-        item = items_create(task=task, seeds=None if seed is None else [seed], assignee=user, created_by=user)[0]
-        item_claim(item_id=item.pk, user=user)
-        recording = recording_start(item_id=item.pk, user=user)
-        if return_url:
-            recording.return_url = return_url
-            recording.save(update_fields=["return_url"])
+    brief = {k: str(v) for k, v in (brief or {}).items() if k in BRIEF_KEYS and v is not None}
+    start = brief.get("start_page", "/")
+    if not start.startswith("/") or start.startswith("//"):
+        brief["start_page"] = "/"
+    try:
+        world = world_create(replica=replica, seed=seed, variant=variant, faults=list(faults or []))
+    except (FaultSpecError, LookupError) as exc:  # a bad fault spec, an unknown replica or variant
+        raise AnnotationError(f"no world for the demonstration: {str(exc).strip(chr(34))}") from None
+    return Recording.objects.create(item=None, annotator=user, world=world, brief=brief)
+
+
+def demonstration_of(*, recording_id, user) -> Recording:
+    """The user's own demonstration `recording_id`, still open; AnnotationError says why not."""
+    try:
+        pk = int(recording_id)
+    except (TypeError, ValueError):
+        raise AnnotationError(f"{recording_id!r} is not a recording id: start a demonstration first") from None
+    recording = Recording.objects.filter(pk=pk).select_related("world").first()
+    if recording is None or recording.annotator_id != user.pk:
+        # another person's recording is as absent as a missing one: its id tells nothing
+        raise AnnotationError(f"no demonstration {pk} of yours: start one with \u201cRecord by demonstration\u201d")
+    if not recording.is_demonstration:
+        raise AnnotationError(f"recording {pk} is an annotation of a queue item, not a demonstration")
+    if recording.status != Recording.Status.RECORDING:
+        raise AnnotationError(f"demonstration {pk} is {recording.status}")
     return recording
 
 

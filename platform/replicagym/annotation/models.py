@@ -45,7 +45,13 @@ class Skip(models.Model):
 
 
 class Recording(models.Model):
-    """One attempt of an annotator at an item: recorded in their browser, replayed by the engine, reviewed."""
+    """One person's steps, recorded in their browser in a world of their own.
+
+    Most are an annotator's attempt at a queue item: replayed by the engine, reviewed, exported.
+    A recording with no item is a demonstration: an author doing a draft task in the task editor,
+    whose actions the editor pulls into the reference solution or a negative example; it is never
+    submitted, replayed or reviewed, and its `brief` holds what the bar shows in place of the item's.
+    """
 
     class Status(models.TextChoices):
         RECORDING = "recording", "Recording"
@@ -58,7 +64,8 @@ class Recording(models.Model):
 
     REVIEWABLE = (Status.VERIFIED, Status.FAILED, Status.ERRORED)
 
-    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="recordings")
+    item = models.ForeignKey(Item, null=True, blank=True, on_delete=models.CASCADE, related_name="recordings",
+                             help_text="The queue item recorded; blank for an author's demonstration.")
     annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     world = models.ForeignKey("worlds.World", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
                               help_text="The world the annotator works in (never the replay's).")
@@ -73,12 +80,28 @@ class Recording(models.Model):
     reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     review_comment = models.TextField(blank=True)
     reviewed_at = models.DateTimeField(null=True, blank=True)
+    brief = models.JSONField(default=dict, blank=True,
+                             help_text='A demonstration\'s {"title", "task_id", "instruction", "start_page"}, shown in the bar.')
 
     class Meta:
         ordering = ["-pk"]
 
     def __str__(self):
-        return f"recording {self.pk} of {self.item}"
+        return f"recording {self.pk} of {self.item}" if self.item_id else f"demonstration {self.pk}"
+
+    @property
+    def is_demonstration(self) -> bool:
+        return self.item_id is None
+
+    def briefing(self) -> dict:
+        """What the recording bar tells the person: title, task id, seed, the instruction and where to start."""
+        if self.is_demonstration:
+            return {"title": "", "task_id": "", "instruction": "", "start_page": "/", **self.brief,
+                    "seed": self.world.seed if self.world else None}
+        item = self.item
+        instance = item.task.with_params(item.params)
+        return {"title": item.task.title, "task_id": item.task.task_id, "seed": item.world_seed,
+                "instruction": instance.instruction, "start_page": instance.start_page}
 
     @property
     def seconds(self) -> float | None:

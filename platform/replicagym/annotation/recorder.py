@@ -63,12 +63,13 @@ def recording_handler(request, *, world, session: int, subpath: str):
 
 
 def _bar(request, recording: Recording, world):
-    instance = recording.item.task.with_params(recording.item.params)
+    brief = recording.briefing()
     steps = list(recording.steps.order_by("index").values("index", "action", "thought"))
     return render(request, "annotation/record_bar.html", {
         "recording": recording,
-        "instruction": instance.instruction,
-        "start_page": instance.start_page,
+        "brief": brief,
+        "instruction": brief["instruction"],
+        "start_page": brief["start_page"],
         "steps": steps,
         "config": {
             "token": recording_token(world=world, session=recording.pk),

@@ -140,6 +140,8 @@ def recording_restart(*, recording: Recording) -> Recording:
     """Start over: a fresh world and no steps (the old world is left for the gc)."""
     if recording.status != Recording.Status.RECORDING:
         raise AnnotationError(f"recording {recording.pk} is {recording.status}: it cannot start over")
+    if recording.is_demonstration:
+        raise AnnotationError("a demonstration starts over as a new one, from the task editor")
     task = recording.item.task
     with transaction.atomic():
         recording.steps.all().delete()
@@ -223,6 +225,8 @@ def _trajectory_write(recording: Recording, steps: list[RecordedStep]) -> Path:
 
 def recording_submit(*, recording: Recording, user, queue: str = DEFAULT_QUEUE) -> Recording:
     """Close the recording and queue its replay by the engine in a fresh world (a worker runs it)."""
+    if recording.is_demonstration:
+        raise AnnotationError("a demonstration is not submitted: pull its actions into the task editor")
     if recording.annotator_id != user.pk:
         raise AnnotationError("only the annotator who recorded it can submit it")
     if recording.status != Recording.Status.RECORDING:

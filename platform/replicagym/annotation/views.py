@@ -88,7 +88,8 @@ def record(request, pk: int):
 @role_required(*ANNOTATORS)
 @require_GET
 def recording_detail(request, pk: int):
-    recording = get_object_or_404(Recording.objects.select_related("item__task", "replay", "annotator", "reviewer"), pk=pk)
+    recording = get_object_or_404(Recording.objects.select_related("item__task", "replay", "annotator", "reviewer"),
+                                  pk=pk, item__isnull=False)  # a demonstration belongs to the task editor
     if recording.annotator_id != request.user.pk and not _is_reviewer(request.user):
         raise Http404("no such recording")
     recordings_collect()
@@ -119,7 +120,8 @@ def _review_steps(recording: Recording) -> list[dict]:
 
 @role_required(*REVIEWERS)
 def review(request, pk: int):
-    recording = get_object_or_404(Recording.objects.select_related("item__task", "replay", "annotator"), pk=pk)
+    recording = get_object_or_404(Recording.objects.select_related("item__task", "replay", "annotator"), pk=pk,
+                                  item__isnull=False)
     if request.method == "POST":
         decision = request.POST.get("decision")
         if decision not in ("accept", "reject"):

@@ -94,7 +94,8 @@
   document.getElementById("rg-answer-send").addEventListener("click", sendAnswer);
   answer.addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); sendAnswer(); } });
 
-  document.getElementById("rg-submit").addEventListener("click", (e) => {
+  // a demonstration (for the task editor) has no Submit: the editor pulls its steps
+  document.getElementById("rg-submit")?.addEventListener("click", (e) => {
     const button = e.currentTarget;
     button.disabled = true;
     // a typed value still in the frame's field is flushed by the recorder when the field loses focus
