@@ -244,6 +244,9 @@ def dataset_export(*, fmt: str, suite: str, sources, out, progress=None, run: in
         keys = {(c.episode.task.task_id, c.episode.world_seed) for c in cands if c.passed}
         bad_keys = {(c.episode.task.task_id, c.episode.world_seed) for c in cands if not c.passed}
         cands = [c for c in cands if (c.episode.task.task_id, c.episode.world_seed) in keys & bad_keys]
+    else:
+        # SFT keeps verified successes only: observing a failure again would cost a browser episode for nothing
+        cands = [c for c in cands if c.passed]
     skipped: list[dict] = []
     progress(0, len(cands))
     observed = _observed(cands, progress, skipped)
