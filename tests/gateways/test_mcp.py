@@ -1,17 +1,22 @@
-"""The MCP gateway, through the official mcp SDK's client over streamable HTTP: tools listed, a task completed."""
+"""The MCP gateway, through the official mcp SDK's client over streamable HTTP: tools listed, a task completed
+with browser tools, token quotas, unfinished episodes closed when their MCP session ends or idles."""
 import asyncio
 import concurrent.futures
 import json
+import re
 
 import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from replicagym.accounts.tokens import token_create
-from replicagym.catalogue.packs import task_current
+from replicagym.catalogue.packs import task_current, task_sync
 from replicagym.gateways.mcp_server import mcp_server
 
 from episodes.models import Episode
+from replicas.testbed.models import Note
+from replicas.worlds.scoping import bound_world
+from tests.episodes.celery_workers import wait_for
 from tests.episodes.fixtures import sync_test_pack
 from tests.gateways.server import asgi_server
 
@@ -26,15 +31,30 @@ def secret(django_user_model):
 
 
 @pytest.fixture
+def testbed_secret(django_user_model):
+    """A token of the testbed pack's own suite: tasks that need signing in and editing a note."""
+    task_sync(replica="testbed")
+    user = django_user_model.objects.create_user(username="mcp-editor", password="pw-123456")
+    return token_create(user=user, suites=["testbed"], expires_days=1).secret
+
+
+@pytest.fixture
 def server():
     app = mcp_server()[0].streamable_http_app()
     with asgi_server(app) as url:
         yield url + "/mcp"
 
 
-def _client(url: str, secret: str) -> Client:
+def bid_of(axtree: str, role: str, name: str) -> str:
+    found = re.search(rf"\[([a-z]{{0,2}}\d+)\] {role} {re.escape(repr(name))}", axtree)
+    assert found, f"no {role} {name!r} in the page:\n{axtree}"
+    return found.group(1)
+
+
+def _client(url: str, secret: str, mode: str = "auto") -> Client:
+    """The SDK's client; mode="legacy" speaks the handshake-era protocol, with an MCP session (Mcp-Session-Id)."""
     http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {secret}"}, timeout=120)
-    return Client(streamable_http_client(url, http_client=http), read_timeout_seconds=120)
+    return Client(streamable_http_client(url, http_client=http), read_timeout_seconds=120, mode=mode)
 
 
 def _data(result) -> dict:
@@ -48,33 +68,64 @@ def in_own_loop(coroutine):
         return pool.submit(asyncio.run, coroutine).result()
 
 
-def test_an_mcp_client_lists_the_tools_and_completes_a_task(server, secret):
-    status = task_current("testbed.open-note").params["status"]
+def test_an_mcp_client_lists_the_tools_and_completes_a_task(server, testbed_secret):
+    """Sign in on the testbed (fill, fill, click) and rename a note on its page (fill, click), reading bids from observe."""
+    params = task_current("testbed.rename-note").params
 
     async def play():
-        async with _client(server, secret) as client:
-            names = {tool.name for tool in (await client.list_tools()).tools}
-            started = _data(await client.call_tool("start_episode", {"task": "testbed.open-note"}))
+        calls = {}
+        async with _client(server, testbed_secret) as client:
+            calls["names"] = {tool.name for tool in (await client.list_tools()).tools}
+            started = calls["started"] = _data(await client.call_tool("start_episode", {"task": "testbed.rename-note"}))
             episode = started["episode"]
-            seen = _data(await client.call_tool("observe", {"episode": episode}))
-            clicked = _data(await client.call_tool("click", {"episode": episode, "bid": "a999999"}))
-            answered = _data(await client.call_tool("send_message", {"episode": episode, "text": f"Note #3 is {status}."}))
-            finished = _data(await client.call_tool("finish", {"episode": episode}))
-            return names, started, seen, clicked, answered, finished
+            login = calls["login"] = _data(await client.call_tool("observe", {"episode": episode}))
+            axtree = login["observation"]["axtree"]
+            calls["email"] = _data(await client.call_tool(
+                "fill", {"episode": episode, "bid": bid_of(axtree, "textbox", "Email"), "value": params["email"]}))
+            calls["password"] = _data(await client.call_tool(
+                "fill", {"episode": episode, "bid": bid_of(axtree, "textbox", "Password"), "value": params["password"]}))
+            signed_in = calls["signed_in"] = _data(await client.call_tool(
+                "click", {"episode": episode, "bid": bid_of(axtree, "button", "Sign in")}))
+            title = bid_of(signed_in["observation"]["axtree"], "textbox", "Title")
+            calls["title"] = _data(await client.call_tool(
+                "fill", {"episode": episode, "bid": title, "value": params["new_title"]}))
+            calls["saved"] = _data(await client.call_tool(
+                "click", {"episode": episode, "bid": bid_of(signed_in["observation"]["axtree"], "button", "Save")}))
+            calls["missing"] = _data(await client.call_tool("click", {"episode": episode, "bid": "a999999"}))
+            calls["finished"] = _data(await client.call_tool("finish", {"episode": episode}))
+            calls["after"] = await client.call_tool("observe", {"episode": episode})
+        return calls
 
-    names, started, seen, clicked, answered, finished = in_own_loop(play())
+    calls = in_own_loop(play())
     assert {"start_episode", "observe", "send_message", "finish", "click", "fill", "goto", "scroll", "press",
-            "select_option", "report_infeasible", "noop"} <= names
-    assert "send_msg_to_user" not in names
-    assert started["observation"]["url"].endswith("/notes/3") and not started["done"]
-    assert seen["state"]["status"] == "running" and "[" in seen["observation"]["axtree"]
-    assert clicked["observation"]["last_action_error"] and not clicked["done"]
-    assert answered["done"] and answered["reward"] > 0.5
-    assert finished["status"] == "succeeded" and finished["verdict"]["passed"] is True
-    assert [set(a) for a in finished["verdict"]["assertions"]] == [{"name", "passed", "required"}]
-    episode = Episode.objects.get(pk=started["episode"])
-    assert episode.owner.username == "mcp-agent"
-    assert list(episode.steps.values_list("action", flat=True)) == ['click("a999999")', f'send_msg_to_user("Note #3 is {status}.")']
+            "select_option", "report_infeasible", "noop"} <= calls["names"]
+    assert "send_msg_to_user" not in calls["names"]
+    note = params["note"]
+    # the start page wants a signed-in member: the world sends the browser to its sign-in page
+    assert "/login" in calls["started"]["observation"]["url"] and not calls["started"]["done"]
+    assert calls["login"]["state"]["status"] == "running" and calls["login"]["state"]["step_count"] == 0
+    for name in ("email", "password", "signed_in", "title", "saved"):
+        obs = calls[name]["observation"]
+        assert obs["last_action_error"] == "", (name, obs["last_action_error"])
+        assert calls[name]["done"] is False and calls[name]["reward"] is None
+    assert f"value='{params['email']}'" in calls["email"]["observation"]["axtree"]
+    assert calls["signed_in"]["observation"]["url"].endswith(f"/notes/{note}")
+    assert f"value='{params['title']}'" in calls["signed_in"]["observation"]["axtree"]
+    assert f"value='{params['new_title']}'" in calls["title"]["observation"]["axtree"]
+    assert calls["saved"]["observation"]["url"].endswith("/notes")  # saved: back on the list
+    assert params["new_title"] in calls["saved"]["observation"]["axtree"]
+    assert calls["missing"]["observation"]["last_action_error"]  # a failed action is the observation's error
+    finished = calls["finished"]
+    assert finished["status"] == "succeeded" and finished["verdict"]["passed"] is True and finished["done"] is True
+    assert finished["rewards"]["task_completion"] == 1.0
+    assert all(set(a) == {"name", "passed", "required"} and a["passed"] for a in finished["verdict"]["assertions"])
+    assert calls["after"].is_error and "no episode" in calls["after"].content[0].text  # finished: gone from the server
+    episode = Episode.objects.get(pk=calls["started"]["episode"])
+    assert episode.owner.username == "mcp-editor" and episode.agent == "mcp"
+    assert [a.split("(")[0] for a in episode.steps.order_by("index").values_list("action", flat=True)] == [
+        "fill", "fill", "click", "fill", "click", "click"]
+    with bound_world(episode.world):
+        assert Note.objects.get(public_id=note).title == params["new_title"]
 
 
 def test_mcp_tools_refuse_a_bad_token_another_scope_and_unknown_episodes(server, secret):
@@ -91,3 +142,66 @@ def test_mcp_tools_refuse_a_bad_token_another_scope_and_unknown_episodes(server,
     assert out_of_scope.is_error and "smoke" in out_of_scope.content[0].text
     assert unknown.is_error and "no episode 424242" in unknown.content[0].text
     assert not Episode.objects.exists()
+
+
+def test_a_start_past_the_token_quota_is_refused_and_changes_nothing(server, django_user_model):
+    sync_test_pack()
+    user = django_user_model.objects.create_user(username="mcp-quota", password="pw-123456")
+    secret = token_create(user=user, suites=["smoke"], expires_days=1, max_concurrent=1).secret
+
+    async def attempts():
+        async with _client(server, secret) as client:
+            first = _data(await client.call_tool("start_episode", {"task": "testbed.open-note"}))
+            second = await client.call_tool("start_episode", {"task": "testbed.open-note", "seed": 9})
+            still = _data(await client.call_tool("observe", {"episode": first["episode"]}))
+            await client.call_tool("finish", {"episode": first["episode"]})
+            third = _data(await client.call_tool("start_episode", {"task": "testbed.open-note"}))
+            await client.call_tool("finish", {"episode": third["episode"]})
+        return first, second, still, third
+
+    first, second, still, third = in_own_loop(attempts())
+    assert second.is_error
+    text = second.content[0].text
+    assert "1 episodes of this token are queued or running (limit 1)" in text and re.search(r"retry after \d+ s", text)
+    assert still["state"]["status"] == "running"  # the refusal ended nothing
+    assert Episode.objects.filter(owner=user).count() == 2 and not Episode.objects.filter(world_seed=9).exists()
+    assert third["episode"] != first["episode"]  # once the first finished, the slot was free again
+
+
+def _start_and_leave(url, secret) -> int:
+    async def run():
+        async with _client(url, secret, mode="legacy") as client:
+            return _data(await client.call_tool("start_episode", {"task": "testbed.open-note"}))["episode"]
+    return in_own_loop(run())
+
+
+def test_an_episode_left_unfinished_is_closed_when_its_mcp_session_ends(secret):
+    server, tools = mcp_server()
+    with asgi_server(server.streamable_http_app()) as url:
+        episode = _start_and_leave(url + "/mcp", secret)  # the client's exit ends its MCP session (DELETE /mcp)
+        ended = wait_for(lambda: Episode.objects.filter(pk=episode).exclude(status="running").first(),
+                         timeout=60, what="the episode to end with its MCP session")
+        wait_for(lambda: not tools.sessions, timeout=30, what="the server to forget the closed episode")
+    assert ended.status == "failed" and "MCP session ended" in ended.error
+    assert ended.finished_at is not None and ended.verdict is not None  # verified as it stood, then closed
+
+
+def test_an_idle_episode_is_closed_after_the_idle_timeout(secret):
+    server, tools = mcp_server(idle_seconds=1.5)
+    with asgi_server(server.streamable_http_app()) as url:
+        async def run():
+            async with _client(url + "/mcp", secret) as client:
+                episode = _data(await client.call_tool("start_episode", {"task": "testbed.open-note"}))["episode"]
+                # the session stays open; the episode gets no tool call
+                for _ in range(100):
+                    if episode not in tools.sessions:
+                        break
+                    await asyncio.sleep(0.2)
+                late = await client.call_tool("observe", {"episode": episode})
+                return episode, late
+        episode, late = in_own_loop(run())
+        ended = wait_for(lambda: Episode.objects.filter(pk=episode).exclude(status="running").first(),
+                         timeout=60, what="the idle episode to be closed")
+    assert late.is_error and "no episode" in late.content[0].text
+    assert ended.status == "timed_out" and "closed as idle" in ended.error
+    assert not tools.sessions and not tools._closing

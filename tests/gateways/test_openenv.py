@@ -1,5 +1,11 @@
-"""The OpenEnv gateway: a client loop over the WebSocket (reset, steps, state), the HTTP endpoints, token scope."""
+"""The OpenEnv gateway: a client loop over the WebSocket (reset, steps, state), the HTTP endpoints, token scope
+and quotas. The messages are the exact shapes OpenEnv's client and server use (openenv-core 0.3.0,
+openenv/core/env_client.py and env_server/types.py): WS {"type": "reset", "data": {kwargs}}, {"type": "step",
+"data": <action object>}, {"type": "state"}, {"type": "close"}; errors {"type": "error", "data": {"message",
+"code"}}; HTTP POST /step {"action": {...}, "timeout_s", "request_id"}, POST /reset {"seed", "episode_id", ...}.
+(openenv-core itself is not a dependency: it needs gradio, whose Pillow pin conflicts with ours.)"""
 import json
+import re
 
 import httpx
 import pytest
@@ -32,23 +38,30 @@ def server():
 
 
 def _send(ws, kind, data=None):
-    ws.send(json.dumps({"type": kind, "data": data or {}}))
+    """A message as OpenEnv's EnvClient builds it: state and close carry no data."""
+    ws.send(json.dumps({"type": kind} if data is None else {"type": kind, "data": data}))
     return json.loads(ws.recv(timeout=120))
+
+
+def _ws(server, secret):
+    return connect(server.replace("http://", "ws://") + "/ws", additional_headers={"Authorization": f"Bearer {secret}"},
+                   open_timeout=30)
 
 
 def test_a_websocket_client_loop_resets_steps_and_reads_the_state(server, secret):
     status = task_current("testbed.open-note").params["status"]
-    url = server.replace("http://", "ws://") + "/ws"
-    with connect(url, additional_headers={"Authorization": f"Bearer {secret}"}, open_timeout=30) as ws:
-        reply = _send(ws, "reset", {"task": "testbed.open-note"})
+    with _ws(server, secret) as ws:
+        reply = _send(ws, "reset", {"task": "testbed.open-note", "episode_id": "grpo-7/rollout-0"})
         assert reply["type"] == "observation"
         obs = reply["data"]["observation"]
         assert obs["instruction"] == "Open note #3 and tell me its status." and obs["url"].endswith("/notes/3")
         assert "[" in obs["axtree"] and obs["screenshot"] is None and reply["data"]["done"] is False
-        reply = _send(ws, "step", {"action": 'click("a999999")'})
+        # a step's data is the action object (GenericEnvClient.step({"action": ...}) sends it as it is)
+        reply = _send(ws, "step", {"action": 'click("a999999")', "metadata": {}})
         assert reply["data"]["observation"]["last_action_error"] and reply["data"]["done"] is False
         state = _send(ws, "state")["data"]
         assert state["step_count"] == 1 and state["status"] == "running" and state["task"] == "testbed.open-note"
+        assert state["episode_id"] == "grpo-7/rollout-0" and isinstance(state["episode"], int)
         reply = _send(ws, "step", {"action": f'send_msg_to_user("Note #3 is {status}.")'})
         assert reply["data"]["done"] is True and reply["data"]["reward"] > 0.5
         state = _send(ws, "state")["data"]
@@ -56,20 +69,26 @@ def test_a_websocket_client_loop_resets_steps_and_reads_the_state(server, secret
         # the agent view: assertion names and outcomes only, never the expected values
         assert [set(a) for a in state["verdict"]["assertions"]] == [{"name", "passed", "required"}]
         assert "expected" not in json.dumps(state) and "params" not in json.dumps(state)
-        assert _send(ws, "step", {"action": "noop()"})["type"] == "error"
-        assert _send(ws, "dance")["data"]["message"].startswith("unknown message type")
+        ended = _send(ws, "step", {"action": "noop()"})
+        assert ended == {"type": "error", "data": {"message": "the episode has ended: send reset for a new one",
+                                                   "code": "SESSION_ERROR"}}
+        assert _send(ws, "dance")["data"] == {"message": "unknown message type 'dance' (types: reset, step, state, close)",
+                                              "code": "UNKNOWN_TYPE"}
+        ws.send("{nope")
+        assert json.loads(ws.recv(timeout=30))["data"]["code"] == "INVALID_JSON"
+        bare = _send(ws, "step", {"act": "noop()"})["data"]
+        assert bare["code"] == "VALIDATION_ERROR" and "unknown action field(s) act" in bare["message"]
         ws.send(json.dumps({"type": "close"}))
-    episode = Episode.objects.get(pk=state["episode_id"])
+    episode = Episode.objects.get(pk=state["episode"])
     assert episode.owner.username == "rl-agent" and episode.steps.count() == 2
 
 
 def test_closing_the_connection_ends_its_episode(server, secret):
-    url = server.replace("http://", "ws://") + "/ws"
-    with connect(url, additional_headers={"Authorization": f"Bearer {secret}"}, open_timeout=30) as ws:
+    with _ws(server, secret) as ws:
         assert _send(ws, "reset", {"task": "testbed.open-note", "seed": 11})["type"] == "observation"
         state = _send(ws, "state")["data"]
     # the server ends it as it sees the connection go
-    episode = wait_for(lambda: Episode.objects.filter(pk=state["episode_id"]).exclude(status="running").first(),
+    episode = wait_for(lambda: Episode.objects.filter(pk=state["episode"]).exclude(status="running").first(),
                        timeout=60, what="the episode to end with its connection")
     assert episode.world_seed == 11
     assert episode.status == "failed" and "closed before the episode ended" in episode.error
@@ -82,15 +101,30 @@ def test_http_endpoints_schema_health_metadata_and_a_loop(server, secret):
         schema = client.get("/schema").json()
         assert schema == json.loads(json.dumps(SCHEMAS))
         assert schema["action"]["required"] == ["action"] and "axtree" in schema["observation"]["properties"]
+        assert schema["step"]["properties"]["action"] == schema["action"]
         assert schema["state"]["properties"]["step_count"]["type"] == "integer"
         assert client.get("/metadata").json()["tasks"] == ["testbed.open-note"]
-        assert client.post("/step", json={"action": "noop()"}).status_code == 409
-        reset = client.post("/reset", json={"task": "testbed.open-note", "screenshot": True}).json()
+        assert client.post("/step", json={"action": {"action": "noop()"}}).status_code == 409
+        reset = client.post("/reset", json={"task": "testbed.open-note", "screenshot": True, "seed": 7,
+                                             "episode_id": "eval-1"}).json()
         assert reset["observation"]["screenshot"] and reset["done"] is False
-        step = client.post("/step", json={"action": "noop()"}).json()
-        assert step["observation"]["step"] == 1 and step["reward"] is None
+        # OpenEnv's StepRequest: the action object, with its optional timeout_s and request_id
+        step = client.post("/step", json={"action": {"action": "noop()", "metadata": {}}, "timeout_s": 30.0,
+                                          "request_id": "req-1"}).json()
+        assert step["observation"]["step"] == 1 and step["reward"] is None and step["done"] is False
         state = client.get("/state").json()
-        assert state["step_count"] == 1 and state["status"] == "running"
+        assert state["step_count"] == 1 and state["status"] == "running" and state["episode_id"] == "eval-1"
+        # the old bare-string form is refused, saying what to send; nothing stepped
+        bare = client.post("/step", json={"action": "noop()"})
+        assert bare.status_code == 422 and "not a bare string" in bare.json()["detail"]
+        for body, message in (({"action": {"action": ""}}, "step needs action"),
+                              ({"action": {"action": "noop()", "colour": 1}}, "unknown action field(s) colour"),
+                              ({"action": {"action": "noop()"}, "timeout_s": 0}, "timeout_s"),
+                              ({"action": {"action": "noop()"}, "render": True}, "unknown step field(s) render"),
+                              ({"action": {"action": "noop()"}, "request_id": 5}, "request_id")):
+            reply = client.post("/step", json=body)
+            assert reply.status_code == 422 and message in reply.json()["detail"], body
+        assert client.get("/state").json()["step_count"] == 1
 
 
 def test_bad_tokens_scopes_and_inputs_are_refused_and_change_nothing(server, secret, django_user_model):
@@ -99,12 +133,49 @@ def test_bad_tokens_scopes_and_inputs_are_refused_and_change_nothing(server, sec
         assert client.post("/reset", json={"task": "testbed.open-note"}, headers={"Authorization": "Bearer rg_nope"}).status_code == 401
         auth = {"Authorization": f"Bearer {secret}"}
         out_of_scope = client.post("/reset", json={"task": "testbed.report-owner"}, headers=auth)
-        assert out_of_scope.status_code == 403 and "smoke" in out_of_scope.json()["error"]
+        assert out_of_scope.status_code == 403 and "smoke" in out_of_scope.json()["detail"]
         for body, message in (({"task": "testbed.nope"}, "unknown task"), ({"task": "testbed.open-note", "seed": -1}, "seed"),
-                              ({"task": "testbed.open-note", "colour": 1}, "unknown reset field"), ({}, "needs task")):
+                              ({"task": "testbed.open-note", "colour": 1}, "unknown reset field"), ({}, "needs task"),
+                              ({"task": "testbed.open-note", "episode_id": ""}, "episode_id"),
+                              ({"task": "testbed.open-note", "episode_id": "x" * 256}, "episode_id"),
+                              ({"task": "testbed.open-note", "episode_id": 5}, "episode_id")):
             reply = client.post("/reset", json=body, headers=auth)
-            assert reply.status_code in (400, 404) and message in reply.json()["error"]
-        assert client.post("/reset", content=b"[1", headers=auth).json()["error"] == "the request body is not JSON"
+            assert reply.status_code in (404, 422) and message in reply.json()["detail"], body
+        assert client.post("/reset", content=b"[1", headers=auth).json()["detail"] == "the request body is not JSON"
     assert not Episode.objects.exists()
     with pytest.raises(InvalidStatus):
         connect(server.replace("http://", "ws://") + "/ws", open_timeout=30)
+
+
+def test_websocket_starts_past_the_token_quota_are_refused_and_change_nothing(server, django_user_model):
+    sync_test_pack()
+    user = django_user_model.objects.create_user(username="rl-quota", password="pw-123456")
+    secret = token_create(user=user, suites=["smoke"], expires_days=1, max_concurrent=1).secret
+    with _ws(server, secret) as first, _ws(server, secret) as second:
+        assert _send(first, "reset", {"task": "testbed.open-note"})["type"] == "observation"
+        refused = _send(second, "reset", {"task": "testbed.open-note", "seed": 9})
+        assert refused["type"] == "error" and refused["data"]["code"] == "CAPACITY_REACHED"
+        assert "(limit 1)" in refused["data"]["message"] and refused["data"]["retry_after"] >= 1
+        assert _send(second, "state")["data"]["episode"] is None  # nothing started there
+        assert _send(first, "step", {"action": "noop()"})["data"]["done"] is False  # nor ended here
+        # a reset on the connection holding the slot replaces its episode: that is not one more at once
+        replaced = _send(first, "reset", {"task": "testbed.open-note", "seed": 8})
+        assert replaced["type"] == "observation"
+    episodes = list(Episode.objects.filter(owner=user).order_by("pk"))
+    assert [e.world_seed for e in episodes] == [7, 8] and "reset before the episode ended" in episodes[0].error
+
+
+def test_http_starts_past_the_hourly_quota_answer_429_with_retry_after(server, django_user_model):
+    sync_test_pack()
+    user = django_user_model.objects.create_user(username="rl-hourly", password="pw-123456")
+    secret = token_create(user=user, suites=["smoke"], expires_days=1, max_per_hour=1).secret
+    with httpx.Client(base_url=server, headers={"Authorization": f"Bearer {secret}"}, timeout=120) as client:
+        assert client.post("/reset", json={"task": "testbed.open-note"}).status_code == 200
+        refused = client.post("/reset", json={"task": "testbed.open-note", "seed": 9})
+        assert refused.status_code == 429
+        assert 3000 < int(refused.headers["Retry-After"]) <= 3600
+        assert re.search(r"started 1 episodes in the last hour .*retry after \d+ s", refused.json()["detail"])
+        # the refusal changed nothing: the running episode goes on
+        assert client.post("/step", json={"action": {"action": "noop()"}}).json()["observation"]["step"] == 1
+        assert client.get("/state").json()["status"] == "running"
+    assert Episode.objects.filter(owner=user).count() == 1

@@ -146,16 +146,21 @@ def _quota_check(token: AgentToken, now) -> None:
         raise QuotaExceeded(f"this token started {token.max_per_hour} episodes in the last hour (its limit)", wait)
 
 
-def token_episode_start(*, token: AgentToken, task: Task, agent: str) -> Episode:
-    """An episode for the token's own browser, if the task is in its suites and its quotas allow one more."""
+def token_episode_start(*, token: AgentToken, task: Task, agent: str, seed: int | None = None,
+                        claimed_by: str | None = None) -> Episode:
+    """A running episode for the token, if the task is in its suites and its quotas allow one more.
+
+    By default the agent drives it from its own browser (the API's claim); a gateway that drives it
+    with the engine passes its own `claimed_by`, and may pick the world's `seed`.
+    """
     token_scope_check(token=token, task=task)
     with transaction.atomic():
         # one start at a time per token, so two concurrent requests cannot both take the last slot
         locked = AgentToken.objects.select_for_update().get(pk=token.pk)
         now = timezone.now()
         _quota_check(locked, now)
-        episode = episode_create(task=task, agent=agent, owner=locked.user, status=Episode.Status.RUNNING,
-                                 claimed_by=f"{API_CLAIM}{locked.user.pk}")
+        episode = episode_create(task=task, agent=agent, owner=locked.user, seed=seed, status=Episode.Status.RUNNING,
+                                 claimed_by=claimed_by or f"{API_CLAIM}{locked.user.pk}")
         TokenEpisode.objects.create(token=locked, episode=episode, created_at=now)
     return episode
 

@@ -3,22 +3,35 @@
 `start_episode` starts one in a fresh world and names it; `observe`, one tool per browser
 action of the engine's grammar, `send_message` and `finish` take that episode id. Requests
 carry `Authorization: Bearer <agent token>`: a token starts episodes of its suites only,
-acts on its own episodes only, and sees the agent view of verdicts.
+acts on its own episodes only, and sees the agent view of verdicts; starts count against its quotas
+(a refusal past them says when to retry).
+
+An episode left unfinished is closed, its browser context freed and the episode ended: failed when the MCP
+session that started it ends (the client's DELETE, the SDK's session idle timeout, a server stop), timed out
+after `idle_seconds` without a tool call on it. Only handshake-era clients (protocol before 2026-07-28) have a
+session; a 2026-07-28 request stands alone, like stateless HTTP, and there the idle timeout closes the episode.
 Run: `uvicorn replicagym.gateways.asgi:mcp --app-dir platform` (endpoint /mcp).
 """
 import asyncio
 import inspect
+import logging
+from contextlib import asynccontextmanager
 from dataclasses import MISSING, fields
 
 from asgiref.sync import sync_to_async
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from episodes.models import Episode
 from verifiers.actions import ACTIONS, signature
 
 from .sessions import GatewayError, GatewaySession, bearer_token
 
+log = logging.getLogger(__name__)
+
 AGENT = "mcp"
+IDLE_SECONDS = 600.0  # an episode with no tool call for this long is closed (timed out)
+SESSION_ENDED = "the MCP session ended before the episode was finished"
 # How an action's argument kinds (verifiers.actions) read as tool parameters.
 KIND_TYPES = {"number": float, "index": int, "wait_ms": int, "modifiers": list[str], "strs": list[str]}
 # Sending the answer is `send_message`; the others are browser actions.
@@ -26,11 +39,16 @@ NOT_BROWSER = {"send_msg_to_user"}
 
 
 class EpisodeTools:
-    """The running MCP sessions: one GatewaySession (and engine thread) per started episode."""
+    """The running MCP sessions: one GatewaySession (and engine thread) per started episode.
 
-    def __init__(self):
+    Only the server's event loop touches `sessions`, never across an await, so it needs no lock."""
+
+    def __init__(self, idle_seconds: float = IDLE_SECONDS):
+        if not isinstance(idle_seconds, int | float) or not 0 < idle_seconds < float("inf"):
+            raise ValueError(f"idle_seconds must be a positive number of seconds, not {idle_seconds!r}")
         self.sessions: dict[int, GatewaySession] = {}
-        self._lock = asyncio.Lock()
+        self.idle_seconds = float(idle_seconds)
+        self._closing: set[asyncio.Task] = set()
 
     async def token(self, ctx: Context):
         headers = ctx.headers or {}
@@ -50,8 +68,8 @@ class EpisodeTools:
         except BaseException:
             await session.aclose()
             raise
-        async with self._lock:
-            self.sessions[session.episode.pk] = session
+        self.sessions[session.episode.pk] = session  # the loop's one thread: no await between these, no lock
+        self._close_with_connection(ctx, session.episode.pk)
         return {"episode": session.episode.pk, **result}
 
     async def step(self, ctx: Context, episode: int, action: str) -> dict:
@@ -61,17 +79,72 @@ class EpisodeTools:
     async def finish(self, ctx: Context, episode: int) -> dict:
         """End the episode (verified as it stands, if still running) and free its browser."""
         session = await self.session(ctx, episode)
-        async with self._lock:
-            self.sessions.pop(episode, None)
+        if self.sessions.pop(episode, None) is None:  # closed meanwhile (its MCP session ended, idle)
+            raise GatewayError(f"episode {episode} was closed: it is no longer running", 409)
         try:
             return await session.call(session.finish)
         finally:
             await session.aclose()
 
+    def close_soon(self, episode: int, why: str, status: str) -> None:
+        """Close an unfinished episode: forgotten at once, then its browser context freed and the episode ended
+        with `status` and `why`, in a task of its own (ending verifies the world: it may take seconds)."""
+        session = self.sessions.pop(episode, None)
+        if session is None:  # finished or closed already
+            return
+
+        async def close():
+            try:
+                await session.aclose(why, status)
+            except Exception:
+                log.exception("closing episode %s failed", episode)
+
+        task = asyncio.get_running_loop().create_task(close())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    def _close_with_connection(self, ctx: Context, episode: int) -> None:
+        """Close the episode when the MCP session that started it ends, however it ends.
+
+        The SDK unwinds a connection's exit stack when its session ends (DELETE, its idle timeout, a crash,
+        shutdown); that stack is reached through the request's ServerSession. A request of protocol 2026-07-28
+        or over stateless HTTP has no session (its connection lasts one request): there the idle timeout
+        closes the episode.
+        """
+        connection = getattr(ctx.session, "_connection", None)
+        if connection is None or getattr(connection, "session_id", None) is None:
+            return
+
+        async def on_session_end():  # the SDK gives exit-stack callbacks seconds: the closing runs on after
+            self.close_soon(episode, SESSION_ENDED, Episode.Status.FAILED)
+
+        connection.exit_stack.push_async_callback(on_session_end)
+
+    async def reap_idle(self) -> None:
+        """Close every episode that had no tool call for idle_seconds, until cancelled."""
+        while True:
+            await asyncio.sleep(min(self.idle_seconds / 4, 30.0))
+            for episode, session in list(self.sessions.items()):
+                if session.idle_seconds() >= self.idle_seconds:
+                    self.close_soon(episode, f"no tool call for {self.idle_seconds:g} s: closed as idle",
+                                    Episode.Status.TIMED_OUT)
+
     async def close_all(self):
-        for session in list(self.sessions.values()):
-            await session.aclose()
-        self.sessions.clear()
+        """Close what is still open and wait for every closing to end."""
+        for episode in list(self.sessions):
+            self.close_soon(episode, "the MCP server stopped before the episode was finished", Episode.Status.FAILED)
+        if self._closing:
+            await asyncio.gather(*self._closing, return_exceptions=True)
+
+    @asynccontextmanager
+    async def lifespan(self, server):
+        """The server's lifespan: the idle reaper runs with it; what is still open is closed when it stops."""
+        reaper = asyncio.get_running_loop().create_task(self.reap_idle())
+        try:
+            yield {}
+        finally:
+            reaper.cancel()
+            await self.close_all()
 
 
 def _action_tool(tools: EpisodeTools, cls):
@@ -97,11 +170,12 @@ def _action_tool(tools: EpisodeTools, cls):
     return tool
 
 
-def mcp_server() -> tuple[MCPServer, EpisodeTools]:
-    server = MCPServer(name="replicagym", instructions=(
+def mcp_server(*, idle_seconds: float = IDLE_SECONDS) -> tuple[MCPServer, EpisodeTools]:
+    """The MCP server and its episodes; an episode with no tool call for `idle_seconds` is closed."""
+    tools = EpisodeTools(idle_seconds)
+    server = MCPServer(name="replicagym", lifespan=tools.lifespan, instructions=(
         "Start an episode with start_episode(task), read the page with observe(episode) (the accessibility tree "
         "names elements by bid), act with the browser action tools, answer with send_message, then finish."))
-    tools = EpisodeTools()
 
     @server.tool()
     async def start_episode(ctx: Context, task: str, seed: int | None = None) -> dict:

@@ -1,8 +1,11 @@
 """An OpenEnv-compatible server for episodes (ASGI): the WebSocket path and the HTTP endpoints.
 
 WebSocket `/ws`: one episode per connection. Messages are {"type": "reset"|"step"|"state"|"close",
-"data": {...}}; answers {"type": "observation"|"state"|"error", "data": {...}}. HTTP: POST /reset and
-/step, GET /state, /health, /metadata, /schema; an HTTP client has one session per agent token.
+"data": {...}} (a step's data is the action object, {"action": "click('a51')"}); answers
+{"type": "observation"|"state"|"error", "data": {...}}, an error's data {"message", "code"} with OpenEnv's
+codes. HTTP: POST /reset and /step (OpenEnv's StepRequest: {"action": {"action": "click('a51')"}}), GET /state,
+/health, /metadata, /schema; an HTTP client has one session per agent token; errors are {"detail": "..."}
+with 422 for invalid input and 429 with Retry-After past the token's quotas.
 Every path but /health wants `Authorization: Bearer <agent token>`: a token starts episodes of its
 suites only, and sees the agent view of a verdict, never its detail.
 Run: `uvicorn replicagym.gateways.asgi:openenv --app-dir platform` (Django is set up by the asgi module).
@@ -21,14 +24,22 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from replicagym.accounts.tokens import token_tasks
 
 from .schemas import SCHEMAS
-from .sessions import GatewayError, GatewaySession, bearer_token
+from .sessions import GatewayError, GatewaySession, bearer_token, step_request_argument
 
 AGENT = "openenv"
 MAX_MESSAGE = 256 * 1024
+# OpenEnv's WSErrorCode for what a refusal's HTTP status says; anything else is invalid input
+WS_CODES = {409: "SESSION_ERROR", 429: "CAPACITY_REACHED", 500: "EXECUTION_ERROR"}
 
 
 def _error(exc: GatewayError) -> JSONResponse:
-    return JSONResponse({"error": str(exc)}, status_code=exc.status)
+    """FastAPI's error shape, as OpenEnv's server answers: {"detail": "..."}."""
+    headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
+    return JSONResponse({"detail": str(exc)}, status_code=exc.status, headers=headers)
+
+
+def _ws_error(message: str, code: str, **extra) -> dict:
+    return {"type": "error", "data": {"message": message, "code": code, **extra}}
 
 
 async def _token(headers):
@@ -63,18 +74,19 @@ class OpenEnvServer:
 
     async def reset(self, request: Request):
         try:
+            data = await _body(request)
             session = await self._http_session(request, create=True)
-            return JSONResponse(await session.call(session.reset, await _body(request)))
+            return JSONResponse(await session.call(session.reset, data))
         except GatewayError as exc:
             return _error(exc)
 
     async def step(self, request: Request):
         try:
             session = await self._http_session(request, create=False)
-            data = await _body(request)
+            action = step_request_argument(await _body(request))
             if session is None:
                 raise GatewayError("no running episode: POST /reset first", 409)
-            return JSONResponse(await session.call(session.step, data))
+            return JSONResponse(await session.call(session.step, action))
         except GatewayError as exc:
             return _error(exc)
 
@@ -82,7 +94,8 @@ class OpenEnvServer:
         try:
             session = await self._http_session(request, create=False)
             if session is None:
-                return JSONResponse({"episode_id": None, "task": None, "step_count": 0, "status": None, "done": False})
+                return JSONResponse({"episode_id": None, "episode": None, "task": None, "step_count": 0, "status": None,
+                                     "done": False})
             return JSONResponse(await session.call(session.state))
         except GatewayError as exc:
             return _error(exc)
@@ -99,7 +112,7 @@ class OpenEnvServer:
                                     thread_sensitive=False)()
         return JSONResponse({
             "name": "replicagym", "description": "Tasks on replicas of web products, driven in a real Chromium.",
-            "version": "1", "action": "an action string (see /schema)", "tasks": tasks,
+            "version": "1", "action": 'an action object, {"action": "<action string>"} (see /schema)', "tasks": tasks,
         })
 
     async def schema(self, request: Request):
@@ -131,26 +144,28 @@ class OpenEnvServer:
             await ws.close()
 
     async def _ws_message(self, session: GatewaySession, text: str) -> dict | None:
+        if len(text) > MAX_MESSAGE:
+            return _ws_error(f"a message is at most {MAX_MESSAGE} bytes", "VALIDATION_ERROR")
         try:
-            if len(text) > MAX_MESSAGE:
-                raise GatewayError(f"a message is at most {MAX_MESSAGE} bytes")
-            try:
-                message = json.loads(text)
-            except json.JSONDecodeError:
-                raise GatewayError("a message is a JSON object: {\"type\": \"reset\", \"data\": {...}}") from None
-            kind = message.get("type") if isinstance(message, dict) else None
-            data = message.get("data", {}) if isinstance(message, dict) else None
+            message = json.loads(text)
+        except json.JSONDecodeError as exc:
+            return _ws_error(f"Invalid JSON: {exc}", "INVALID_JSON")
+        if not isinstance(message, dict):
+            return _ws_error('a message is a JSON object: {"type": "reset", "data": {...}}', "INVALID_JSON")
+        kind, data = message.get("type"), message.get("data", {})
+        try:
             if kind == "close":
                 return None
             if kind == "reset":
                 return {"type": "observation", "data": await session.call(session.reset, data)}
-            if kind == "step":
+            if kind == "step":  # the data is the action object, as OpenEnv's client sends it
                 return {"type": "observation", "data": await session.call(session.step, data)}
             if kind == "state":
                 return {"type": "state", "data": await session.call(session.state)}
-            raise GatewayError(f"unknown message type {kind!r} (types: reset, step, state, close)")
         except GatewayError as exc:
-            return {"type": "error", "data": {"message": str(exc), "status": exc.status}}
+            extra = {"retry_after": exc.retry_after} if exc.retry_after is not None else {}
+            return _ws_error(str(exc), WS_CODES.get(exc.status, "VALIDATION_ERROR"), **extra)
+        return _ws_error(f"unknown message type {kind!r} (types: reset, step, state, close)", "UNKNOWN_TYPE")
 
     async def shutdown(self):
         for session in list(self.http_sessions.values()):

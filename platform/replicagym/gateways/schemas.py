@@ -1,15 +1,35 @@
 """JSON Schemas of the OpenEnv gateway's action, observation and state (GET /schema)."""
-from .sessions import MAX_ACTION, MAX_SEED
+from .sessions import MAX_ACTION, MAX_EPISODE_ID, MAX_SEED, MAX_TIMEOUT_S
 
 _TEXT = {"type": "string"}
 
 ACTION_SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "Action",
-    "description": 'One action string of the engine\'s grammar (BrowserGym style), e.g. click("a51"), fill("a12", "text"), '
-                   'send_msg_to_user("..."), report_infeasible("...").',
+    "description": 'The action object: `action` is one action string of the engine\'s grammar (BrowserGym style), e.g. '
+                   'click("a51"), fill("a12", "text"), send_msg_to_user("..."), report_infeasible("..."). It is the data '
+                   'of a WebSocket step message ({"type": "step", "data": {"action": "click(\'a51\')"}}) and the `action` '
+                   'of an HTTP step (POST /step {"action": {"action": "click(\'a51\')"}}, OpenEnv\'s StepRequest).',
     "type": "object",
-    "properties": {"action": {"type": "string", "minLength": 1, "maxLength": MAX_ACTION}},
+    "properties": {
+        "action": {"type": "string", "minLength": 1, "maxLength": MAX_ACTION},
+        "metadata": {"type": "object", "default": {}, "description": "OpenEnv's Action.metadata; accepted, not used."},
+    },
+    "required": ["action"],
+    "additionalProperties": False,
+}
+
+STEP_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "StepRequest",
+    "description": "The body of POST /step (OpenEnv's StepRequest). timeout_s and request_id are checked, not used: "
+                   "the task's limits bound a step.",
+    "type": "object",
+    "properties": {
+        "action": ACTION_SCHEMA,
+        "timeout_s": {"type": ["number", "null"], "exclusiveMinimum": 0, "maximum": MAX_TIMEOUT_S},
+        "request_id": {"type": ["string", "null"], "maxLength": MAX_EPISODE_ID},
+    },
     "required": ["action"],
     "additionalProperties": False,
 }
@@ -21,6 +41,8 @@ RESET_SCHEMA = {
     "properties": {
         "task": {"type": "string", "minLength": 1, "maxLength": 160, "description": "Task id, <replica>.<slug>, in the token's suites."},
         "seed": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_SEED, "description": "World seed (default: the task's)."},
+        "episode_id": {"type": ["string", "null"], "minLength": 1, "maxLength": MAX_EPISODE_ID,
+                       "description": "Your own id for the episode (OpenEnv's); the state's episode_id is then this."},
         "screenshot": {"type": "boolean", "default": False, "description": "Include each observation's screenshot (base64 PNG)."},
     },
     "required": ["task"],
@@ -53,7 +75,9 @@ STATE_SCHEMA = {
     "title": "State",
     "type": "object",
     "properties": {
-        "episode_id": {"type": ["integer", "null"]},
+        "episode_id": {"type": ["string", "null"],
+                       "description": "OpenEnv's episode id: the reset's episode_id if given, else the platform's id as text."},
+        "episode": {"type": ["integer", "null"], "description": "The platform's episode id (REST API /api/episodes/<id>)."},
         "task": {"type": ["string", "null"]},
         "step_count": {"type": "integer", "minimum": 0},
         "status": {"type": ["string", "null"], "enum": [None, "running", "succeeded", "failed", "errored", "timed_out", "cancelled"]},
@@ -61,7 +85,8 @@ STATE_SCHEMA = {
         "verdict": {"type": ["object", "null"], "description": "Which assertions held, once the episode ended (never expected values)."},
         "rewards": {"type": ["object", "null"], "additionalProperties": {"type": "number"}},
     },
-    "required": ["episode_id", "task", "step_count", "status", "done"],
+    "required": ["episode_id", "episode", "task", "step_count", "status", "done"],
 }
 
-SCHEMAS = {"action": ACTION_SCHEMA, "observation": OBSERVATION_SCHEMA, "state": STATE_SCHEMA, "reset": RESET_SCHEMA}
+SCHEMAS = {"action": ACTION_SCHEMA, "observation": OBSERVATION_SCHEMA, "state": STATE_SCHEMA, "reset": RESET_SCHEMA,
+           "step": STEP_SCHEMA}

@@ -5,29 +5,50 @@ an asyncio loop, so each session owns one thread: every engine call of the sessi
 there (`GatewaySession.call`), and that thread's Chromium is closed with the session.
 """
 import asyncio
+import math
 import os
+import time
 from concurrent.futures import ThreadPoolExecutor
 
+from django.db import transaction
+from django.utils import timezone
+
 from episodes.browser import shutdown_browser
-from episodes.creation import episode_create
 from episodes.driver import EpisodeDriver
 from episodes.models import Episode
-from replicagym.accounts.models import TokenEpisode
-from replicagym.accounts.tokens import TokenError, TokenScopeError, token_authenticate, token_scope_check
+from replicagym.accounts.models import AgentToken
+from replicagym.accounts.tokens import (
+    QuotaExceeded,
+    TokenError,
+    TokenScopeError,
+    _quota_check,
+    token_authenticate,
+    token_episode_start,
+    token_scope_check,
+)
 from replicagym.catalogue.packs import TaskNotFound, task_current
 from verifiers.agent_view import agent_view
 
 GATEWAY_CLAIM = "gateway:"
 MAX_SEED = 2**31 - 1
 MAX_ACTION = 100_000
+MAX_EPISODE_ID = 255  # OpenEnv's ResetRequest.episode_id
+MAX_TIMEOUT_S = 3600.0
+RESET_FIELDS = ("task", "seed", "episode_id", "screenshot")
+ACTION_FIELDS = ("action", "metadata")
 
 
 class GatewayError(ValueError):
-    """A request the gateway refuses; the message says why (status: the HTTP status it maps to)."""
+    """A request the gateway refuses; the message says why.
 
-    def __init__(self, message: str, status: int = 400):
+    status: the HTTP status it maps to (422 for invalid input, as OpenEnv's FastAPI server answers);
+    retry_after: seconds until a refused start may succeed (a quota), else None.
+    """
+
+    def __init__(self, message: str, status: int = 422, *, retry_after: int | None = None):
         super().__init__(message)
         self.status = status
+        self.retry_after = retry_after
 
 
 def bearer_token(header: str | None):
@@ -41,28 +62,99 @@ def bearer_token(header: str | None):
         raise GatewayError(str(exc), 401) from None
 
 
-def reset_arguments(data) -> tuple[str, int | None, bool]:
-    """(task id, world seed or None, include the screenshot) from a reset message, or GatewayError."""
+def reset_arguments(data) -> tuple[str, int | None, str | None, bool]:
+    """(task id, world seed or None, the client's episode id or None, include the screenshot) from a reset, or GatewayError.
+
+    The fields are OpenEnv's ResetRequest (seed, episode_id) plus the task to run and the screenshot switch.
+    """
     if not isinstance(data, dict):
         raise GatewayError('reset takes an object: {"task": "<replica>.<slug>", "seed": 7}')
-    unknown = set(data) - {"task", "seed", "screenshot"}
+    unknown = set(data) - set(RESET_FIELDS)
     if unknown:
-        raise GatewayError(f"unknown reset field(s) {', '.join(sorted(unknown))} (fields: task, seed, screenshot)")
+        raise GatewayError(f"unknown reset field(s) {', '.join(sorted(unknown))} (fields: {', '.join(RESET_FIELDS)})")
     task, seed, screenshot = data.get("task"), data.get("seed"), data.get("screenshot", False)
+    episode_id = data.get("episode_id")
     if not isinstance(task, str) or not 1 <= len(task) <= 160:
         raise GatewayError("reset needs task: a task id such as testbed.open-note")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
         raise GatewayError(f"seed must be a whole number from 0 to {MAX_SEED} (the world's seed), not {seed!r}")
+    if episode_id is not None and (not isinstance(episode_id, str) or not 1 <= len(episode_id) <= MAX_EPISODE_ID
+                                   or not episode_id.isprintable()):
+        raise GatewayError(f"episode_id must be a printable string of 1 to {MAX_EPISODE_ID} characters (your label "
+                           f"for the episode), not {episode_id!r}")
     if not isinstance(screenshot, bool):
         raise GatewayError(f"screenshot must be true or false, not {screenshot!r}")
-    return task, seed, screenshot
+    return task, seed, episode_id, screenshot
 
 
-def step_argument(data) -> str:
-    action = data.get("action") if isinstance(data, dict) else None
+def action_argument(data) -> str:
+    """The action string of an action object, {"action": "<action string>", "metadata": {...}}, or GatewayError.
+
+    The object is what OpenEnv sends: the data of a WebSocket step message, the `action` of an HTTP step.
+    """
+    if not isinstance(data, dict):
+        raise GatewayError('an action is an object: {"action": "click(\'a51\')"}')
+    unknown = set(data) - set(ACTION_FIELDS)
+    if unknown:
+        raise GatewayError(f"unknown action field(s) {', '.join(sorted(unknown))} (fields: {', '.join(ACTION_FIELDS)})")
+    action = data.get("action")
     if not isinstance(action, str) or not 1 <= len(action) <= MAX_ACTION:
         raise GatewayError(f'step needs action: an action string of 1 to {MAX_ACTION} characters, as in click("a51")')
+    if not isinstance(data.get("metadata", {}), dict):
+        raise GatewayError("an action's metadata must be an object")
     return action
+
+
+def step_request_argument(data) -> dict:
+    """The action object of an HTTP step body (OpenEnv's StepRequest: action, timeout_s, request_id), or GatewayError.
+
+    timeout_s and request_id are checked and otherwise unused, as OpenEnv's own server does for an
+    environment whose step takes neither: the task's limits bound a step.
+    """
+    if not isinstance(data, dict):
+        raise GatewayError('step takes an object: {"action": {"action": "click(\'a51\')"}}')
+    unknown = set(data) - {"action", "timeout_s", "request_id"}
+    if unknown:
+        raise GatewayError(f"unknown step field(s) {', '.join(sorted(unknown))} (fields: action, timeout_s, request_id)")
+    if "action" not in data or not isinstance(data["action"], dict):
+        raise GatewayError('step needs action: an object such as {"action": "click(\'a51\')"}, not a bare string')
+    timeout = data.get("timeout_s")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)
+                                or not math.isfinite(timeout) or not 0 < timeout <= MAX_TIMEOUT_S):
+        raise GatewayError(f"timeout_s must be a number of seconds above 0 and at most {MAX_TIMEOUT_S:.0f}, not {timeout!r}")
+    request_id = data.get("request_id")
+    if request_id is not None and (not isinstance(request_id, str) or len(request_id) > MAX_EPISODE_ID):
+        raise GatewayError(f"request_id must be a string of at most {MAX_EPISODE_ID} characters")
+    return data["action"]
+
+
+def quota_check(token: AgentToken, *, replacing: Episode | None = None) -> None:
+    """The REST API's quota check (token_episode_start's), under the same lock on the token's row.
+
+    `replacing`: a running episode that this start ends first (a reset of a session): it does not
+    count against the new one. Raises GatewayError(429, retry_after) past a quota; writes nothing.
+    """
+    try:
+        with transaction.atomic():
+            locked = AgentToken.objects.select_for_update().get(pk=token.pk)
+            savepoint = transaction.savepoint()
+            try:
+                if replacing is not None:  # counted as it will be once ended, then put back
+                    Episode.objects.filter(pk=replacing.pk, status=Episode.Status.RUNNING).update(status=Episode.Status.FAILED)
+                _quota_check(locked, timezone.now())
+            finally:
+                transaction.savepoint_rollback(savepoint)
+    except QuotaExceeded as exc:
+        raise GatewayError(f"{exc}; retry after {exc.retry_after} s", 429, retry_after=exc.retry_after) from None
+
+
+def gateway_episode_start(*, token: AgentToken, task, agent: str, seed: int | None) -> Episode:
+    """A running engine-driven episode for the token: its quotas are checked (and the slot taken) under the lock."""
+    try:
+        return token_episode_start(token=token, task=task, agent=agent, seed=seed,
+                                   claimed_by=f"{GATEWAY_CLAIM}{os.getpid()}")
+    except QuotaExceeded as exc:
+        raise GatewayError(f"{exc}; retry after {exc.retry_after} s", 429, retry_after=exc.retry_after) from None
 
 
 class GatewaySession:
@@ -76,15 +168,34 @@ class GatewaySession:
         self.screenshot = False
         self.done = False
         self.reward: float | None = None
+        self.label: str | None = None  # the client's episode_id (OpenEnv's reset field), if it gave one
+        self.last_used = time.monotonic()
+        self._in_flight = 0
+        self.closed = False
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="gateway-episode")
 
+    def idle_seconds(self) -> float:
+        """Seconds since the session's last call ended; 0 while one is in flight."""
+        return 0.0 if self._in_flight else time.monotonic() - self.last_used
+
     async def call(self, fn, *args):
-        return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
+        if self.closed and fn != self.close:
+            raise GatewayError("this episode's session was closed: it is no longer running", 409)
+        self._in_flight += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._thread, fn, *args)
+        except RuntimeError:
+            if self.closed:  # closed while this call waited: its thread takes no more work
+                raise GatewayError("this episode's session was closed: it is no longer running", 409) from None
+            raise
+        finally:
+            self._in_flight -= 1
+            self.last_used = time.monotonic()
 
     # --- the engine side: each runs in the session's thread ---
 
     def reset(self, data) -> dict:
-        task_id, seed, screenshot = reset_arguments(data)
+        task_id, seed, label, screenshot = reset_arguments(data)
         try:
             task = task_current(task_id)
         except TaskNotFound:
@@ -93,10 +204,11 @@ class GatewaySession:
             token_scope_check(token=self.token, task=task)
         except TokenScopeError as exc:
             raise GatewayError(str(exc), 403) from None
+        # a refused start changes nothing: the quota is checked before this session's episode ends
+        quota_check(self.token, replacing=self.episode if self.driver is not None else None)
         self._end("reset before the episode ended")
-        self.episode = episode_create(task=task, agent=self.agent, owner=self.token.user, seed=seed,
-                                      status=Episode.Status.RUNNING, claimed_by=f"{GATEWAY_CLAIM}{os.getpid()}")
-        TokenEpisode.objects.create(token=self.token, episode=self.episode, created_at=self.episode.created_at)
+        self.episode = gateway_episode_start(token=self.token, task=task, agent=self.agent, seed=seed)
+        self.label = label
         self.screenshot, self.done, self.reward = screenshot, False, None
         self.driver = EpisodeDriver(self.episode)
         try:
@@ -108,7 +220,8 @@ class GatewaySession:
         return self._result(obs)
 
     def step(self, data) -> dict:
-        action = step_argument(data)
+        """One step; `data` is the action object, {"action": "<action string>"}."""
+        action = action_argument(data)
         if self.driver is None:
             raise GatewayError("no running episode: send reset first" if self.episode is None
                                else "the episode has ended: send reset for a new one", 409)
@@ -144,30 +257,35 @@ class GatewaySession:
 
     def state(self) -> dict:
         if self.episode is None:
-            return {"episode_id": None, "task": None, "step_count": 0, "status": None, "done": False}
+            return {"episode_id": None, "episode": None, "task": None, "step_count": 0, "status": None, "done": False}
         self.episode.refresh_from_db()
-        state = {"episode_id": self.episode.pk, "task": self.episode.task.task_id,
+        # OpenEnv's State.episode_id is a string: the client's own id if it gave one at reset
+        state = {"episode_id": self.label or str(self.episode.pk), "episode": self.episode.pk, "task": self.episode.task.task_id,
                  "step_count": self.episode.steps.count(), "status": self.episode.status, "done": self.done}
         if self.episode.is_final:
             state.update(agent_view(self.episode.verdict, self.episode.rewards))
         return state
 
-    def close(self) -> None:
+    def close(self, why: str = "closed before the episode ended", status: str = Episode.Status.FAILED) -> None:
         try:
-            self._end("closed before the episode ended")
+            self._end(why, status)
         finally:
             shutdown_browser()  # this thread's Chromium
 
-    async def aclose(self) -> None:
+    async def aclose(self, why: str = "closed before the episode ended", status: str = Episode.Status.FAILED) -> None:
+        if self.closed:
+            return
+        self.closed = True
         try:
-            await self.call(self.close)
+            await self.call(self.close, why, status)
         finally:
             self._thread.shutdown(wait=False)
 
-    def _end(self, why: str) -> None:
+    def _end(self, why: str, status: str = Episode.Status.FAILED) -> None:
         if self.driver is not None:
             driver, self.driver = self.driver, None
-            self.episode = driver.finish(status=Episode.Status.FAILED, error=why)
+            self.done = True
+            self.episode = driver.finish(status=status, error=why)
 
     def _result(self, obs) -> dict:
         return {"observation": obs.to_dict(screenshot=self.screenshot), "reward": self.reward, "done": self.done}
