@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from replicagym.catalogue.packs import suite_current
+from replicagym.catalogue.packs import suite_current, task_sync
 
 from episodes.browser import shared_browser
 from episodes.models import Episode, Run
 from episodes.trajectory import trajectory_read
+from replicas.worlds.registry import replicas
 from tests.episodes.celery_workers import ROOT, worker_database_url
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -128,3 +129,18 @@ def test_an_author_launches_a_run_watches_it_finish_reads_the_report_and_inspect
     trajectory = trajectory_read(path)
     assert trajectory.header["episode"] == episode.pk and trajectory.header["status"] == "failed"
     assert trajectory.actions == list(episode.steps.order_by("index").values_list("action", flat=True))
+
+    # the dashboard now shows the suite's latest pass rate, and the catalogue lists the suite's tasks
+    page.goto(f"{base}/")
+    suite_row = page.get_by_test_id("suite-testbed")
+    assert f"run {run.pk} · random:5" in suite_row.inner_text() and "0% (0/4)" in suite_row.inner_text()
+    assert page.get_by_test_id("replica-testbed").count() == 1
+    shot(page, "platform-dashboard.png", full_page=True)
+    page.goto(f"{base}/tasks/?suite=testbed")
+    rows = page.get_by_test_id("task-row")
+    assert rows.count() == 2 and "testbed.complete-note" in page.locator("table").inner_text()
+    if WRITE_SHOTS:  # the docs' catalogue holds every installed pack, not just the two tasks this test needs
+        for replica in replicas():
+            task_sync(replica=replica)
+        page.goto(f"{base}/tasks/")
+        shot(page, "platform-catalogue.png", full_page=True)
