@@ -13,7 +13,7 @@ from episodes.models import Episode, Run
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-def test_the_gate_counts_passes_per_task_keeps_the_middle_band_and_the_latest_gate_wins(capsys):
+def test_the_gate_counts_passes_per_task_keeps_the_middle_band_and_the_latest_gate_wins(capsys, client, author_user):
     task_sync(replica="testbed")
     call_command("quality_gate", "testbed", "--agent", "oracle", "-k", "2", "--low", "1", "--high", "1", "--no-sync")
     oracle_out = capsys.readouterr().out
@@ -43,6 +43,16 @@ def test_the_gate_counts_passes_per_task_keeps_the_middle_band_and_the_latest_ga
     else:
         with pytest.raises(LookupError):
             suite_current("testbed-gated")
+    # the catalogue shows what the command printed: each task's count and verdict, and the kept set as a filter
+    client.force_login(author_user)
+    rows = re.findall(r'<tr data-testid="task-row">(.*?)</tr>', client.get("/tasks/", {"suite": "testbed"}).content.decode(), re.S)
+    assert len(rows) == 2
+    for result in gate.results.select_related("task"):
+        (row,) = [r for r in rows if result.task.task_id in r]
+        cell = re.search(r'data-testid="task-gate">(.*?)</td>', row, re.S).group(1)
+        assert f"{result.get_verdict_display()} {result.passes}/4" in cell
+    only_kept = client.get("/tasks/", {"suite": "testbed", "gate": "kept"}).content.decode()
+    assert sorted(re.findall(r"<code>(testbed\.[\w-]+)</code>", only_kept)) == sorted(kept)
     # recording is once only, whoever asks again
     assert gate_settle(gate=gate) and GateResult.objects.filter(gate=gate).count() == 2
 
