@@ -135,22 +135,110 @@ def custom_form_field(field: CustomField, current: str) -> forms.Field:
 
 
 class CreateForm(forms.Form):
+    """The create screen. Sub-tasks are created from their parent's issue view, as in the product."""
+
     issue_type = forms.ChoiceField(choices=[(t, W.TYPE_NAMES[t]) for t in ("story", "task", "bug", "epic")], label="Issue type")
     summary = forms.CharField(max_length=255)
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 5}))
+    steps_to_reproduce = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}), label="Steps to reproduce (bugs)")
+    assignee = forms.ChoiceField(required=False)
     priority = forms.ChoiceField(choices=[(p, p) for p in W.PRIORITIES], initial="Medium")
     labels = forms.CharField(required=False, max_length=500)
+    components = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple)
+    fix_versions = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple, label="Fix versions")
+    story_points = forms.IntegerField(required=False, min_value=0, max_value=100, label="Story points")
+    sprint = forms.ChoiceField(required=False)
+    due_date = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="Due date")
+    epic = forms.CharField(required=False, max_length=20, label="Epic link")
 
     def __init__(self, *, project, data=None):
         self.project = project
         super().__init__(data=data)
+        people = list(Person.objects.filter(active=True).order_by("name"))
+        self.people = {p.username: p for p in people}
+        self.fields["assignee"].choices = [("", "Unassigned")] + [(p.username, p.name) for p in people]
+        self.fields["assignee"].error_messages["invalid_choice"] = "Choose someone on the team, or leave the issue unassigned."
+        self.fields["components"].choices = [(c, c) for c in project.components.order_by("name").values_list("name", flat=True)]
+        self.fields["fix_versions"].choices = [(v, v) for v in project.versions.order_by("name").values_list("name", flat=True)]
+        self.sprints = {str(s.public_id): s for s in project.sprints.exclude(state=Sprint.State.CLOSED).order_by("number")}
+        if self.sprints:
+            self.fields["sprint"].choices = [("", "Backlog")] + [(k, s.name) for k, s in self.sprints.items()]
+            self.fields["sprint"].error_messages["invalid_choice"] = "Choose an open sprint of this project, or the backlog."
+        else:  # a kanban project plans no sprints
+            del self.fields["sprint"]
         _styled(self)
 
     def clean_labels(self):
         return parse_labels(self.cleaned_data["labels"])
 
+    def clean_description(self):
+        return self.cleaned_data["description"].replace("\r\n", "\n")
+
+    def clean_steps_to_reproduce(self):
+        return self.cleaned_data["steps_to_reproduce"].replace("\r\n", "\n")
+
+    def clean_epic(self):
+        key = self.cleaned_data["epic"].strip().upper()
+        if not key:
+            return None
+        epic = Issue.objects.filter(key=key, issue_type="epic", project=self.project).first()
+        if epic is None:
+            raise forms.ValidationError(f"{key} is not an epic of {self.project.key}.")
+        return epic
+
+    def clean(self):
+        data = super().clean()
+        if data.get("issue_type") == "epic" and data.get("epic"):
+            self.add_error("epic", "An epic can't belong to another epic.")
+        if data.get("issue_type") == "epic" and data.get("sprint"):
+            self.add_error("sprint", "Epics are not planned into sprints: plan their stories and tasks instead.")
+        if data.get("issue_type") not in (None, "bug") and data.get("steps_to_reproduce"):
+            self.add_error("steps_to_reproduce", "Only a bug has steps to reproduce.")
+        return data
+
     def values(self) -> dict:
-        return dict(self.cleaned_data)
+        data = dict(self.cleaned_data)
+        data["assignee"] = self.people[data["assignee"]] if data["assignee"] else None
+        data["sprint"] = self.sprints[data["sprint"]] if data.get("sprint") else None
+        data["components"] = sorted(data["components"])
+        data["fix_versions"] = sorted(data["fix_versions"])
+        return data
+
+
+class SubtaskForm(forms.Form):
+    """"Create subtask" in the issue view: a summary and, optionally, who does it."""
+
+    summary = forms.CharField(max_length=255, error_messages={
+        "required": "A sub-task needs a summary.", "max_length": "A summary can be at most 255 characters long."})
+    assignee = forms.ChoiceField(required=False)
+
+    def __init__(self, *, people, data=None):
+        super().__init__(data=data)
+        self.people = {p.username: p for p in people}
+        self.fields["assignee"].choices = [("", "Unassigned")] + [(p.username, p.name) for p in people]
+        self.fields["assignee"].error_messages["invalid_choice"] = "Choose someone on the team, or leave the sub-task unassigned."
+
+    def values(self) -> dict:
+        username = self.cleaned_data["assignee"]
+        return {"summary": self.cleaned_data["summary"], "assignee": self.people[username] if username else None}
+
+
+class SprintStartForm(forms.Form):
+    """The "Start sprint" dialog: how long the sprint runs and what it is for."""
+
+    weeks = forms.TypedChoiceField(coerce=int, initial=2, label="Duration",
+                                   choices=[(n, f"{n} week{'s' if n > 1 else ''}") for n in (1, 2, 3, 4)],
+                                   error_messages={"invalid_choice": "Duration must be 1, 2, 3 or 4 weeks.",
+                                                   "required": "Choose how long the sprint runs."})
+    goal = forms.CharField(required=False, max_length=200, label="Sprint goal", widget=forms.Textarea(attrs={"rows": 2}),
+                           error_messages={"max_length": "A sprint goal can be at most 200 characters long."})
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _styled(self)
+
+    def clean_goal(self):
+        return " ".join(self.cleaned_data["goal"].split())
 
 
 class BulkForm(forms.Form):

@@ -3,7 +3,8 @@
     project = AGENT AND status in ("To Do", "In Progress") AND assignee = currentUser() ORDER BY priority DESC
 
 Fields: project, key, type (issuetype), status, resolution, priority, assignee, reporter, labels,
-component, fixVersion, sprint, epic / parent, summary, text, storyPoints. Operators: = != in, not in,
+component, fixVersion, sprint, epic / parent, summary, text, storyPoints, issueLinkType (the issue's
+links as phrases: blocks, "is blocked by", duplicates, "is duplicated by", "relates to"). Operators: = != in, not in,
 ~ (contains words), is EMPTY, is not EMPTY, < <= > >= (numbers). AND binds tighter than OR; NOT and
 parentheses work. Functions: currentUser(), openSprints(), closedSprints(), futureSprints().
 Custom fields by name ("Customer tier" = Enterprise) or by id (cf[10010] = Enterprise): the runner
@@ -21,10 +22,10 @@ FIELDS = {
     "status": "status", "resolution": "resolution", "priority": "priority", "assignee": "assignee", "reporter": "reporter",
     "labels": "labels", "label": "labels", "component": "component", "fixversion": "fixVersion", "sprint": "sprint",
     "epic": "epic", "parent": "parent", "summary": "summary", "text": "text", "storypoints": "storyPoints",
-    '"story points"': "storyPoints", "description": "description",
+    '"story points"': "storyPoints", "description": "description", "issuelinktype": "issueLinkType",
 }
 ORDERABLE = {"priority", "key", "status", "assignee", "created", "updated", "rank", "storyPoints", "duedate", "type"}
-LIST_FIELDS = {"labels", "component", "fixVersion"}
+LIST_FIELDS = {"labels", "component", "fixVersion", "issueLinkType"}
 TEXT_FIELDS = {"summary", "text", "description"}
 NUMBER_FIELDS = {"storyPoints"}
 FUNCTIONS = {"currentuser", "opensprints", "closedsprints", "futuresprints"}

@@ -4,7 +4,7 @@ from decimal import Decimal, InvalidOperation
 
 from . import jql
 from . import workflow as W
-from .models import CustomField, FieldValue, Issue, Person, Project, Sprint
+from .models import CustomField, FieldValue, Issue, Link, Person, Project, Sprint
 
 TYPE_ALIASES = {"epic": "epic", "story": "story", "task": "task", "bug": "bug", "sub-task": "subtask", "subtask": "subtask"}
 MAX_RESULTS = 500
@@ -15,6 +15,7 @@ def _values_error(field: str, value: str):
 
 
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+LINK_PHRASES = [phrase for pair in W.LINK_KINDS.values() for phrase in pair]
 
 
 def custom_fields() -> dict[str, CustomField]:
@@ -45,6 +46,7 @@ class Runner:
         self.sprints = list(Sprint.objects.all())
         self.fields = fields
         self._values = None
+        self._links = None
 
     def custom_value(self, ref: str, issue: Issue):
         if self._values is None:  # read only by queries that name a custom field
@@ -56,6 +58,16 @@ class Runner:
             except InvalidOperation:
                 return None  # a legacy value that is not a number matches no comparison
         return value
+
+    def link_phrases(self, issue: Issue) -> list[str]:
+        """How the issue's links read from its side: AGENT-3 "blocks", AGENT-9 "is blocked by"."""
+        if self._links is None:  # read only by queries that name issueLinkType
+            self._links = {}
+            for source_id, kind, target_id in Link.objects.values_list("source_id", "kind", "target_id"):
+                outward, inward = W.LINK_KINDS[kind]
+                self._links.setdefault(source_id, set()).add(outward)
+                self._links.setdefault(target_id, set()).add(inward)
+        return sorted(self._links.get(issue.id, ()))
 
     def custom_normalise(self, ref: str, value):
         field = self.fields[ref]
@@ -139,6 +151,11 @@ class Runner:
             return TYPE_ALIASES[value.lower()]
         if field in ("key", "epic", "parent"):
             return value.upper()
+        if field == "issueLinkType":
+            match = next((p for p in LINK_PHRASES if p == " ".join(value.lower().split())), None)
+            if match is None:
+                raise _values_error("issueLinkType", value)
+            return match
         if field == "storyPoints":
             try:
                 return int(value)
@@ -157,6 +174,7 @@ class Runner:
             "epic": lambda i: i.epic.key if i.epic_id else None, "parent": lambda i: i.parent.key if i.parent_id else None,
             "summary": lambda i: i.summary, "description": lambda i: i.description,
             "text": lambda i: f"{i.summary}\n{i.description}", "storyPoints": lambda i: i.story_points,
+            "issueLinkType": self.link_phrases,
         }[field]
 
     def compile(self, node):

@@ -173,8 +173,32 @@ def issue_rank(*, issue: Issue, actor: Person, before: Issue | None, after: Issu
     issue.save(update_fields=["rank", "updated_at"])
 
 
+RANK_EDGES = ("top", "bottom")
+
+
+def issue_rank_to_edge(*, issue: Issue, actor: Person, peers: list[Issue], edge: str, place: str) -> None:
+    """The "Top of column" / "Bottom of backlog" menu items: rank `issue` first or last among `peers`
+    (the other issues of its column or backlog section); `place` names them in the message."""
+    if edge not in RANK_EDGES:
+        raise BoardError("Choose whether to move the issue to the top or to the bottom.")
+    others = sorted((p for p in peers if p.pk != issue.pk), key=lambda p: (p.rank, p.key))
+    if edge == "top":
+        if not others or (issue.rank, issue.key) < (others[0].rank, others[0].key):
+            raise BoardError(f"{issue.key} is already at the top of {place}.")
+        issue_rank(issue=issue, actor=actor, before=others[0], after=None)
+    else:
+        if not others or (issue.rank, issue.key) > (others[-1].rank, others[-1].key):
+            raise BoardError(f"{issue.key} is already at the bottom of {place}.")
+        issue_rank(issue=issue, actor=actor, before=None, after=others[-1])
+
+
 @transaction.atomic
 def issue_create(*, project, actor: Person, issue_type: str, summary: str, **values) -> Issue:
+    sprint, assignee = values.get("sprint"), values.get("assignee")
+    if sprint is not None and (sprint.project_id != project.id or sprint.state == Sprint.State.CLOSED):
+        raise BoardError(f"{sprint.name} is closed or not a sprint of {project.key}: issues can't be added to it.")
+    if assignee is not None and not assignee.active:
+        raise BoardError(f"{assignee.name} has left the team and can't be assigned issues.")
     number = (Issue.objects.filter(project=project).aggregate(top=Max("number"))["top"] or 0) + 1
     rank = (Issue.objects.aggregate(top=Max("rank"))["top"] or 0) + 1000
     at = now()
@@ -184,6 +208,16 @@ def issue_create(*, project, actor: Person, issue_type: str, summary: str, **val
     issue.save()
     Watcher.objects.create(issue=issue, person=actor)
     return issue
+
+
+def subtask_create(*, parent: Issue, actor: Person, summary: str, assignee: Person | None = None) -> Issue:
+    """A sub-task of `parent`, created from its issue view: in the parent's sprint, as the product keeps it."""
+    if parent.issue_type == "epic":
+        raise BoardError("An epic can't have sub-tasks: create stories or tasks in the epic instead.")
+    if parent.parent_id:
+        raise BoardError("A sub-task can't have sub-tasks of its own.")
+    return issue_create(project=parent.project, actor=actor, issue_type="subtask", summary=summary, parent=parent,
+                        sprint=parent.sprint, assignee=assignee)
 
 
 def mentioned_people(body: str) -> list[Person]:
@@ -327,7 +361,8 @@ def watch_toggle(*, issue: Issue, person: Person) -> bool:
 
 
 @transaction.atomic
-def sprint_start(*, sprint: Sprint, actor: Person, weeks: int = 2) -> None:
+def sprint_start(*, sprint: Sprint, actor: Person, weeks: int = 2, goal: str | None = None) -> None:
+    """Start a planned sprint now for `weeks` weeks; `goal`, when given, replaces the sprint's goal."""
     if sprint.state != Sprint.State.FUTURE:
         raise BoardError(f"{sprint.name} has already started.")
     if Sprint.objects.filter(project=sprint.project, state=Sprint.State.ACTIVE).exists():
@@ -336,9 +371,13 @@ def sprint_start(*, sprint: Sprint, actor: Person, weeks: int = 2) -> None:
         raise BoardError("A sprint with no issues can't be started: plan some work into it first.")
     if weeks not in (1, 2, 3, 4):
         raise BoardError("Duration must be 1, 2, 3 or 4 weeks.")
+    if goal is not None and len(goal) > 200:
+        raise BoardError("A sprint goal can be at most 200 characters long.")
     sprint.state, sprint.start = Sprint.State.ACTIVE, now()
     sprint.end = sprint.start + timedelta(weeks=weeks)
-    sprint.save(update_fields=["state", "start", "end"])
+    if goal is not None:
+        sprint.goal = goal
+    sprint.save(update_fields=["state", "start", "end", "goal"])
 
 
 @transaction.atomic

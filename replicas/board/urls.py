@@ -25,6 +25,7 @@ urlpatterns = [
     path("browse/<str:key>/watchers", views.issue_watcher_add, name="watcher_add"),
     path("browse/<str:key>/lane", views.issue_lane, name="lane"),
     path("browse/<str:key>/assign-to-me", views.issue_assign_to_me, name="assign_to_me"),
+    path("browse/<str:key>/subtasks", views.issue_subtask_create, name="subtask_create"),
     path("browse/<str:key>/attach", views.issue_attach, name="attach"),
     path("browse/<str:key>/attachments/<int:attachment_id>/delete", views.issue_attachment_delete, name="attachment_delete"),
     path("issues", views.search, name="search"),

@@ -19,7 +19,7 @@ from replicas.worlds.clock import now
 from . import jql, services
 from . import workflow as W
 from .auth import person_authenticate, session_sign_in, signed_in_person
-from .forms import AttachmentForm, BulkForm, CreateForm, FilterForm, IssueForm, LoginForm
+from .forms import AttachmentForm, BulkForm, CreateForm, FilterForm, IssueForm, LoginForm, SprintStartForm, SubtaskForm
 from .models import Attachment, BoardColumn, Filter, Issue, Person, Project, Sprint
 from .search import issues_search
 
@@ -284,19 +284,27 @@ def _sprint(project, sprint_id) -> Sprint:
     return sprint
 
 
-@require_POST
 @person_required
 def sprint_start(request, key, sprint_id):
+    """The "Start sprint" dialog: duration and goal, then the sprint is under way on the board."""
     project = _project(key)
     sprint = _sprint(project, sprint_id)
-    try:
-        weeks = int(request.POST.get("weeks", "2"))
-        services.sprint_start(sprint=sprint, actor=request.person, weeks=weeks)
-    except ValueError as exc:
-        flash(request, str(exc) if isinstance(exc, services.BoardError) else "Duration must be a number of weeks.")
-        return redirect(f"/projects/{project.key}/backlog")
-    flash(request, f"{sprint.name} has started.", "success")
-    return redirect(f"/projects/{project.key}/board")
+    form = SprintStartForm(request.POST or None, initial={"goal": sprint.goal})
+    if request.method == "POST" and form.is_valid():
+        values = dict(form.cleaned_data)
+        if "goal" not in request.POST:  # a post without the field leaves the planned goal alone
+            values.pop("goal")
+        try:
+            services.sprint_start(sprint=sprint, actor=request.person, **values)
+        except services.BoardError as exc:
+            form.add_error(None, str(exc))
+        else:
+            flash(request, f"{sprint.name} has started.", "success")
+            return redirect(f"/projects/{project.key}/board")
+    rows = list(sprint.issues.exclude(issue_type__in=("epic", "subtask")))
+    return page(request, "board/sprint_start.html", {
+        "sprint": sprint, "form": form, "issue_count": len(rows), "points": sum(i.story_points or 0 for i in rows),
+    }, project=project, section="backlog", status=400 if request.method == "POST" else 200)
 
 
 @person_required
@@ -359,6 +367,7 @@ def issue_context(request, issue: Issue, form: IssueForm, *, back: str) -> dict:
         "people_names": {p["username"]: p["name"] for p in people},
         "attachments": list(issue.attachments.select_related("author").order_by("created_at", "public_id")),
         "watcher_choices": [p for p in Person.objects.filter(active=True).order_by("name") if p.id not in watching_ids],
+        "can_have_subtasks": issue.issue_type != "epic" and not issue.parent_id,
     }
 
 
@@ -424,6 +433,8 @@ def issue_rank(request, key):
     """Drag and drop on the board and backlog: rank between two issues, optionally into another sprint."""
     issue = _issue(key)
     next_url = safe_next(request, f"/browse/{issue.key}")
+    if "position" in request.POST:
+        return _rank_to_edge(request, issue, next_url)
     neighbours = {}
     for side in ("before", "after"):
         other_key = request.POST.get(side, "")
@@ -439,6 +450,42 @@ def issue_rank(request, key):
             services.issue_update(issue=issue, actor=request.person, sprint=sprint)
         if neighbours["before"] or neighbours["after"]:
             services.issue_rank(issue=issue, actor=request.person, **neighbours)
+    except services.BoardError as exc:
+        return _answer(request, next_url, error=str(exc), status=400)
+    return _answer(request, next_url)
+
+
+def _rank_peers(issue: Issue, scope: str) -> tuple[list[Issue], str]:
+    """The issues `issue` is ranked among by the "Move to" menu, and how the message names them:
+    its column on the project's board, or its section of the backlog (a sprint or the backlog)."""
+    project = issue.project
+    if issue.issue_type == "epic":
+        raise services.BoardError("Epics are not ranked on the board or the backlog.")
+    if scope == "column":
+        on_board = project.board_type == Project.BoardType.KANBAN or (
+            issue.sprint is not None and issue.sprint.state == Sprint.State.ACTIVE)
+        if not on_board:
+            raise services.BoardError(f"{issue.key} is not on the {project.key} board: only issues of the active sprint are.")
+        sprint = None if project.board_type == Project.BoardType.KANBAN else issue.sprint
+        peers = [i for i in _board_issues(project, sprint) if i.status == issue.status]
+        return peers, f"the {issue.status} column"
+    if scope == "backlog":
+        if issue.parent_id:
+            raise services.BoardError(f"{issue.key} is a sub-task: it moves with {issue.parent.key} in the backlog.")
+        rows = Issue.objects.filter(project=project).exclude(issue_type__in=("epic", "subtask"))
+        if issue.sprint is not None:
+            if issue.sprint.state == Sprint.State.CLOSED:
+                raise services.BoardError(f"{issue.sprint.name} is closed: its issues can't be ranked.")
+            return list(rows.filter(sprint=issue.sprint)), issue.sprint.name
+        return list(rows.filter(sprint__isnull=True).exclude(status=W.DONE)), "the backlog"
+    raise services.BoardError("Issues are ranked within a board column or a backlog section.")
+
+
+def _rank_to_edge(request, issue: Issue, next_url: str):
+    """"Top of column", "Bottom of backlog" and the like: the menu alternative to dragging."""
+    try:
+        peers, place = _rank_peers(issue, request.POST.get("scope", ""))
+        services.issue_rank_to_edge(issue=issue, actor=request.person, peers=peers, edge=request.POST["position"], place=place)
     except services.BoardError as exc:
         return _answer(request, next_url, error=str(exc), status=400)
     return _answer(request, next_url)
@@ -518,6 +565,24 @@ def issue_assign_to_me(request, key):
 
 @require_POST
 @person_required
+def issue_subtask_create(request, key):
+    issue = _issue(key)
+    back = safe_next(request, f"/browse/{issue.key}")
+    form = SubtaskForm(people=_people_choices(), data=request.POST)
+    if not form.is_valid():
+        flash(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
+        return redirect(back)
+    try:
+        subtask = services.subtask_create(parent=issue, actor=request.person, **form.values())
+    except services.BoardError as exc:
+        flash(request, str(exc))
+        return redirect(back)
+    flash(request, f"{subtask.key} has been created as a sub-task of {issue.key}.", "success")
+    return redirect(back)
+
+
+@require_POST
+@person_required
 def issue_attach(request, key):
     issue = _issue(key)
     back = safe_next(request, f"/browse/{issue.key}")
@@ -551,9 +616,13 @@ def issue_create(request, key):
     project = _project(key)
     form = CreateForm(project=project, data=request.POST or None)
     if request.method == "POST" and form.is_valid():
-        issue = services.issue_create(project=project, actor=request.person, **form.values())
-        flash(request, f"{issue.key} has been created.", "success")
-        return redirect(f"/browse/{issue.key}")
+        try:
+            issue = services.issue_create(project=project, actor=request.person, **form.values())
+        except services.BoardError as exc:
+            form.add_error(None, str(exc))
+        else:
+            flash(request, f"{issue.key} has been created.", "success")
+            return redirect(f"/browse/{issue.key}")
     return page(request, "board/create.html", {"form": form}, project=project, section="issues",
                 status=400 if request.method == "POST" else 200)
 

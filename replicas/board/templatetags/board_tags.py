@@ -1,4 +1,7 @@
-"""Icons and avatars of the issue board, as inline SVG (served by the page itself, no icon font)."""
+"""Icons and avatars of the issue board, as inline SVG (served by the page itself, no icon font), and its
+rich text: comments with mentions, descriptions in the product's wiki markup."""
+import re
+
 from django import template
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
@@ -70,3 +73,106 @@ def file_kind(name: str) -> str:
     """The short type label shown on an attachment's icon: its extension."""
     ext = name.rsplit(".", 1)[-1] if "." in name else ""
     return ext[:4].upper() or "FILE"
+
+
+# --- rich text: the product's wiki markup for descriptions --------------------------------------------
+# Block level: h1. .. h6. headings, "* " / "- " bullets, "# " numbered items, bq. quotes, {code} blocks,
+# paragraphs split by blank lines. Inline: *bold*, _italic_, {{monospace}}, [text|https://link],
+# [https://link], [~username] mentions. Text is escaped before any markup is added, and links go
+# only to http(s) addresses or paths of this site.
+HEADING = re.compile(r"h([1-6])\.\s+(.*)")
+BULLET = re.compile(r"[*-]\s+(.*)")
+NUMBERED = re.compile(r"#\s+(.*)")
+INLINE = re.compile(
+    r"\{\{(?P<code>.+?)\}\}"
+    r"|(?<![\w*])\*(?P<bold>[^*\s](?:[^*]*[^*\s])?)\*(?![\w*])"
+    r"|(?<![\w_])_(?P<em>[^_\s](?:[^_]*[^_\s])?)_(?![\w_])"
+    r"|\[~(?P<mention>[A-Za-z0-9._-]{1,40})\]"
+    r"|\[(?:(?P<label>[^\[\]|]+)\|)?(?P<href>(?:https?://|/)[^\s\[\]|]+)\]"
+)
+
+
+def _inline(text: str, names: dict) -> str:
+    """One line of escaped rich text with its inline markup."""
+    out, pos = [], 0
+    for m in INLINE.finditer(text):
+        out.append(escape(text[pos:m.start()]))
+        pos = m.end()
+        if m["code"] is not None:
+            out.append(f"<code>{escape(m['code'])}</code>")
+        elif m["bold"] is not None:
+            out.append(f"<strong>{_inline(m['bold'], names)}</strong>")
+        elif m["em"] is not None:
+            out.append(f"<em>{_inline(m['em'], names)}</em>")
+        elif m["mention"] is not None:
+            name = names.get(m["mention"])
+            out.append(f'<span class="mention" data-username="{m["mention"]}">@{escape(name)}</span>' if name
+                       else escape(f"@{m['mention']}"))
+        else:
+            href = m["href"]
+            if href.startswith(("//", "/\\")):  # a path must stay on this site (browsers read /\host as //host)
+                out.append(escape(m.group(0)))
+                continue
+            out.append(f'<a href="{escape(href)}" rel="nofollow noopener">{escape(m["label"] or href)}</a>')
+    out.append(escape(text[pos:]))
+    return "".join(out)
+
+
+def render_rich_text(text: str, names: dict) -> str:
+    blocks, para, items, code = [], [], None, None  # items: (tag, [html])
+
+    def close():
+        nonlocal para, items
+        if para:
+            blocks.append("<p>" + "<br>".join(para) + "</p>")
+            para = []
+        if items:
+            tag, rows = items
+            blocks.append(f"<{tag}>" + "".join(f"<li>{r}</li>" for r in rows) + f"</{tag}>")
+            items = None
+
+    for raw in text.replace("\r\n", "\n").split("\n"):
+        line = raw.strip()
+        if code is not None:
+            if line == "{code}":
+                blocks.append("<pre><code>" + escape("\n".join(code)) + "</code></pre>")
+                code = None
+            else:
+                code.append(raw)
+            continue
+        if line == "{code}":
+            close()
+            code = []
+            continue
+        if not line:
+            close()
+            continue
+        heading, bullet, numbered = HEADING.fullmatch(line), BULLET.fullmatch(line), NUMBERED.fullmatch(line)
+        if heading:
+            close()
+            level = min(6, int(heading[1]) + 2)  # below the page's own h1 and section h2s
+            blocks.append(f"<h{level}>{_inline(heading[2], names)}</h{level}>")
+        elif bullet or numbered:
+            tag = "ul" if bullet else "ol"
+            if para or (items and items[0] != tag):
+                close()
+            if items is None:
+                items = (tag, [])
+            items[1].append(_inline((bullet or numbered)[1], names))
+        elif line.startswith("bq. "):
+            close()
+            blocks.append(f"<blockquote>{_inline(line[4:], names)}</blockquote>")
+        else:
+            if items:
+                close()
+            para.append(_inline(line, names))
+    if code is not None:  # an unclosed {code} keeps its text as code
+        blocks.append("<pre><code>" + escape("\n".join(code)) + "</code></pre>")
+    close()
+    return "".join(blocks)
+
+
+@register.simple_tag
+def rich_text(text: str, names: dict):
+    """A description as the product renders it (see render_rich_text)."""
+    return mark_safe(render_rich_text(text or "", names))  # noqa: S308 - every piece of text is escaped above

@@ -140,3 +140,30 @@ def test_jql_filters_like_the_product():
         ordered, _ = issues_search(query="project = AGENT AND resolution = Unresolved ORDER BY priority DESC, key ASC", person=me)
         ranks = [W.PRIORITIES.index(i.priority) for i in ordered]
         assert ranks == sorted(ranks) and len(ordered) == agent.filter(resolution="").count()
+
+
+def test_jql_finds_issues_by_how_their_links_read():
+    """"How many open blockers are in the sprint": issueLinkType = blocks, on the blocker chains of the messy layer."""
+    with bound_world(world_generate(replica="board", seed=7, variant="small")):
+        me = Person.objects.order_by("public_id").first()
+        sprint = Sprint.objects.get(project__key="AGENT", state="active")
+        blocking = set(Link.objects.filter(kind="blocks").values_list("source__key", flat=True))
+        blocked = set(Link.objects.filter(kind="blocks").values_list("target__key", flat=True))
+        linked = blocking | blocked | set(Link.objects.values_list("source__key", flat=True)) | set(
+            Link.objects.values_list("target__key", flat=True))
+        open_in_sprint = set(sprint.issues.exclude(status=W.DONE).values_list("key", flat=True))
+
+        def keys(query):
+            return {i.key for i in issues_search(query=query, person=me)[0]}
+
+        answer = keys(f'sprint = "{sprint.name}" AND status != Done AND issueLinkType = blocks')
+        assert answer == blocking & open_in_sprint and answer  # the blocker chains make the answer non-empty
+        assert keys(f'sprint = {sprint.public_id} AND issueLinkType in ("is blocked by") AND resolution = Unresolved') == blocked & open_in_sprint
+        assert keys('issueLinkType = "Is   Blocked By"') == blocked
+        assert keys("issueLinkType is EMPTY") == set(Issue.objects.values_list("key", flat=True)) - linked
+        with pytest.raises(jql.JQLError) as err:
+            issues_search(query="issueLinkType = blocker", person=me)
+        assert str(err.value) == "The value 'blocker' does not exist for the field 'issueLinkType'."
+        with pytest.raises(jql.JQLError) as err:
+            issues_search(query="issueLinkType ~ blocks", person=me)
+        assert "The operator '~' is not supported by the 'issueLinkType' field." in str(err.value)

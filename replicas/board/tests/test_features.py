@@ -4,6 +4,7 @@ from datetime import timedelta
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils.html import escape
 
 from replicas.board import jql
 from replicas.board import workflow as W
@@ -23,6 +24,7 @@ from replicas.board.models import (
 )
 from replicas.board.search import issues_search
 from replicas.board.seed import LEGACY_OPTIONS
+from replicas.board.templatetags.board_tags import render_rich_text
 from replicas.worlds import clock
 from replicas.worlds.scoping import bound_world
 
@@ -134,6 +136,209 @@ def test_a_card_opens_the_issue_in_a_side_panel_whose_forms_return_to_the_board(
     missing = client_in.get("/projects/AGENT/board?selectedIssue=AGENT-9999")
     assert missing.status_code == 200 and "Issue AGENT-9999 does not exist" in missing.content.decode()
     assert client_in.get(f"/browse/{card.key}").status_code == 200  # the full page still exists
+
+
+# --- ranking without a drag: the "Move to" menus -----------------------------------------------------------
+
+
+def _column(world, sprint_state="active", project="AGENT", status=W.TODO):
+    with bound_world(world):
+        return list(Issue.objects.filter(project__key=project, sprint__state=sprint_state, status=status)
+                    .exclude(issue_type="epic").order_by("rank", "key"))
+
+
+def test_top_and_bottom_of_column_rank_a_card_without_dragging_it(client_in, board_world):
+    cards = _column(board_world)
+    assert len(cards) >= 3
+    last, first = cards[-1], cards[0]
+    page = client_in.get("/projects/AGENT/board").content.decode()
+    assert page.count(">Top of column</button>") == page.count('class="card"') + page.count('class="card ') > 0
+    moved = client_in.post(f"/browse/{last.key}/rank", {"position": "top", "scope": "column", "next": "/projects/AGENT/board"})
+    assert moved.status_code == 302 and moved["Location"] == "/projects/AGENT/board"
+    assert [c.key for c in _column(board_world)] == [last.key] + [c.key for c in cards[:-1]]
+    with bound_world(board_world):
+        assert Change.objects.filter(issue__key=last.key, field="Rank", to_value="Ranked higher").exists()
+    down = client_in.post(f"/browse/{first.key}/rank", {"position": "bottom", "scope": "column"}, HTTP_ACCEPT="application/json")
+    assert down.json() == {"ok": True, "error": "", "reload": False}
+    assert _column(board_world)[-1].key == first.key
+    # the other columns are left as they were
+    assert all(c.status == W.TODO for c in _column(board_world))
+    # a kanban board has no sprints: its column is all the project's cards of that status
+    with bound_world(board_world):
+        kanban = list(Issue.objects.filter(project__key="OPS", status=W.TODO).exclude(issue_type="epic").order_by("rank", "key"))
+    assert client_in.post(f"/browse/{kanban[-1].key}/rank", {"position": "top", "scope": "column"}).status_code == 302
+    with bound_world(board_world):
+        assert Issue.objects.filter(project__key="OPS", status=W.TODO).exclude(issue_type="epic").order_by("rank", "key")[0].key == kanban[-1].key
+
+
+def test_the_rank_menu_refuses_what_it_cannot_do_with_a_message(client_in, board_world):
+    cards = _column(board_world)
+    again = client_in.post(f"/browse/{cards[0].key}/rank", {"position": "top", "scope": "column"}, HTTP_ACCEPT="application/json")
+    assert again.status_code == 400 and again.json()["error"] == f"{cards[0].key} is already at the top of the To Do column."
+    bad = client_in.post(f"/browse/{cards[1].key}/rank", {"position": "middle", "scope": "column"}, HTTP_ACCEPT="application/json")
+    assert bad.status_code == 400 and "top or to the bottom" in bad.json()["error"]
+    where = client_in.post(f"/browse/{cards[1].key}/rank", {"position": "top", "scope": "sprint"}, HTTP_ACCEPT="application/json")
+    assert where.status_code == 400 and "board column or a backlog section" in where.json()["error"]
+    with bound_world(board_world):
+        off_board = Issue.objects.filter(project__key="AGENT", sprint__isnull=True).exclude(issue_type__in=("epic", "subtask")).first()
+        epic = Issue.objects.filter(project__key="AGENT", issue_type="epic").first()
+        subtask = Issue.objects.filter(project__key="AGENT", parent__isnull=False).select_related("parent").first()
+    refused = client_in.post(f"/browse/{off_board.key}/rank", {"position": "top", "scope": "column", "next": "/projects/AGENT/board"})
+    assert refused.status_code == 302
+    assert f"{off_board.key} is not on the AGENT board" in client_in.get("/projects/AGENT/board").content.decode()
+    answer = client_in.post(f"/browse/{epic.key}/rank", {"position": "top", "scope": "backlog"}, HTTP_ACCEPT="application/json")
+    assert answer.status_code == 400 and answer.json()["error"] == "Epics are not ranked on the board or the backlog."
+    answer = client_in.post(f"/browse/{subtask.key}/rank", {"position": "top", "scope": "backlog"}, HTTP_ACCEPT="application/json")
+    assert answer.status_code == 400 and answer.json()["error"] == f"{subtask.key} is a sub-task: it moves with {subtask.parent.key} in the backlog."
+    assert [c.key for c in _column(board_world)] == [c.key for c in cards]
+
+
+def test_top_and_bottom_of_backlog_and_sprint_rank_rows_within_their_section(client_in, board_world):
+    def section(**where):
+        with bound_world(board_world):
+            return list(Issue.objects.filter(project__key="AGENT", **where).exclude(issue_type__in=("epic", "subtask"))
+                        .order_by("rank", "key"))
+
+    backlog = [i for i in section(sprint__isnull=True) if i.status != W.DONE]
+    page = client_in.get("/projects/AGENT/backlog").content.decode()
+    assert f'aria-label="Rank {backlog[-1].key}"' in page and ">Top of backlog</button>" in page and ">Top of sprint</button>" in page
+    assert client_in.post(f"/browse/{backlog[-1].key}/rank", {"position": "top", "scope": "backlog"}).status_code == 302
+    assert [i for i in section(sprint__isnull=True) if i.status != W.DONE][0].key == backlog[-1].key
+    sprint_rows = section(sprint__state="active")
+    answer = client_in.post(f"/browse/{sprint_rows[0].key}/rank", {"position": "bottom", "scope": "backlog"}, HTTP_ACCEPT="application/json")
+    assert answer.json()["ok"]
+    after = section(sprint__state="active")
+    assert after[-1].key == sprint_rows[0].key and after[-1].sprint_id == sprint_rows[0].sprint_id
+    with bound_world(board_world):
+        closed = Issue.objects.filter(project__key="AGENT", sprint__state="closed").exclude(issue_type__in=("epic", "subtask")).first()
+    shut = client_in.post(f"/browse/{closed.key}/rank", {"position": "top", "scope": "backlog"}, HTTP_ACCEPT="application/json")
+    assert shut.status_code == 400 and "is closed: its issues can't be ranked" in shut.json()["error"]
+
+
+def test_the_create_screen_sets_the_products_fields_and_checks_each_one(client_in, board_world):
+    with bound_world(board_world):
+        project = Project.objects.get(key="AGENT")
+        sprint = Sprint.objects.filter(project=project, state="future").order_by("number").first()
+        closed = Sprint.objects.filter(project=project, state="closed").first()
+        epic = Issue.objects.filter(project=project, issue_type="epic").order_by("number").first()
+        story = Issue.objects.filter(project=project, issue_type="story").order_by("number").first()
+        member = Person.objects.filter(active=True).exclude(pk=client_in.me.pk).order_by("public_id").first()
+        gone = Person.objects.filter(active=False).first()
+        components = sorted(project.components.values_list("name", flat=True))[:2]
+        version = project.versions.order_by("name").first().name
+        top = Issue.objects.filter(project=project).order_by("-number").first().number
+    page = client_in.get("/projects/AGENT/issues/new").content.decode()
+    for field in ("id_assignee", "id_story_points", "id_sprint", "id_due_date", "id_epic", "id_steps_to_reproduce"):
+        assert f'id="{field}"' in page
+    assert '<legend class="field__label">Components</legend>' in page
+    good = {"issue_type": "bug", "summary": "Card flickers on drop", "description": "h3. Seen\r\n* on *Chrome*", "priority": "High",
+            "steps_to_reproduce": "1. Drag\r\n2. Drop", "assignee": member.username, "labels": "frontend ux",
+            "components": components[::-1], "fix_versions": [version], "story_points": "3", "sprint": str(sprint.public_id),
+            "due_date": "2031-01-15", "epic": epic.key.lower()}
+    bad_cases = [
+        ({"summary": ""}, "This field is required."),
+        ({"assignee": gone.username}, "Choose someone on the team"),
+        ({"sprint": str(closed.public_id)}, "Choose an open sprint of this project"),
+        ({"epic": story.key}, f"{story.key} is not an epic of AGENT."),
+        ({"epic": "WEB-1"}, "WEB-1 is not an epic of AGENT."),
+        ({"story_points": "101"}, "Ensure this value is less than or equal to 100."),
+        ({"due_date": "15/01/2031x"}, "Enter a valid date."),
+        ({"components": ["Nope"]}, "Select a valid choice."),
+        ({"labels": "a" * 51}, "is not a valid label"),
+        ({"issue_type": "epic", "steps_to_reproduce": ""}, "An epic can't belong to another epic."),
+        ({"issue_type": "task"}, "Only a bug has steps to reproduce."),
+    ]
+    for change, message in bad_cases:
+        answer = client_in.post("/projects/AGENT/issues/new", {**good, **change})
+        assert answer.status_code == 400 and escape(message) in answer.content.decode(), message
+    epic_in_sprint = client_in.post("/projects/AGENT/issues/new", {**good, "issue_type": "epic", "epic": "", "steps_to_reproduce": ""})
+    assert epic_in_sprint.status_code == 400 and "Epics are not planned into sprints" in epic_in_sprint.content.decode()
+    assert _get(board_world, Issue, project__key="AGENT", number=top + 1) is None
+    made = client_in.post("/projects/AGENT/issues/new", good)
+    key = f"AGENT-{top + 1}"
+    assert made.status_code == 302 and made["Location"] == f"/browse/{key}"
+    with bound_world(board_world):
+        issue = Issue.objects.select_related("assignee", "sprint", "epic", "reporter").get(key=key)
+        assert (issue.issue_type, issue.summary, issue.priority, issue.status, issue.assignee, issue.reporter_id) == (
+            "bug", "Card flickers on drop", "High", W.TODO, member, client_in.me.id)
+        assert (issue.labels, issue.components, issue.fix_versions, issue.story_points) == (["frontend", "ux"], components, [version], 3)
+        assert (issue.sprint, issue.epic, issue.due_date.isoformat()) == (sprint, epic, "2031-01-15")
+        assert (issue.description, issue.steps_to_reproduce) == ("h3. Seen\n* on *Chrome*", "1. Drag\n2. Drop")
+    # a kanban project has no sprints to pick
+    assert 'id="id_sprint"' not in client_in.get("/projects/OPS/issues/new").content.decode()
+
+
+def test_a_sub_task_is_created_from_its_parents_view_in_the_parents_sprint(client_in, board_world):
+    with bound_world(board_world):
+        parent = Issue.objects.filter(project__key="AGENT", sprint__state="active", issue_type="story").order_by("number").first()
+        member = Person.objects.filter(active=True).exclude(pk=client_in.me.pk).order_by("public_id").first()
+        top = Issue.objects.filter(project__key="AGENT").order_by("-number").first().number
+    page = client_in.get(f"/browse/{parent.key}").content.decode()
+    assert 'id="subtask-summary"' in page and 'action="/browse/' + parent.key + '/subtasks"' in page
+    made = client_in.post(f"/browse/{parent.key}/subtasks", {"summary": "  Write the migration  ", "assignee": member.username})
+    assert made.status_code == 302 and made["Location"] == f"/browse/{parent.key}"
+    key = f"AGENT-{top + 1}"
+    page = client_in.get(f"/browse/{parent.key}").content.decode()
+    assert f"{key} has been created as a sub-task of {parent.key}." in page and f'href="/browse/{key}"' in page
+    with bound_world(board_world):
+        sub = Issue.objects.get(key=key)
+        assert (sub.issue_type, sub.summary, sub.parent_id, sub.sprint_id, sub.assignee_id, sub.status, sub.reporter_id) == (
+            "subtask", "Write the migration", parent.id, parent.sprint_id, member.id, W.TODO, client_in.me.id)
+    # a sub-task has no sub-tasks, and neither does an epic: no form, and a post is refused with the reason
+    assert 'id="subtask-summary"' not in client_in.get(f"/browse/{key}").content.decode()
+    client_in.post(f"/browse/{key}/subtasks", {"summary": "Nested"})
+    assert escape("A sub-task can't have sub-tasks of its own.") in client_in.get(f"/browse/{key}").content.decode()
+    with bound_world(board_world):
+        epic = Issue.objects.filter(project__key="AGENT", issue_type="epic").order_by("number").first()
+        gone = Person.objects.filter(active=False).order_by("public_id").first()
+    client_in.post(f"/browse/{epic.key}/subtasks", {"summary": "Under an epic"})
+    assert escape("An epic can't have sub-tasks") in client_in.get(f"/browse/{epic.key}").content.decode()
+    for bad, message in (({"summary": "   "}, "A sub-task needs a summary."),
+                         ({"summary": "x" * 256}, "A summary can be at most 255 characters long."),
+                         ({"summary": "Someone gone", "assignee": gone.username}, "Choose someone on the team")):
+        client_in.post(f"/browse/{parent.key}/subtasks", bad)
+        assert escape(message) in client_in.get(f"/browse/{parent.key}").content.decode()
+    with bound_world(board_world):
+        assert Issue.objects.filter(parent=parent, summary="Write the migration").count() == 1
+        assert not Issue.objects.filter(summary__in=["Nested", "Under an epic", "Someone gone"]).exists()
+        assert Issue.objects.filter(project__key="AGENT").order_by("-number").first().key == key
+
+
+# --- rich-text descriptions ---------------------------------------------------------------------------------
+
+
+def test_rich_text_renders_the_products_wiki_markup_and_escapes_everything_else():
+    names = {"rharris": "Robert Harris"}
+    text = ("h2. Steps\n# Open *the* board\n# Drag _a card_\n\nSee [the guide|https://example.com/a?b=1&c=2] or [/filters].\n"
+            "* uses {{rank}}\n- ask [~rharris] or [~nobody]\nbq. quoted\n{code}\n<b>*not bold*</b>\n{code}\n"
+            "<script>alert(1)</script> [x|javascript:alert(1)] [y|//evil.example] [z|/\\evil.example] a*b*c snake_case_name")
+    html = render_rich_text(text, names)
+    assert html.startswith("<h4>Steps</h4><ol><li>Open <strong>the</strong> board</li><li>Drag <em>a card</em></li></ol>")
+    assert '<p>See <a href="https://example.com/a?b=1&amp;c=2" rel="nofollow noopener">the guide</a> or ' in html
+    assert '<a href="/filters" rel="nofollow noopener">/filters</a>.</p>' in html
+    assert '<ul><li>uses <code>rank</code></li><li>ask <span class="mention" data-username="rharris">@Robert Harris</span> or @nobody</li></ul>' in html
+    assert "<blockquote>quoted</blockquote><pre><code>&lt;b&gt;*not bold*&lt;/b&gt;</code></pre>" in html
+    assert "<script" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "javascript:" not in html.replace("[x|javascript:alert(1)]", "") and 'href="//' not in html and 'href="/\\' not in html
+    assert "a*b*c snake_case_name</p>" in html  # markup characters inside words stay text
+    assert render_rich_text("one\ntwo\n\nthree", {}) == "<p>one<br>two</p><p>three</p>"
+
+
+def test_the_issue_view_shows_the_description_rendered_and_edits_its_markup(client_in, board_world):
+    issue = _get(board_world, Issue, project__key="AGENT", issue_type="story")
+    page = client_in.get(f"/browse/{issue.key}").content.decode()
+    assert '<div class="richtext" aria-labelledby="description-title">' in page and "Edit description</summary>" in page
+    form = {"summary": issue.summary, "priority": issue.priority, "labels": " ".join(issue.labels), "story_points": issue.story_points or "",
+            "assignee": issue.assignee.username if issue.assignee else "", "description": "h3. Why\r\n* *fast* boards\r\n* <i>safe</i>"}
+    assert client_in.post(f"/browse/{issue.key}", form).status_code == 302
+    page = client_in.get(f"/browse/{issue.key}").content.decode()
+    assert "<h5>Why</h5><ul><li><strong>fast</strong> boards</li><li>&lt;i&gt;safe&lt;/i&gt;</li></ul>" in page
+    assert _get(board_world, Issue, key=issue.key).description == "h3. Why\n* *fast* boards\n* <i>safe</i>"
+    assert '<details class="rtedit">' in page  # closed until asked for, as the product shows a description
+    # with nothing to show, the editor is open
+    assert client_in.post(f"/browse/{issue.key}", {**form, "description": ""}).status_code == 302
+    page = client_in.get(f"/browse/{issue.key}").content.decode()
+    assert '<details class="rtedit" open>' in page and "Add a description</summary>" in page and 'class="richtext"' not in page
 
 
 # --- comments with mentions, attachments, watchers, assign to me --------------------------------------------

@@ -1,4 +1,6 @@
 """The board's pages through Django's test client: sign-in, board, backlog, issue view, search, bulk change, sprints."""
+from datetime import timedelta
+
 import pytest
 
 from replicas.board import workflow as W
@@ -145,6 +147,38 @@ def test_complete_sprint_moves_open_issues_to_the_chosen_sprint(client_in, board
     with bound_world(board_world):
         assert Sprint.objects.get(pk=active.pk).state == "closed"
         assert set(Issue.objects.filter(key__in=open_keys).values_list("sprint", flat=True)) == {nxt.id}
+
+
+def test_start_sprint_asks_for_a_duration_and_goal_and_refuses_what_the_product_refuses(client_in, board_world):
+    with bound_world(board_world):
+        active = Sprint.objects.get(project__key="AGENT", state="active")
+        nxt, empty = Sprint.objects.filter(project__key="AGENT", state="future").order_by("number")[:2]
+        planned = nxt.issues.exclude(issue_type__in=("epic", "subtask")).count()
+        Issue.objects.filter(sprint=empty).update(sprint=None)  # a sprint nothing was planned into
+    backlog = client_in.get("/projects/AGENT/backlog").content.decode()
+    assert 'disabled title="Complete the active sprint first">Start sprint</button>' in backlog
+    url = f"/projects/AGENT/sprints/{nxt.public_id}/start"
+    early = client_in.post(url, {"weeks": "2", "goal": "Ship it"})
+    assert early.status_code == 400 and "Another sprint is already active" in early.content.decode()
+    client_in.post(f"/projects/AGENT/sprints/{active.public_id}/complete", {"move_to": "backlog"})
+    backlog = client_in.get("/projects/AGENT/backlog").content.decode()
+    assert f'href="{url}">Start sprint</a>' in backlog
+    dialog = client_in.get(url).content.decode()
+    assert f"{planned} issue" in dialog and 'id="id_weeks"' in dialog and 'id="id_goal"' in dialog
+    for bad, message in (({"weeks": "6"}, "Duration must be 1, 2, 3 or 4 weeks."), ({"weeks": ""}, "Choose how long the sprint runs."),
+                         ({"weeks": "2", "goal": "x" * 201}, "A sprint goal can be at most 200 characters long.")):
+        answer = client_in.post(url, bad)
+        assert answer.status_code == 400 and message in answer.content.decode()
+    refused = client_in.post(f"/projects/AGENT/sprints/{empty.public_id}/start", {"weeks": "1"})
+    assert refused.status_code == 400 and "A sprint with no issues can" in refused.content.decode()
+    started = client_in.post(url, {"weeks": "3", "goal": "  Faster   boards  "})
+    assert started.status_code == 302 and started["Location"] == "/projects/AGENT/board"
+    with bound_world(board_world):
+        sprint = Sprint.objects.get(pk=nxt.pk)
+        assert (sprint.state, sprint.goal, sprint.end - sprint.start) == ("active", "Faster boards", timedelta(weeks=3))
+        assert Sprint.objects.get(pk=empty.pk).state == "future"
+    board = client_in.get("/projects/AGENT/board").content.decode()
+    assert f"{nxt.name} has started." in board and "Faster boards" in board and "21 days remaining" in board
 
 
 def test_a_comment_sent_after_the_session_expired_is_kept_as_a_draft(board_world, world_client):
