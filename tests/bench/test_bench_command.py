@@ -20,13 +20,17 @@ def test_checks_judge_only_the_sections_that_ran():
     sections = {
         "reset": {"variants": {"default": {"median_ms": 12.0}, "100k": {"median_ms": 700.0}}},
         "step": {"ratio_to_raw": 1.2},
+        "render": {"pages": {"/cart": {"median_ms": 9.0}, "/dp/B1": {"median_ms": 31.5}}},
     }
     verdicts = {c["check"]: c["passed"] for c in checks(sections)}
     assert verdicts == {
         "reset median at default (ms)": True,
         "reset median at 100k (ms)": False,
+        "render median of the slowest page, /dp/B1 (ms)": False,
         "step / raw Playwright step": True,
     }
+    sections["render"]["pages"]["/dp/B1"]["median_ms"] = 30.0
+    assert {c["check"]: c["passed"] for c in checks(sections)}["render median of the slowest page, /dp/B1 (ms)"]
 
 
 @pytest.mark.django_db
