@@ -229,10 +229,20 @@ def param_items(spec: dict, raw: dict, replica: str, kinds: dict) -> list[Item]:
                                options=[("", f"choose a {kind}")] + [(n, n) for n in names], help=node.get("description", "")))
             inputs.append(make("j", f"{path}.args", "Arguments (optional)", "json", step.get("args"), raw,
                                help="JSON object; strings may hold {placeholders} of earlier params."))
+            # "" (keep the picker's own keys) differs from no prefix (<name>_), so the choice is a select of JSON values
+            prefixes = [("", f"(default: {step.get('name') or 'name'}_)"), ('""', "none: keep the keys as they are")]
+            if isinstance(step.get("prefix"), str) and step["prefix"]:
+                prefixes.append((json.dumps(step["prefix"]), step["prefix"]))
+            inputs.append(make("e", f"{path}.prefix", "Key prefix (optional)", "select", step.get("prefix"), raw,
+                               options=prefixes, help=props["prefix"].get("description", "")))
         elif kind == "value":
             inputs.append(make("v", f"{path}.value", "Value", "text", body, raw, help=node.get("description", "")))
         else:
             inputs.append(make("s", f"{path}.{kind}", kind.capitalize(), "text", body, raw, help=node.get("description", "")))
+        # what every kind may carry: a note for authors, and whether the value stays out of the answer key
+        inputs.append(make("s", f"{path}.description", "Description (optional)", "text", step.get("description"), raw))
+        inputs.append(from_schema(root, props["internal"], f"{path}.internal", step.get("internal"), raw,
+                                  name="internal", replica=replica))
         items.append(Item(path, f"Param {i + 1}: {step.get('name') or kind}", inputs))
     return items
 
@@ -265,6 +275,8 @@ def basic_inputs(spec: dict, raw: dict, replica_names: list[str]) -> dict[str, I
         "start_page": make("s", "start_page", "Start page", "text", spec.get("start_page"), raw,
                            help="A path in the world; may hold {placeholders}. The replica's pages: " + ", ".join(start_pages)),
         "tags": make("c", "tags", "Tags", "text", spec.get("tags"), raw, help="comma-separated"),
+        "description": make("s", "description", "Notes for authors (optional)", "textarea", spec.get("description"), raw,
+                            help="Why the task exists and what it tests; agents never see it."),
         "reference_solution": make("l", "reference_solution", "Reference solution", "lines", spec.get("reference_solution"), raw,
                                    help="One action per line; it must pass the verifier."),
     }

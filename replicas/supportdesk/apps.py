@@ -74,8 +74,20 @@ class SupportdeskConfig(registry.ReplicaConfig):
     roles = ("admin", "agent")
     bench_task = "supportdesk.refund-duplicate-charge"
     # what declarative task templates may call (replicagym.catalogue.task_templates)
-    policies = {"refund_window_days": "replicas.supportdesk.tasks.params:refund_window_days"}
-    pickers = {"desk_agent": "replicas.supportdesk.tasks.params:desk_agent_signin"}
+    policies = {name: f"replicas.supportdesk.tasks.params:{name}" for name in (
+        "refund_window_days", "refund_limit", "assignable_groups", "loyalty_tier_name",
+    )}
+    # the hard cases, whose choice is more than a query (the order a ticket's text names, refund rules
+    # over the episode, stated card digits...): each gives a task's whole answer key, "prefix": ""
+    pickers = {
+        "desk_agent": "replicas.supportdesk.tasks.params:desk_agent_signin",
+        **{name: f"replicas.supportdesk.tasks.params:{name}" for name in (
+            "duplicate_charge", "duplicate_charge_over_limit", "missing_item", "missing_item_escalation",
+            "damaged_with_tier", "prorated_cancellation", "refund_request_tags", "merge_duplicates",
+            "bulk_solve_plans", "reply_channels", "wismo_macro", "order_total", "refunded_so_far", "renewal_date",
+            "password_reset_verified", "twofactor_reset_verified", "unlock_verified", "reset_unverifiable",
+        )},
+    }
     npm_packages = {**{f"@zendeskgarden/css-{name}": v for name, v in GARDEN.items()}, "htmx.org": "2.0.8", "@fontsource/inter": "5.3.0"}
     frontend_assets = [
         *[(f"@zendeskgarden/css-{name}/dist/index.css", f"{VENDOR}/garden-{name}.css") for name in sorted(GARDEN)],

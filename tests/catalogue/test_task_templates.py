@@ -81,3 +81,46 @@ def test_bad_templates_are_refused_with_the_json_path(steps, path, words):
     assert any(p == path and words in m for p, m in errors), errors
     with pytest.raises(TemplateError):
         template_params(steps, world=_world())
+
+
+def test_a_reference_field_gives_the_record_it_names_as_a_pick_would():
+    steps = [
+        {"name": "ticket", "pick": {"table": "supportdesk.ticket", "where": {"group": {"is_null": False}}, "choose": "first"}},
+        {"name": "group", "field": "ticket.group"},
+        {"name": "again", "pick": {"table": "supportdesk.group", "where": {"public_id": "{group}"}, "choose": "first"}},
+        {"name": "org", "field": "ticket.requester__organization"},
+    ]
+    params = template_params(steps, world=_world())
+    assert isinstance(params["group"], int) and params["again"] == params["group"]
+    assert params["org"] is None or isinstance(params["org"], int)
+
+
+def test_internal_params_serve_later_params_and_stay_out_of_the_answer_key():
+    steps = [
+        {"name": "agent", "picker": "desk_agent", "internal": True},
+        {"name": "groups", "policy": "assignable_groups", "args": {"agent": "{agent_id}"}, "internal": True},
+        {"name": "ticket", "pick": {"table": "supportdesk.ticket", "where": {"group": {"in": "{groups}"}}, "choose": "first"}},
+        {"name": "greeting", "text": "{agent_name} takes #{ticket}"},
+    ]
+    params = template_params(steps, world=_world())
+    assert set(params) == {"ticket", "greeting"}
+
+
+def test_a_picker_s_keys_take_its_prefix_and_an_empty_prefix_keeps_them():
+    default = template_params([{"name": "agent", "picker": "desk_agent"}], world=_world())
+    other = template_params([{"name": "agent", "picker": "desk_agent", "prefix": "who_"}], world=_world())
+    bare = template_params([{"name": "agent", "picker": "desk_agent", "prefix": ""}, {"name": "hi", "text": "Hi {name}"}],
+                           world=_world())
+    assert set(default) == {"agent_email", "agent_name", "agent_password", "agent_id"}
+    assert {k.removeprefix("who_"): v for k, v in other.items()} == {k.removeprefix("agent_"): v for k, v in default.items()}
+    assert bare["name"] == default["agent_name"] and bare["hi"] == f"Hi {default['agent_name']}"
+
+
+@pytest.mark.parametrize("steps, path, words", [
+    ([{"name": "t", "value": 1, "prefix": "x_"}], "params[0].prefix", "only a picker"),
+    ([{"name": "t", "picker": "desk_agent", "prefix": "Bad-"}], "params[0].prefix", "lowercase"),
+    ([{"name": "t", "value": 1, "internal": "yes"}], "params[0].internal", "boolean"),
+])
+def test_bad_prefixes_and_internal_flags_are_refused(steps, path, words):
+    errors = template_errors(steps, replica="supportdesk")
+    assert any(p == path and words in m for p, m in errors), errors

@@ -4,7 +4,9 @@ A template is a list of named params (docs/schemas/template.schema.json), evalua
 the world's snapshot, with tables, fields and conditions exactly as verifiers name them: pick a
 record (`where`, `order_by`, the first or a seeded choice), read a field or a related field
 (`ticket.requester__email`), count/sum/min/max rows, do date arithmetic on the world clock, call
-the policies and pickers a replica exposes (ReplicaConfig.policies / .pickers). One template
+the policies and pickers a replica exposes (ReplicaConfig.policies / .pickers). A picker's object
+gives one param per key, named `<name>_<key>` or `<prefix><key>` (`"prefix": ""` keeps its keys); an
+`internal` param serves later params only and is left out of the answer key. One template
 gives a task on any seed whose world has candidates, each seed with its own answer key.
 """
 import importlib
@@ -105,6 +107,21 @@ def _resolve(snap: dict, replica: str, table: str, key: str, row: dict, path: st
         table = _relations(replica)[(table, name)]
         key, row = str(value), snap["tables"].get(table, {}).get(str(value), {})
     return None
+
+
+def _field_value(snap: dict, replica: str, table: str, key: str, row: dict, path: str):
+    """A field param: the value at `path`; a reference gives the record it names as a pick would (8003, not "8003")."""
+    value = _resolve(snap, replica, table, key, row, path)
+    if value is None or path == KEY_FIELD:
+        return value
+    *hops, last = path.split("__")
+    owner = table
+    for name in hops:
+        owner = _relations(replica)[(owner, name)]
+    target = _relations(replica).get((owner, last))
+    if target is None:
+        return value
+    return _record_value(replica, target, str(value), snap["tables"].get(target, {}).get(str(value), {}))
 
 
 def _record_value(replica: str, table: str, key: str, row: dict):
@@ -211,7 +228,9 @@ def template_errors(steps, *, replica: str) -> list[tuple[str, str]]:
                 known = ", ".join(sorted(registry)) or "none"
                 errors.append((f"{path}.{kind}", f"{replica} has no {kind} {body!r} (known: {known})"))
             if kind == "picker":
-                prefixes.add(f"{name}_")
+                prefixes.add(step.get("prefix", f"{name}_"))
+        if "prefix" in step and kind != "picker":
+            errors.append((f"{path}.prefix", "only a picker's keys take a prefix"))
         defined.add(name)
     return errors
 
@@ -325,7 +344,7 @@ def template_params(steps: list, *, world) -> dict:
     if problems:
         raise TemplateError(*problems[0])
     config, snap, clock = get_replica(world.replica), snapshot(world), world.clock
-    params, records = {}, {}
+    params, records, internal = {}, {}, set()
     for i, step in enumerate(steps):
         path, name, kind = f"params[{i}]", step["name"], kind_of(step)
         body = step[kind]
@@ -344,7 +363,7 @@ def template_params(steps: list, *, world) -> dict:
         elif kind == "field":
             record, field = body.split(".", 1)
             table, key, row = records[record]
-            params[name] = _resolve(snap, world.replica, table, key, row, field)
+            params[name] = _field_value(snap, world.replica, table, key, row, field)
         elif kind == "aggregate":
             where = _fill(body.get("where", {}), params, f"{path}.aggregate.where")
             rows = _matching(snap, world.replica, body["table"], where, clock, f"{path}.aggregate.where")
@@ -363,7 +382,10 @@ def template_params(steps: list, *, world) -> dict:
                     raise TemplateError(f"{path}.args", f"{kind} {body!r} does not take these arguments: {exc}") from None
             result = _json_value(result)
             if kind == "picker" and isinstance(result, dict):
-                params.update({f"{name}_{k}": v for k, v in result.items()})
+                prefix = step.get("prefix", f"{name}_")
+                params.update({f"{prefix}{k}": v for k, v in result.items()})
+                if step.get("internal"):
+                    internal.update(f"{prefix}{k}" for k in result)
             else:
                 params[name] = result
         elif kind == "text":
@@ -373,7 +395,9 @@ def template_params(steps: list, *, world) -> dict:
                 raise TemplateError(f"{path}.text", str(exc)) from None
         else:
             params[name] = body
-    return params
+        if step.get("internal"):
+            internal.add(name)
+    return {k: v for k, v in params.items() if k not in internal}
 
 
 def template_instances(spec: dict, seeds, *, build_world) -> list[dict]:

@@ -1,9 +1,12 @@
-"""Params functions of the support desk task pack: each picks its task's records from the seeded
-world and computes the answer key (amounts, dates, which ticket), so no task hard-codes world data.
+"""The support desk's named pickers and policies (SupportdeskConfig.pickers / .policies) for its tasks'
+declarative templates (replicagym.catalogue.task_templates).
 
-Called by the catalogue as `fn(world)` with the (template) world bound. A function picks the
-first suitable record in public-id order and raises NoCandidate when the world has none, so a
-task on another seed either finds its own records or fails loudly at load time.
+The tasks whose params fit the template language (pick, field, aggregate, date, policy) are pure
+templates; the hard cases (the order a ticket's text names, refund limits and windows over the whole
+episode, card digits a requester stated...) are one picker each, `{"picker": "<name>", "prefix": ""}`,
+giving the task's whole answer key. A picker is called as `fn(world, seed)` with the (template) world
+bound, picks the first suitable record in public-id order and raises NoCandidate when the world has
+none, so a task on another seed either finds its own records or fails loudly at load time.
 """
 import re
 from datetime import timedelta
@@ -17,7 +20,6 @@ from ..models import Group, Order, Payment, Ticket, User
 UNSOLVED = ("new", "open", "pending", "hold")
 ORDER_RE = re.compile(r"\bORD-\d+\b")
 LAST4_RE = re.compile(r"last 4 digits are (\d{4})")
-NEW_EMAIL_RE = re.compile(r"use my new email address (\S+@\S+?)[ ;,]")
 # World time an episode may take: the engine moves the clock 30 s per step, and tasks
 # allow at most 40 steps; answers that depend on the clock must hold over this span.
 EPISODE_SPAN = timedelta(hours=1)
@@ -72,6 +74,24 @@ def desk_agent_signin(world, seed) -> dict:
 def refund_window_days(world) -> int:
     """Policy: how many days after a charge a refund is possible, in this world's variant."""
     return policies.refund_policy().window_days
+
+
+def refund_limit(world, agent, payment) -> str | None:
+    """Policy: the most agent `agent` (public id) may refund in all on `payment` (public id), in the payment's
+    currency, as the refund API counts it (variant, loyalty tier, Tier 2); None when there is no limit."""
+    limit = _limit(User.objects.get(public_id=agent), Payment.objects.get(public_id=payment))
+    return None if limit is None else _money(limit)
+
+
+def assignable_groups(world, agent) -> list:
+    """Policy: the groups whose tickets agent `agent` (public id) may take: null (no group) and the agent's own."""
+    mine = Group.objects.filter(memberships__user__public_id=agent).order_by("public_id")
+    return [None, *mine.values_list("public_id", flat=True)]
+
+
+def loyalty_tier_name(world, tier) -> str:
+    """Policy: the name the desk shows for a loyalty tier (gold -> Gold, no tier -> None)."""
+    return dict(User.Tier.choices).get(tier or "", tier)
 
 
 def _group(name: str) -> Group:
@@ -134,7 +154,7 @@ def _payment_keys(order: Order, payment: Payment) -> dict:
 # --- refunds ------------------------------------------------------------------------------------
 
 
-def duplicate_charge(world) -> dict:
+def duplicate_charge(world, seed=None) -> dict:
     """The first unsolved 'charged twice' ticket whose duplicate the front-line agent may refund."""
     agent = desk_agent()
     for ticket in _tagged("duplicate_charge"):
@@ -148,7 +168,7 @@ def duplicate_charge(world) -> dict:
     raise NoCandidate("no unsolved duplicate-charge ticket within the agent's refund limit")
 
 
-def duplicate_charge_over_limit(world) -> dict:
+def duplicate_charge_over_limit(world, seed=None) -> dict:
     """The first unsolved 'charged twice' ticket whose duplicate is above the front-line agent's refund limit."""
     agent = desk_agent()
     for ticket in _tagged("duplicate_charge"):
@@ -168,7 +188,7 @@ def duplicate_charge_over_limit(world) -> dict:
     raise NoCandidate("no unsolved duplicate-charge ticket above the agent's refund limit")
 
 
-def missing_item(world) -> dict:
+def missing_item(world, seed=None) -> dict:
     """The first unsolved missing-item ticket: refund the missing item's unit price (the order's last line)."""
     agent = desk_agent()
     for ticket in _tagged("missing_item"):
@@ -195,12 +215,12 @@ def missing_item(world) -> dict:
     raise NoCandidate("no unsolved missing-item ticket with a refundable single payment")
 
 
-def missing_item_escalation(world) -> dict:
+def missing_item_escalation(world, seed=None) -> dict:
     """The missing-item ticket of `missing_item`, with the group its order goes to when it cannot be refunded."""
-    return {**missing_item(world), "tier2": _group(BILLING).public_id}
+    return {**missing_item(world, seed), "tier2": _group(BILLING).public_id}
 
 
-def damaged_with_tier(world) -> dict:
+def damaged_with_tier(world, seed=None) -> dict:
     """A damaged-item refund that only the requester's loyalty tier brings within the agent's limit."""
     agent = desk_agent()
     base = policies.refund_policy().agent_limits
@@ -227,7 +247,7 @@ def _prorated(payment: Payment, at) -> Decimal:
     return policies.prorated_amount(price=payment.amount, period_start=payment.period_start, period_end=payment.period_end, at=at)
 
 
-def prorated_cancellation(world) -> dict:
+def prorated_cancellation(world, seed=None) -> dict:
     """The first unsolved cancellation ticket whose prorated refund the agent may issue, stable over the episode."""
     agent = desk_agent()
     now = clock.now()
@@ -262,49 +282,10 @@ def prorated_cancellation(world) -> dict:
 # --- routing and properties ------------------------------------------------------------------------
 
 
-def escalate_premium(world) -> dict:
-    """A billing ticket of a Gold or Platinum member, outside Tier 2 Billing, whose priority is below High."""
-    agent = desk_agent()
-    tier2 = _group(BILLING)
-    for ticket in _tagged("billing"):
-        if ticket.group_id == tier2.pk or ticket.requester.loyalty_tier not in ("gold", "platinum"):
-            continue
-        if ticket.priority in ("high", "urgent"):
-            continue
-        return {
-            **_signin(agent), "ticket": ticket.public_id, "customer": ticket.requester.name,
-            "tier": ticket.requester.get_loyalty_tier_display(), "tier2": tier2.public_id,
-            "priority_before": ticket.priority,
-        }
-    raise NoCandidate("no premium customer's billing ticket to escalate")
 
 
-def reassign_security(world) -> dict:
-    """An unassigned account ticket (2FA, login, locked) sitting outside Accounts & Security."""
-    agent = desk_agent()
-    security = _group(SECURITY)
-    for ticket in _unsolved(assignee__isnull=True).exclude(group=security):
-        if "account" in ticket.tags:
-            return {
-                **_signin(agent), "ticket": ticket.public_id, "group": security.public_id, "group_name": security.name,
-                "group_before": ticket.group.public_id if ticket.group_id else None, "status_before": ticket.status,
-            }
-    raise NoCandidate("no unassigned account ticket outside Accounts & Security")
 
-
-def bug_ticket(world) -> dict:
-    """The first unsolved bug report whose priority is not Urgent: raise it and mark it a Problem."""
-    agent = desk_agent()
-    for ticket in _tagged("bug"):
-        if ticket.priority != "urgent" and ticket.type != "problem" and ticket.status != "new":
-            return {
-                **_signin(agent), "ticket": ticket.public_id, "priority_before": ticket.priority, "type_before": ticket.type,
-                "status_before": ticket.status,
-            }
-    raise NoCandidate("no unsolved bug report to triage")
-
-
-def refund_request_tags(world) -> dict:
+def refund_request_tags(world, seed=None) -> dict:
     """The first unsolved refund request: the tags it has now and the tag to add."""
     agent = desk_agent()
     for ticket in _tagged("refund"):
@@ -317,7 +298,7 @@ def refund_request_tags(world) -> dict:
     raise NoCandidate("no unsolved refund request to tag")
 
 
-def merge_duplicates(world) -> dict:
+def merge_duplicates(world, seed=None) -> dict:
     """Two unsolved tickets of one requester with the same subject: merge the newer into the older."""
     agent = desk_agent()
     seen = {}
@@ -333,7 +314,7 @@ def merge_duplicates(world) -> dict:
     raise NoCandidate("no requester with two open tickets on one subject")
 
 
-def bulk_solve_plans(world) -> dict:
+def bulk_solve_plans(world, seed=None) -> dict:
     """Every unsolved sales question about plans (tag 'plans'), all solvable by the agent."""
     agent = desk_agent()
     tickets = _tagged("plans")
@@ -352,7 +333,7 @@ def bulk_solve_plans(world) -> dict:
     }
 
 
-def reply_channels(world) -> dict:
+def reply_channels(world, seed=None) -> dict:
     """An unsolved invoice ticket: a public reply to the customer and an internal note for Tier 2 Billing."""
     agent = desk_agent()
     for ticket in _tagged("invoice"):
@@ -365,7 +346,7 @@ def reply_channels(world) -> dict:
     raise NoCandidate("no unsolved invoice ticket")
 
 
-def wismo_macro(world) -> dict:
+def wismo_macro(world, seed=None) -> dict:
     """A where-is-my-order ticket whose Order number field is empty, so the tracking macro's reply has a gap."""
     agent = desk_agent()
     groups = set(agent.memberships.values_list("group_id", flat=True))
@@ -382,32 +363,13 @@ def wismo_macro(world) -> dict:
     raise NoCandidate("no where-is-my-order ticket with an empty order number")
 
 
-def take_new(world) -> dict:
-    """The first new, unassigned ticket the agent may take (no group, or one of the agent's groups)."""
-    agent = desk_agent()
-    groups = set(agent.memberships.values_list("group_id", flat=True))
-    for ticket in _unsolved(status="new", assignee__isnull=True):
-        if ticket.group_id is None or ticket.group_id in groups:
-            return {**_signin(agent), "ticket": ticket.public_id}
-    raise NoCandidate("no new unassigned ticket the agent may take")
 
-
-def tracking_note(world) -> dict:
-    """A shipped order's tracking number, to be recorded as an internal note on its where-is-my-order or exchange ticket."""
-    agent = desk_agent()
-    for ticket in _unsolved():
-        if not {"shipping"} & set(ticket.tags):
-            continue
-        order = ticket_order(ticket)
-        if order is not None and order.tracking_number:
-            return {**_signin(agent), "ticket": ticket.public_id, "order": order.public_id, "tracking": order.tracking_number}
-    raise NoCandidate("no unsolved shipping ticket whose order has a tracking number")
 
 
 # --- finding answers ------------------------------------------------------------------------------
 
 
-def order_total(world) -> dict:
+def order_total(world, seed=None) -> dict:
     """An order with shipping and tax, asked about on one of its customer's tickets: its total."""
     agent = desk_agent()
     for ticket in _unsolved():
@@ -422,7 +384,7 @@ def order_total(world) -> dict:
     raise NoCandidate("no ticket about an order with shipping and tax")
 
 
-def refunded_so_far(world) -> dict:
+def refunded_so_far(world, seed=None) -> dict:
     """A partially refunded order of a customer who has a ticket: how much has been refunded on it."""
     agent = desk_agent()
     for ticket in Ticket.objects.filter(merged_into__isnull=True).order_by("public_id"):
@@ -438,7 +400,7 @@ def refunded_so_far(world) -> dict:
     raise NoCandidate("no partially refunded order of a customer with a ticket")
 
 
-def renewal_date(world) -> dict:
+def renewal_date(world, seed=None) -> dict:
     """The renewal date (end of the current period) of the subscription a cancellation ticket is about."""
     agent = desk_agent()
     for ticket in _tagged("subscription"):
@@ -488,19 +450,19 @@ def _account_keys(ticket: Ticket, last4: str) -> dict:
     }
 
 
-def password_reset_verified(world) -> dict:
+def password_reset_verified(world, seed=None) -> dict:
     """A can't-log-in ticket whose requester gave the last 4 digits of a card they paid with."""
     ticket, last4 = _account_ticket("login", verifiable=True)
     return _account_keys(ticket, last4)
 
 
-def twofactor_reset_verified(world) -> dict:
+def twofactor_reset_verified(world, seed=None) -> dict:
     """A 2FA-reset ticket whose requester has 2FA on and gave matching card digits."""
     ticket, last4 = _account_ticket("2fa", verifiable=True, need=lambda c: c.twofactor_enabled)
     return _account_keys(ticket, last4)
 
 
-def unlock_verified(world) -> dict:
+def unlock_verified(world, seed=None) -> dict:
     """A ticket of a customer whose account is locked and who gave matching card digits."""
     for tag in ("locked", "login"):
         try:
@@ -511,7 +473,7 @@ def unlock_verified(world) -> dict:
     raise NoCandidate("no locked customer with a ticket giving matching card digits")
 
 
-def reset_unverifiable(world) -> dict:
+def reset_unverifiable(world, seed=None) -> dict:
     """An account ticket whose requester gave card digits that match no card they paid with."""
     for tag in ("2fa", "login", "locked"):
         try:
@@ -525,18 +487,4 @@ def reset_unverifiable(world) -> dict:
         keys.update(card_on_file=cards[0], tag=tag, reset_button=RESET_BUTTONS[tag])
         return keys
     raise NoCandidate("no account ticket with unverifiable card digits")
-
-
-def stale_email(world) -> dict:
-    """A customer who wrote on an open ticket that their email changed; their profile still has the old one."""
-    for ticket in _unsolved():
-        customer = ticket.requester
-        for comment in ticket.comments.filter(author=customer).order_by("created_at", "public_id"):
-            found = NEW_EMAIL_RE.search(comment.body + " ")
-            if found and found.group(1) != customer.email and not User.objects.filter(email__iexact=found.group(1)).exists():
-                return {
-                    **_signin(desk_agent()), "ticket": ticket.public_id, "customer": customer.name, "customer_id": customer.public_id,
-                    "old_email": customer.email, "new_email": found.group(1),
-                }
-    raise NoCandidate("no customer who asked on a ticket to change their email")
 
