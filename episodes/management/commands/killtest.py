@@ -218,10 +218,15 @@ class Command(BaseCommand):
         finished = Episode.objects.filter(run=run, status__in=Episode.FINAL)
         while finished.count() < target and time.monotonic() < deadline:
             time.sleep(0.1)  # polling other processes' progress
-        while mid_episode and not self._running_on(run, pool.procs[victim].pid) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        time.sleep(delay)
-        running_at_kill = self._running_on(run, pool.procs[victim].pid)
+        while True:
+            while mid_episode and not self._running_on(run, pool.procs[victim].pid) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            time.sleep(delay)
+            running_at_kill = self._running_on(run, pool.procs[victim].pid)
+            if running_at_kill or not mid_episode or time.monotonic() >= deadline or finished.count() >= count:
+                break
+            # the victim's episode ended during the delay (a short task, a loaded machine): kill it in its next one
+            delay = 0
         done_at_kill = finished.count()
         pool.kill_and_restart(victim)
         killed_at = time.monotonic()
