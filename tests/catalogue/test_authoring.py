@@ -17,16 +17,16 @@ from episodes.creation import episode_create
 pytestmark = pytest.mark.django_db
 
 SPEC = {
-    "slug": "count-comments", "title": "Count the comments of a ticket", "difficulty": "easy",
-    "replica": "supportdesk", "seed": 7, "variant": "small",
+    "slug": "count-notes", "title": "Count the notes of a member", "difficulty": "easy",
+    "replica": "testbed", "seed": 7, "variant": "small",
     "params": [
-        {"name": "ticket", "pick": {"table": "supportdesk.ticket", "where": {"status": {"in": ["new", "open"]}}}},
-        {"name": "comments", "aggregate": {"op": "count", "table": "supportdesk.comment", "where": {"ticket": "{ticket}"}}},
+        {"name": "member", "pick": {"table": "testbed.member", "where": {"role": "member"}}},
+        {"name": "notes", "aggregate": {"op": "count", "table": "testbed.note", "where": {"owner": "{member}"}}},
     ],
-    "instruction": "How many comments does ticket #{ticket} have?",
-    "start_page": "/agent/tickets/{ticket}",
-    "verifier": {"assertions": [{"name": "the count", "kind": "answer", "type": "number", "expected": "{comments}"}]},
-    "reference_solution": ['send_msg_to_user("{comments}")'],
+    "instruction": "How many notes does member #{member} own?",
+    "start_page": "/notes",
+    "verifier": {"assertions": [{"name": "the count", "kind": "answer", "type": "number", "expected": "{notes}"}]},
+    "reference_solution": ['send_msg_to_user("{notes}")'],
 }
 
 
@@ -34,7 +34,7 @@ def test_each_changing_save_is_a_new_version_and_episodes_keep_theirs():
     first = task_save(spec=SPEC, suites=["counting"])
     assert task_save(spec=SPEC).pk == first.pk  # the same content: the same version
     episode = episode_create(task=first, agent="oracle")
-    second = task_save(spec={**SPEC, "title": "Count a ticket's comments"}, suites=["counting"])
+    second = task_save(spec={**SPEC, "title": "Count a member's notes"}, suites=["counting"])
     assert second.pk != first.pk and second.content_hash != first.content_hash
     first.refresh_from_db()
     assert not first.is_current and second.is_current
@@ -42,7 +42,7 @@ def test_each_changing_save_is_a_new_version_and_episodes_keep_theirs():
     assert episode.task_id == first.pk
     assert list(Suite.objects.get(name="counting", is_current=True).tasks.all()) == [second]
     diff = "\n".join(version_diff(first, second))
-    assert '-  "title": "Count the comments of a ticket"' in diff and '+  "title": "Count a ticket\'s comments"' in diff
+    assert '-  "title": "Count the notes of a member"' in diff and '+  "title": "Count a member\'s notes"' in diff
 
 
 def test_export_then_import_gives_the_same_content_hash():
@@ -61,6 +61,6 @@ def test_an_invalid_draft_or_suite_changes_nothing():
     with pytest.raises(DraftError):
         task_import("{not json")
     with pytest.raises(DraftError) as err:
-        suite_save(name="Bad Name", task_ids=["supportdesk.nope"])
+        suite_save(name="Bad Name", task_ids=["testbed.nope"])
     assert {p for p, _ in err.value.errors} == {"name", "tasks[0]"}
     assert not Task.objects.exists() and not Suite.objects.exists()

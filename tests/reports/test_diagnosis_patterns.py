@@ -42,7 +42,7 @@ def test_three_steps_on_one_element_are_a_loop_and_two_are_not():
 
 
 def test_writing_the_same_row_twice_is_a_repeated_write():
-    refund = [{"table": "supportdesk.refund", "id": "R1", "op": "insert"}]
+    refund = [{"table": "testbed.note", "id": "N1", "op": "insert"}]
     steps = [step('click("a1")', writes=refund), step('click("a2")', writes=[]), step('click("a1")', writes=refund)]
     assert REPEATED_WRITES in action_patterns(steps, reference_steps=3, hit_limit=False)
     once = [step('click("a1")', writes=refund), step('click("a2")', writes=[])]

@@ -20,7 +20,7 @@ from .models import GateResult, QualityGate
 
 DEFAULT_K, DEFAULT_LOW, DEFAULT_HIGH = 5, 2, 4
 DEFAULT_AGENT = "noisy-oracle"
-GATED_SUFFIX = "-gated"  # supportdesk-faults -> supportdesk-faults-gated: the suite of its kept tasks
+GATED_SUFFIX = "-gated"  # <suite> -> <suite>-gated: the suite of its kept tasks
 MAX_K = MAX_ATTEMPTS  # the run machinery refuses more attempts per task
 
 

@@ -38,7 +38,7 @@ class Command(ReplicaGymCommand):
     def add_arguments(self, parser):
         parser.add_argument("suite", help="suite name (each replica's pack is a suite named after the replica)")
         parser.add_argument("--tasks", default="", dest="task_filter",
-                            help="only the suite's tasks whose id matches this pattern (wildcards * ? [ ]), e.g. 'supportdesk.fault-*'")
+                            help="only the suite's tasks whose id matches this pattern (wildcards * ? [ ]), e.g. '<replica>.fault-*'")
         parser.add_argument("--agent", default=DEFAULT_AGENT, help=f"baseline agent spec (default {DEFAULT_AGENT})")
         parser.add_argument("-k", type=positive_int, default=DEFAULT_K, help=f"attempts per task (default {DEFAULT_K})")
         parser.add_argument("--low", type=bound, default=DEFAULT_LOW, help=f"fewest passes to keep a task (default {DEFAULT_LOW})")
