@@ -8,7 +8,8 @@ from replicas.worlds import registry
 
 # The messy layers of seed.LAYERS (listed here so apps.py stays import-light).
 ALL_LAYERS = ["expiring_deals", "price_changes", "out_of_stock", "legacy_addresses", "messy_cards",
-              "conflicting_policies", "near_duplicates", "loyalty_tiers", "multi_currency"]
+              "conflicting_policies", "near_duplicates", "loyalty_tiers", "multi_currency",
+              "seasonal_pricing"]
 
 
 class ShopConfig(registry.ReplicaConfig):

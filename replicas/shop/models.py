@@ -234,6 +234,26 @@ class Coupon(WorldModel):
         constraints = [_unique("coupon_code", "code")]
 
 
+class SeasonalSale(WorldModel):
+    """A store-wide seasonal price rule: a percentage off every item of one department between two
+    instants of the world clock (a deal on the product, if it runs too and is lower, wins)."""
+
+    code = models.SlugField(max_length=40)
+    name = models.CharField(max_length=80)
+    department = models.CharField(max_length=20, choices=Product.Department.choices)
+    percent_off = models.PositiveSmallIntegerField()
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField()
+
+    public_key = ("code",)
+
+    class Meta:
+        constraints = [_unique("seasonal_code", "code")]
+
+    def __str__(self):
+        return self.name
+
+
 class CartItem(WorldModel):
     account = WorldForeignKey(Account, on_delete=models.CASCADE, related_name="cart_items")
     variant = WorldForeignKey(Variant, on_delete=models.CASCADE, related_name="+", db_index=False)

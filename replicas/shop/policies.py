@@ -1,4 +1,4 @@
-"""The store's rules in one place: delivery speeds and fees, sales tax, gift wrap, loyalty tiers,
+"""The store's rules in one place: delivery speeds, fees and zones, sales tax, gift wrap, loyalty tiers,
 currencies and their rounding, card checks, return windows, and the passwords the seed gives
 its accounts."""
 import hashlib
@@ -55,13 +55,46 @@ def shipping_fee(*, speed: str, subtotal: Decimal, member: bool) -> Decimal:
     return s.fee
 
 
-def delivery_date(*, speed: str, standard_days: int, today: date) -> date:
-    days = SPEEDS[speed].days or standard_days
+# Delivery zones by ship-to state, from the carriers' hubs (the tracking page's facilities): zone 1
+# ships as quoted, a far zone adds days, and a remote one also loses the speeds its carrier cannot
+# serve there. A state not listed (or an address without one) is quoted as zone 1.
+@dataclass(frozen=True)
+class Zone:
+    number: int
+    name: str
+    extra_days: dict  # speed -> days added to that speed; a speed missing here is not served
+
+
+ZONES = (
+    Zone(1, "Local", {"standard": 0, "fast": 0, "nextday": 0}),
+    Zone(2, "Far", {"standard": 2, "fast": 1, "nextday": 1}),
+    Zone(3, "Remote", {"standard": 4, "fast": 2}),  # no One-Day Shipping there
+)
+ZONE_OF_STATE = {"CO": 2, "OR": 2, "NH": 2, "DE": 2, "MT": 3}  # every other state in STATES: zone 1
+
+
+def zone_for(state: str) -> Zone:
+    return ZONES[ZONE_OF_STATE.get(state or "", 1) - 1]
+
+
+def speed_served(speed: str, state: str = "") -> bool:
+    """Whether the carrier delivers at `speed` to `state` at all."""
+    return speed in zone_for(state).extra_days
+
+
+def delivery_date(*, speed: str, standard_days: int, today: date, state: str = "") -> date:
+    """When an item shipped today at `speed` arrives in `state` (its zone's extra days added)."""
+    days = (SPEEDS[speed].days or standard_days) + zone_for(state).extra_days.get(speed, 0)
     return today + timedelta(days=days)
 
 
 def speed_label(code: str) -> str:
     return SPEEDS[code].label if code in SPEEDS else "Several delivery speeds"
+
+
+def seasonal_price(price: Decimal, percent_off: int) -> Decimal:
+    """A price during a seasonal sale: `percent_off` off, to the cent (never below one cent)."""
+    return max(CENT, cents(Decimal(price) * (100 - percent_off) / 100))
 
 
 GIFT_WRAP_FEE = Decimal("3.99")  # per unit wrapped

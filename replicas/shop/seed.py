@@ -26,6 +26,7 @@ from .models import (
     Refund,
     ReturnRequest,
     Review,
+    SeasonalSale,
     Seller,
     SellerMessage,
     Variant,
@@ -41,6 +42,7 @@ LAYERS = (
     "near_duplicates",  # the same item listed again by another seller, slightly renamed
     "loyalty_tiers",  # reward points across the tiers, some a few points short of the next one
     "multi_currency",  # shoppers who see prices in euros, pounds, Canadian dollars, yen or Swiss francs
+    "seasonal_pricing",  # department-wide seasonal sales: one ending within the episode, one running, one over, one to come
 )
 
 DEPARTMENTS = {
@@ -88,6 +90,14 @@ MESSAGES = [
     ("A short delay on {order}", "Dear {name}, our warehouse is a day behind. Your order {order} still arrives by the date shown."),
 ]
 CURRENCY_CODES = ["EUR", "GBP", "CAD", "JPY", "CHF"]
+# Seasonal sales (code, name, department, % off, start and end as offsets from the world clock):
+# the first ends 90 minutes into an episode, so a cart priced at it notices the change
+SEASONAL_SALES = [
+    ("winter-warm-up", "Winter Warm-Up", "clothing", 20, timedelta(days=-6), timedelta(minutes=90)),
+    ("outdoor-days", "Outdoor Days", "sports", 15, timedelta(days=-2), timedelta(days=9)),
+    ("back-to-school", "Back to School", "books", 25, timedelta(days=-40), timedelta(days=-4)),
+    ("holiday-toys", "Holiday Toy Sale", "toys", 10, timedelta(days=2), timedelta(days=20)),
+]
 PRICES = [Decimal(p) for p in ("7.99", "9.99", "12.49", "14.99", "18.99", "19.99", "24.99", "29.99", "34.99", "39.99",
                                "44.99", "49.99", "59.99", "64.99", "79.99", "89.99", "99.99", "129.99", "149.99")]
 
@@ -105,6 +115,7 @@ class Seeder:
         self.order_no, self.return_no, self.refund_no = 4000, 1000, 5000
         self.orders = []  # (order, the seller of its first item)
         self.colours = {}  # ASIN -> the colours of its variants
+        self.sales = []  # the seasonal sales (seasonal_pricing layer)
 
     def layer(self, name: str) -> bool:
         return name in self.layers
@@ -254,6 +265,21 @@ class Seeder:
             self.gen.add(Coupon(code=code, kind=kind, value=Decimal(value), min_subtotal=Decimal(minimum), department=dept,
                                 stackable=stack, expires_at=self.now + timedelta(days=days)))
 
+    def seasonal_make(self):
+        """The seasonal sales (no random draws: the other layers come out the same with or without it)."""
+        self.sales = []
+        if not self.layer("seasonal_pricing"):
+            return
+        for code, name, dept, pct, start, end in SEASONAL_SALES:
+            self.sales.append(self.gen.add(SeasonalSale(code=code, name=name, department=dept, percent_off=pct,
+                                                        starts_at=self.now + start, ends_at=self.now + end)))
+
+    def price_at(self, variant, at: datetime) -> Decimal:
+        """The variant's price at `at` with its department's seasonal sale (deals aside, as before)."""
+        pct = max((s.percent_off for s in self.sales
+                   if s.department == variant.product.department and s.starts_at <= at < s.ends_at), default=0)
+        return policies.seasonal_price(variant.price, pct) if pct else variant.price
+
     # --- people -----------------------------------------------------------------------------------
 
     def accounts_make(self):
@@ -329,9 +355,9 @@ class Seeder:
                 if variant.sku in taken:
                     continue
                 taken.add(variant.sku)
-                price = variant.price
+                price = self.price_at(variant, self.now)  # a seasonal sale's price, while it runs
                 if self.layer("price_changes") and self.r.random() < 0.2:
-                    price = variant.price + self.r.choice([Decimal("-2.00"), Decimal("3.00"), Decimal("5.00")])
+                    price = price + self.r.choice([Decimal("-2.00"), Decimal("3.00"), Decimal("5.00")])
                 self.gen.add(CartItem(account=account, variant=variant, quantity=self.r.choice([1, 1, 2]),
                                       saved_for_later=self.r.random() < 0.15, price_when_added=price,
                                       added_at=self.at(self.r.uniform(0.2, 20))))
@@ -353,9 +379,11 @@ class Seeder:
         self.order_no += self.r.randint(1, 9)
         placed = self.at(days_ago)
         speed = self.r.choice(["standard", "standard", "fast", "nextday"])
+        if not policies.speed_served(speed, address.state):  # a remote zone has no One-Day Shipping
+            speed = "fast"
         lines = self.r.sample(self.variants, self.r.choice([1, 1, 2, 2, 3]))
         standard_days = max(v.product.standard_days for v in lines)
-        delivery = policies.delivery_date(speed=speed, standard_days=standard_days, today=placed.date())
+        delivery = policies.delivery_date(speed=speed, standard_days=standard_days, today=placed.date(), state=address.state)
         delivered_at = datetime.combine(delivery, time(15, 30), tzinfo=self.now.tzinfo)
         if delivered_at <= self.now:
             status = Order.Status.DELIVERED
@@ -367,7 +395,8 @@ class Seeder:
             status = Order.Status.CANCELLED
         quantities = [self.r.choice([1, 1, 1, 2]) for _ in lines]
         gifts = [self.r.random() < 0.05 for _ in lines]
-        subtotal = sum((v.price * q for v, q in zip(lines, quantities, strict=True)), Decimal(0))
+        unit_prices = [self.price_at(v, placed) for v in lines]
+        subtotal = sum((p * q for p, q in zip(unit_prices, quantities, strict=True)), Decimal(0))
         shipping = policies.shipping_fee(speed=speed, subtotal=subtotal, member=account.member)
         wrap = sum((policies.GIFT_WRAP_FEE * q for q, g in zip(quantities, gifts, strict=True) if g), Decimal("0.00"))
         pct = policies.loyalty_tier(account.loyalty_points).discount_pct
@@ -386,11 +415,11 @@ class Seeder:
         ))
         items = []
         shipment_of = {}  # one shipment per seller: the order's single speed
-        for line, (variant, qty, gift) in enumerate(zip(lines, quantities, gifts, strict=True), start=1):
+        for line, (variant, qty, gift, unit_price) in enumerate(zip(lines, quantities, gifts, unit_prices, strict=True), start=1):
             seller = variant.product.seller
             items.append(self.gen.add(OrderItem(
                 order=order, line=line, variant=variant, title=self.item_title(variant), seller=seller,
-                quantity=qty, unit_price=variant.price,
+                quantity=qty, unit_price=unit_price,
                 status=OrderItem.Status.CANCELLED if status == Order.Status.CANCELLED else OrderItem.Status.ACTIVE,
                 delivered_at=delivered_at if status == Order.Status.DELIVERED else None,
                 speed=speed, shipment=shipment_of.setdefault(seller.public_id, len(shipment_of) + 1), delivery_date=delivery,
@@ -460,6 +489,7 @@ def generate(gen):
     s.reviews_make()
     s.questions_make()
     s.coupons_make()
+    s.seasonal_make()
     s.accounts_make()
     s.carts_make()
     s.orders_make()

@@ -22,6 +22,7 @@ from .models import (
     Product,
     Question,
     ReturnRequest,
+    SeasonalSale,
     Variant,
 )
 
@@ -40,16 +41,36 @@ def base_price(product: Product) -> Decimal:
     return min(prices) if prices else product.list_price
 
 
-def variant_price(variant: Variant, at: datetime | None = None) -> Decimal:
-    """What the variant costs now: its price, less the product's deal while the deal runs."""
+def seasonal_sales(at: datetime | None = None) -> dict[str, SeasonalSale]:
+    """The seasonal sales running at `at` (the world clock), by department: one query; where two
+    overlap on a department, the larger discount."""
+    at = at or clock.now()
+    found: dict[str, SeasonalSale] = {}
+    for sale in SeasonalSale.objects.filter(starts_at__lte=at, ends_at__gt=at).order_by("-percent_off", "code"):
+        found.setdefault(sale.department, sale)
+    return found
+
+
+def variant_price(variant: Variant, at: datetime | None = None, sales: dict | None = None) -> Decimal:
+    """What the variant costs now: its price, less the product's deal while the deal runs, or its
+    department's seasonal sale while that runs, whichever is lower. `sales`: seasonal_sales(at),
+    when the caller prices many variants."""
     product = variant.product
+    price = variant.price
     if deal_active(product, at):
-        return max(Decimal("0.01"), variant.price - (base_price(product) - product.deal_price))
-    return variant.price
+        price = max(Decimal("0.01"), variant.price - (base_price(product) - product.deal_price))
+    sale = (seasonal_sales(at) if sales is None else sales).get(product.department)
+    if sale is not None:
+        price = min(price, policies.seasonal_price(variant.price, sale.percent_off))
+    return price
 
 
-def product_price(product: Product, at: datetime | None = None) -> Decimal:
-    return product.deal_price if deal_active(product, at) else base_price(product)
+def product_price(product: Product, at: datetime | None = None, sales: dict | None = None) -> Decimal:
+    price = product.deal_price if deal_active(product, at) else base_price(product)
+    sale = (seasonal_sales(at) if sales is None else sales).get(product.department)
+    if sale is not None:
+        price = min(price, policies.seasonal_price(base_price(product), sale.percent_off))
+    return price
 
 
 def histogram(product: Product) -> list[tuple[int, int]]:
@@ -121,13 +142,18 @@ def search(q: SearchQuery) -> SearchResults:
     if q.fast:
         qs = qs.filter(fast_eligible=True)
     now = clock.now()
+    sales = seasonal_sales(now)
     products = list(qs.annotate(low=Min("variants__price")).select_related("seller").order_by("asin"))
     # prices depend on the clock (deals): filter and sort in Python, identically on every backend
     priced = []
     for p in products:
         live = p.deal_price is not None and p.deal_ends_at is not None and p.deal_ends_at > now
-        p.price_now = p.deal_price if live else (p.low if p.low is not None else p.list_price)
+        base = p.low if p.low is not None else p.list_price
+        p.price_now = p.deal_price if live else base
+        if p.department in sales:
+            p.price_now = min(p.price_now, policies.seasonal_price(base, sales[p.department].percent_off))
         p.deal_live = live
+        p.sale = sales.get(p.department)
         if q.deals and not live:
             continue
         if q.min_price is not None and p.price_now < q.min_price:
@@ -193,7 +219,8 @@ def cart_lines(account: Account, *, saved: bool = False) -> list[Line]:
     items = (CartItem.objects.filter(account=account, saved_for_later=saved)
              .select_related("variant__product__seller").order_by("added_at", "id"))
     now = clock.now()
-    return [Line(i, i.variant, i.variant.product, variant_price(i.variant, now), i.quantity) for i in items]
+    sales = seasonal_sales(now) if items else {}
+    return [Line(i, i.variant, i.variant.product, variant_price(i.variant, now, sales), i.quantity) for i in items]
 
 
 def cart_count(account: Account) -> int:
@@ -255,14 +282,17 @@ def line_speeds(lines: list[Line], speed: str, speeds: dict | None) -> dict[int,
     return {ln.item.id: speeds.get(ln.variant.sku) or speed for ln in lines}
 
 
-def shipments(lines: list[Line], speed: str, speeds: dict | None = None, today: date | None = None) -> list[Shipment]:
+def shipments(lines: list[Line], speed: str, speeds: dict | None = None, today: date | None = None,
+              state: str = "") -> list[Shipment]:
+    """The shipments of these lines and when each arrives in `state` (its delivery zone)."""
     today = today or clock.now().date()
     chosen = line_speeds(lines, speed, speeds)
     groups: dict[tuple, list[Line]] = {}
     for ln in lines:
         groups.setdefault((ln.product.seller_id, chosen[ln.item.id]), []).append(ln)
     return [Shipment(n, sp, group[0].product.seller, group,
-                     policies.delivery_date(speed=sp, standard_days=max(ln.product.standard_days for ln in group), today=today))
+                     policies.delivery_date(speed=sp, standard_days=max(ln.product.standard_days for ln in group), today=today,
+                                            state=state))
             for n, ((_, sp), group) in enumerate(groups.items(), start=1)]
 
 
@@ -311,13 +341,25 @@ def quote(*, account: Account, lines: list[Line], state: str, speed: str, codes:
     tax = policies.tax_for(subtotal - discount - loyalty, state)
     total = subtotal + shipping + wrap - discount - loyalty + tax
     gift = min(account.gift_card_balance, total) if use_gift else Decimal("0.00")
-    sent = shipments(lines, speed, speeds)
+    sent = shipments(lines, speed, speeds, state=state)
     delivery = max((s.delivery for s in sent), default=None)
     return Quote(lines, subtotal, shipping, wrap, discount, pct, loyalty, tax, total, gift, delivery, sent)
 
 
-def speed_allowed(speed: str, lines: list[Line]) -> bool:
+def speed_allowed(speed: str, lines: list[Line], state: str = "") -> bool:
+    """Whether every line can ship at `speed` to `state`: fast speeds need eligible items, and a
+    zone the carrier does not serve at that speed (policies.ZONES) rules it out."""
+    if not policies.speed_served(speed, state):
+        return False
     return speed == "standard" or all(ln.product.fast_eligible for ln in lines)
+
+
+def delivery_options(product: Product, state: str = "", today: date | None = None) -> dict[str, date]:
+    """The product page's promise: the arrival date per speed this product ships at to `state`."""
+    today = today or clock.now().date()
+    return {code: policies.delivery_date(speed=code, standard_days=product.standard_days, today=today, state=state)
+            for code in policies.SPEEDS
+            if policies.speed_served(code, state) and (code == "standard" or product.fast_eligible)}
 
 
 def price_changes(lines: list[Line]) -> list[Line]:
@@ -336,6 +378,21 @@ class TrackingEvent:
     at: datetime
     status: str
     place: str
+
+
+def repromised_dates(order: Order, state: str) -> dict[int, date]:
+    """The delivery date of each active item (by line) if the order went to `state` instead: its
+    date less its current zone's extra days plus the new zone's. A ValidationError names a speed
+    the carrier does not serve in the new zone."""
+    old_zone, new_zone = policies.zone_for(order.ship_state), policies.zone_for(state)
+    dates = {}
+    for item in order.items.filter(status=OrderItem.Status.ACTIVE).order_by("line"):
+        if item.speed not in new_zone.extra_days:
+            raise ValidationError(f"{policies.speed_label(item.speed)} is not available to {state} ({new_zone.name} "
+                                  f"delivery zone). Choose another address, or cancel the items sent at that speed first.")
+        shift = new_zone.extra_days[item.speed] - old_zone.extra_days.get(item.speed, 0)
+        dates[item.line] = item.delivery_date + timedelta(days=shift)
+    return dates
 
 
 def order_shipments(order: Order) -> list[dict]:

@@ -253,7 +253,13 @@ def order_place(*, account: Account, address: Address, speed: str, card: Card | 
     if address.account_id != account.id or not address.complete:
         raise ValidationError("Please choose a complete shipping address.")
     chosen = selectors.line_speeds(lines, speed, speeds)
-    if speed not in policies.SPEEDS or any(not selectors.speed_allowed(chosen[ln.item.id], [ln]) for ln in lines):
+    if speed not in policies.SPEEDS or any(chosen[ln.item.id] not in policies.SPEEDS for ln in lines):
+        raise ValidationError("Please choose a delivery option.")
+    for code in sorted(set(chosen.values())):
+        if not policies.speed_served(code, address.state):
+            raise ValidationError(f"{policies.speed_label(code)} is not available to {address.state} "
+                                  f"({policies.zone_for(address.state).name} delivery zone). Please choose another delivery option.")
+    if any(not selectors.speed_allowed(chosen[ln.item.id], [ln], address.state) for ln in lines):
         raise ValidationError("Please choose a delivery option.")
     for line in lines:
         if line.out_of_stock:
@@ -349,10 +355,19 @@ def order_change_address(*, order: Order, address: Address) -> Order:
         raise ValidationError("The shipping address can no longer be changed: the order has shipped.")
     if address.account_id != order.account_id or not address.complete:
         raise ValidationError("Please choose a complete address from your address book.")
+    dates = selectors.repromised_dates(order, address.state)  # the new delivery zone's dates (or why not)
     order.ship_name, order.ship_line1, order.ship_line2 = address.full_name, address.line1, address.line2
     order.ship_city, order.ship_state, order.ship_zip = address.city, address.state, address.zip_code
     _recompute(order)  # tax follows the destination
-    order.save(update_fields=["ship_name", "ship_line1", "ship_line2", "ship_city", "ship_state", "ship_zip", *RECOMPUTED])
+    fields = ["ship_name", "ship_line1", "ship_line2", "ship_city", "ship_state", "ship_zip", *RECOMPUTED]
+    moved = [i for i in order.items.filter(line__in=list(dates)) if i.delivery_date != dates[i.line]]
+    for item in moved:
+        item.delivery_date = dates[item.line]
+        item.save(update_fields=["delivery_date"])
+    if moved:  # the last shipment's date, in the new zone
+        order.delivery_date = max(dates.values())
+        fields.append("delivery_date")
+    order.save(update_fields=fields)
     return order
 
 

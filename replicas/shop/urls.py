@@ -9,6 +9,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("s", views.search, name="search"),
     path("s/suggest", views.suggest, name="suggest"),
+    path("deliver-to", views.deliver_to, name="deliver_to"),
     path("dp/<str:asin>", views.product, name="product"),
     path("dp/<str:asin>/questions", views.question_ask, name="question_ask"),
     path("images/<str:asin>-<int:view>.svg", views.product_image, name="image_view"),

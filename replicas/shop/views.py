@@ -28,6 +28,7 @@ from .models import (
     Product,
     Refund,
     ReturnRequest,
+    SeasonalSale,
     SellerMessage,
     Variant,
 )
@@ -92,14 +93,30 @@ def staff_required(view):
     return wrapper
 
 
+DELIVER_TO = "shop_deliver_to"  # the header's "Deliver to": {"address": public id} or {"state": "MT"}
+
+
+def _deliver_to(request, account) -> tuple[Address | None, str]:
+    """The shopper's "Deliver to" location: the address chosen in the header (or at checkout), else
+    the default address; a visitor may pick a state. Returns (address or None, its state)."""
+    chosen = request.session.get(DELIVER_TO) or {}
+    if account is not None and account.role == Account.Role.CUSTOMER:
+        pid = chosen.get("address")
+        address = account.addresses.filter(public_id=pid).first() if isinstance(pid, int) else None
+        address = address or account.addresses.filter(is_default=True).first()
+        if address is not None:
+            return address, address.state
+    state = chosen.get("state")
+    return None, state if state in policies.STATES else ""
+
+
 def _ctx(request, **extra) -> dict:
     account = extra.pop("account", None) or getattr(request, "account", None) or signed_in(request)
-    deliver_to = None
-    if account is not None and account.role == Account.Role.CUSTOMER:
-        deliver_to = account.addresses.filter(is_default=True).first()
+    deliver_to, deliver_state = extra.pop("deliver", None) or _deliver_to(request, account)
     customer = account is not None and account.role == Account.Role.CUSTOMER
     return {
-        "account": account, "deliver_to": deliver_to, "departments": Product.Department.choices,
+        "account": account, "deliver_to": deliver_to, "deliver_state": deliver_state,
+        "deliver_zone": policies.zone_for(deliver_state) if deliver_state else None, "departments": Product.Department.choices,
         "cart_count": selectors.cart_count(account) if customer else 0,
         "currency": account.currency if customer else "USD", "now": clock.now(), **extra,
     }
@@ -171,10 +188,14 @@ def search(request):
         "clear": "/s?" + (f"k={urlquote(q.text)}" if q.text else ""),
     }
     pages = [(n, link(page=str(n))) for n in range(1, results.pages + 1)]
+    account = signed_in(request)
+    deliver = _deliver_to(request, account)
+    zone = policies.zone_for(deliver[1])
     return render(request, "shop/search.html", _ctx(
-        request, q=q, results=results, filters=filters, pages=pages, sorts=selectors.SORTS,
+        request, account=account, deliver=deliver, q=q, results=results, filters=filters, pages=pages, sorts=selectors.SORTS,
         prev_link=link(page=str(q.page - 1)) if q.page > 1 else "", next_link=link(page=str(q.page + 1)) if q.page < results.pages else "",
-        speeds=policies.SPEEDS, fast_by=(clock.now() + timedelta(days=2)).date(),
+        speeds=policies.SPEEDS, standard_extra=zone.extra_days["standard"],
+        fast_by=policies.delivery_date(speed="fast", standard_days=0, today=clock.now().date(), state=deliver[1]),
     ))
 
 
@@ -184,6 +205,40 @@ def suggest(request):
     if request.headers.get("HX-Request") == "true":
         return render(request, "shop/_suggestions.html", {"suggestions": found})
     return JsonResponse({"suggestions": found})
+
+
+def deliver_to(request):
+    """"Choose your location": one of the shopper's saved addresses, or (for a visitor) a state.
+    Dates on product, cart and checkout pages follow it (policies.ZONES)."""
+    account = signed_in(request)
+    customer = account is not None and account.role == Account.Role.CUSTOMER
+    error = ""
+    if request.method == "POST":
+        pid, state = request.POST.get("address", ""), request.POST.get("state", "").strip().upper()
+        if pid and customer:
+            address = account.addresses.filter(public_id=_int(pid)).first()
+            if address is None:
+                error = "Please choose one of your addresses."
+            elif not address.state:
+                error = "This address has no state, so no delivery date can be given for it. Add it again with its state."
+            else:
+                request.session[DELIVER_TO] = {"address": address.public_id}
+        elif pid:
+            error = "Sign in to deliver to one of your saved addresses."
+        elif state:
+            if state not in policies.STATES:
+                error = f"We do not deliver to \"{state[:10]}\". Please choose a state from the list."
+            else:
+                request.session[DELIVER_TO] = {"state": state}
+        else:
+            error = "Please choose an address or a state."
+        if not error:
+            return redirect(_safe_next(request, request.POST.get("next", ""), "/"))
+    addresses = selectors.usable_addresses(account) if customer else []
+    return render(request, "shop/deliver_to.html", _ctx(
+        request, addresses=addresses, states=policies.STATES, zones=policies.ZONES, error=error,
+        next=_safe_next(request, request.POST.get("next") or request.GET.get("next", ""), "/"),
+    ), status=400 if error else 200)
 
 
 def product(request, asin):
@@ -196,21 +251,27 @@ def product(request, asin):
     now = clock.now()
     account = signed_in(request)
     member = bool(account and account.member)
-    price = selectors.variant_price(chosen, now)
+    sales = selectors.seasonal_sales(now)
+    price = selectors.variant_price(chosen, now, sales)
+    sale = sales.get(product.department)
     today = now.date()
+    deliver = _deliver_to(request, account)
+    deliver_state = deliver[1]
+    dates = selectors.delivery_options(product, deliver_state, today)
     reviews = list(product.reviews.order_by("-created_at", "public_id"))
     star = request.GET.get("stars", "")
     if star in {"1", "2", "3", "4", "5"}:
         reviews = [r for r in reviews if r.rating == int(star)]
-    together = _bundle(product, now)
+    together = _bundle(product, now, sales)
     qa_text = request.GET.get("qa", "").strip()[:100]
     view = request.GET.get("view", "0")
     view = int(view) if view in {"0", "1", "2"} else 0  # the gallery's three views; anything else shows the first
     return render(request, "shop/product.html", _ctx(
-        request, product=product, variants=variants, chosen=chosen, price=price, view=view, views=range(3),
+        request, account=account, deliver=deliver, product=product, variants=variants, chosen=chosen, price=price, view=view, views=range(3),
         deal=selectors.deal_active(product, now), histogram=selectors.histogram(product), reviews=reviews[:10], star=star,
-        standard_date=policies.delivery_date(speed="standard", standard_days=product.standard_days, today=today),
-        fast_date=policies.delivery_date(speed="fast", standard_days=product.standard_days, today=today),
+        standard_date=dates["standard"], fast_date=dates.get("fast"),
+        no_nextday=bool(deliver_state) and not policies.speed_served("nextday", deliver_state),
+        sale=sale if sale is not None and price == policies.seasonal_price(chosen.price, sale.percent_off) else None,
         standard_free=member or price >= policies.FREE_SHIPPING_OVER, colours=sorted({v.colour for v in variants if v.colour}),
         together=together, bundle_total=sum((t.price_now for t in together), Decimal(0)),
         bundle_ready=all(t.bundle_variant is not None for t in together),
@@ -220,7 +281,7 @@ def product(request, asin):
     ))
 
 
-def _bundle(product, now) -> list[Product]:
+def _bundle(product, now, sales) -> list[Product]:
     """This item and the ones bought with it, each with the variant "Add all to Cart" would add."""
     if not product.bought_together:
         return []
@@ -230,7 +291,7 @@ def _bundle(product, now) -> list[Product]:
     for p in items:
         variants = sorted(p.variants.all(), key=lambda v: v.sku)
         p.bundle_variant = next((v for v in variants if v.stock), None)
-        p.price_now = selectors.variant_price(p.bundle_variant or variants[0], now) if variants else p.list_price
+        p.price_now = selectors.variant_price(p.bundle_variant or variants[0], now, sales) if variants else p.list_price
     return items if len(items) > 1 else []
 
 
@@ -260,8 +321,18 @@ def cart(request):
     lines = selectors.cart_lines(request.account)
     saved = selectors.cart_lines(request.account, saved=True)
     subtotal = sum((ln.amount for ln in lines), Decimal(0))
+    deliver = _deliver_to(request, request.account)
+    deliver_state = deliver[1]
+    today = clock.now().date()
+    ended = list(SeasonalSale.objects.filter(ends_at__lte=clock.now()).order_by("-ends_at")) if lines else []
+    for ln in lines:
+        # a seasonal sale on its department that ended since the item went into the cart
+        ln.sale_ended = next((e for e in ended if e.department == ln.product.department and e.ends_at > ln.item.added_at
+                              and e.starts_at <= ln.item.added_at), None)
+        ln.arrives = policies.delivery_date(speed="standard", standard_days=ln.product.standard_days, today=today,
+                                            state=deliver_state)
     return render(request, "shop/cart.html", _ctx(
-        request, lines=lines, saved=saved, subtotal=subtotal, count=sum(ln.quantity for ln in lines),
+        request, deliver=deliver, lines=lines, saved=saved, subtotal=subtotal, count=sum(ln.quantity for ln in lines),
         blocked=any(ln.out_of_stock for ln in lines), error=request.session.pop("shop_error", ""),
         quantities=range(0, services.MAX_QUANTITY + 1), gift_wrap_fee=policies.GIFT_WRAP_FEE,
         gift_message_max=policies.GIFT_MESSAGE_MAX,
@@ -381,9 +452,12 @@ def checkout_address(request):
             state = _state(request)
             state["address"] = address.public_id
             _save_state(request, state)
+            request.session[DELIVER_TO] = {"address": address.public_id}
             return redirect("/checkout/delivery")
+    deliver_to, _ = _deliver_to(request, request.account)
     return _step(request, "shop/checkout_address.html", 1, addresses=selectors.usable_addresses(request.account),
-                 errors=errors, form={}, states=policies.STATES)
+                 errors=errors, form={}, states=policies.STATES,
+                 preselect=_state(request).get("address") or (deliver_to.public_id if deliver_to else None))
 
 
 @require_POST
@@ -401,6 +475,7 @@ def checkout_address_new(request):
     state = _state(request)
     state["address"] = address.public_id
     _save_state(request, state)
+    request.session[DELIVER_TO] = {"address": address.public_id}
     return redirect("/checkout/delivery")
 
 
@@ -412,8 +487,10 @@ def _int(value):
 @customer_required
 def checkout_delivery(request):
     state = _state(request)
-    if _address(request, state) is None:
+    address = _address(request, state)
+    if address is None:
         return redirect("/checkout/address")
+    dest = address.state
     lines = _checkout_lines(request)
     errors = []
     if request.method == "POST":
@@ -422,9 +499,13 @@ def checkout_delivery(request):
         own = {ln.variant.sku: request.POST.get(f"speed-{ln.variant.sku}", "") for ln in lines}
         own = {sku: sp for sku, sp in own.items() if sp}
         by_sku = {ln.variant.sku: ln for ln in lines}
-        if speed not in policies.SPEEDS or not selectors.speed_allowed(speed, [by_sku[s] for s in by_sku if s not in own]):
+        unserved = sorted({sp for sp in [speed, *own.values()] if sp in policies.SPEEDS and not policies.speed_served(sp, dest)})
+        if unserved:
+            errors = [f"{policies.speed_label(unserved[0])} is not available to {dest} "
+                      f"({policies.zone_for(dest).name} delivery zone). Please choose another delivery option."]
+        elif speed not in policies.SPEEDS or not selectors.speed_allowed(speed, [by_sku[s] for s in by_sku if s not in own], dest):
             errors = ["Please choose a delivery option."]
-        elif any(sp not in policies.SPEEDS or not selectors.speed_allowed(sp, [by_sku[sku]]) for sku, sp in own.items()):
+        elif any(sp not in policies.SPEEDS or not selectors.speed_allowed(sp, [by_sku[sku]], dest) for sku, sp in own.items()):
             errors = ["One of the items cannot ship at the speed chosen for it."]
         else:
             state["speed"] = speed
@@ -435,17 +516,20 @@ def checkout_delivery(request):
     days = max((ln.product.standard_days for ln in lines), default=5)
     subtotal = sum((ln.amount for ln in lines), Decimal(0))
     options = [
-        {"code": code, "label": s.label, "allowed": selectors.speed_allowed(code, lines),
-         "date": policies.delivery_date(speed=code, standard_days=days, today=today),
+        {"code": code, "label": s.label, "allowed": selectors.speed_allowed(code, lines, dest),
+         "date": policies.delivery_date(speed=code, standard_days=days, today=today, state=dest),
          "fee": policies.shipping_fee(speed=code, subtotal=subtotal, member=request.account.member)}
-        for code, s in policies.SPEEDS.items()
+        for code, s in policies.SPEEDS.items() if policies.speed_served(code, dest)
     ]
     own = state.get("speeds") or {}
     for ln in lines:
         ln.own_speed = own.get(ln.variant.sku, "")
-        ln.speed_options = [(code, s.label, policies.delivery_date(speed=code, standard_days=ln.product.standard_days, today=today))
-                            for code, s in policies.SPEEDS.items() if selectors.speed_allowed(code, [ln])]
-    return _step(request, "shop/checkout_delivery.html", 2, lines=lines, options=options, errors=errors)
+        ln.speed_options = [(code, s.label, policies.delivery_date(speed=code, standard_days=ln.product.standard_days, today=today,
+                                                                   state=dest))
+                            for code, s in policies.SPEEDS.items() if selectors.speed_allowed(code, [ln], dest)]
+    unserved = [s.label for code, s in policies.SPEEDS.items() if not policies.speed_served(code, dest)]
+    return _step(request, "shop/checkout_delivery.html", 2, lines=lines, options=options, errors=errors,
+                 zone=policies.zone_for(dest), unserved=unserved)
 
 
 def _payment_page(request, errors=(), card_form=None, promo_error=""):

@@ -234,14 +234,20 @@ def _placed_orders():
 
 def change_address(world) -> dict:
     for order in _placed_orders():
-        others = [a for a in order.account.addresses.order_by("public_id") if a.complete and a.line1 != order.ship_line1]
+        # an address the order's speeds can reach (a remote zone has no One-Day Shipping)
+        others = [a for a in order.account.addresses.order_by("public_id") if a.complete and a.line1 != order.ship_line1
+                  and all(policies.speed_served(i.speed, a.state) for i in order.items.filter(status=OrderItem.Status.ACTIVE))]
         wrong = [a for a in order.account.addresses.order_by("public_id") if a.complete and a.line1 == order.ship_line1]
         if others and wrong:
             target = others[0]
             tax = policies.tax_for(order.subtotal - order.discount - order.loyalty_discount, target.state)
+            dates = selectors.repromised_dates(order, target.state)
+            # the order's date moves with its items' (by the zones' difference) only when one moves
+            moved = any(i.delivery_date != dates[i.line] for i in order.items.filter(line__in=list(dates)))
+            delivery = max(dates.values()) if moved else order.delivery_date
             return {**_signin(order.account), "order": order.public_id, "line1": target.line1, "city": target.city,
                     "address": target.public_id, "zip": target.zip_code, "state": target.state, "tax": _money(tax),
-                    "total": _money(order.before_tax + tax), "current": wrong[0].public_id}
+                    "total": _money(order.before_tax + tax), "current": wrong[0].public_id, "delivery": delivery.isoformat()}
     raise NoCandidate("no unshipped order whose customer has another complete address")
 
 
@@ -457,9 +463,10 @@ def split_shipment(world) -> dict:
         lines = selectors.cart_lines(account)
         if len(lines) < 2:
             continue
+        state = _default_address(account).state  # the delivery zone of the address checkout ships to
         for ln in lines:
-            standard = policies.delivery_date(speed="standard", standard_days=ln.product.standard_days, today=today)
-            fast = policies.delivery_date(speed="fast", standard_days=ln.product.standard_days, today=today)
+            standard = policies.delivery_date(speed="standard", standard_days=ln.product.standard_days, today=today, state=state)
+            fast = policies.delivery_date(speed="fast", standard_days=ln.product.standard_days, today=today, state=state)
             if ln.product.fast_eligible and fast < standard:
                 q = selectors.quote(account=account, lines=lines, state=_default_address(account).state, speed="standard",
                                     codes=[], use_gift=False, speeds={ln.variant.sku: "fast"})
@@ -521,8 +528,10 @@ def price_rise(world) -> dict:
         account = _ready_shopper(cart=True, exclude=skip)
         skip.append(account.public_id)
         lines = selectors.cart_lines(account)
-        # a running deal prices from the cheapest variant, so raising that one would not show
-        if len(lines) >= 2 and not selectors.deal_active(lines[-1].product):
+        # a running deal prices from the cheapest variant, so raising that one would not show; a
+        # seasonal sale takes its percentage off the raised price too
+        if len(lines) >= 2 and not selectors.deal_active(lines[-1].product) and \
+                lines[-1].product.department not in selectors.seasonal_sales():
             risen = lines[-1]
             return {**_checkout_keys(account), "sku": risen.variant.sku, "title": _shown(risen.product.title),
                     "limit": _money(risen.price + 1), "new_price": _money(risen.price + PRICE_RISE)}

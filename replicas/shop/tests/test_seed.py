@@ -16,6 +16,7 @@ from replicas.shop.models import (
     Product,
     Refund,
     ReturnRequest,
+    SeasonalSale,
     Seller,
     Variant,
 )
@@ -29,7 +30,7 @@ pytestmark = pytest.mark.django_db
 
 # The state hash of (shop, seed 7, small): the same on SQLite and PostgreSQL (CI runs this module
 # on both). It changes, on purpose, whenever the generator or the models change: update it then.
-SMALL_SEED_7_HASH = "ee204e82aa5e0ff6b2c9e47cc671a1a35484d73968c8ef319ce1f86e8d0d3596"
+SMALL_SEED_7_HASH = "56a9cee285b79957ce8d7ac2d9f0a1a60cd967a32fa2f15e3c1a1e668afa954d"
 
 
 def test_the_apps_layer_list_is_the_generators():
@@ -61,9 +62,13 @@ def test_every_messy_layer_shows_in_the_small_variant():
         tiers = {policies.loyalty_tier(p).name for p in Account.objects.filter(role="customer").values_list("loyalty_points", flat=True)}
         assert tiers == {"Blue", "Silver", "Gold"}
         assert Account.objects.exclude(currency="USD").exists()
+        running = SeasonalSale.objects.filter(starts_at__lte=now, ends_at__gt=now)
+        assert running.filter(ends_at__lt=now + timedelta(hours=2)).exists()  # a season that ends mid-episode
+        assert SeasonalSale.objects.filter(ends_at__lte=now).exists() and SeasonalSale.objects.filter(starts_at__gt=now).exists()
     clean = world_generate(replica="shop", seed=3, variant="clean")
     with bound_world(clean):
         assert not Account.objects.exclude(currency="USD").exists() and not Account.objects.filter(loyalty_points__gt=0).exists()
+        assert not SeasonalSale.objects.exists()
 
 
 def test_default_size_is_about_five_thousand_rows_and_order_stories_hold():
