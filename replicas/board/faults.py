@@ -1,5 +1,7 @@
 """The issue board's side of fault injection (see replicas/worlds/faults/data.py for the contract):
-its sign-in check, its error page, and the data fault of a card someone else moves."""
+its sign-in check, its error page, and its data faults: a card someone else moves (`stale_record`) and a
+bug whose Steps to reproduce field disagrees with its reporter's comment (`data_conflict`), so the
+workflow's validator refuses to start it until the agent fixes the field."""
 from django.http import HttpResponse, JsonResponse
 from django.utils.html import format_html
 
@@ -8,8 +10,8 @@ from replicas.worlds.faults.pages import wants_json
 
 from . import workflow as W
 from .auth import SESSION_PERSON
-from .models import Issue, Person
-from .services import issue_transition
+from .models import Comment, Issue, Person
+from .services import issue_transition, next_public_id
 
 
 def session_is_signed_in(session) -> bool:
@@ -58,4 +60,31 @@ def stale_record(ctx) -> dict:
     return {"model": "issue", "record": issue.key, "changed": {"status": [before, W.IN_PROGRESS]}, "by": mover.username}
 
 
-DATA_FAULTS = {"stale_record": stale_record}
+STEPS_LOST = "Steps to reproduce (pasted here: the field came back empty after the import):\n"
+
+
+def data_conflict(ctx) -> dict:
+    """A bug's Steps to reproduce field and its reporter's comment disagree: the field is empty (a legacy
+    import dropped it) while the comment holds the steps. Moving the bug to In Progress is then refused
+    by the workflow's validator ("a bug needs Steps to reproduce") until someone puts them back.
+
+    Applied at world creation on `record` (a bug key), or on AGENT's first To Do bug with steps.
+    """
+    record = ctx.params.get("record")
+    candidates = Issue.objects.filter(issue_type="bug", status=W.TODO).exclude(steps_to_reproduce="")
+    if record is not None:
+        candidates = candidates.filter(key=str(record))
+    else:
+        candidates = candidates.filter(project__key="AGENT", parent__isnull=True)
+    issue = candidates.select_related("reporter").order_by("project__key", "number").first()
+    if issue is None:
+        raise DataFaultError(f"no To Do bug with steps to reproduce {record!r}" if record else "no AGENT To Do bug with steps")
+    steps = issue.steps_to_reproduce
+    at = max(issue.created_at, issue.updated_at)
+    comment = Comment.objects.create(public_id=next_public_id(Comment, 10001), issue=issue, author=issue.reporter,
+                                     body=STEPS_LOST + steps, created_at=at)
+    Issue.objects.filter(pk=issue.pk).update(steps_to_reproduce="")
+    return {"model": "issue", "record": issue.key, "changed": {"steps_to_reproduce": [steps, ""]}, "comment": comment.public_id}
+
+
+DATA_FAULTS = {"stale_record": stale_record, "data_conflict": data_conflict}

@@ -247,14 +247,18 @@ class BulkForm(forms.Form):
     priority = forms.ChoiceField(required=False, choices=[("", "No change")] + [(p, p) for p in W.PRIORITIES])
     labels_add = forms.CharField(required=False, max_length=500, label="Add labels")
     labels_remove = forms.CharField(required=False, max_length=500, label="Remove labels")
+    # a transition for every selected issue, each through its own project's workflow
+    status = forms.ChoiceField(required=False, label="Transition to")
+    resolution = forms.ChoiceField(required=False, choices=[("", "No resolution")] + [(r, r) for r in W.RESOLUTIONS])
 
-    def __init__(self, *, people, data=None):
+    def __init__(self, *, people, statuses=W.ALL_STATUSES, data=None):
         if data is not None:
             data = data.copy()
             data.setlist("keys", [",".join(data.getlist("keys"))])
         super().__init__(data=data)
         self.people = {p.username: p for p in people}
         self.fields["assignee"].choices = [("", "No change"), ("-", "Unassigned")] + [(p.username, p.name) for p in people]
+        self.fields["status"].choices = [("", "No change")] + [(s, s) for s in statuses]
         _styled(self)
 
     def clean_keys(self):
@@ -273,13 +277,15 @@ class BulkForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        if not self.errors and not (data.get("assignee") or data.get("priority") or data.get("labels_add") or data.get("labels_remove")):
+        if not self.errors and not (data.get("assignee") or data.get("priority") or data.get("labels_add") or data.get("labels_remove")
+                                    or data.get("status")):
             raise forms.ValidationError("Choose at least one change to make.")
         return data
 
     def changes(self) -> dict:
         data = self.cleaned_data
-        values = {"priority": data["priority"], "labels_add": data["labels_add"], "labels_remove": data["labels_remove"]}
+        values = {"priority": data["priority"], "labels_add": data["labels_add"], "labels_remove": data["labels_remove"],
+                  "status": data["status"], "resolution": data["resolution"]}
         if data["assignee"]:
             values["assignee"] = None if data["assignee"] == "-" else self.people[data["assignee"]]
         return values

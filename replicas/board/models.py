@@ -34,6 +34,23 @@ class Person(WorldModel):
         return (parts[0][0] + parts[-1][0]).upper() if len(parts) > 1 else self.name[:2].upper()
 
 
+class Workflow(WorldModel):
+    """A workflow projects use: its statuses in board order and the conditions and validators its
+    transitions check (rules as in workflow.py). Each project points at one."""
+
+    public_key = ("name",)
+
+    name = models.CharField(max_length=60)
+    statuses = models.JSONField(default=list)
+    rules = models.JSONField(default=list, blank=True)
+
+    def __str__(self):
+        return self.name
+
+    def flow(self) -> workflow.Flow:
+        return workflow.Flow(self.name, tuple(self.statuses), tuple(self.rules))
+
+
 class Project(WorldModel):
     """A project and its one board: a scrum board (sprints) or a kanban board (continuous flow)."""
 
@@ -56,6 +73,8 @@ class Project(WorldModel):
     board_type = models.CharField(max_length=10, choices=BoardType.choices, default=BoardType.SCRUM)
     # the board's "Group by", kept with the board as the product keeps its configuration
     swimlanes = models.CharField(max_length=10, choices=Swimlanes.choices, default=Swimlanes.NONE)
+    # the project's own workflow: its statuses (the board's columns) and transition rules
+    workflow = WorldForeignKey(Workflow, on_delete=models.PROTECT, related_name="projects")
 
     def __str__(self):
         return self.key
@@ -107,7 +126,7 @@ class BoardColumn(WorldModel):
     public_key = ("project", "status")
 
     project = WorldForeignKey(Project, on_delete=models.CASCADE, related_name="columns")
-    status = models.CharField(max_length=20, choices=[(s, s) for s in workflow.STATUSES])
+    status = models.CharField(max_length=20, choices=[(s, s) for s in workflow.ALL_STATUSES])
     position = models.PositiveSmallIntegerField()
     wip_limit = models.PositiveSmallIntegerField(null=True, blank=True)
 
@@ -144,7 +163,7 @@ class Issue(WorldModel):
     summary = models.CharField(max_length=255)
     description = models.TextField(blank=True)
     steps_to_reproduce = models.TextField(blank=True)
-    status = models.CharField(max_length=20, choices=[(s, s) for s in workflow.STATUSES])
+    status = models.CharField(max_length=20, choices=[(s, s) for s in workflow.ALL_STATUSES])
     resolution = models.CharField(max_length=20, blank=True, choices=[("", "Unresolved")] + [(r, r) for r in workflow.RESOLUTIONS])
     priority = models.CharField(max_length=10, choices=[(p, p) for p in workflow.PRIORITIES])
     assignee = WorldForeignKey(Person, null=True, blank=True, on_delete=models.SET_NULL, related_name="assigned")

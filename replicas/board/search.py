@@ -4,7 +4,7 @@ from decimal import Decimal, InvalidOperation
 
 from . import jql
 from . import workflow as W
-from .models import CustomField, FieldValue, Issue, Link, Person, Project, Sprint
+from .models import CustomField, FieldValue, Issue, Link, Person, Project, Sprint, Workflow
 
 TYPE_ALIASES = {"epic": "epic", "story": "story", "task": "task", "bug": "bug", "sub-task": "subtask", "subtask": "subtask"}
 MAX_RESULTS = 500
@@ -15,6 +15,12 @@ def _values_error(field: str, value: str):
 
 
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+def world_statuses() -> list[str]:
+    """The statuses of the bound world's workflows (every project's), in workflow.ALL_STATUSES order."""
+    known = {s for statuses in Workflow.objects.values_list("statuses", flat=True) for s in statuses}
+    return [s for s in W.ALL_STATUSES if s in known]
+
+
 LINK_PHRASES = [phrase for pair in W.LINK_KINDS.values() for phrase in pair]
 
 
@@ -129,7 +135,8 @@ class Runner:
         if field == "sprint":
             return self.sprint_ids(value)
         if field == "status":
-            match = next((s for s in W.STATUSES if s.lower() == value.lower()), None)
+            # the statuses of the world's workflows (any project's): a status no workflow has does not exist
+            match = next((s for s in world_statuses() if s.lower() == value.lower()), None)
             if match is None:
                 raise _values_error("status", value)
             return match
@@ -217,7 +224,7 @@ class Runner:
             for field, desc in order:
                 value = {
                     "priority": jql.PRIORITY_ORDER[issue.priority], "key": (issue.project.key, issue.number),
-                    "status": W.STATUSES.index(issue.status), "assignee": issue.assignee.name if issue.assignee_id else "~",
+                    "status": W.ALL_STATUSES.index(issue.status), "assignee": issue.assignee.name if issue.assignee_id else "~",
                     "created": issue.created_at.timestamp(), "updated": issue.updated_at.timestamp(), "rank": issue.rank,
                     "storyPoints": issue.story_points if issue.story_points is not None else -1,
                     "duedate": issue.due_date.toordinal() if issue.due_date else 0, "type": issue.issue_type,

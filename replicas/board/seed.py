@@ -25,6 +25,7 @@ from .models import (
     Sprint,
     Version,
     Watcher,
+    Workflow,
 )
 
 LAYERS = (
@@ -49,7 +50,7 @@ DRIFT = {"frontend": ["Frontend", "front-end"], "tech-debt": ["techdebt", "Tech-
 POINTS = [1, 2, 3, 5, 8, 13]
 PEOPLE = 16
 KANBAN = {"OPS"}  # projects whose board is a kanban board: continuous flow, no sprints
-KANBAN_WIP = {W.IN_PROGRESS: 4, W.IN_REVIEW: 3}
+KANBAN_WIP = {W.IN_PROGRESS: 4, W.WAITING: 3}
 SCRUM_WIP = {W.IN_PROGRESS: 5, W.IN_REVIEW: 3}
 # per project: (name, kind, options, description); ids count up from 10010 like the product's customfield_10010
 CUSTOM_FIELDS = {
@@ -150,9 +151,14 @@ class Seeder:
             person.active = False
         self.team = [p for p in self.persons if p.active]
 
+    def workflows(self):
+        """One row per workflow of workflow.WORKFLOWS; projects point at theirs (PROJECT_WORKFLOWS)."""
+        self.flows = {name: self.gen.add(Workflow(name=name, statuses=list(statuses), rules=[dict(r) for r in rules]))
+                      for name, (statuses, rules) in W.WORKFLOWS.items()}
+
     def project(self, key, name, component_names):
         lead = self.team[len(self.projects) % len(self.team)]
-        project = self.gen.add(Project(key=key, name=name, lead=lead,
+        project = self.gen.add(Project(key=key, name=name, lead=lead, workflow=self.flows[W.PROJECT_WORKFLOWS[key]],
                                        board_type=Project.BoardType.KANBAN if key in KANBAN else Project.BoardType.SCRUM))
         comps = []
         for cname in component_names:
@@ -164,7 +170,7 @@ class Seeder:
             released = i < 3
             versions.append(self.gen.add(Version(project=project, name=vname, released=released,
                                                  release_date=(self.now - timedelta(days=(3 - i) * 40)).date())))
-        for position, status in enumerate(W.STATUSES):
+        for position, status in enumerate(project.workflow.statuses):
             self.gen.add(BoardColumn(project=project, status=status, position=position,
                                      wip_limit=(KANBAN_WIP if key in KANBAN else SCRUM_WIP).get(status)))
         self.projects.append(project)
@@ -213,7 +219,8 @@ class Seeder:
         """The changelog that brought the issue to where it is, and a comment or two."""
         at = issue.created_at
         actor = issue.assignee or issue.reporter
-        path = W.STATUSES[: W.STATUSES.index(issue.status) + 1]
+        statuses = issue.project.workflow.statuses
+        path = statuses[: statuses.index(issue.status) + 1]
         for old, new in zip(path, path[1:], strict=False):
             at = min(at + timedelta(hours=self.rnd.randint(2, 70)), self.now - timedelta(minutes=5))
             self.change(issue, actor, "status", old, new, at)
@@ -359,7 +366,7 @@ class Seeder:
     # --- kanban: continuous flow -----------------------------------------------------------------
 
     def fill_kanban(self, project, comps, versions):
-        """No sprints: a ranked To Do column, In Progress at its WIP limit, a few in review, and done
+        """No sprints: a ranked To Do column, In Progress at its WIP limit, a few waiting for support, and done
         work resolved over the last months (the board shows what was resolved in the last two weeks)."""
         epics = [self.issue(project, "epic", theme, W.IN_PROGRESS, created=self.ago(90, 60), priority="Medium")
                  for theme in self.rnd.sample(EPIC_THEMES, 3)]
@@ -378,7 +385,7 @@ class Seeder:
         for person in self.rnd.sample(self.team[1:], KANBAN_WIP[W.IN_PROGRESS]):
             work(W.IN_PROGRESS, self.ago(6, 6), assignee=person)
         for _ in range(2):
-            work(W.IN_REVIEW, self.ago(5, 4), assignee=self.rnd.choice(self.team))
+            work(W.WAITING, self.ago(5, 4), assignee=self.rnd.choice(self.team))
         for _ in range(max(10, self.n // 25)):
             work(W.TODO, self.ago(3, 40), assignee=self.rnd.choice(self.team) if self.rnd.random() < 0.5 else None)
         done = max(0, self.n - self.numbers[project.key])
@@ -458,6 +465,7 @@ class Seeder:
 def generate(gen):
     s = Seeder(gen)
     s.people()
+    s.workflows()
     s.projects, s.numbers, s.links = [], {}, set()
     for key, name, component_names in PROJECTS:
         project, comps, versions = s.project(key, name, component_names)

@@ -21,7 +21,7 @@ from . import workflow as W
 from .auth import person_authenticate, session_sign_in, signed_in_person
 from .forms import AttachmentForm, BulkForm, CreateForm, FilterForm, IssueForm, LoginForm, SprintStartForm, SubtaskForm
 from .models import Attachment, BoardColumn, Filter, Issue, Person, Project, Sprint
-from .search import issues_search
+from .search import issues_search, world_statuses
 
 LOGIN = "/login"
 FLASH = "board_flash"
@@ -81,14 +81,14 @@ def page(request, template: str, context: dict, *, project: Project | None = Non
 
 
 def _project(key: str) -> Project:
-    project = Project.objects.filter(key=key.upper()).first()
+    project = Project.objects.select_related("workflow").filter(key=key.upper()).first()
     if project is None:
         raise Http404(f"Project {key} does not exist.")
     return project
 
 
 def _issue(key: str) -> Issue:
-    issue = Issue.objects.select_related("project", "assignee", "reporter", "sprint", "epic", "parent").filter(key=key.upper()).first()
+    issue = Issue.objects.select_related("project__workflow", "assignee", "reporter", "sprint", "epic", "parent").filter(key=key.upper()).first()
     if issue is None:
         raise Http404(f"Issue {key} does not exist or you do not have permission to see it.")
     return issue
@@ -191,14 +191,14 @@ def board(request, key):
     params.pop("selectedIssue", None)
     context = {
         "sprint": sprint, "kanban": kanban, "heads": heads, "lanes": _lanes(project, heads, shown), "days_left": days_left,
-        "statuses": W.STATUSES, "only_mine": only_mine, "recent": recent, "text": text, "resolutions": W.RESOLUTIONS,
+        "statuses": project.workflow.statuses, "only_mine": only_mine, "recent": recent, "text": text, "resolutions": W.RESOLUTIONS,
         "base_query": params.urlencode(), "swimlane_choices": Project.Swimlanes.choices, "done_days": KANBAN_DONE_DAYS,
         "full_path": request.get_full_path(),
         "quick": _quick_filters(only_mine, recent, text),
     }
     selected = request.GET.get("selectedIssue", "").strip().upper()
     if selected:
-        issue = Issue.objects.select_related("project", "assignee", "reporter", "sprint", "epic", "parent").filter(key=selected).first()
+        issue = Issue.objects.select_related("project__workflow", "assignee", "reporter", "sprint", "epic", "parent").filter(key=selected).first()
         if issue is None:
             context["panel_missing"] = selected
         else:
@@ -361,7 +361,7 @@ def issue_context(request, issue: Issue, form: IssueForm, *, back: str) -> dict:
     return {
         "issue": issue, "form": form, "comments": comments, "history": history, "links": sorted(links, key=lambda x: (x[0], x[1].key)),
         "subtasks": list(issue.subtasks.select_related("assignee").order_by("number")),
-        "watchers": watchers, "watching": request.person.id in watching_ids, "statuses": W.STATUSES,
+        "watchers": watchers, "watching": request.person.id in watching_ids, "statuses": issue.project.workflow.statuses,
         "link_kinds": [(k, v[0]) for k, v in W.LINK_KINDS.items()] + [(f"~{k}", v[1]) for k, v in W.LINK_KINDS.items() if k != "relates"],
         "draft": drafts.get(issue.key, ""), "back": back, "people": people,
         "people_names": {p["username"]: p["name"] for p in people},
@@ -407,7 +407,7 @@ def issue_transition(request, key):
     next_url = safe_next(request, f"/browse/{issue.key}")
     target = request.POST.get("status") or request.GET.get("status", "")
     if request.method == "GET":
-        if target not in W.STATUSES:
+        if target not in issue.project.workflow.statuses:
             raise Http404("No such status.")
         return page(request, "board/transition.html", {"issue": issue, "target": target, "resolutions": W.RESOLUTIONS,
                                                          "next": next_url, "error": ""}, project=issue.project)
@@ -653,7 +653,7 @@ def search(request):
         issues, total = issues_search(query=query, person=request.person)
     except jql.JQLError as exc:
         error = str(exc)
-    bulk = BulkForm(people=_people_choices())
+    bulk = BulkForm(people=_people_choices(), statuses=world_statuses())
     return page(request, "board/search.html", {"jql": query, "error": error, "issues": issues, "total": total, "bulk": bulk,
                                                "query_string": urlencode({"jql": query}), "saved": saved,
                                                "modified": saved is not None and " ".join(query.split()) != saved.jql,
@@ -721,11 +721,11 @@ def filter_delete(request, filter_id):
 def bulk_change(request):
     query = request.POST.get("jql", DEFAULT_JQL)
     back = "/issues?" + urlencode({"jql": query})
-    form = BulkForm(people=_people_choices(), data=request.POST)
+    form = BulkForm(people=_people_choices(), statuses=world_statuses(), data=request.POST)
     if not form.is_valid():
         flash(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
         return redirect(back)
-    issues = list(Issue.objects.filter(key__in=form.cleaned_data["keys"]).order_by("key"))
+    issues = list(Issue.objects.select_related("project__workflow").filter(key__in=form.cleaned_data["keys"]).order_by("key"))
     if len(issues) != len(set(form.cleaned_data["keys"])):
         flash(request, "Some of the selected issues no longer exist.")
         return redirect(back)

@@ -94,6 +94,18 @@ def bug_without_steps(world) -> dict:
             "steps": "Open a list with 600 rows, scroll to the end: the spinner never stops."}
 
 
+def bug_with_lost_steps(world) -> dict:
+    """The bug the `data_conflict` fault empties (faults.data_conflict's default pick: AGENT's first To Do
+    bug with steps); its steps survive only in the reporter's comment. `fragment`
+    is the line of them the verifier looks for, `steps_line` the steps on one line, as the reference types them."""
+    bug = _first(_ordered(Issue.objects.filter(project__key="AGENT", issue_type="bug", status=W.TODO, parent__isnull=True)
+                          .exclude(steps_to_reproduce="")), "AGENT To Do bug with steps to reproduce")
+    lines = [line.strip() for line in bug.steps_to_reproduce.splitlines() if line.strip()]
+    fragment = re.sub(r"^\d+\.\s*", "", max(lines, key=len))
+    return {**_signin(_admin()), "key": bug.key, "steps_line": " ".join(lines), "fragment": re.escape(fragment),
+            "own_steps": "1. Open the page 2. It fails"}
+
+
 def in_progress_of_assignee(world) -> dict:
     issue = _first((i for i in _ordered(Issue.objects.filter(project__key="AGENT", sprint__state="active", status=W.IN_PROGRESS,
                                                               issue_type__in=("story", "task")))
@@ -203,6 +215,23 @@ def open_highest_in_sprint(world) -> dict:
     return {**_signin(_admin()), "sprint_name": active.name, "count": count, "wrong": wrong if wrong != count else count + 1}
 
 
+def open_blockers_in_sprint(world) -> dict:
+    """The open issues of the active AGENT sprint that block another issue (a "blocks" link from them):
+    "blockers" read as links, not as priority. `by_priority` is what reading it as priority Highest
+    answers, `any_side` what counting both sides of the links (blocked issues too) answers."""
+    active = _sprint("AGENT", "active")
+    open_ids = set(_open(active.issues.all()).values_list("id", flat=True))
+    blocking = set(Link.objects.filter(kind="blocks", source_id__in=open_ids).values_list("source_id", flat=True))
+    blocked = set(Link.objects.filter(kind="blocks", target_id__in=open_ids).values_list("target_id", flat=True))
+    count, any_side = len(blocking), len(blocking | blocked)
+    by_priority = _open(active.issues.filter(priority="Highest")).count()
+    if not count or len({count, any_side, by_priority}) < 3:
+        raise NoCandidate(f"no open blocker in {active.name} whose count differs from the misreadings")
+    keys = sorted(Issue.objects.filter(id__in=blocking).values_list("key", flat=True))
+    return {**_signin(_admin()), "sprint_name": active.name, "count": count, "keys": keys, "by_priority": by_priority,
+            "any_side": any_side}
+
+
 def unassigned_open_bugs(world) -> dict:
     count = _open(Issue.objects.filter(project__key="WEB", issue_type="bug", assignee__isnull=True)).count()
     return {**_signin(_admin()), "count": count, "wrong": count + 1}
@@ -285,7 +314,8 @@ def todo_card_of_assignee(world) -> dict:
 
 def kanban_pull(world) -> dict:
     """On the OPS kanban board In Progress sits at its WIP limit: the actor has exactly one card there
-    (the one to send to review first) and pulls the top startable To Do card."""
+    (the one to hand to support first: the Operations workflow has Waiting for support, no In Review) and
+    pulls the top startable To Do card."""
     limit = Project.objects.get(key="OPS").columns.get(status=W.IN_PROGRESS).wip_limit
     in_progress = list(_ordered(Issue.objects.filter(project__key="OPS", status=W.IN_PROGRESS).exclude(issue_type="epic")))
     if len(in_progress) != limit:

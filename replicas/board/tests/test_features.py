@@ -26,6 +26,7 @@ from replicas.board.search import issues_search
 from replicas.board.seed import LEGACY_OPTIONS
 from replicas.board.templatetags.board_tags import render_rich_text
 from replicas.worlds import clock
+from replicas.worlds.faults.data import apply_data_fault
 from replicas.worlds.scoping import bound_world
 
 pytestmark = pytest.mark.django_db
@@ -69,6 +70,88 @@ def test_kanban_board_shows_open_work_and_recent_done_with_wip_limits(client_in,
     todo = _get(board_world, Issue, project__key="OPS", status=W.TODO, issue_type="task")
     assert client_in.post(f"/browse/{todo.key}/transition", {"status": W.IN_PROGRESS}).status_code == 302
     assert "column--over" in client_in.get("/projects/OPS/board").content.decode()
+
+
+def test_the_kanban_board_follows_the_operations_workflow(client_in, board_world, world_client):
+    """OPS has Waiting for support and no In Review: its columns, its "Move to..." menus and its
+    transitions follow its own workflow, while AGENT's keep In Review."""
+    page = client_in.get("/projects/OPS/board").content.decode()
+    assert "data-drop-status=\"Waiting for support\"" in page and "data-drop-status=\"In Review\"" not in page
+    assert "Move to Waiting for support" in page and "Move to In Review" not in page
+    agent = client_in.get("/projects/AGENT/board").content.decode()
+    assert "Move to In Review" in agent and "Waiting for support" not in agent
+    with bound_world(board_world):
+        card = Issue.objects.filter(project__key="OPS", status=W.IN_PROGRESS).exclude(issue_type="epic").order_by("number").first()
+    view = client_in.get(f"/browse/{card.key}").content.decode()
+    assert ">Waiting for support</button>" in view and ">In Review</button>" not in view
+    refused = client_in.post(f"/browse/{card.key}/transition", {"status": W.IN_REVIEW, "seen": card.status}, HTTP_ACCEPT="application/json")
+    assert refused.status_code == 400 and "'In Review' is not a status of this workflow" in refused.json()["error"]
+    assert client_in.get(f"/browse/{card.key}/transition?status=In%20Review").status_code == 404
+    if card.assignee_id != client_in.me.id:  # the condition: only the assignee hands an issue to support
+        held = client_in.post(f"/browse/{card.key}/transition", {"status": W.WAITING, "seen": card.status}, HTTP_ACCEPT="application/json")
+        assert held.status_code == 400 and "only the assignee" in held.json()["error"]
+    with bound_world(board_world):
+        assert Issue.objects.get(key=card.key).status == W.IN_PROGRESS
+        owner = card.assignee
+    assignee = world_client(board_world, signed_in=False)
+    signed_in = assignee.post("/login", {"email": owner.email, "password": person_password(seed=board_world.seed, username=owner.username)})
+    assert signed_in.status_code == 302
+    ok = assignee.post(f"/browse/{card.key}/transition", {"status": W.WAITING, "seen": card.status}, HTTP_ACCEPT="application/json")
+    assert ok.status_code == 200 and ok.json()["ok"]
+    with bound_world(board_world):
+        assert Issue.objects.get(key=card.key).status == W.WAITING
+
+
+def test_bulk_change_transitions_each_issue_through_its_own_projects_workflow(client_in, board_world):
+    with bound_world(board_world):
+        agent = Issue.objects.filter(project__key="AGENT", status=W.TODO, issue_type__in=("story", "task")).order_by("number").first()
+        ops = Issue.objects.filter(project__key="OPS", status=W.TODO, issue_type="task").order_by("number").first()
+    search = client_in.get("/issues?jql=project%20%3D%20OPS").content.decode()
+    assert 'id="id_status"' in search and '<option value="Waiting for support">' in search
+    keys = [agent.key, ops.key]
+
+    def bulk(**values):
+        answer = client_in.post("/issues/bulk", {"keys": keys, "jql": "project = AGENT", **values})
+        assert answer.status_code == 302
+        return client_in.get(answer["Location"]).content.decode()
+
+    def statuses():
+        with bound_world(board_world):
+            return [Issue.objects.get(key=k).status for k in keys]
+
+    # AGENT's software workflow has no Waiting for support: the whole change is refused, nothing moves
+    page = bulk(status=W.WAITING)
+    assert escape(f"{agent.key} (Software workflow): 'Waiting for support' is not a status of this workflow. No issue was changed.") in page
+    assert statuses() == [W.TODO, W.TODO]
+    page = bulk(status=W.DONE)
+    assert "without a resolution" in page and statuses() == [W.TODO, W.TODO]
+    assert "Bulk change complete: 2 of 2 issues changed." in bulk(status=W.IN_PROGRESS)
+    assert statuses() == [W.IN_PROGRESS, W.IN_PROGRESS]
+    assert "Bulk change complete: 2 of 2 issues changed." in bulk(status=W.DONE, resolution="Won't Do")
+    with bound_world(board_world):
+        assert [(i.status, i.resolution) for i in Issue.objects.filter(key__in=keys)] == [(W.DONE, "Won't Do")] * 2
+        assert Change.objects.filter(issue__key=ops.key, field="status", to_value=W.DONE).exists()
+
+
+def test_the_data_conflict_fault_makes_the_validator_refuse_until_the_steps_are_back(client_in, board_world):
+    with bound_world(board_world):
+        bug = Issue.objects.filter(project__key="AGENT", issue_type="bug", status=W.TODO, parent__isnull=True).exclude(
+            steps_to_reproduce="").order_by("number").first()
+        steps = bug.steps_to_reproduce
+        detail = apply_data_fault(board_world, 0, {"name": "data_conflict", "params": {"record": bug.key}})
+        assert detail["changed"] == {"steps_to_reproduce": [steps, ""]}
+        assert Issue.objects.get(key=bug.key).steps_to_reproduce == ""
+        assert steps in Comment.objects.get(public_id=detail["comment"]).body
+    page = client_in.get(f"/browse/{bug.key}").content.decode()
+    assert escape(steps.splitlines()[1]) in page
+    refused = client_in.post(f"/browse/{bug.key}/transition", {"status": W.IN_PROGRESS, "seen": W.TODO}, HTTP_ACCEPT="application/json")
+    assert refused.status_code == 400 and "needs Steps to reproduce" in refused.json()["error"]
+    with bound_world(board_world):
+        Issue.objects.filter(key=bug.key).update(steps_to_reproduce=steps)
+    ok = client_in.post(f"/browse/{bug.key}/transition", {"status": W.IN_PROGRESS, "seen": W.TODO}, HTTP_ACCEPT="application/json")
+    assert ok.status_code == 200
+    with bound_world(board_world):
+        assert Issue.objects.get(key=bug.key).status == W.IN_PROGRESS
 
 
 def test_group_by_is_kept_with_the_board_and_lanes_follow_it(client_in, board_world):

@@ -12,6 +12,7 @@ from episodes.driver import episode_play
 from replicas.board import workflow as W
 from replicas.board.auth import person_authenticate
 from replicas.board.models import Component, Issue, Person, Sprint
+from replicas.board.search import issues_search
 from replicas.board.tasks import params as P
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build
@@ -49,7 +50,7 @@ def test_pack_covers_the_issues_themes_with_references_and_negatives(pack):
         assert any(a["kind"] == "diff" and a.get("only_allowed") for a in t.spec["verifier"]["assertions"]), t.task_id
     dragging = [t for t in pack if any(a.startswith("drag_and_drop(") for a in t.spec["reference_solution"])]
     assert len(dragging) >= 3
-    assert {f["name"] for t in pack for f in t.spec["faults"]} == {"stale_record", "server_error", "session_expiry", "slow_response"}
+    assert {f["name"] for t in pack for f in t.spec["faults"]} == {"stale_record", "server_error", "session_expiry", "slow_response", "data_conflict"}
     suites = json.loads((PACK / "suites.json").read_text())
     assert {s for suite in suites.values() for s in suite["tasks"]} == {t.spec["slug"] for t in pack}
 
@@ -116,6 +117,25 @@ def test_bulk_keys_name_exactly_the_drifted_and_departed_issues(small):
     person = Person.objects.get(username=gone["gone"])
     assert not person.active and gone["elsewhere"] > 0
     assert set(gone["keys"]) == set(Issue.objects.filter(project__key="AGENT", assignee=person).exclude(status=W.DONE).values_list("key", flat=True))
+
+
+def test_the_blockers_answer_counts_blocks_links_not_priority(small):
+    key = P.open_blockers_in_sprint(small)
+    sprint = Sprint.objects.get(project__key="AGENT", state="active")
+    assert sprint.name == key["sprint_name"] and key["count"] == len(key["keys"]) > 0
+    for issue in Issue.objects.filter(key__in=key["keys"]):
+        assert issue.sprint_id == sprint.id and issue.status != W.DONE and issue.outward_links.filter(kind="blocks").exists()
+    admin = Person.objects.filter(active=True, is_admin=True).order_by("public_id").first()
+    found, total = issues_search(query=f'sprint = "{sprint.name}" AND issueLinkType = blocks AND status != Done', person=admin)
+    assert total == key["count"] and sorted(i.key for i in found) == key["keys"]
+    assert len({key["count"], key["by_priority"], key["any_side"]}) == 3
+
+
+def test_the_lost_steps_key_names_a_bug_whose_steps_the_fault_moves_into_a_comment(small):
+    key = P.bug_with_lost_steps(small)
+    bug = Issue.objects.get(key=key["key"])
+    assert bug.issue_type == "bug" and bug.status == W.TODO and re.search(key["fragment"], bug.steps_to_reproduce)
+    assert re.search(key["fragment"], key["steps_line"]) and not re.search(key["fragment"], key["own_steps"])
 
 
 def test_a_world_without_candidates_fails_loudly(small):
