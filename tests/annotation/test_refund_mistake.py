@@ -6,6 +6,7 @@ import json
 import datasets
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import expect
 from replicagym.annotation.exports import dataset_export
 from replicagym.annotation.models import Recording
 from replicagym.annotation.services import items_create
@@ -72,8 +73,10 @@ def record_wrong_refund(page, base, item) -> Recording:
     # the careless annotator refunds the first payment of the order: the original, not the duplicate
     world.get_by_role("button", name=f"Refund payment {p['original']}").click()
     reason = world.locator(f"#refund-{p['original']}-reason")
+    reason.wait_for(state="visible")  # the refund form opens under the button: a person waits for it too
     reason.focus()
     rec.keyboard.press("ArrowDown")  # "Select a reason…" -> "Duplicate charge", from the keyboard like a person
+    expect(reason).not_to_have_value("")
     world.get_by_role("button", name="Issue refund").click()
     world.get_by_text(f"of {p['amount_display']} issued.").wait_for()
     world.get_by_label("More submit options").click()

@@ -3,7 +3,7 @@ the mention picker, and a card opening in the side panel, on the board and on th
 import pytest
 from django.conf import settings
 
-from episodes.browser import LAUNCH_ARGS
+from episodes.browser import shared_browser
 from episodes.server import replica_server, replica_server_stop
 from replicas.board.models import Issue, Person
 from replicas.worlds.registry import get_replica
@@ -16,22 +16,22 @@ TIMEOUT = 20_000  # ms: generous, the machine is shared
 
 @pytest.fixture
 def browser_page(transactional_db):
-    from playwright.sync_api import sync_playwright
-
+    """A signed-in page of a fresh board world, in the engine's shared Chromium (one Playwright per process:
+    a second sync Playwright beside it would refuse to start)."""
     world = world_create(replica="board", seed=7, variant="small")
     user = get_replica("board").sign_in(world)
     _, port = replica_server()
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=settings.CHROMIUM_PATH, args=LAUNCH_ARGS, headless=True)
-        context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context = shared_browser().new_context(viewport={"width": 1440, "height": 900})
+    try:
         context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": user.session_key, "url": world_origin(world, port)}])
         page = context.new_page()
         page.set_default_timeout(TIMEOUT)
         page.url_for = lambda path: world_url(world, path, port=port)
         page.world = world
         yield page
-        browser.close()
-    replica_server_stop()
+    finally:
+        context.close()
+        replica_server_stop()
 
 
 def _blur(page):
@@ -53,6 +53,8 @@ def test_every_shortcut_does_what_the_help_dialog_says(browser_page):
     for key in ("c", "/", "j", "k", "e", "a", "i", "m", "l", "?"):
         assert page.locator(f"#shortcuts-dialog kbd:text-is('{key}')").count() == 1, key
     page.keyboard.press("Escape")
+    # keys typed while the dialog is still open belong to it (a person sees it close first)
+    page.locator("#shortcuts-dialog").wait_for(state="hidden")
     # j / k walk the cards
     cards = page.locator(".card")
     page.keyboard.press("j")
