@@ -69,7 +69,11 @@ def record_wrong_refund(page, base, item) -> Recording:
     world.locator("#id_password").click()
     rec.keyboard.type(p["agent_password"])
     world.get_by_role("button", name="Sign in").click()
-    world.get_by_role("button", name="Load orders").click()  # the ticket page, after the sign-in
+    # the ticket page, after the sign-in: a person clicks once it has loaded (its script wires the billing app)
+    frame = rec.locator("#rg-frame").element_handle().content_frame()
+    frame.wait_for_url(f"**/agent/tickets/{p['ticket']}**")
+    frame.wait_for_load_state("load")
+    world.get_by_role("button", name="Load orders").click()
     # the careless annotator refunds the first payment of the order: the original, not the duplicate
     world.get_by_role("button", name=f"Refund payment {p['original']}").click()
     reason = world.locator(f"#refund-{p['original']}-reason")
