@@ -95,3 +95,13 @@ def api_client_for():
         return client
 
     return make
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests that drive Chromium or start workers run first (a stable sort keeps their order).
+
+    xdist hands tests out in collection order: the long ones started early spread over the
+    workers, and the many quick ones fill the gaps at the end instead of one long test
+    keeping a worker busy after the others are done.
+    """
+    items.sort(key=lambda item: item.get_closest_marker("browser") is None and item.get_closest_marker("worker") is None)

@@ -111,3 +111,33 @@ def tree_rss_mb(pid: int | None = None) -> float:
 def tree_pss_mb(pid: int | None = None) -> float:
     """Proportional set size of a process tree in MiB: shared pages split between sharers."""
     return round(sum(_memory(p, "pss") for p in _tree(pid)) / MIB, 1)
+
+
+def _kind(process: psutil.Process, root_pid: int) -> str:
+    """What a process of a worker's tree is: the worker itself, its replica server, its browser or the driver."""
+    if process.pid == root_pid:
+        return "worker"
+    try:
+        cmdline = " ".join(process.cmdline())
+    except psutil.Error:
+        return "other"
+    if "episodes.server" in cmdline or "gunicorn" in cmdline:
+        return "replica server"
+    if "chrom" in cmdline:
+        return "chromium"
+    if "node" in cmdline or "playwright" in cmdline:
+        return "playwright driver"
+    return "other"
+
+
+def tree_rss_by_kind_mb(pid: int | None = None) -> dict[str, float]:
+    """Resident memory of a process tree in MiB, split by what each process is (see `_kind`)."""
+    tree = _tree(pid)
+    if not tree:
+        return {}
+    out: dict[str, float] = {}
+    for process in tree:
+        kind = _kind(process, tree[0].pid)
+        out[kind] = out.get(kind, 0.0) + _memory(process, "rss") / MIB
+    return {kind: round(mb, 1) for kind, mb in sorted(out.items())}
+

@@ -1,4 +1,4 @@
-"""Memory: peak RSS of a worker process (with its Chromium) running episodes, and what
+"""Memory: peak RSS of a worker process (with its Chromium and its replica server) running episodes, and what
 each further concurrent episode (browser context + page) adds.
 
 The per-episode cost is measured as proportional set size (PSS) of this process and
@@ -42,6 +42,8 @@ def bench_memory(*, task_id: str | None, replica: str | None = None, episodes: i
         "worker_episodes": worker["episodes"],
         "worker_peak_rss_mb": worker["peak_tree_rss_mb_per_worker"][0],
         "worker_peak_python_rss_mb": worker["peak_python_rss_mb_per_worker"][0],
+        # what the peak is made of: the worker, its replica server, its Chromium, the driver
+        "worker_peak_rss_by_kind_mb": worker["peak_tree_rss_by_kind_mb_per_worker"][0],
         # RSS adds up pages Chromium's processes share; PSS splits them: the honest total
         "worker_end_pss_mb": worker["end_tree_pss_mb_per_worker"][0],
         "concurrent_episodes": episodes,

@@ -1,9 +1,11 @@
 """Replica servers for the benchmark, each in its own process so the load client never
 shares a GIL with the server it measures.
 
-`python -m bench.serve` runs the engine's in-process replica server (a threaded WSGI
-server) in a child process: it prints `{"port": N}` once listening and exits when its
-standard input closes. `ServerProcess` starts that or gunicorn and stops it again.
+`engine` is the server episodes are served by (episodes.server: gunicorn in a child
+process, sized for the machine): `python -m bench.serve` starts it as the engine does,
+prints `{"port": N}` once it answers and exits (stopping it) when its standard input
+closes. `gunicorn` is production's web command (docker/compose.yaml) on this machine.
+`ServerProcess` starts either and stops it again.
 """
 import json
 import os
@@ -18,7 +20,8 @@ from pathlib import Path
 
 from .children import ROOT, child_env, python
 
-READY_TIMEOUT_S = 30
+READY_TIMEOUT_S = 120  # Django and every replica load first; seconds on a loaded machine
+KINDS = ("engine", "gunicorn")
 
 
 def _free_port() -> int:
@@ -35,21 +38,25 @@ def gunicorn_path() -> str | None:
 class ServerProcess:
     """A replica server in a child process on 127.0.0.1; a context manager."""
 
-    def __init__(self, kind: str = "inprocess", *, workers: int = 2, threads: int = 4):
-        if kind not in ("inprocess", "gunicorn"):
-            raise ValueError(f"unknown server kind {kind!r} (inprocess, gunicorn)")
+    def __init__(self, kind: str = "engine", *, workers: int = 3, threads: int = 4):
+        if kind not in KINDS:
+            raise ValueError(f"unknown server kind {kind!r} ({', '.join(KINDS)})")
         self.kind, self.workers, self.threads = kind, workers, threads
+        if kind == "engine":
+            from episodes.server import server_size
+
+            self.workers, self.threads = server_size()
         self.proc: subprocess.Popen | None = None
         self.port: int | None = None
 
     def describe(self) -> str:
         if self.kind == "gunicorn":
-            return f"gunicorn, {self.workers} processes x {self.threads} threads"
-        return "in-process replica server (threaded WSGI, one process)"
+            return f"gunicorn as in production, {self.workers} processes x {self.threads} threads"
+        return f"the engine's replica server: gunicorn, {self.workers} processes x {self.threads} threads"
 
     def __enter__(self):
         env = child_env(REPLICAGYM_SERVE_URL="")
-        if self.kind == "inprocess":
+        if self.kind == "engine":
             self.proc = subprocess.Popen(
                 [python(), "-m", "bench.serve"], cwd=ROOT, env=env,
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
@@ -57,7 +64,7 @@ class ServerProcess:
             line = self.proc.stdout.readline()
             if not line:
                 self.__exit__(None, None, None)
-                raise RuntimeError("the replica server process exited before listening")
+                raise RuntimeError("the engine's replica server exited before serving")
             self.port = json.loads(line)["port"]
         else:
             exe = gunicorn_path()
@@ -89,7 +96,7 @@ class ServerProcess:
     def __exit__(self, *exc):
         if self.proc is None:
             return False
-        if self.kind == "inprocess" and self.proc.stdin:
+        if self.kind == "engine" and self.proc.stdin:
             self.proc.stdin.close()
         else:
             self.proc.terminate()
@@ -112,7 +119,7 @@ def main():
 
     _host, port = replica_server()
     print(json.dumps({"port": port}), flush=True)
-    sys.stdin.read()  # serve until the parent closes our stdin (or dies)
+    sys.stdin.read()  # serve until the parent closes our stdin (or dies); the server stops at exit
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 
 A threaded Python client (one keep-alive connection per thread) fetches the bench
 replica's pages (ReplicaConfig.bench_pages) of one world, signed in, from a server in another
-process. The run is bounded both in requests and in seconds, and only ever talks to
-127.0.0.1.
+process: the one episodes are served by (`engine`, judged by the checks) and production's
+gunicorn command. The run is bounded both in requests and in seconds, and only ever talks
+to 127.0.0.1.
 """
 import http.client
 import threading
@@ -114,7 +115,7 @@ def load(*, port: int, host_header: str, cookie: str, pages: list[str], concurre
 
 
 def bench_server(*, replica: str | None = None, variant: str = "default", seed: int = 7, concurrency: int = 8,
-                 requests: int = 2000, seconds: float = 20.0, kinds=("inprocess", "gunicorn")) -> dict:
+                 requests: int = 2000, seconds: float = 20.0, kinds=("engine", "gunicorn")) -> dict:
     config = bench_replica(replica)
     world = world_create(replica=config.label, seed=seed, variant=variant)
     try:

@@ -1,9 +1,9 @@
 """Throughput: oracle episodes per minute with 1, 2, 4 concurrent worker processes.
 
-Each worker is a separate process with its own Chromium and replica server, as a
-Celery worker is. All of a round's workers get ready first (untimed: Django, the
-browser launch), then start together; the round's wall time runs from that start
-to the last worker's end.
+Each worker is a separate process with its own Chromium and replica server
+(episodes.server: gunicorn in child processes), as a Celery worker is. All of a round's
+workers get ready first (untimed: Django, the browser launch, the server), then start
+together; the round's wall time runs from that start to the last worker's end.
 """
 import json
 import os
@@ -71,6 +71,7 @@ def run_round(*, workers: int, task_id: str, episodes: int, seconds: float) -> d
         "episode": summary([e["ms"] for e in done]),
         "peak_tree_rss_mb_per_worker": [r["peak_tree_rss_mb"] for r in results],
         "peak_python_rss_mb_per_worker": [r["peak_python_rss_mb"] for r in results],
+        "peak_tree_rss_by_kind_mb_per_worker": [r.get("peak_tree_rss_by_kind_mb", {}) for r in results],
         "end_tree_pss_mb_per_worker": [r["end_tree_pss_mb"] for r in results],
         "errors": [e["error"] for e in done if e["error"]][:5],
     }

@@ -15,18 +15,22 @@ SAMPLE_EVERY_S = 0.1
 
 
 class PeakSampler(threading.Thread):
-    """Samples the resident memory of this process and its children (its Chromium)."""
+    """Samples the resident memory of this process and its children (its Chromium, its replica server)."""
 
     def __init__(self):
         super().__init__(name="rss-sampler", daemon=True)
         self.peak_tree_mb = 0.0
+        self.peak_by_kind: dict = {}  # the tree's RSS by kind of process at the peak
         self._halt = threading.Event()
 
     def run(self):
-        from bench.measure import tree_rss_mb
+        from bench.measure import tree_rss_by_kind_mb
 
         while not self._halt.is_set():
-            self.peak_tree_mb = max(self.peak_tree_mb, tree_rss_mb())
+            by_kind = tree_rss_by_kind_mb()
+            total = round(sum(by_kind.values()), 1)
+            if total > self.peak_tree_mb:
+                self.peak_tree_mb, self.peak_by_kind = total, by_kind
             self._halt.wait(SAMPLE_EVERY_S)
 
     def stop(self):
@@ -70,7 +74,8 @@ def run(job: dict, go) -> dict:
         sampler.stop()
         shutdown_browser()
     return {"pid": os.getpid(), "episodes": episodes, "wall_s": round(wall, 2),
-            "peak_python_rss_mb": peak_rss_mb(), "peak_tree_rss_mb": sampler.peak_tree_mb, "end_tree_pss_mb": pss}
+            "peak_python_rss_mb": peak_rss_mb(), "peak_tree_rss_mb": sampler.peak_tree_mb,
+            "peak_tree_rss_by_kind_mb": sampler.peak_by_kind, "end_tree_pss_mb": pss}
 
 
 def main():

@@ -6,8 +6,8 @@ from django.utils import timezone
 from replicagym.catalogue.models import Task
 from replicagym.catalogue.packs import task_current, task_params
 
+from replicas.worlds.pool import world_take
 from replicas.worlds.requestlog import request_log_open
-from replicas.worlds.services import world_create
 
 from .blobs import world_snapshot_store
 from .heartbeat import worker_name
@@ -40,7 +40,8 @@ def episode_create(*, task, agent: str, run=None, attempt: int = 0, owner=None, 
     params = task.params if world_seed == task.seed else task_params({**task.spec, "seed": world_seed})
     instance = task.with_params(params)
     with transaction.atomic():
-        world = world_create(replica=task.replica, seed=world_seed, variant=task.variant, faults=instance.faults if faults else [])
+        # from the warm pool when one is ready (a claim), else a clone; the pool refills after commit
+        world, _ = world_take(replica=task.replica, seed=world_seed, variant=task.variant, faults=instance.faults if faults else [])
         initial = world_snapshot_store(world, initial=True)
         now = timezone.now()
         running = status == Episode.Status.RUNNING

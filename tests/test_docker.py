@@ -16,8 +16,23 @@ def compose():
     return yaml.safe_load(COMPOSE.read_text())
 
 
-def test_compose_has_web_worker_scheduler_postgres_and_redis():
-    assert set(compose()["services"]) == {"web", "worker", "scheduler", "postgres", "redis"}
+def test_compose_has_web_two_workers_scheduler_postgres_and_redis():
+    assert set(compose()["services"]) == {"web", "worker_a", "worker_b", "scheduler", "postgres", "redis"}
+
+
+def test_the_two_workers_are_celery_workers_on_hosts_of_their_own():
+    """The layout of manage.py multihost: both workers consume the default queue, each under its own host name."""
+    services = compose()["services"]
+    workers = [services["worker_a"], services["worker_b"]]
+    for worker in workers:
+        assert worker["command"].startswith("celery -A replicagym worker")
+        assert " -Q " not in worker["command"]  # the default queue, where runs launched through the API go
+        assert worker["shm_size"] and worker["environment"] == services["web"]["environment"]
+        assert set(worker["depends_on"]) == {"postgres", "redis"}
+    hostnames = [worker["hostname"] for worker in workers]
+    assert len(set(hostnames)) == 2
+    for worker, hostname in zip(workers, hostnames, strict=True):
+        assert f"--hostname=worker@{hostname}" in worker["command"]  # distinct Celery node names too
 
 
 def test_every_variable_the_compose_file_sets_is_read_by_the_settings():

@@ -27,7 +27,7 @@ def dashboard(request):
                       done=Count("episodes", filter=Q(episodes__status__in=Episode.FINAL)),
                       passed=Count("episodes", filter=Q(episodes__status=Episode.Status.SUCCEEDED)))
             .order_by("-created_at")[:20])
-    live = World.objects.filter(is_template=False)
+    live = World.objects.filter(is_template=False, pooled=False)  # pooled worlds wait unseen (replicas.worlds.pool)
     return render(request, "frontend/dashboard.html", {
         "replicas": [{"config": c, "tasks": task_counts.get(c.label, 0)}
                      for c in sorted(replicas().values(), key=lambda c: c.label)],

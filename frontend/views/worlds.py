@@ -9,7 +9,7 @@ from replicas.worlds.models import World
 @role_required(Role.AUTHOR)
 def world_list(request):
     kind = request.GET.get("kind", "live")
-    worlds = World.objects.filter(is_template=(kind == "templates")).order_by("-last_used_at")
+    worlds = World.objects.filter(is_template=(kind == "templates"), pooled=False).order_by("-last_used_at")
     replica = request.GET.get("replica", "")
     if replica:
         worlds = worlds.filter(replica=replica)

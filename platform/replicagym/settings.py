@@ -36,6 +36,13 @@ ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["localhost", "127.0.0.1", f".{WORLD_DO
 
 # Worlds not used for this many hours are removed by `world gc`.
 WORLD_GC_HOURS = envint("REPLICAGYM_WORLD_GC_HOURS", 24, minimum=1)
+# Warm pool (replicas.worlds.pool): worlds cloned ahead per (replica, seed, variant) that
+# episodes start in; 0 disables it. Refills run in a background thread after a take
+# ("thread") or only through `manage.py world pool fill` ("off").
+WORLD_POOL_SIZE = envint("REPLICAGYM_WORLD_POOL_SIZE", 2, minimum=0)
+WORLD_POOL_REFILL = envstr("REPLICAGYM_WORLD_POOL_REFILL", "thread")
+if WORLD_POOL_REFILL not in ("thread", "off"):
+    raise ImproperlyConfigured(f"REPLICAGYM_WORLD_POOL_REFILL={WORLD_POOL_REFILL!r} must be 'thread' or 'off'")
 
 CHROMIUM_PATH = envstr("CHROMIUM_PATH", "/usr/bin/chromium")
 # The episode engine serves worlds from an in-process server unless this names one (http://host:port).

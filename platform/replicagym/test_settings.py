@@ -10,6 +10,10 @@ os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
+# No background pool refills: a thread writing worlds would race the test's own database
+# work and its teardown. Takes still look in the pool (empty unless a test fills it).
+WORLD_POOL_REFILL = "off"
+
 # A file, not memory, so worker processes started by tests share the test database.
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"]["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}

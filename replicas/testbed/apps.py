@@ -4,7 +4,8 @@ from replicas.worlds import registry
 
 class TestbedConfig(registry.ReplicaConfig):
     """A minimal replica for the platform's own tests: a team's notes with a sign-in, a list,
-    a form and one time-based rule. Tiny worlds, so platform tests run fast on it."""
+    a form, one time-based rule and one access rule (a policy), a picker for templates.
+    Tiny worlds, so platform tests run fast on it."""
 
     name = "replicas.testbed"
     label = "testbed"
@@ -16,6 +17,8 @@ class TestbedConfig(registry.ReplicaConfig):
     login_path = "/login"
     roles = ("owner", "member")
     bench_task = "testbed.complete-note"
+    policies = {"editable_owners": "replicas.testbed.policies:editable_owners"}
+    pickers = {"member": "replicas.testbed.tasks.params:member_signin"}
 
     # Models load after the app configs: the hooks import them when called.
     def sign_in(self, world, role=None):

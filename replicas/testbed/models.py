@@ -1,4 +1,6 @@
 """Testbed state: the team's members and their notes."""
+from decimal import Decimal
+
 from django.db import models
 
 from replicas.worlds.models import WorldForeignKey, WorldModel
@@ -31,6 +33,8 @@ class Note(WorldModel):
     done = models.BooleanField(default=False)
     remind_at = models.DateTimeField(null=True, blank=True)
     reminded = models.BooleanField(default=False)
+    # how long the work the note describes should take, in hours (quarter hours)
+    estimate_hours = models.DecimalField(max_digits=5, decimal_places=2, default=Decimal("0"))
     updated_at = models.DateTimeField()
 
     public_key = ("public_id",)

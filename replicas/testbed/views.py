@@ -7,7 +7,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from . import services
+from . import policies, services
 from .models import Member, Note
 
 
@@ -63,13 +63,14 @@ def note_detail(request, number: int):
     note = Note.objects.select_related("owner").filter(public_id=number).first()
     if note is None:
         raise Http404("no such note")
-    error = ""
-    if request.method == "POST":
+    error, status = "", 200
+    if request.method == "POST" and not policies.may_edit(request.member, note):
+        error, status = "Only the team's owner or the note's owner can edit this note.", 403
+    elif request.method == "POST":
         try:
             services.note_update(note=note, title=request.POST.get("title", ""), done=request.POST.get("done") == "on")
         except ValidationError as exc:
-            error = " ".join(exc.messages)
+            error, status = " ".join(exc.messages), 400
         else:
             return redirect("/notes")
-    return render(request, "testbed/note.html", {"note": note, "member": request.member, "error": error},
-                  status=400 if error else 200)
+    return render(request, "testbed/note.html", {"note": note, "member": request.member, "error": error}, status=status)

@@ -31,6 +31,10 @@ class World(models.Model):
     faults = models.JSONField(default=list, blank=True)
     rows = models.PositiveIntegerField(default=0)
     state_hash = models.CharField(max_length=64, blank=True, help_text="Hash of the state at creation.")
+    # A pre-cloned world waiting in the warm pool of its (replica, seed, variant): no
+    # faults armed, never served, never collected by age. Taking it clears the flag with
+    # one conditional UPDATE, so a pooled world is handed out once (replicas.worlds.pool).
+    pooled = models.BooleanField(default=False)
     # Wall-clock bookkeeping for garbage collection: platform data, never replica data.
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(auto_now_add=True)
@@ -43,10 +47,13 @@ class World(models.Model):
                 name="one_template_per_key",
             )
         ]
-        indexes = [models.Index(fields=["is_template", "last_used_at"])]
+        indexes = [
+            models.Index(fields=["is_template", "last_used_at"]),
+            models.Index(fields=["replica", "seed", "variant"], condition=models.Q(pooled=True), name="world_pool_ready"),
+        ]
 
     def __str__(self):
-        kind = "template" if self.is_template else "world"
+        kind = "template" if self.is_template else "pooled world" if self.pooled else "world"
         return f"{kind} {self.token} ({self.replica}, seed {self.seed}, {self.variant})"
 
 

@@ -76,7 +76,7 @@ class WorldRoutingMiddleware:
         if token is None:
             request.world = None
             return self.get_response(request)
-        world = World.objects.filter(token=token, is_template=False).first()
+        world = World.objects.filter(token=token, is_template=False, pooled=False).first()  # pooled: nobody's yet
         if world is None:
             return render(request, "worlds/not_found.html", status=404)
         request.world = world

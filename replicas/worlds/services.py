@@ -7,7 +7,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone as djtz
 
 from .faults import faults_arm, faults_for_world
-from .models import ID_BITS, World, WorldModel
+from .models import ID_BITS, World, WorldModel, world_id_range
 from .registry import get_replica
 from .scoping import bound_world
 from .seeding import Generation, stream_seed
@@ -82,33 +82,53 @@ def template_get_or_build(*, replica: str, seed: int, variant: str = "default") 
         return World.objects.get(is_template=True, **lookup)
 
 
+def _clone_statements(config) -> list[tuple[str, list[str]]]:
+    """Per world table: INSERT ... SELECT copying one world's rows, and what each placeholder takes.
+
+    Built once per replica and database vendor. The rows are picked by their id range (ids
+    encode the world), a range scan of the primary key, rather than through the world_id index.
+    """
+    key = (config.label, connection.vendor)
+    cached = _CLONE_SQL.get(key)
+    if cached is not None:
+        return cached
+    quote = connection.ops.quote_name
+    statements = []
+    for model in config.world_models:
+        columns, selects, slots = [], [], []
+        for field in model._meta.concrete_fields:
+            column = quote(field.column)
+            columns.append(column)
+            if field.name == "world":
+                selects.append("%s")
+                slots.append("world")
+            elif field.primary_key or (field.is_relation and issubclass(field.related_model, WorldModel)):
+                selects.append(f"{column} + %s")
+                slots.append("delta")
+            else:
+                selects.append(column)
+        table = quote(model._meta.db_table)
+        pk = quote(model._meta.pk.column)
+        sql = f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(selects)} FROM {table} WHERE {pk} >= %s AND {pk} < %s"
+        statements.append((sql, [*slots, "low", "high"]))
+    _CLONE_SQL[key] = statements
+    return statements
+
+
+_CLONE_SQL: dict[tuple[str, str], list] = {}
+
+
 def _clone_rows(config, source: World, target: World):
-    delta = (target.id - source.id) << ID_BITS
+    low, high = world_id_range(source.id)
+    values = {"world": target.id, "delta": (target.id - source.id) << ID_BITS, "low": low, "high": high}
     with connection.cursor() as cursor:
-        for model in config.world_models:
-            columns, selects, params = [], [], []
-            for field in model._meta.concrete_fields:
-                column = connection.ops.quote_name(field.column)
-                columns.append(column)
-                if field.name == "world":
-                    selects.append("%s")
-                    params.append(target.id)
-                elif field.primary_key or (field.is_relation and issubclass(field.related_model, WorldModel)):
-                    selects.append(f"{column} + %s")
-                    params.append(delta)
-                else:
-                    selects.append(column)
-            table = connection.ops.quote_name(model._meta.db_table)
-            world_col = connection.ops.quote_name(model._meta.get_field("world").column)
-            cursor.execute(
-                f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(selects)} FROM {table} WHERE {world_col} = %s",
-                [*params, source.id],
-            )
+        for sql, slots in _clone_statements(config):
+            cursor.execute(sql, [values[slot] for slot in slots])
 
 
 @transaction.atomic
-def world_clone(*, source: World, faults: list | None = None) -> World:
-    """A new world whose rows are a copy of `source`'s (usually a template)."""
+def world_clone(*, source: World, faults: list | None = None, pooled: bool = False) -> World:
+    """A new world whose rows are a copy of `source`'s (usually a template); `pooled` puts it in the warm pool."""
     config = get_replica(source.replica)
     world = _new_world(
         config,
@@ -119,6 +139,7 @@ def world_clone(*, source: World, faults: list | None = None) -> World:
         state_hash=source.state_hash,
         faults=faults if faults is not None else source.faults,
         clock=source.clock,
+        pooled=pooled,
     )
     _clone_rows(config, source, world)
     return world
@@ -158,20 +179,26 @@ def world_touch(*, world: World) -> bool:
 
 
 def world_gc(*, older_than: timedelta | None = None, keep=()) -> dict:
-    """Delete worlds unused for `older_than` and templates of outdated generators.
+    """Delete worlds unused for `older_than`, templates of outdated generators, and stale pool worlds.
 
     `keep` (ids, or a queryset of ids) names worlds still promised to someone, such as
-    those of queued episodes, which nobody has had the chance to use yet.
+    those of queued episodes, which nobody has had the chance to use yet. Worlds waiting in
+    the warm pool are nobody's yet: age never collects them, only an outdated generator
+    (their template is being replaced) or a lost template does.
     """
     cutoff = djtz.now() - (older_than if older_than is not None else timedelta(hours=settings.WORLD_GC_HOURS))
-    stale = list(World.objects.filter(is_template=False, last_used_at__lt=cutoff).exclude(pk__in=keep))
+    stale = list(World.objects.filter(is_template=False, pooled=False, last_used_at__lt=cutoff).exclude(pk__in=keep))
     outdated = [
         t for t in World.objects.filter(is_template=True)
         if _generator_version_or_none(t.replica) not in (None, t.generator_version)
     ]
-    for world in stale + outdated:
+    pooled = [
+        w for w in World.objects.filter(pooled=True)
+        if w.template_id is None or _generator_version_or_none(w.replica) not in (None, w.generator_version)
+    ]
+    for world in pooled + stale + outdated:
         world_delete(world=world)
-    return {"worlds": len(stale), "templates": len(outdated)}
+    return {"worlds": len(stale) + len(pooled), "templates": len(outdated)}
 
 
 def _generator_version_or_none(replica: str):

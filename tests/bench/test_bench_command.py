@@ -18,7 +18,7 @@ def test_summary_gives_median_p95_min_max_and_count():
 
 def test_checks_judge_only_the_sections_that_ran():
     sections = {
-        "reset": {"variants": {"default": {"median_ms": 12.0}, "100k": {"median_ms": 700.0}}},
+        "reset": {"backend": "sqlite", "variants": {"default": {"median_ms": 12.0}, "100k": {"median_ms": 250.0}}},
         "step": {"ratio_to_raw": 1.2},
         "render": {"pages": {"/cart": {"median_ms": 9.0}, "/dp/B1": {"median_ms": 31.5}}},
     }
@@ -31,6 +31,69 @@ def test_checks_judge_only_the_sections_that_ran():
     }
     sections["render"]["pages"]["/dp/B1"]["median_ms"] = 30.0
     assert {c["check"]: c["passed"] for c in checks(sections)}["render median of the slowest page, /dp/B1 (ms)"]
+
+
+def test_reset_goals_follow_the_backend_and_pool_takes_must_be_near_zero():
+    def verdicts(backend, default, big, take=None):
+        sections = {"reset": {"backend": backend, "variants": {"default": {"median_ms": default}, "100k": {"median_ms": big}}}}
+        if take is not None:
+            sections["pool"] = {"variants": {"default": {"take": {"median_ms": take}}}}
+        return {c["check"]: (c["passed"], c["target"]) for c in checks(sections)}
+
+    assert verdicts("sqlite", 20.0, 250.0) == {
+        "reset median at default (ms)": (True, "<= 20.0"), "reset median at 100k (ms)": (False, "<= 200.0"),
+    }
+    assert verdicts("postgresql", 20.5, 250.0, take=1.5) == {
+        "reset median at default (ms)": (False, "<= 20.0"), "reset median at 100k (ms)": (True, "<= 300.0"),
+        "pool take median at default (ms)": (True, "<= 2.0"),
+    }
+    assert verdicts("sqlite", 5.0, 150.0, take=2.5)["pool take median at default (ms)"] == (False, "<= 2.0")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_pool_section_times_takes_and_clones_and_leaves_no_world_behind(tmp_path, settings):
+    settings.WORLD_POOL_REFILL = "off"
+    out = tmp_path / "bench.json"
+    call_command("bench", "--only", "pool", "--variants", "small,nope", "--repeat", "2", "--out", str(out))
+    report = json.loads(out.read_text())
+    pool = report["sections"]["pool"]
+    assert "error" not in pool, pool.get("error")
+    small = pool["variants"]["small"]
+    assert pool["backend"] == report["environment"]["database"]
+    assert small["take"]["n"] == small["clone"]["n"] == small["refill"]["n"] == 2 and small["missed"] == 0
+    assert small["rows"] > 100 and small["take"]["median_ms"] > 0 and small["clone"]["median_ms"] > 0
+    assert "skipped" in pool["variants"]["nope"]
+    assert [c["check"] for c in report["checks"]] == ["pool take median at small (ms)"]
+    # the timed worlds were deleted; the pool is back to what it held before (empty)
+    assert not World.objects.filter(is_template=False, pooled=False).exists()
+    assert not World.objects.filter(pooled=True).exists()
+
+
+def test_checks_judge_the_episode_engine_goals_against_their_targets():
+    sections = {
+        "start": {"total": {"median_ms": 380.0}},
+        "server": {"servers": {"engine": {"concurrency": 8, "latency": {"p95_ms": 75.0}},
+                               "gunicorn": {"concurrency": 8, "latency": {"p95_ms": 20.0}}}},
+        "memory": {"worker_peak_rss_mb": 480.0},
+        "throughput": {"by_workers": {"1": {"episodes_per_min": 20.0}, "2": {"episodes_per_min": 31.5}}},
+    }
+    verdicts = {c["check"]: (c["value"], c["passed"]) for c in checks(sections)}
+    assert verdicts == {
+        "episode start median (ms)": (380.0, True),
+        # the server episodes are served by is judged, not production's command beside it
+        "replica server p95 at 8 concurrent clients (ms)": (75.0, False),
+        "worker peak RSS (MiB)": (480.0, True),
+        "oracle episodes per minute with 2 workers": (31.5, True),
+    }
+    sections["server"]["servers"]["engine"]["latency"]["p95_ms"] = 60.0
+    sections["start"]["total"]["median_ms"] = 400.1
+    sections["throughput"]["by_workers"]["2"]["episodes_per_min"] = 29.9
+    verdicts = {c["check"]: c["passed"] for c in checks(sections)}
+    assert verdicts["replica server p95 at 8 concurrent clients (ms)"]
+    assert not verdicts["episode start median (ms)"] and not verdicts["oracle episodes per minute with 2 workers"]
+    # fewer clients than the goal's eight never pass it
+    sections["server"]["servers"]["engine"]["concurrency"] = 4
+    assert not {c["check"]: c["passed"] for c in checks(sections)}["replica server p95 at 4 concurrent clients (ms)"]
 
 
 @pytest.mark.django_db
@@ -55,13 +118,22 @@ def test_unknown_section_is_refused_before_anything_runs(tmp_path):
 @pytest.mark.django_db(transaction=True)
 def test_server_section_measures_pages_served_by_a_real_server(tmp_path):
     out = tmp_path / "bench.json"
-    call_command("bench", "--only", "server", "--requests", "20", "--world-variant", "small", "--servers", "inprocess",
+    call_command("bench", "--only", "server", "--requests", "20", "--world-variant", "small", "--servers", "engine",
                  "--out", str(out))
-    server = json.loads(out.read_text())["sections"]["server"]
+    report = json.loads(out.read_text())
+    server = report["sections"]["server"]
     assert "error" not in server, server.get("error")
-    inprocess = server["servers"]["inprocess"]
-    assert inprocess["ok"] > 0 and inprocess["requests"] <= 20
-    assert inprocess["latency"]["p95_ms"] > 0
+    engine = server["servers"]["engine"]
+    # the server the episode engine serves worlds from: gunicorn, in processes of its own
+    assert engine["server"].startswith("the engine's replica server: gunicorn")
+    assert engine["ok"] > 0 and engine["requests"] <= 20
+    assert engine["latency"]["p95_ms"] > 0
+    assert [c["check"] for c in report["checks"]] == ["replica server p95 at 8 concurrent clients (ms)"]
+
+
+def test_unknown_server_kind_is_refused(tmp_path):
+    with pytest.raises(CommandError, match="--servers must name engine and/or gunicorn"):
+        call_command("bench", "--only", "server", "--servers", "inprocess", "--out", str(tmp_path / "x.json"))
 
 
 class _FakeLocator:

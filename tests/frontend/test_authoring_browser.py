@@ -1,12 +1,14 @@
 """Issue #14's must-show, in a real Chromium: an author creates a task from scratch on every installed replica without
 code (a declarative template, a fault, three assertions, a reference solution and a negative example), test-runs it
 (a real `manage.py worker` takes the episodes: the reference passes, doing nothing and the negative fail), adds it to
-a suite, and finds every one of them in `run_suite`'s output. On the testbed the reference solution is recorded by
-demonstration: the author does the task with real clicks and typing in the recording tab and pulls the actions in."""
+a suite, and finds it in `run_suite`'s output (a test per replica). On the testbed the reference solution is recorded by
+demonstration: the author does the task with real clicks and typing in the recording tab and pulls the actions in.
+Each replica's recipe (what the author types) lives in its own folder: replicas/<name>/tests/authoring_recipe.py."""
+import importlib
+import importlib.util
 import io
 import json
 import os
-import re
 
 import pytest
 from django.core.management import call_command
@@ -14,7 +16,6 @@ from replicagym.annotation.models import Item, Recording
 from replicagym.catalogue.models import Suite, Task
 
 from episodes.browser import shared_browser
-from replicas.testbed.services import member_password
 from replicas.worlds.registry import replicas
 from tests.episodes.celery_workers import ROOT
 from tests.reports.test_must_show import worker  # noqa: F401 - the fixture: one `manage.py worker` on the test database
@@ -22,41 +23,25 @@ from tests.reports.test_must_show import worker  # noqa: F401 - the fixture: one
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 TIMEOUT = 30_000
 TEST_RUN_TIMEOUT = 300_000  # four episodes per task on a loaded 2-core machine
-SUITE = "authored-e2e"
+SUITE = "authored-e2e-{replica}"  # one suite per replica: each replica's run is a test of its own
 SHOTS = ROOT / "docs" / "screenshots"
 WRITE_SHOTS = os.environ.get("REPLICAGYM_SCREENSHOTS") == "1"
 
-# What an author types for each replica: a record picked from the world, a count or sum over related rows.
-RECIPES = {
-    "supportdesk": {
-        "title": "Count the comments of an open ticket", "record": "ticket", "table": "supportdesk.ticket",
-        "where": '{"status": {"in": ["new", "open"]}}', "answer": "comments",
-        "aggregate": ("count", "supportdesk.comment", None, '{"ticket": "{ticket}"}'),
-        "instruction": "How many comments does ticket #{ticket} have? Reply with the number only.",
-        "start_page": "/agent/tickets/{ticket}",
-    },
-    "shop": {
-        "title": "Count the units of an order", "record": "order", "table": "shop.order",
-        "where": "{}", "answer": "units",
-        "aggregate": ("sum", "shop.orderitem", "quantity", '{"order": "{order}"}'),
-        "instruction": "How many units in total were ordered in order {order}? Reply with the number only.",
-        "start_page": "/your-orders",
-    },
-    "board": {
-        "title": "Count the comments of an issue", "record": "issue", "table": "board.issue",
-        "where": '{"status": {"ne": "Done"}}', "answer": "comments", "field": ("issue_key", "issue.key"),
-        "aggregate": ("count", "board.comment", None, '{"issue": "{issue}"}'),
-        "instruction": "How many comments does issue {issue_key} have? Reply with the number only.",
-        "start_page": "/issues",
-    },
-    "testbed": {
-        "title": "Count a member's notes", "record": "member", "table": "testbed.member",
-        "where": "{}", "answer": "notes", "field": ("member_name", "member.name"),
-        "aggregate": ("count", "testbed.note", None, '{"owner": "{member}"}'),
-        "instruction": "How many notes does {member_name} own? Reply with the number only.",
-        "start_page": "/notes",
-    },
-}
+SEED = 7
+
+
+def authoring_recipes() -> dict[str, dict]:
+    """What an author types for each installed replica (a record picked from the world, a count or sum over related
+    rows), from the replica's own folder: `RECIPE` in replicas/<name>/tests/authoring_recipe.py. A new replica folder
+    brings its recipe; the test covers every installed replica and edits nothing here."""
+    found = {}
+    for name, config in sorted(replicas().items()):
+        module = f"{config.name}.tests.authoring_recipe"
+        if importlib.util.find_spec(module) is None:
+            raise AssertionError(f"replica {name!r} has no {module.replace('.', '/')}.py with the RECIPE an author "
+                                 "types in the task editor: every replica brings its own")
+        found[name] = importlib.import_module(module).RECIPE
+    return found
 
 
 def shot(page, name):
@@ -110,7 +95,7 @@ def author_task(page, base, replica, recipe) -> str:
     _input(page, "title").fill(recipe["title"])
     _input(page, "slug").fill(slug)
     _input(page, "variant").select_option("small")
-    _input(page, "seed").fill("7")
+    _input(page, "seed").fill(str(SEED))
     _add(page, "add:params:pick")
     _input(page, "params[0].name").fill(recipe["record"])
     _reshaped(page, lambda: _input(page, "params[0].pick.table").select_option(recipe["table"]))
@@ -154,86 +139,84 @@ def author_task(page, base, replica, recipe) -> str:
     _add(page, "add:verifier.assertions:trajectory")
     _input(page, "verifier.assertions[2].name").fill("a short answer")
     _input(page, "verifier.assertions[2].max_steps").fill("5")
-    if replica == "testbed":
-        record_reference(page)
+    if "demonstration" in recipe:
+        record_reference(page, recipe["demonstration"])
     else:
         _input(page, "reference_solution").fill('send_msg_to_user("{' + recipe["answer"] + '}")')
     _add(page, "add:negative_examples")
     _input(page, "negative_examples[0].name").fill("answers without a number")
     _input(page, "negative_examples[0].actions").fill('send_msg_to_user("I could not find it")')
-    page.fill("#in-new-suite", SUITE)
+    page.fill("#in-new-suite", SUITE.format(replica=replica))
     _settled(page)
     page.locator('[data-testid="problem-count"]', has_text="Valid").wait_for()
     page.locator('[data-testid="instruction-preview"]').wait_for()
     return slug
 
 
-def record_reference(page):
-    """The testbed's reference by demonstration: in the recording tab the author signs in by typing, counts the
-    member's notes on the list, answers in the bar; then pulls the recorded actions into the reference solution."""
+def record_reference(page, demonstration):
+    """The reference by demonstration: in the recording tab the author does the task as the replica's recipe says
+    (on the testbed: signs in by typing, counts the member's notes on the list), answers in the bar; then pulls the
+    recorded actions into the reference solution."""
+    demonstrations = Recording.objects.filter(item=None).count()
     page.locator('[data-testid="record-demonstration"]').click()
     with page.context.expect_page() as opened:
         page.locator('[data-testid="demonstration-link"]').click()
     rec = opened.value
     rec.wait_for_load_state()
-    member = re.search(r"How many notes does (.+) own\?", rec.get_by_test_id("instruction").inner_text()).group(1)
-    world = rec.frame_locator("#rg-frame")
-    world.locator("#id_email").click()
-    rec.keyboard.type("member1@testbed.example")
-    world.locator("#id_password").click()
-    rec.keyboard.type(member_password(seed=7, public_id=100))  # member1 of the draft's seed
-    world.get_by_role("button", name="Sign in").click()
-    world.get_by_role("heading", name="Notes").wait_for()
-    owners = world.locator("tbody tr td:nth-child(3)").all_inner_texts()
+    answer = demonstration["do"](rec, rec.frame_locator("#rg-frame"), seed=SEED)
     rec.locator("#rg-answer").click()
-    rec.keyboard.type(str(owners.count(member)))
+    rec.keyboard.type(answer)
     rec.get_by_role("button", name="Send").click()
-    rec.locator("#rg-count").filter(has_text="4").wait_for()
+    kinds = [*demonstration["actions"], "send_msg_to_user"]
+    rec.locator("#rg-count").filter(has_text=str(len(kinds))).wait_for()
     rec.close()
     with page.expect_response(lambda r: "/tasks/editor/demonstration/pull/" in r.url):
         page.locator('[data-testid="pull-reference"]').click()
     page.locator('[data-testid="demonstration-note"]').wait_for()
     _settled(page)
     actions = _input(page, "reference_solution").input_value().split("\n")
-    assert [a.split("(")[0] for a in actions] == ["fill", "fill", "click", "send_msg_to_user"]
-    assert actions[-1] == f'send_msg_to_user("{owners.count(member)}")' and actions[0].split('"')[1].isdigit()
-    assert Recording.objects.filter(item=None).count() == 1 and not Item.objects.exists()
+    assert [a.split("(")[0] for a in actions] == kinds
+    assert actions[-1] == f'send_msg_to_user("{answer}")' and actions[0].split('"')[1].isdigit()
+    assert Recording.objects.filter(item=None).count() == demonstrations + 1 and not Item.objects.exists()
 
 
-def test_an_author_creates_test_runs_and_suites_a_task_on_every_replica(live_server, page, worker, author_user):  # noqa: F811
+def test_one_reference_at_least_is_recorded_by_demonstration():
+    assert any("demonstration" in recipe for recipe in authoring_recipes().values())
+
+
+# one test per replica, so the replicas' authoring runs spread over the xdist workers
+@pytest.mark.parametrize("replica", sorted(replicas()))
+def test_an_author_creates_test_runs_and_suites_a_task(live_server, page, worker, author_user, replica):  # noqa: F811
     base = live_server.url
-    made = []
-    for replica in sorted(replicas()):
-        recipe = RECIPES[replica]  # a new replica needs its recipe here: this test covers every installed one
-        slug = author_task(page, base, replica, recipe)
-        if replica == "supportdesk":
-            shot(page, "platform-editor.png")
-        page.get_by_role("button", name="Save version").click()
-        page.wait_for_url(f"{base}/tasks/{replica}.{slug}/")
-        task = Task.objects.get(task_id=f"{replica}.{slug}", is_current=True)
-        assert task.pack == "authored" and isinstance(task.params[recipe["answer"]], int)
-        assert f"{{{recipe['record']}}}" not in page.locator('[data-testid="instruction"]').inner_text()
-        assert page.locator('[data-testid="assertion"]').count() == 3
-        page.locator('[data-testid="test-run"]').click()
-        page.locator('[data-testid="test-run-verdict"]').wait_for(timeout=TEST_RUN_TIMEOUT)
-        rows = {row.get_attribute("data-label"): row for row in page.locator('[data-testid="check-row"]').all()}
-        assert set(rows) == {"reference", "doing nothing", "negative: answers without a number", "random agent"}
-        assert "Succeeded" in rows["reference"].inner_text()
-        assert "Failed" in rows["doing nothing"].inner_text()
-        assert "Failed" in rows["negative: answers without a number"].inner_text()
-        assert page.locator('[data-testid="test-run-verdict"]').inner_text().startswith("The verifier behaves")
-        if replica == "supportdesk":
-            shot(page, "platform-test-run.png")
-        made.append(task.task_id)
+    recipe = authoring_recipes()[replica]
+    shots = recipe.get("screenshots", {})
+    slug = author_task(page, base, replica, recipe)
+    if "editor" in shots:
+        shot(page, shots["editor"])
+    page.get_by_role("button", name="Save version").click()
+    page.wait_for_url(f"{base}/tasks/{replica}.{slug}/")
+    task = Task.objects.get(task_id=f"{replica}.{slug}", is_current=True)
+    assert task.pack == "authored" and isinstance(task.params[recipe["answer"]], int)
+    assert f"{{{recipe['record']}}}" not in page.locator('[data-testid="instruction"]').inner_text()
+    assert page.locator('[data-testid="assertion"]').count() == 3
+    page.locator('[data-testid="test-run"]').click()
+    page.locator('[data-testid="test-run-verdict"]').wait_for(timeout=TEST_RUN_TIMEOUT)
+    rows = {row.get_attribute("data-label"): row for row in page.locator('[data-testid="check-row"]').all()}
+    assert set(rows) == {"reference", "doing nothing", "negative: answers without a number", "random agent"}
+    assert "Succeeded" in rows["reference"].inner_text()
+    assert "Failed" in rows["doing nothing"].inner_text()
+    assert "Failed" in rows["negative: answers without a number"].inner_text()
+    assert page.locator('[data-testid="test-run-verdict"]').inner_text().startswith("The verifier behaves")
+    if "test_run" in shots:
+        shot(page, shots["test_run"])
 
-    suite = Suite.objects.get(name=SUITE, is_current=True)
-    assert sorted(suite.tasks.values_list("task_id", flat=True)) == sorted(made)
+    suite_name = SUITE.format(replica=replica)
+    suite = Suite.objects.get(name=suite_name, is_current=True)
+    assert list(suite.tasks.values_list("task_id", flat=True)) == [task.task_id]
     out = io.StringIO()
-    call_command("run_suite", SUITE, "--agent", "oracle", "--no-sync", stdout=out)
+    call_command("run_suite", suite_name, "--agent", "oracle", "--no-sync", stdout=out)
     report = json.loads(out.getvalue())
-    text = json.dumps(report)
-    for task_id in made:
-        assert task_id in text
-    assert report["totals"]["attempts"] == len(made) and report["totals"]["passes"] == len(made)
-    page.goto(f"{base}/tasks/?suite={SUITE}")
-    assert page.locator('[data-testid="task-row"]').count() == len(made)
+    assert task.task_id in json.dumps(report)
+    assert report["totals"]["attempts"] == 1 and report["totals"]["passes"] == 1
+    page.goto(f"{base}/tasks/?suite={suite_name}")
+    assert page.locator('[data-testid="task-row"]').count() == 1

@@ -12,6 +12,7 @@ from replicagym.annotation.services import item_claim, items_create, recording_s
 
 from replicas.worlds.models import World
 from replicas.worlds.recording import COOKIE, RECORDING_PREFIX
+from replicas.worlds.registry import replicas
 
 pytestmark = pytest.mark.django_db
 
@@ -129,7 +130,7 @@ BAD_PULLS = [
     ("one with no steps", {"demonstration": "EMPTY"}, "no steps yet"),
     ("an unknown target", {"pull_into": "verifier"}, "reference solution or a new negative example"),
     ("another seed than the draft's", {"i:seed": "8"}, "not in the draft's world"),
-    ("another replica than the draft's", {"s:replica": "supportdesk"}, "not in the draft's world"),
+    ("another replica than the draft's", {"s:replica": "ANOTHER_REPLICA"}, "not in the draft's world"),
 ]
 
 
@@ -146,6 +147,8 @@ def test_a_bad_pull_is_refused_at_the_panel_and_changes_nothing(author, django_u
         "EMPTY": lambda: start(author)[0].pk,
     }
     posted = {**DRAFT, "demonstration": str(recording.pk), "pull_into": "reference", **changes}
+    if posted["s:replica"] == "ANOTHER_REPLICA":  # any installed replica but the draft's
+        posted["s:replica"] = next(name for name in sorted(replicas()) if name != DRAFT["s:replica"])
     if posted["demonstration"] in ids:
         posted["demonstration"] = str(ids[posted["demonstration"]]())
     before = {r.pk: (r.status, list(r.steps.values_list("action", flat=True))) for r in Recording.objects.all()}

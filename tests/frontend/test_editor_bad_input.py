@@ -8,24 +8,24 @@ from frontend.editor.fields import slot_id
 
 pytestmark = pytest.mark.django_db
 
-# A valid task as the editor posts it: every input named <type>:<json path> (frontend.editor.codec).
+# A valid testbed task as the editor posts it: every input named <type>:<json path> (frontend.editor.codec).
 VALID = {
-    "s:replica": "supportdesk", "s:variant": "small", "i:seed": "7", "s:difficulty": "easy",
-    "s:title": "Count the comments of a ticket", "s:slug": "count-comments",
-    "s:params[0].name": "ticket", "kind:params[0]": "pick", "s:params[0].pick.table": "supportdesk.ticket",
-    "j:params[0].pick.where": '{"status": {"in": ["new", "open"]}}', "e:params[0].pick.choose": '"seeded"',
-    "s:params[1].name": "comments", "kind:params[1]": "aggregate", "e:params[1].aggregate.op": '"count"',
-    "s:params[1].aggregate.table": "supportdesk.comment", "j:params[1].aggregate.where": '{"ticket": "{ticket}"}',
-    "s:instruction": "How many comments does ticket #{ticket} have? Reply with the number only.",
-    "s:start_page": "/agent/tickets/{ticket}",
+    "s:replica": "testbed", "s:variant": "small", "i:seed": "7", "s:difficulty": "easy",
+    "s:title": "Count the notes of a member", "s:slug": "count-notes",
+    "s:params[0].name": "member", "kind:params[0]": "pick", "s:params[0].pick.table": "testbed.member",
+    "j:params[0].pick.where": '{"role": {"in": ["owner", "member"]}}', "e:params[0].pick.choose": '"seeded"',
+    "s:params[1].name": "notes", "kind:params[1]": "aggregate", "e:params[1].aggregate.op": '"count"',
+    "s:params[1].aggregate.table": "testbed.note", "j:params[1].aggregate.where": '{"owner": "{member}"}',
+    "s:instruction": "How many notes does member #{member} own? Reply with the number only.",
+    "s:start_page": "/notes",
     "e:faults[0].name": '"slow_response"', "i:faults[0].params.delay_ms": "200",
-    "e:verifier.assertions[0].kind": '"answer"', "s:verifier.assertions[0].name": "the answer is the comment count",
-    "e:verifier.assertions[0].type": '"number"', "v:verifier.assertions[0].expected": "{comments}",
+    "e:verifier.assertions[0].kind": '"answer"', "s:verifier.assertions[0].name": "the answer is the note count",
+    "e:verifier.assertions[0].type": '"number"', "v:verifier.assertions[0].expected": "{notes}",
     "e:verifier.assertions[1].kind": '"diff"', "s:verifier.assertions[1].name": "nothing changed",
     "e:verifier.assertions[1].only_allowed": "true",
     "e:verifier.assertions[2].kind": '"trajectory"', "s:verifier.assertions[2].name": "few steps",
     "i:verifier.assertions[2].max_steps": "5",
-    "l:reference_solution": 'send_msg_to_user("{comments}")',
+    "l:reference_solution": 'send_msg_to_user("{notes}")',
     "s:negative_examples[0].name": "answers without a number",
     "l:negative_examples[0].actions": 'send_msg_to_user("I could not find it")',
     "new_suite": "editor-checks",
@@ -33,24 +33,24 @@ VALID = {
 
 BAD = [
     # (what is wrong, changes to the valid form, the input whose slot shows it, words of the message)
-    ("unknown table", {"s:params[0].pick.table": "supportdesk.tikcet"}, "params[0].pick.table", "unknown table"),
-    ("bad placeholder", {"s:instruction": "Count the comments of #{tikcet}."}, "instruction", "tikcet"),
+    ("unknown table", {"s:params[0].pick.table": "testbed.membr"}, "params[0].pick.table", "unknown table"),
+    ("bad placeholder", {"s:instruction": "Count the notes of #{membr}."}, "instruction", "membr"),
     ("out-of-range fault parameter", {"i:faults[0].params.delay_ms": "99999"}, "faults[0].params.delay_ms", "5000"),
     ("answer assertion with no answer", {"v:verifier.assertions[0].expected": ""}, "verifier.assertions[0]", "expected"),
-    ("seed with no candidate", {"j:params[0].pick.where": '{"subject": "a subject no ticket has"}'}, "params[0]", "seed 7"),
+    ("seed with no candidate", {"j:params[0].pick.where": '{"name": "a name no member has"}'}, "params[0]", "seed 7"),
     ("bad slug", {"s:slug": "Count Comments!"}, "slug", "slug"),
-    ("invalid JSON", {"j:params[0].pick.where": '{"status": '}, "params[0].pick.where", "invalid JSON"),
+    ("invalid JSON", {"j:params[0].pick.where": '{"role": '}, "params[0].pick.where", "invalid JSON"),
     ("seed that is not a number", {"i:seed": "seven"}, "seed", "whole number"),
     ("unknown field in the verifier", {"e:verifier.assertions[1].kind": '"state"', "e:verifier.assertions[1].only_allowed": "",
-                                       "s:verifier.assertions[1].table": "supportdesk.ticket",
-                                       "j:verifier.assertions[1].where": '{"statuss": "open"}',
+                                       "s:verifier.assertions[1].table": "testbed.note",
+                                       "j:verifier.assertions[1].where": '{"doen": false}',
                                        "j:verifier.assertions[1].expect": '{"count": 1}'},
-     "verifier.assertions[1].where", "statuss"),
+     "verifier.assertions[1].where", "doen"),
     ("action that does not parse", {"l:reference_solution": "send_msg_to_user(42"}, "reference_solution", "reference_solution[0]"),
     ("unknown variant", {"s:variant": "gigantic"}, "variant", "gigantic"),
-    ("start page that is not a path", {"s:start_page": "agent/tickets"}, "start_page", "/"),
+    ("start page that is not a path", {"s:start_page": "notes"}, "start_page", "/"),
     ("bad suite name", {"new_suite": "Not A Suite"}, "new_suite", "suite name"),
-    ("operator that does not fit the field", {"j:params[0].pick.where": '{"status": {"gt": "open"}}'}, "params[0].pick.where", "gt"),
+    ("operator that does not fit the field", {"j:params[0].pick.where": '{"role": {"gt": "member"}}'}, "params[0].pick.where", "gt"),
 ]
 
 
@@ -68,9 +68,9 @@ def _slot_messages(html: str, path: str) -> str:
 def test_the_valid_form_saves_a_version_into_its_suite(author_client):
     response = author_client.post("/tasks/editor/save/", VALID)
     assert response.status_code == 302, response.content.decode()[:2000]
-    task = Task.objects.get(task_id="supportdesk.count-comments", is_current=True)
-    assert task.pack == "authored" and task.params["comments"] >= 0
-    assert task.instruction == f"How many comments does ticket #{task.params['ticket']} have? Reply with the number only."
+    task = Task.objects.get(task_id="testbed.count-notes", is_current=True)
+    assert task.pack == "authored" and task.params["notes"] >= 0
+    assert task.instruction == f"How many notes does member #{task.params['member']} own? Reply with the number only."
     assert list(Suite.objects.get(name="editor-checks", is_current=True).tasks.all()) == [task]
 
 
@@ -88,7 +88,7 @@ def test_bad_input_is_shown_at_its_field_and_changes_nothing(author_client, what
 
 
 def test_live_validation_swaps_each_message_into_its_field(author_client):
-    bad = {**VALID, "i:faults[0].params.delay_ms": "99999", "s:params[0].pick.table": "supportdesk.tikcet"}
+    bad = {**VALID, "i:faults[0].params.delay_ms": "99999", "s:params[0].pick.table": "testbed.membr"}
     html = author_client.post("/tasks/editor/validate/", bad, HTTP_HX_REQUEST="true").content.decode()
     for path in ("faults[0].params.delay_ms", "params[0].pick.table"):
         assert re.search(rf'id="{slot_id(path)}" hx-swap-oob="true"><div role="alert" data-error-path="{re.escape(path)}"', html)
@@ -99,11 +99,11 @@ def test_live_validation_swaps_each_message_into_its_field(author_client):
 
 
 def test_the_template_lists_its_instances_and_names_seeds_without_candidates(author_client):
-    only_seed_7 = {**VALID, "j:params[0].pick.where": '{"status": {"in": ["new", "open"]}, "subject": {"matches": "ORD-4"}}'}
-    html = author_client.post("/tasks/editor/instances/", {**only_seed_7, "preview_seeds": "7, 8, 9"}).content.decode()
+    members_1_and_2 = {**VALID, "j:params[0].pick.where": '{"role": {"in": ["owner", "member"]}, "email": {"matches": "^member[12]@"}}'}
+    html = author_client.post("/tasks/editor/instances/", {**members_1_and_2, "preview_seeds": "7, 8, 9"}).content.decode()
     assert html.count("<tr>") == 4  # header and three seeds
-    assert "comments=" in html
-    nothing = {**VALID, "j:params[0].pick.where": '{"subject": "a subject no ticket has"}'}
+    assert "notes=" in html
+    nothing = {**VALID, "j:params[0].pick.where": '{"name": "a name no member has"}'}
     html = author_client.post("/tasks/editor/instances/", {**nothing, "preview_seeds": "7, 8"}).content.decode()
     assert html.count("no candidate") == 2 and "seed 8" in html
 
@@ -112,4 +112,4 @@ def test_agents_and_annotators_cannot_reach_the_editor(client, annotator_user):
     client.force_login(annotator_user)
     assert client.post("/tasks/editor/save/", VALID).status_code == 403
     assert client.get("/tasks/new/").status_code == 403
-    assert not Task.objects.filter(task_id="supportdesk.count-comments").exists()
+    assert not Task.objects.filter(task_id="testbed.count-notes").exists()

@@ -9,6 +9,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from bench.report import SECTIONS, BenchOptions, run_sections, table
+from bench.serve import KINDS as SERVER_KINDS
 from replicas.worlds.cli import ReplicaGymCommand, positive_int, replica_arg
 
 
@@ -23,7 +24,7 @@ class Command(ReplicaGymCommand):
         parser.add_argument("--variants", default="", help="world variants for the reset section (default: default,10k,100k)")
         parser.add_argument("--requests", type=positive_int, help="requests for the server section (overrides the preset)")
         parser.add_argument("--world-variant", default="", help="world variant of the step, render and server sections (default: default)")
-        parser.add_argument("--servers", default="", help="servers for the server section (default: inprocess,gunicorn)")
+        parser.add_argument("--servers", default="", help="servers for the server section (default: engine,gunicorn)")
         parser.add_argument("--workers", default="", help="worker counts for the throughput section (default: 1,2,4)")
         parser.add_argument("--episodes", type=positive_int, help="oracle episodes per worker count (throughput)")
         parser.add_argument("--replica", type=replica_arg, default=None, help="replica measured (default: the first, by name, declaring a bench task)")
@@ -43,8 +44,8 @@ class Command(ReplicaGymCommand):
         if any(w < 1 or w > 16 for w in worker_counts):
             raise CommandError("--workers counts must be from 1 to 16")
         server_kinds = [k.strip() for k in servers.split(",") if k.strip()]
-        if any(k not in ("inprocess", "gunicorn") for k in server_kinds):
-            raise CommandError(f"--servers must name inprocess and/or gunicorn, not {servers!r}")
+        if any(k not in SERVER_KINDS for k in server_kinds):
+            raise CommandError(f"--servers must name {' and/or '.join(SERVER_KINDS)}, not {servers!r}")
         options = BenchOptions.preset(quick=quick).override(
             replica=replica or None,
             repeat=repeat,

@@ -21,23 +21,21 @@ import time
 import uuid
 from datetime import timedelta
 from pathlib import Path
-from urllib.parse import quote
 
 import psutil
 from celery import current_app
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connection, transaction
+from django.db import transaction
 from replicagym.catalogue.packs import PackError, task_sync_all
 
 from bench.scenario import resolve_task
 from episodes.creation import episode_create
-from episodes.models import Episode, Run, Step
+from episodes.fleet import ROOT, celery_worker_argv, run_recorded_once, worker_env
+from episodes.models import Episode, Run
 from episodes.runs import enqueue_episodes, run_create
 from episodes.workers import scheduler_tick
 from replicas.worlds.cli import one_line_errors, replica_arg
-
-ROOT = Path(__file__).resolve().parents[3]
 
 
 def positive_int(text: str) -> int:
@@ -48,15 +46,6 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be a positive integer, not {value}")
     return value
-
-
-def database_url() -> str:
-    """DATABASE_URL of the database this process uses, so the workers share it (a test database too)."""
-    conf = connection.settings_dict
-    if conf["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{Path(conf['NAME']).resolve()}"  # sqlite:////abs/path
-    auth = quote(conf["USER"] or "") + (f":{quote(conf['PASSWORD'])}" if conf["PASSWORD"] else "")
-    return f"postgres://{auth}@{conf['HOST'] or '127.0.0.1'}:{conf['PORT'] or 5432}/{conf['NAME']}"
 
 
 def process_group(pgid: int) -> set[int]:
@@ -76,26 +65,15 @@ class Workers:
 
     def __init__(self, *, count: int, queue: str, heartbeat: int, lost_after: int, visibility: int, logs: Path):
         self.queue, self.logs = queue, logs
-        self.env = {
-            **os.environ,
-            "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
-            "DJANGO_SETTINGS_MODULE": "replicagym.settings",
-            "DATABASE_URL": database_url(),
-            "REPLICAGYM_DATA_DIR": str(settings.DATA_DIR),
-            "REPLICAGYM_WORKER_HEARTBEAT_SECONDS": str(heartbeat),
-            "REPLICAGYM_WORKER_LOST_SECONDS": str(lost_after),
-            "REPLICAGYM_REDIS_VISIBILITY_SECONDS": str(visibility),
-            "DJANGO_ALLOW_ASYNC_UNSAFE": "true",
-        }
-        self.env.pop("CELERY_TASK_ALWAYS_EAGER", None)
+        self.env = worker_env(REPLICAGYM_WORKER_HEARTBEAT_SECONDS=str(heartbeat),
+                              REPLICAGYM_WORKER_LOST_SECONDS=str(lost_after),
+                              REPLICAGYM_REDIS_VISIBILITY_SECONDS=str(visibility))
         self.procs = [self._start(i) for i in range(count)]
 
     def _command(self, i: int) -> list[str]:
         if settings.EPISODE_QUEUE == "database":
             return [sys.executable, str(ROOT / "manage.py"), "worker", "--queue", self.queue]
-        return [str(Path(sys.executable).parent / "celery"), "-A", "replicagym", "worker", "-Q", self.queue, "-c", "1",
-                "-n", f"killtest{i}-{self.queue}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat",
-                "-l", "WARNING"]
+        return celery_worker_argv(node=f"killtest{i}-{self.queue}@%h", queue=self.queue)
 
     def _start(self, i: int) -> subprocess.Popen:
         log = open(self.logs / f"worker-{i}.log", "a")  # noqa: SIM115 - the child holds it; closed with the process
@@ -237,7 +215,7 @@ class Command(BaseCommand):
                 break
             time.sleep(0.5)
         ended = time.monotonic()
-        return {**self._check(run, task), "victim": victim, "done_at_kill": done_at_kill, "running_at_kill": running_at_kill,
+        return {**run_recorded_once(run, task), "victim": victim, "done_at_kill": done_at_kill, "running_at_kill": running_at_kill,
                 "seconds": ended - started, "recovery_seconds": ended - killed_at}
 
     @staticmethod
@@ -245,32 +223,6 @@ class Command(BaseCommand):
         group = process_group(pgid)
         return sum(int(claimed.rpartition(":")[2]) in group for claimed in Episode.objects.filter(
             run=run, status=Episode.Status.RUNNING).values_list("claimed_by", flat=True))
-
-    def _check(self, run, task) -> dict:
-        run.refresh_from_db()
-        eps = list(Episode.objects.filter(run=run).order_by("attempt"))
-        problems = []
-        if run.status != Run.Status.DONE:
-            problems.append(f"run {run.pk} is {run.status}, not done")
-        reference = len(task.with_params(eps[0].params).reference_solution) if eps else 0
-        statuses = {}
-        for ep in eps:
-            statuses[ep.status] = statuses.get(ep.status, 0) + 1
-            indexes = list(Step.objects.filter(episode=ep).order_by("index").values_list("index", flat=True))
-            if not ep.is_final:
-                problems.append(f"episode {ep.pk} is still {ep.status}")
-                continue
-            if indexes != list(range(len(indexes))):
-                problems.append(f"episode {ep.pk} has steps {indexes}, not one set numbered from 0")
-            # the oracle passes its own task: anything else is a lost or broken episode, reported with its reason
-            if ep.status != Episode.Status.SUCCEEDED:
-                problems.append(f"episode {ep.pk} {ep.status}: {ep.error[:200]}")
-            elif ep.verdict is None or ep.final_state_id is None:
-                problems.append(f"episode {ep.pk} passed with no verdict or final state")
-            elif len(indexes) != reference:
-                problems.append(f"episode {ep.pk} passed with {len(indexes)} steps, the reference has {reference}")
-        return {"episodes": len(eps), "statuses": statuses, "problems": problems,
-                "redeliveries": sum(max(0, ep.tries - 1) for ep in eps)}
 
     @staticmethod
     def _line(n, trials, r) -> str:

@@ -4,7 +4,7 @@ import pytest
 from django.conf import settings
 
 from episodes.browser import shared_browser
-from episodes.server import replica_server, replica_server_stop
+from episodes.server import replica_server
 from replicas.board.models import Issue, Person
 from replicas.worlds.registry import get_replica
 from replicas.worlds.routing import world_origin, world_url
@@ -30,8 +30,7 @@ def browser_page(transactional_db):
         page.world = world
         yield page
     finally:
-        context.close()
-        replica_server_stop()
+        context.close()  # the replica server stays up for the process's next tests (it is a gunicorn child)
 
 
 def _blur(page):

@@ -17,7 +17,7 @@ from replicas.board.tasks import params as P
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import snapshot
-from tests.pack_episodes import fault_fired, fires_in_episode, pack_slugs, share, sync_tasks, why
+from tests.pack_episodes import fault_fired, fires_in_episode, shares, sync_tasks, why
 from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs
 from verifiers.placeholders import fill
@@ -144,15 +144,15 @@ def test_a_world_without_candidates_fails_loudly(small):
         P.triage_customer_bug(small)
 
 
-SHARES = 2  # browser tests, each playing a share of the pack (see tests/pack_episodes.py)
-SLUGS = pack_slugs("board")
+# browser tests, each playing a share of the pack of about equal cost (see tests/pack_episodes.py)
+SHARES = shares("board", negatives=False)
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("index", range(SHARES))
+@pytest.mark.parametrize("index", range(len(SHARES)))
 def test_every_reference_solution_passes_in_a_real_browser(transactional_db, tmp_path, index):
     failures = []
-    for task in sync_tasks("board", share(SLUGS, index, SHARES), tmp_path / "tasks"):
+    for task in sync_tasks("board", SHARES[index], tmp_path / "tasks"):
         done = episode_play(task_id=task.task_id, actions=task.reference_solution)
         rewards = done.rewards or {}
         if rewards.get("task_completion") != 1.0 or rewards.get("collateral") != 1.0:

@@ -18,13 +18,12 @@ from replicas.worlds import clock
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import snapshot
-from tests.pack_episodes import fault_fired, fires_in_episode, pack_slugs, share, sync_tasks, why
+from tests.pack_episodes import fault_fired, fires_in_episode, shares, sync_tasks, why
 from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs
 from verifiers.spec import fill_params
 
 PACK = pack_dir("shop")
-SLUGS = pack_slugs("shop")
 SEND = re.compile(r'^send_msg_to_user\("(.*)"\)$')
 
 
@@ -127,14 +126,15 @@ def test_a_world_without_candidates_fails_loudly(small):
 
 # --- episodes in a real browser ------------------------------------------------------------------------
 
-SHARES = 2  # browser tests, each playing a share of the pack (see tests/pack_episodes.py)
+# browser tests, each playing a share of the pack of about equal cost (see tests/pack_episodes.py)
+SHARES = shares("shop", negatives=False)
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("index", range(SHARES))
+@pytest.mark.parametrize("index", range(len(SHARES)))
 def test_every_reference_solution_passes_in_a_real_browser(transactional_db, tmp_path, index):
     failures = []
-    for task in sync_tasks("shop", share(SLUGS, index, SHARES), tmp_path / "tasks"):
+    for task in sync_tasks("shop", SHARES[index], tmp_path / "tasks"):
         if not task.spec["verifier"]["allowed_changes"] and SEND.match(task.reference_solution[-1]):
             continue  # answer-only: judged on the untouched world with its message, above
         done = episode_play(task_id=task.task_id, actions=task.reference_solution)

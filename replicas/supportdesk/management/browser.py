@@ -1,5 +1,5 @@
 """Shared by the screenshot command, the render benchmark and browser tests: the engine's
-in-process server and Chromium flags, and a browser context carrying an agent's session."""
+replica server and Chromium flags, and a browser context carrying an agent's session."""
 from contextlib import contextmanager
 
 from django.conf import settings
@@ -11,7 +11,7 @@ from replicas.worlds.routing import world_origin
 
 @contextmanager
 def wsgi_server():
-    """The engine's in-process replica server for the duration of a command; yields its port."""
+    """The engine's replica server (a gunicorn child) for the duration of a command; yields its port."""
     _, port = replica_server()
     try:
         yield port

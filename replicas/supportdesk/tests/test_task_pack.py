@@ -16,13 +16,12 @@ from replicas.worlds import clock
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import snapshot
-from tests.pack_episodes import fault_fired, fires_in_episode, pack_slugs, share, sync_tasks, why
+from tests.pack_episodes import fault_fired, fires_in_episode, shares, sync_tasks, why
 from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs
 from verifiers.rewards import reward_signals
 
 PACK = pack_dir("supportdesk")
-SLUGS = pack_slugs("supportdesk")
 MUST_HAVE = {
     "refund-duplicate-charge", "partial-refund-missing-item", "prorated-refund-subscription", "refund-over-limit-escalate",
     "escalate-tier2-priority", "reset-password-after-verification", "merge-duplicate-tickets", "reply-on-right-channel",
@@ -195,7 +194,8 @@ def test_a_world_without_candidates_fails_loudly(small):
 # --- episodes in a real browser ------------------------------------------------------------------------
 
 
-SHARES = 3  # browser tests, each playing a share of the pack (see tests/pack_episodes.py)
+# browser tests, each playing a share of the pack of about equal cost (see tests/pack_episodes.py)
+SHARES = shares("supportdesk", negatives=True)
 
 
 def _reference_passes_and_negatives_fail(task) -> list[str]:
@@ -221,8 +221,8 @@ def _reference_passes_and_negatives_fail(task) -> list[str]:
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("index", range(SHARES))
+@pytest.mark.parametrize("index", range(len(SHARES)))
 def test_references_pass_and_every_negative_example_fails(transactional_db, tmp_path, index):
-    tasks = sync_tasks("supportdesk", share(SLUGS, index, SHARES), tmp_path / "tasks")
+    tasks = sync_tasks("supportdesk", SHARES[index], tmp_path / "tasks")
     problems = [p for task in tasks for p in _reference_passes_and_negatives_fail(task)]
     assert not problems, "\n".join(problems)

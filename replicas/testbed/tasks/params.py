@@ -8,6 +8,16 @@ def _signed_in_as(world) -> dict:
     return {"email": owner.email, "password": member_password(seed=world.seed, public_id=owner.public_id)}
 
 
+def member_signin(world, seed, role=Member.Role.OWNER) -> dict:
+    """Picker: the first member of `role` and what they sign in with; a template param named `member` gives
+    member_email, member_name, member_password and member_id."""
+    member = Member.objects.filter(role=role).order_by("public_id").first()
+    if member is None:
+        raise LookupError(f"no member with the role {role!r}")
+    return {"email": member.email, "name": member.name, "password": member_password(seed=seed, public_id=member.public_id),
+            "id": member.public_id}
+
+
 def open_note(world) -> dict:
     """The first open note, and another open one (what a careless agent would touch instead)."""
     notes = list(Note.objects.filter(done=False).order_by("public_id")[:2])

@@ -105,9 +105,9 @@ def test_tasks_are_verified_in_real_episodes_with_the_step_clock_from_the_task_l
 def test_the_bench_measures_the_replica_named_with_replica(tmp_path):
     out = tmp_path / "bench.json"
     call_command("bench", "--replica", "testbed", "--only", "reset,server", "--variants", "small", "--repeat", "2",
-                 "--requests", "20", "--world-variant", "small", "--servers", "inprocess", "--out", str(out))
+                 "--requests", "20", "--world-variant", "small", "--servers", "engine", "--out", str(out))
     sections = json.loads(out.read_text())["sections"]
     assert sections["reset"]["replica"] == "testbed" and sections["reset"]["variants"]["small"]["rows"] == 9
     server = sections["server"]
     assert server["replica"] == "testbed" and server["pages"][1] == "/notes"
-    assert server["servers"]["inprocess"]["ok"] > 0 and not server["servers"]["inprocess"]["pages_not_served"]
+    assert server["servers"]["engine"]["ok"] > 0 and not server["servers"]["engine"]["pages_not_served"]

@@ -1,4 +1,4 @@
-"""`manage.py world create|snapshot|diff|delete|gc|list`: worlds from the command line (reset timings: `manage.py bench --only reset`)."""
+"""`manage.py world create|snapshot|diff|delete|gc|list|pool`: worlds from the command line (reset timings: `manage.py bench --only reset`)."""
 import json
 import time
 from datetime import timedelta
@@ -7,6 +7,7 @@ from django.core.management.base import CommandError
 
 from replicas.worlds.cli import OneLineParser, ReplicaGymCommand, seed_arg
 from replicas.worlds.models import World
+from replicas.worlds.pool import pool_fill, pool_status
 from replicas.worlds.routing import world_url
 from replicas.worlds.services import (
     InvalidWorldRequest,
@@ -38,6 +39,12 @@ class Command(ReplicaGymCommand):
         gc = sub.add_parser("gc", help="delete worlds unused for a while and outdated templates")
         gc.add_argument("--hours", type=int, default=None)
         sub.add_parser("list", help="list worlds as JSON lines")
+        pool = sub.add_parser("pool", help="the warm pool: 'status' (ready worlds per key) or 'fill' a key's pool")
+        pool.add_argument("pool_action", choices=["status", "fill"])
+        pool.add_argument("--replica")
+        pool.add_argument("--seed", type=seed_arg)
+        pool.add_argument("--variant", default="default")
+        pool.add_argument("--size", type=int, default=None, help="worlds to keep ready (default: WORLD_POOL_SIZE)")
 
     def _world_key(self, parser):
         parser.add_argument("--replica", required=True)
@@ -51,7 +58,7 @@ class Command(ReplicaGymCommand):
         self.stdout.write(json.dumps(doc, sort_keys=True, ensure_ascii=False))
 
     def _world(self, token: str) -> World:
-        world = World.objects.filter(token=token.removeprefix("w-"), is_template=False).first()
+        world = World.objects.filter(token=token.removeprefix("w-"), is_template=False, pooled=False).first()
         if world is None:
             raise CommandError(f"unknown world {token!r}")
         return world
@@ -87,6 +94,18 @@ class Command(ReplicaGymCommand):
         self._emit(world_gc(older_than=timedelta(hours=hours) if hours is not None else None))
 
     def do_list(self, **_):
-        for w in World.objects.filter(is_template=False).order_by("id"):
+        for w in World.objects.filter(is_template=False, pooled=False).order_by("id"):
             self._emit({"world": w.token, "replica": w.replica, "seed": w.seed, "variant": w.variant, "url": world_url(w)})
 
+
+    def do_pool(self, *, pool_action, replica, seed, variant, size, **_):
+        if pool_action == "status":
+            for row in pool_status():
+                self._emit(row)
+            return
+        if replica is None or seed is None:
+            raise CommandError("world pool fill needs --replica and --seed")
+        if size is not None and size < 0:
+            raise CommandError(f"--size must be 0 or more, not {size}")
+        added = pool_fill(replica=replica, seed=seed, variant=variant, size=size)
+        self._emit({"replica": replica, "seed": seed, "variant": variant, "added": added})

@@ -1,6 +1,7 @@
 """Issue #15's second must-show on a real replica, in a real Chromium: an annotator refunds the wrong payment of a
 support-desk ticket by hand; the replay fails verification, and the DPO export offers the mistaken step as the
-rejected side against a verified success (the oracle's) of the same task and seed."""
+rejected side against a verified success (the oracle's) of the same task and seed. The annotation flow's own
+tests, on the testbed, are in tests/annotation/; this one is about the desk's refund task."""
 import json
 
 import datasets
@@ -15,7 +16,7 @@ from episodes.browser import shared_browser
 from episodes.creation import episode_create
 from episodes.driver import episode_run
 from episodes.models import Episode
-from tests.annotation.conftest import run_queued_replays
+from tests.annotation.conftest import people, run_queued_replays  # noqa: F401 - people: the fixture
 from tests.annotation.test_must_show import TIMEOUT, sign_in
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -24,7 +25,7 @@ SUITE = "supportdesk-refunds"
 
 
 @pytest.fixture
-def refund_item(people):
+def refund_item(people):  # noqa: F811 - the fixture imported above
     return items_create(task=TASK)[0]
 
 
@@ -93,7 +94,7 @@ def record_wrong_refund(page, base, item) -> Recording:
 
 
 def test_a_refund_on_the_wrong_payment_fails_verification_and_is_dpo_rejected_against_the_oracle(
-        live_server, people, refund_item, context, tmp_path):
+        live_server, people, refund_item, context, tmp_path):  # noqa: F811
     item = refund_item
     p = item.params
     assert p["original"] != p["payment"]
