@@ -21,7 +21,7 @@ def pack_slugs(replica: str) -> list[str]:
 # What an episode costs, in milliseconds of a quiet 2-core machine: opening and verifying it, each
 # step, and the delays its faults put in the way (a slow-response fault waits on every delayed step).
 EPISODE_MS, STEP_MS = 900, 200
-SHARE_MS = 45_000  # a share no longer than this keeps both passes' four xdist workers evenly busy
+SHARE_MS = 45_000  # a share no longer than this keeps both xdist workers evenly busy to the end
 
 
 def _episode_ms(actions: list, faults: list) -> int:
