@@ -47,7 +47,8 @@ def resolve_task(task_id: str | None, replica: str | None = None):
     for task in Task.objects.filter(replica=config.label, is_current=True).order_by("task_id"):
         if task.reference_solution:
             return task
-    raise TaskNotFound(f"no task {config.bench_task!r} and no {config.label} task with a reference solution in the catalogue")
+    raise TaskNotFound(f"no task {config.bench_task!r} and no {config.label} task with a reference solution in the catalogue "
+                       f"(sync its pack first: manage.py task_sync {config.label})")
 
 
 def scenario_for(task_id: str | None, replica: str | None = None) -> Scenario:
