@@ -123,15 +123,15 @@ def missing_requirements(*, redis_url: str) -> list[str]:
     conf = connection.settings_dict
     if conf["ENGINE"].endswith("sqlite3"):
         missing.append("the database is SQLite: a SQLite file cannot be shared between hosts; set DATABASE_URL=postgres://...")
-    elif not _reachable(conf["HOST"] or "127.0.0.1", int(conf["PORT"] or 5432)):
+    elif not reachable(conf["HOST"] or "127.0.0.1", int(conf["PORT"] or 5432)):
         missing.append(f"no PostgreSQL on {conf['HOST'] or '127.0.0.1'}:{conf['PORT'] or 5432}")
     redis_host, redis_port = redis_address(redis_url)
-    if not _reachable(redis_host, redis_port):
+    if not reachable(redis_host, redis_port):
         missing.append(f"no Redis on {redis_host}:{redis_port}")
     return missing
 
 
-def _reachable(host: str, port: int) -> bool:
+def reachable(host: str, port: int) -> bool:
     try:
         socket.create_connection((host, port), timeout=2).close()
         return True

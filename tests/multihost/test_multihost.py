@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -25,20 +24,14 @@ import psycopg
 import pytest
 from django.conf import settings
 
+from episodes.multihost import reachable
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 TASK = "testbed.complete-note"  # five oracle steps on the platform tests' replica
 EPISODES = 40
 REDIS = ("127.0.0.1", 6379)
 
 pytestmark = pytest.mark.slow
-
-
-def _reachable(host: str, port: int) -> bool:
-    try:
-        socket.create_connection((host, port), timeout=2).close()
-        return True
-    except OSError:
-        return False
 
 
 @pytest.fixture
@@ -52,9 +45,9 @@ def database_url():
     if shutil.which("ip") is None or subprocess.run(["ip", "netns", "list"], capture_output=True).returncode != 0:
         pytest.skip("multihost needs iproute2's `ip netns`")
     parts = urlsplit(url)
-    if not _reachable(parts.hostname or "127.0.0.1", parts.port or 5432):
+    if not reachable(parts.hostname or "127.0.0.1", parts.port or 5432):
         pytest.skip(f"no PostgreSQL on {parts.hostname}:{parts.port or 5432}")
-    if not _reachable(*REDIS):
+    if not reachable(*REDIS):
         pytest.skip(f"no Redis on {REDIS[0]}:{REDIS[1]}")
     return url
 

@@ -9,7 +9,6 @@ no episode is left queued or running, and each episode was recorded once: it
 passed, with one verdict and one set of steps (exactly its reference's steps,
 numbered 0, 1, 2, ...). It prints a line per trial and the totals.
 """
-import argparse
 import json
 import os
 import random
@@ -35,17 +34,7 @@ from episodes.fleet import ROOT, celery_worker_argv, run_recorded_once, worker_e
 from episodes.models import Episode, Run
 from episodes.runs import enqueue_episodes, run_create
 from episodes.workers import scheduler_tick
-from replicas.worlds.cli import one_line_errors, replica_arg
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, not {value}")
-    return value
+from replicas.worlds.cli import one_line_errors, positive_int, replica_arg
 
 
 def process_group(pgid: int) -> set[int]:

@@ -9,7 +9,6 @@ hosts played some. Prints a line per step, the summary and a JSON line; exits no
 on any failed check. Needs root, iproute2 and PostgreSQL (SQLite cannot be shared
 between hosts); the layout is in episodes/multihost.py.
 """
-import argparse
 import json
 import secrets
 import signal
@@ -26,18 +25,8 @@ from replicagym.catalogue.packs import PackError, task_files, task_sync, task_sy
 
 from bench.scenario import resolve_task
 from episodes.multihost import MultihostError, missing_requirements, multihost_run
-from replicas.worlds.cli import one_line_errors, replica_arg
+from replicas.worlds.cli import one_line_errors, positive_int, replica_arg
 from replicas.worlds.registry import replicas
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, not {value}")
-    return value
 
 
 def default_redis() -> str:

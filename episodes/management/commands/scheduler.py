@@ -4,7 +4,6 @@ Each tick requeues the episodes of lost workers (or errors them past the limit o
 tries), marks finished runs done and collects worlds unused for REPLICAGYM_WORLD_GC_HOURS.
 It prints one JSON line per tick that changed something.
 """
-import argparse
 import json
 import signal
 import threading
@@ -15,17 +14,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from episodes.workers import scheduler_tick
-from replicas.worlds.cli import one_line_errors
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, not {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, not {value}")
-    return value
+from replicas.worlds.cli import one_line_errors, positive_int
 
 
 class Command(BaseCommand):
