@@ -4,10 +4,19 @@ from replicagym.accounts.roles import Role, role_grant
 from replicagym.accounts.tokens import token_create
 from rest_framework.test import APIClient
 
+from episodes.server import replica_server_stop
 from replicas.worlds.registry import get_replica
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import world_create
 from tests.episodes.fixtures import sync_test_pack
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup):
+    """pytest-django's test databases, and the engine's replica server stopped before they are dropped: it
+    keeps its connections, and PostgreSQL refuses to drop a database somebody is connected to."""
+    yield
+    replica_server_stop()
 
 
 @pytest.fixture

@@ -186,8 +186,8 @@ class Command(BaseCommand):
         while finished.count() < target and time.monotonic() < deadline:
             time.sleep(0.1)  # polling other processes' progress
         while True:
-            while mid_episode and not self._running_on(run, pool.procs[victim].pid) and time.monotonic() < deadline:
-                time.sleep(0.1)
+            if mid_episode:
+                victim = self._busy_victim(run, pool, victim, deadline, finished, count)
             time.sleep(delay)
             running_at_kill = self._running_on(run, pool.procs[victim].pid)
             if running_at_kill or not mid_episode or time.monotonic() >= deadline or finished.count() >= count:
@@ -206,6 +206,19 @@ class Command(BaseCommand):
         ended = time.monotonic()
         return {**run_recorded_once(run, task), "victim": victim, "done_at_kill": done_at_kill, "running_at_kill": running_at_kill,
                 "seconds": ended - started, "recovery_seconds": ended - killed_at}
+
+    def _busy_victim(self, run, pool, drawn: int, deadline: float, finished, count: int) -> int:
+        """The drawn worker once it runs one of the run's episodes, or another worker that does.
+
+        The other worker may take every episode (the drawn one still starting on a loaded
+        machine): waiting for the drawn one alone then lasted until the trial's deadline.
+        """
+        while time.monotonic() < deadline and finished.count() < count:
+            busy = [i for i, proc in enumerate(pool.procs) if self._running_on(run, proc.pid)]
+            if busy:
+                return drawn if drawn in busy else busy[0]
+            time.sleep(0.1)  # polling other processes' progress
+        return drawn
 
     @staticmethod
     def _running_on(run, pgid: int) -> int:
