@@ -9,11 +9,12 @@ import re
 
 import httpx
 import pytest
-from replicagym.accounts.tokens import token_create
+from replicagym.accounts.models import AgentToken
+from replicagym.accounts.tokens import token_create, token_revoke
 from replicagym.catalogue.packs import task_current
 from replicagym.gateways.openenv import openenv_app
 from replicagym.gateways.schemas import SCHEMAS
-from websockets.exceptions import InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 from episodes.models import Episode
@@ -92,6 +93,21 @@ def test_closing_the_connection_ends_its_episode(server, secret):
                        timeout=60, what="the episode to end with its connection")
     assert episode.world_seed == 11
     assert episode.status == "failed" and "closed before the episode ended" in episode.error
+
+
+def test_a_token_revoked_while_its_websocket_is_open_steps_nothing_more_and_ends_its_episode(server, secret):
+    with _ws(server, secret) as ws:
+        assert _send(ws, "reset", {"task": "testbed.open-note"})["type"] == "observation"
+        episode = _send(ws, "state")["data"]["episode"]
+        token_revoke(token_id=AgentToken.objects.get().pk)
+        refused = _send(ws, "step", {"action": "noop()"})["data"]
+        assert refused["code"] == "SESSION_ERROR" and refused["message"].startswith("this token was revoked on")
+        with pytest.raises(ConnectionClosed) as closed:  # the server closes the connection as it would refuse it
+            ws.recv(timeout=30)
+        assert closed.value.rcvd.code == 4401
+    ended = Episode.objects.get(pk=episode)
+    assert ended.status == "failed" and ended.error.startswith("the agent token is no longer valid: this token was revoked")
+    assert ended.steps.count() == 0  # the refused step never ran
 
 
 def test_http_endpoints_schema_health_metadata_and_a_loop(server, secret):

@@ -94,10 +94,7 @@ def token_revoke(*, token_id: int) -> AgentToken:
     return token
 
 
-def token_authenticate(secret: str) -> AgentToken:
-    """The live token for a secret, or TokenError saying why not (unknown, revoked, expired, user inactive)."""
-    token = AgentToken.objects.select_related("user").filter(digest=digest(secret)).first()
-    now = timezone.now()
+def _live(token: AgentToken | None, now) -> AgentToken:
     if token is None:
         raise TokenError("invalid token")
     if token.revoked_at is not None:
@@ -106,9 +103,22 @@ def token_authenticate(secret: str) -> AgentToken:
         raise TokenError(f"this token expired on {token.expires_at:%Y-%m-%d %H:%M} UTC")
     if not token.user.is_active:
         raise TokenError("the token's user is inactive")
+    return token
+
+
+def token_authenticate(secret: str) -> AgentToken:
+    """The live token for a secret, or TokenError saying why not (unknown, revoked, expired, user inactive)."""
+    now = timezone.now()
+    token = _live(AgentToken.objects.select_related("user").filter(digest=digest(secret)).first(), now)
     if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
         AgentToken.objects.filter(pk=token.pk).update(last_used_at=now)
     return token
+
+
+def token_check_live(token: AgentToken) -> None:
+    """TokenError unless `token` is still live as stored now: for a connection authenticated once
+    (a WebSocket) whose token may be revoked or expire while it stays open."""
+    _live(AgentToken.objects.select_related("user").filter(pk=token.pk).first(), timezone.now())
 
 
 def token_tasks(token: AgentToken):
@@ -125,7 +135,8 @@ def token_scope_check(*, token: AgentToken, task: Task) -> None:
         )
 
 
-def _quota_check(token: AgentToken, now) -> None:
+def token_quota_check(token: AgentToken, now) -> None:
+    """QuotaExceeded (with its retry-after) if `token` may not start an episode now; call it under the token row's lock."""
     links = TokenEpisode.objects.filter(token=token)
     active = list(
         Episode.objects.filter(pk__in=links.values("episode_id"), status__in=(Episode.Status.QUEUED, Episode.Status.RUNNING))
@@ -158,7 +169,7 @@ def token_episode_start(*, token: AgentToken, task: Task, agent: str, seed: int 
         # one start at a time per token, so two concurrent requests cannot both take the last slot
         locked = AgentToken.objects.select_for_update().get(pk=token.pk)
         now = timezone.now()
-        _quota_check(locked, now)
+        token_quota_check(locked, now)
         episode = episode_create(task=task, agent=agent, owner=locked.user, seed=seed, status=Episode.Status.RUNNING,
                                  claimed_by=claimed_by or f"{API_CLAIM}{locked.user.pk}")
         TokenEpisode.objects.create(token=locked, episode=episode, created_at=now)

@@ -29,7 +29,8 @@ from .sessions import GatewayError, GatewaySession, bearer_token, step_request_a
 AGENT = "openenv"
 MAX_MESSAGE = 256 * 1024
 # OpenEnv's WSErrorCode for what a refusal's HTTP status says; anything else is invalid input
-WS_CODES = {409: "SESSION_ERROR", 429: "CAPACITY_REACHED", 500: "EXECUTION_ERROR"}
+WS_CODES = {401: "SESSION_ERROR", 409: "SESSION_ERROR", 429: "CAPACITY_REACHED", 500: "EXECUTION_ERROR"}
+WS_UNAUTHORIZED = 4401  # the close code of a connection whose token is (no longer) valid
 
 
 def _error(exc: GatewayError) -> JSONResponse:
@@ -126,46 +127,51 @@ class OpenEnvServer:
         try:
             token = await _token(ws.headers)
         except GatewayError as exc:
-            await ws.close(code=4401, reason=str(exc)[:120])
+            await ws.close(code=WS_UNAUTHORIZED, reason=str(exc)[:120])
             return
         await ws.accept()
         session = GatewaySession(token, agent=AGENT)
+        close_code = 1000
         try:
             while True:
-                reply = await self._ws_message(session, await ws.receive_text())
-                if reply is None:  # close
+                reply, close_code = await self._ws_message(session, await ws.receive_text())
+                if reply is not None:
+                    await ws.send_json(reply)
+                if close_code is not None:
                     break
-                await ws.send_json(reply)
         except WebSocketDisconnect:
             pass
         finally:
             await session.aclose()  # the episode ends with its connection
         if ws.client_state.name == "CONNECTED":
-            await ws.close()
+            await ws.close(code=close_code or 1000)
 
-    async def _ws_message(self, session: GatewaySession, text: str) -> dict | None:
+    async def _ws_message(self, session: GatewaySession, text: str) -> tuple[dict | None, int | None]:
+        """(the reply, if any; the close code, if the connection ends with it)."""
         if len(text) > MAX_MESSAGE:
-            return _ws_error(f"a message is at most {MAX_MESSAGE} bytes", "VALIDATION_ERROR")
+            return _ws_error(f"a message is at most {MAX_MESSAGE} bytes", "VALIDATION_ERROR"), None
         try:
             message = json.loads(text)
         except json.JSONDecodeError as exc:
-            return _ws_error(f"Invalid JSON: {exc}", "INVALID_JSON")
+            return _ws_error(f"Invalid JSON: {exc}", "INVALID_JSON"), None
         if not isinstance(message, dict):
-            return _ws_error('a message is a JSON object: {"type": "reset", "data": {...}}', "INVALID_JSON")
+            return _ws_error('a message is a JSON object: {"type": "reset", "data": {...}}', "INVALID_JSON"), None
         kind, data = message.get("type"), message.get("data", {})
         try:
             if kind == "close":
-                return None
+                return None, 1000
             if kind == "reset":
-                return {"type": "observation", "data": await session.call(session.reset, data)}
+                return {"type": "observation", "data": await session.call(session.reset, data)}, None
             if kind == "step":  # the data is the action object, as OpenEnv's client sends it
-                return {"type": "observation", "data": await session.call(session.step, data)}
+                return {"type": "observation", "data": await session.call(session.step, data)}, None
             if kind == "state":
-                return {"type": "state", "data": await session.call(session.state)}
+                return {"type": "state", "data": await session.call(session.state)}, None
         except GatewayError as exc:
             extra = {"retry_after": exc.retry_after} if exc.retry_after is not None else {}
-            return _ws_error(str(exc), WS_CODES.get(exc.status, "VALIDATION_ERROR"), **extra)
-        return _ws_error(f"unknown message type {kind!r} (types: reset, step, state, close)", "UNKNOWN_TYPE")
+            # a token revoked or expired meanwhile ends the connection, as it would have refused it
+            return (_ws_error(str(exc), WS_CODES.get(exc.status, "VALIDATION_ERROR"), **extra),
+                    WS_UNAUTHORIZED if exc.status == 401 else None)
+        return _ws_error(f"unknown message type {kind!r} (types: reset, step, state, close)", "UNKNOWN_TYPE"), None
 
     async def shutdown(self):
         for session in list(self.http_sessions.values()):

@@ -21,9 +21,10 @@ from replicagym.accounts.tokens import (
     QuotaExceeded,
     TokenError,
     TokenScopeError,
-    _quota_check,
     token_authenticate,
+    token_check_live,
     token_episode_start,
+    token_quota_check,
     token_scope_check,
 )
 from replicagym.catalogue.packs import TaskNotFound, task_current
@@ -141,7 +142,7 @@ def quota_check(token: AgentToken, *, replacing: Episode | None = None) -> None:
             try:
                 if replacing is not None:  # counted as it will be once ended, then put back
                     Episode.objects.filter(pk=replacing.pk, status=Episode.Status.RUNNING).update(status=Episode.Status.FAILED)
-                _quota_check(locked, timezone.now())
+                token_quota_check(locked, timezone.now())
             finally:
                 transaction.savepoint_rollback(savepoint)
     except QuotaExceeded as exc:
@@ -194,7 +195,17 @@ class GatewaySession:
 
     # --- the engine side: each runs in the session's thread ---
 
+    def _require_live_token(self) -> None:
+        """A token revoked or expired while its session is open (a WebSocket authenticates once) starts and
+        steps nothing more: its running episode ends, and the refusal is a 401."""
+        try:
+            token_check_live(self.token)
+        except TokenError as exc:
+            self._end(f"the agent token is no longer valid: {exc}")
+            raise GatewayError(str(exc), 401) from None
+
     def reset(self, data) -> dict:
+        self._require_live_token()
         task_id, seed, label, screenshot = reset_arguments(data)
         try:
             task = task_current(task_id)
@@ -221,6 +232,7 @@ class GatewaySession:
 
     def step(self, data) -> dict:
         """One step; `data` is the action object, {"action": "<action string>"}."""
+        self._require_live_token()
         action = action_argument(data)
         if self.driver is None:
             raise GatewayError("no running episode: send reset first" if self.episode is None
