@@ -204,4 +204,4 @@ def test_an_idle_episode_is_closed_after_the_idle_timeout(secret):
                          timeout=60, what="the idle episode to be closed")
     assert late.is_error and "no episode" in late.content[0].text
     assert ended.status == "timed_out" and "closed as idle" in ended.error
-    assert not tools.sessions and not tools._closing
+    assert not tools.sessions and not tools.table.closing

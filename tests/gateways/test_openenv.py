@@ -143,6 +143,20 @@ def test_http_endpoints_schema_health_metadata_and_a_loop(server, secret):
         assert client.get("/state").json()["step_count"] == 1
 
 
+def test_an_idle_http_session_is_closed_and_its_episode_timed_out(secret):
+    with asgi_server(openenv_app(idle_seconds=1.5)) as url, \
+            httpx.Client(base_url=url, headers={"Authorization": f"Bearer {secret}"}, timeout=120) as client:
+        assert client.post("/reset", json={"task": "testbed.open-note"}).status_code == 200
+        episode = client.get("/state").json()["episode"]
+        ended = wait_for(lambda: Episode.objects.filter(pk=episode).exclude(status="running").first(),
+                         timeout=60, what="the idle episode to be closed")
+        late = client.post("/step", json={"action": {"action": "noop()"}})
+        assert late.status_code == 409 and "POST /reset first" in late.json()["detail"]
+        assert client.get("/state").json()["episode"] is None  # the session is gone with its episode
+    assert ended.status == "timed_out" and ended.error == "no request for 1.5 s: closed as idle"
+    assert ended.steps.count() == 0
+
+
 def test_bad_tokens_scopes_and_inputs_are_refused_and_change_nothing(server, secret, django_user_model):
     with httpx.Client(base_url=server, timeout=60) as client:
         assert client.get("/schema").status_code == 401

@@ -12,9 +12,7 @@ after `idle_seconds` without a tool call on it. Only handshake-era clients (prot
 session; a 2026-07-28 request stands alone, like stateless HTTP, and there the idle timeout closes the episode.
 Run: `uvicorn replicagym.gateways.asgi:mcp --app-dir platform` (endpoint /mcp).
 """
-import asyncio
 import inspect
-import logging
 from contextlib import asynccontextmanager
 from dataclasses import MISSING, fields
 
@@ -25,9 +23,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from episodes.models import Episode
 from verifiers.actions import ACTIONS, signature
 
-from .sessions import GatewayError, GatewaySession, bearer_token
-
-log = logging.getLogger(__name__)
+from .sessions import GatewayError, GatewaySession, SessionTable, bearer_token
 
 AGENT = "mcp"
 IDLE_SECONDS = 600.0  # an episode with no tool call for this long is closed (timed out)
@@ -39,16 +35,12 @@ NOT_BROWSER = {"send_msg_to_user"}
 
 
 class EpisodeTools:
-    """The running MCP sessions: one GatewaySession (and engine thread) per started episode.
-
-    Only the server's event loop touches `sessions`, never across an await, so it needs no lock."""
+    """The running MCP sessions: one GatewaySession (and engine thread) per started episode, by episode id."""
 
     def __init__(self, idle_seconds: float = IDLE_SECONDS):
-        if not isinstance(idle_seconds, int | float) or not 0 < idle_seconds < float("inf"):
-            raise ValueError(f"idle_seconds must be a positive number of seconds, not {idle_seconds!r}")
-        self.sessions: dict[int, GatewaySession] = {}
-        self.idle_seconds = float(idle_seconds)
-        self._closing: set[asyncio.Task] = set()
+        self.table = SessionTable(idle_seconds=idle_seconds, idle_why="no tool call",
+                                  stopped_why="the MCP server stopped before the episode was finished")
+        self.sessions = self.table.sessions
 
     async def token(self, ctx: Context):
         headers = ctx.headers or {}
@@ -86,23 +78,6 @@ class EpisodeTools:
         finally:
             await session.aclose()
 
-    def close_soon(self, episode: int, why: str, status: str) -> None:
-        """Close an unfinished episode: forgotten at once, then its browser context freed and the episode ended
-        with `status` and `why`, in a task of its own (ending verifies the world: it may take seconds)."""
-        session = self.sessions.pop(episode, None)
-        if session is None:  # finished or closed already
-            return
-
-        async def close():
-            try:
-                await session.aclose(why, status)
-            except Exception:
-                log.exception("closing episode %s failed", episode)
-
-        task = asyncio.get_running_loop().create_task(close())
-        self._closing.add(task)
-        task.add_done_callback(self._closing.discard)
-
     def _close_with_connection(self, ctx: Context, episode: int) -> None:
         """Close the episode when the MCP session that started it ends, however it ends.
 
@@ -116,35 +91,15 @@ class EpisodeTools:
             return
 
         async def on_session_end():  # the SDK gives exit-stack callbacks seconds: the closing runs on after
-            self.close_soon(episode, SESSION_ENDED, Episode.Status.FAILED)
+            self.table.close_soon(episode, SESSION_ENDED, Episode.Status.FAILED)
 
         connection.exit_stack.push_async_callback(on_session_end)
 
-    async def reap_idle(self) -> None:
-        """Close every episode that had no tool call for idle_seconds, until cancelled."""
-        while True:
-            await asyncio.sleep(min(self.idle_seconds / 4, 30.0))
-            for episode, session in list(self.sessions.items()):
-                if session.idle_seconds() >= self.idle_seconds:
-                    self.close_soon(episode, f"no tool call for {self.idle_seconds:g} s: closed as idle",
-                                    Episode.Status.TIMED_OUT)
-
-    async def close_all(self):
-        """Close what is still open and wait for every closing to end."""
-        for episode in list(self.sessions):
-            self.close_soon(episode, "the MCP server stopped before the episode was finished", Episode.Status.FAILED)
-        if self._closing:
-            await asyncio.gather(*self._closing, return_exceptions=True)
-
     @asynccontextmanager
     async def lifespan(self, server):
-        """The server's lifespan: the idle reaper runs with it; what is still open is closed when it stops."""
-        reaper = asyncio.get_running_loop().create_task(self.reap_idle())
-        try:
+        """The server's lifespan: idle episodes are closed while it runs, what is still open when it stops."""
+        async with self.table.running():
             yield {}
-        finally:
-            reaper.cancel()
-            await self.close_all()
 
 
 def _action_tool(tools: EpisodeTools, cls):

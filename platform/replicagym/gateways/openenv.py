@@ -4,7 +4,8 @@ WebSocket `/ws`: one episode per connection. Messages are {"type": "reset"|"step
 "data": {...}} (a step's data is the action object, {"action": "click('a51')"}); answers
 {"type": "observation"|"state"|"error", "data": {...}}, an error's data {"message", "code"} with OpenEnv's
 codes. HTTP: POST /reset and /step (OpenEnv's StepRequest: {"action": {"action": "click('a51')"}}), GET /state,
-/health, /metadata, /schema; an HTTP client has one session per agent token; errors are {"detail": "..."}
+/health, /metadata, /schema; an HTTP client has one session per agent token, closed (its episode timed out)
+after `idle_seconds` without a request; errors are {"detail": "..."}
 with 422 for invalid input and 429 with Retry-After past the token's quotas.
 Every path but /health wants `Authorization: Bearer <agent token>`: a token starts episodes of its
 suites only, and sees the agent view of a verdict, never its detail.
@@ -24,10 +25,11 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from replicagym.accounts.tokens import token_tasks
 
 from .schemas import SCHEMAS
-from .sessions import GatewayError, GatewaySession, bearer_token, step_request_argument
+from .sessions import GatewayError, GatewaySession, SessionTable, bearer_token, step_request_argument
 
 AGENT = "openenv"
 MAX_MESSAGE = 256 * 1024
+IDLE_SECONDS = 600.0  # an HTTP client's episode with no request for this long is closed (timed out)
 # OpenEnv's WSErrorCode for what a refusal's HTTP status says; anything else is invalid input
 WS_CODES = {401: "SESSION_ERROR", 409: "SESSION_ERROR", 429: "CAPACITY_REACHED", 500: "EXECUTION_ERROR"}
 WS_UNAUTHORIZED = 4401  # the close code of a connection whose token is (no longer) valid
@@ -61,16 +63,18 @@ async def _body(request: Request) -> dict:
 
 
 class OpenEnvServer:
-    def __init__(self):
-        self.http_sessions: dict[int, GatewaySession] = {}  # agent token id -> its HTTP session
+    def __init__(self, idle_seconds: float = IDLE_SECONDS):
+        # an HTTP client's session, by its agent token's id: closed after idle_seconds without a request
+        self.http = SessionTable(idle_seconds=idle_seconds, idle_why="no request",
+                                 stopped_why="the OpenEnv server stopped before the episode was finished")
         self._lock = asyncio.Lock()
 
     async def _http_session(self, request: Request, *, create: bool) -> GatewaySession | None:
         token = await _token(request.headers)
         async with self._lock:
-            session = self.http_sessions.get(token.pk)
+            session = self.http.sessions.get(token.pk)
             if session is None and create:
-                session = self.http_sessions[token.pk] = GatewaySession(token, agent=AGENT)
+                session = self.http.sessions[token.pk] = GatewaySession(token, agent=AGENT)
         return session
 
     async def reset(self, request: Request):
@@ -173,14 +177,10 @@ class OpenEnvServer:
                     WS_UNAUTHORIZED if exc.status == 401 else None)
         return _ws_error(f"unknown message type {kind!r} (types: reset, step, state, close)", "UNKNOWN_TYPE"), None
 
-    async def shutdown(self):
-        for session in list(self.http_sessions.values()):
-            await session.aclose()
-        self.http_sessions.clear()
 
-
-def openenv_app() -> Starlette:
-    server = OpenEnvServer()
+def openenv_app(*, idle_seconds: float = IDLE_SECONDS) -> Starlette:
+    """The OpenEnv server; an HTTP client's episode with no request for `idle_seconds` is closed (timed out)."""
+    server = OpenEnvServer(idle_seconds)
     routes = [
         Route("/reset", server.reset, methods=["POST"]),
         Route("/step", server.step, methods=["POST"]),
@@ -192,8 +192,8 @@ def openenv_app() -> Starlette:
     ]
     @asynccontextmanager
     async def lifespan(app):
-        yield
-        await server.shutdown()  # HTTP sessions' episodes end with the server
+        async with server.http.running():  # idle HTTP sessions close; what is open ends with the server
+            yield
 
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.server = server

@@ -5,10 +5,12 @@ an asyncio loop, so each session owns one thread: every engine call of the sessi
 there (`GatewaySession.call`), and that thread's Chromium is closed with the session.
 """
 import asyncio
+import logging
 import math
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
 
 from django.db import transaction
 from django.utils import timezone
@@ -29,6 +31,8 @@ from replicagym.accounts.tokens import (
 )
 from replicagym.catalogue.packs import TaskNotFound, task_current
 from verifiers.agent_view import agent_view
+
+log = logging.getLogger(__name__)
 
 GATEWAY_CLAIM = "gateway:"
 MAX_SEED = 2**31 - 1
@@ -301,3 +305,62 @@ class GatewaySession:
 
     def _result(self, obs) -> dict:
         return {"observation": obs.to_dict(screenshot=self.screenshot), "reward": self.reward, "done": self.done}
+
+
+class SessionTable:
+    """A gateway's open sessions by key, each closed after `idle_seconds` without a call on it, and all
+    of them when the server stops (`running()`, the server's lifespan).
+
+    Only the server's event loop touches it, never across an await, so it needs no lock. A closed
+    session is forgotten at once; its closing (ending the episode verifies the world: seconds) runs
+    in a task of its own.
+    """
+
+    def __init__(self, *, idle_seconds: float, idle_why: str, stopped_why: str):
+        if isinstance(idle_seconds, bool) or not isinstance(idle_seconds, int | float) or not 0 < idle_seconds < float("inf"):
+            raise ValueError(f"idle_seconds must be a positive number of seconds, not {idle_seconds!r}")
+        self.idle_seconds = float(idle_seconds)
+        self.idle_why, self.stopped_why = idle_why, stopped_why
+        self.sessions: dict = {}
+        self.closing: set[asyncio.Task] = set()
+
+    def close_soon(self, key, why: str, status: str) -> None:
+        """Forget the session of `key` now; end its episode with `status` and `why` in a task of its own."""
+        session = self.sessions.pop(key, None)
+        if session is None:  # finished or closed already
+            return
+
+        async def close():
+            try:
+                await session.aclose(why, status)
+            except Exception:
+                log.exception("closing the gateway session %s failed", key)
+
+        task = asyncio.get_running_loop().create_task(close())
+        self.closing.add(task)
+        task.add_done_callback(self.closing.discard)
+
+    async def reap_idle(self) -> None:
+        """Close every session that had no call for idle_seconds, until cancelled."""
+        while True:
+            await asyncio.sleep(min(self.idle_seconds / 4, 30.0))
+            for key, session in list(self.sessions.items()):
+                if session.idle_seconds() >= self.idle_seconds:
+                    self.close_soon(key, f"{self.idle_why} for {self.idle_seconds:g} s: closed as idle",
+                                    Episode.Status.TIMED_OUT)
+
+    async def close_all(self) -> None:
+        """Close what is still open and wait for every closing to end."""
+        for key in list(self.sessions):
+            self.close_soon(key, self.stopped_why, Episode.Status.FAILED)
+        if self.closing:
+            await asyncio.gather(*self.closing, return_exceptions=True)
+
+    @asynccontextmanager
+    async def running(self):
+        reaper = asyncio.get_running_loop().create_task(self.reap_idle())
+        try:
+            yield
+        finally:
+            reaper.cancel()
+            await self.close_all()
