@@ -218,6 +218,18 @@ class Runner:
             hit = lambda issue: get(issue) in wanted  # noqa: E731
         return hit if op in ("=", "in") else (lambda issue: not hit(issue))
 
+    def project_ids(self, node) -> set | None:
+        """The projects every match is in, when the query's top level says so (`project = X`, `project in
+        (...)`, or an AND holding one), so only their issues are read; None when the query does not bound them."""
+        if isinstance(node, jql.Clause):
+            if node.field == "project" and node.op in ("=", "in"):
+                return {self.normalise(node, v) for v in node.values}
+            return None
+        if isinstance(node, jql.BoolNode) and node.op == "and":
+            bounds = [b for b in map(self.project_ids, node.children) if b is not None]
+            return set.intersection(*bounds) if bounds else None
+        return None
+
     def sort_key(self, order):
         def key(issue):
             parts = []
@@ -262,6 +274,9 @@ def issues_search(*, query: str, person: Person) -> tuple[list[Issue], int]:
     runner = Runner(person, fields)
     match = runner.compile(parsed.where)
     rows = Issue.objects.select_related("project", "assignee", "epic", "parent", "sprint")
+    projects = runner.project_ids(parsed.where)
+    if projects is not None:  # a narrower read; `match` still decides, so the result is the same
+        rows = rows.filter(project_id__in=projects)
     found = [i for i in rows if match(i)]
     found.sort(key=runner.sort_key(parsed.order or [("created", True)]))
     return found[:MAX_RESULTS], len(found)

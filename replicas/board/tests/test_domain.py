@@ -7,7 +7,7 @@ from replicas.board import jql
 from replicas.board import workflow as W
 from replicas.board.apps import ALL_LAYERS
 from replicas.board.models import BoardColumn, FieldValue, Issue, Link, Person, Project, Sprint, Workflow
-from replicas.board.search import issues_search
+from replicas.board.search import Runner, custom_fields, issues_search, parser_fields
 from replicas.board.seed import LAYERS
 from replicas.worlds import clock
 from replicas.worlds.scoping import bound_world
@@ -206,6 +206,25 @@ def test_jql_filters_like_the_product():
         ordered, _ = issues_search(query="project = AGENT AND resolution = Unresolved ORDER BY priority DESC, key ASC", person=me)
         ranks = [W.PRIORITIES.index(i.priority) for i in ordered]
         assert ranks == sorted(ranks) and len(ordered) == agent.filter(resolution="").count()
+
+
+def test_a_project_bound_narrows_what_the_search_reads_never_what_it_finds():
+    with bound_world(world_generate(replica="board", seed=7, variant="small")):
+        me = Person.objects.order_by("public_id").first()
+        fields = custom_fields()
+        web = set(Issue.objects.filter(project__key="WEB").values_list("pk", flat=True))
+        for query, bound in (("project in (AGENT, WEB) AND project = WEB AND status != Done", web),
+                             ("status != Done AND (project = WEB AND type = Bug)", web),
+                             ("project = WEB OR project = OPS", None), ("NOT project = AGENT", None),
+                             ("project = AGENT AND project = WEB", set())):
+            runner = Runner(me, fields)
+            parsed = jql.parse(query, parser_fields(fields))
+            assert runner.project_ids(parsed.where) == ({Project.objects.get(key="WEB").id} if bound else bound), query
+            match = runner.compile(parsed.where)  # every issue read, as before the bound
+            every = sorted(i.pk for i in Issue.objects.all() if match(i))
+            found, total = issues_search(query=query, person=me)
+            assert sorted(i.pk for i in found) == every and total == len(every), query
+            assert bound is None or set(every) <= bound
 
 
 def test_jql_finds_issues_by_how_their_links_read():
