@@ -40,7 +40,10 @@ class EpisodeTools:
     def __init__(self, idle_seconds: float = IDLE_SECONDS):
         self.table = SessionTable(idle_seconds=idle_seconds, idle_why="no tool call",
                                   stopped_why="the MCP server stopped before the episode was finished")
-        self.sessions = self.table.sessions
+
+    @property
+    def sessions(self) -> dict[int, GatewaySession]:
+        return self.table.sessions
 
     async def token(self, ctx: Context):
         headers = ctx.headers or {}

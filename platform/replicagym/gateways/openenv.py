@@ -134,8 +134,8 @@ class OpenEnvServer:
             await ws.close(code=WS_UNAUTHORIZED, reason=str(exc)[:120])
             return
         await ws.accept()
-        session = GatewaySession(token, agent=AGENT)
-        close_code = 1000
+        session = GatewaySession(token, agent=AGENT, recheck_token=True)
+        close_code = None
         try:
             while True:
                 reply, close_code = await self._ws_message(session, await ws.receive_text())

@@ -165,9 +165,12 @@ def gateway_episode_start(*, token: AgentToken, task, agent: str, seed: int | No
 class GatewaySession:
     """At most one running episode at a time, driven by the engine in the session's own thread."""
 
-    def __init__(self, token, *, agent: str):
+    def __init__(self, token, *, agent: str, recheck_token: bool = False):
         self.token = token
         self.agent = agent
+        # a connection authenticated once (a WebSocket) checks its token again at each reset and step;
+        # HTTP and MCP requests authenticate each request already
+        self.recheck_token = recheck_token
         self.driver: EpisodeDriver | None = None
         self.episode: Episode | None = None
         self.screenshot = False
@@ -202,6 +205,8 @@ class GatewaySession:
     def _require_live_token(self) -> None:
         """A token revoked or expired while its session is open (a WebSocket authenticates once) starts and
         steps nothing more: its running episode ends, and the refusal is a 401."""
+        if not self.recheck_token:
+            return
         try:
             token_check_live(self.token)
         except TokenError as exc:
