@@ -1,8 +1,16 @@
 """Settings for the test suite: the real settings plus what only tests need."""
 import os
+from pathlib import Path
 
-from .settings import *  # noqa: F403
-from .settings import DATA_DIR, DATABASES
+# Each xdist worker has its own test database, so it gets its own DATA_DIR too: files named after
+# a row's id (Playwright traces, uploads) would otherwise collide between two databases' rows. The
+# processes a test starts inherit both variables and keep the directory as it is.
+_worker = os.environ.get("PYTEST_XDIST_WORKER")
+if _worker and os.environ.get("REPLICAGYM_DATA_DIR") and Path(os.environ["REPLICAGYM_DATA_DIR"]).name != _worker:
+    os.environ["REPLICAGYM_DATA_DIR"] = str(Path(os.environ["REPLICAGYM_DATA_DIR"]) / _worker)
+
+from .settings import *  # noqa: E402, F403
+from .settings import DATA_DIR, DATABASES  # noqa: E402
 
 # Playwright's sync API runs an event loop in the test thread; Django would
 # otherwise refuse ORM calls from it.
