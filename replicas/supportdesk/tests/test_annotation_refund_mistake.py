@@ -48,6 +48,17 @@ def wait_for_steps(rec, n: int):
         raise AssertionError(f"the bar should show {n} steps; it shows {recorded(rec)}") from None
 
 
+def billing_loaded(world):
+    """Wait for the billing app's orders; if it shows its error instead, fail with what it says."""
+    app = world.locator("[data-billing]")
+    try:
+        app.and_(world.locator("[data-billing-state=loaded], [data-billing-state=error]")).wait_for()
+    except PlaywrightTimeout:
+        raise AssertionError(f"the orders did not load; the billing app is {app.get_attribute('data-billing-state')!r}") from None
+    if app.get_attribute("data-billing-state") == "error":
+        raise AssertionError(f"the billing app failed to load the orders: {app.inner_text()!r}")
+
+
 def oracle_actions(episode) -> list[str]:
     return list(episode.steps.order_by("index").values_list("action", flat=True))
 
@@ -75,6 +86,7 @@ def record_wrong_refund(page, base, item) -> Recording:
     frame.wait_for_url(f"**/agent/tickets/{p['ticket']}**")
     frame.wait_for_load_state("load")
     world.get_by_role("button", name="Load orders").click()
+    billing_loaded(world)
     # the careless annotator refunds the first payment of the order: the original, not the duplicate
     world.get_by_role("button", name=f"Refund payment {p['original']}").click()
     reason = world.locator(f"#refund-{p['original']}-reason")
