@@ -60,7 +60,9 @@ def test_each_kind_of_input_becomes_its_action_on_the_bid_the_engine_stamps(live
         bar.keyboard.press("Enter")  # the text goes first, then the key that submits it
         step(4, f'fill("{email}", "nobody@testbed.example")')
         step(5, f'press("{email}", "Enter")')
-        world.locator("#id_password").wait_for()  # the form came back (wrong sign-in)
+        # the form came back with its error (wrong sign-in): the old page had the same fields, so wait for
+        # what only the new one shows before adding the playground to it
+        world.get_by_role("alert").wait_for()
         frame = bar.frame(url=lambda u: "/login" in u)
         frame.evaluate(PLAYGROUND)
         bar.mouse.move(640, 600)

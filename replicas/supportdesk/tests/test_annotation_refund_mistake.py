@@ -3,6 +3,7 @@ support-desk ticket by hand; the replay fails verification, and the DPO export o
 rejected side against a verified success (the oracle's) of the same task and seed. The annotation flow's own
 tests, on the testbed, are in tests/annotation/; this one is about the desk's refund task."""
 import json
+from urllib.parse import urlsplit
 
 import datasets
 import pytest
@@ -83,7 +84,9 @@ def record_wrong_refund(page, base, item) -> Recording:
     world.get_by_role("button", name="Sign in").click()
     # the ticket page, after the sign-in: a person clicks once it has loaded (its script wires the billing app)
     frame = rec.locator("#rg-frame").element_handle().content_frame()
-    frame.wait_for_url(f"**/agent/tickets/{p['ticket']}**")
+    # by its path: the sign-in page's own URL holds the ticket's too (?next=/agent/tickets/<n>), and a click made on
+    # the ticket page before its scripts run does nothing
+    frame.wait_for_url(lambda url: urlsplit(url).path == f"/agent/tickets/{p['ticket']}")
     frame.wait_for_load_state("load")
     world.get_by_role("button", name="Load orders").click()
     billing_loaded(world)
