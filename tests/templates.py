@@ -8,6 +8,7 @@ expect an empty database. A transactional test's flush removes it as well: the t
 it in that module build their own, as they would without this fixture.
 """
 import pytest
+from django.db import connection
 
 from replicas.worlds.models import World
 from replicas.worlds.services import template_get_or_build, world_delete
@@ -24,5 +25,8 @@ def module_template(replica: str, seed: int = 7, variant: str = "small"):
         with django_db_blocker.unblock():
             for template in World.objects.filter(is_template=True, replica=replica, seed=seed, variant=variant):
                 world_delete(world=template)
+            # the connection this opens after a browser test was left open at the end of the session (PostgreSQL
+            # then refused to drop the test database: "being accessed by other users"); it is not needed after this
+            connection.close()
 
     return committed_template
