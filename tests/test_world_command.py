@@ -1,4 +1,5 @@
 """`manage.py world`: the command line that creates, shows and compares worlds."""
+import fcntl
 import json
 import os
 import subprocess
@@ -10,8 +11,7 @@ import pytest
 from django.core.management import call_command
 
 ROOT = Path(__file__).resolve().parent.parent
-# one xdist worker runs the whole module, so cli_env migrates its SQLite database once, not once per worker
-pytestmark = [pytest.mark.django_db, pytest.mark.xdist_group("world-command-line")]
+pytestmark = pytest.mark.django_db
 
 
 def world(*args):
@@ -37,12 +37,24 @@ def test_snapshot_and_diff_print_json():
     assert d["totals"]["changed"] > 0
 
 
-@pytest.fixture(scope="module")
-def cli_env(tmp_path_factory):
-    """A database of its own for the command-line runs (xdist workers must not share one)."""
-    env = {**os.environ, "REPLICAGYM_DATA_DIR": str(tmp_path_factory.mktemp("cli"))}
+@pytest.fixture(scope="session")
+def cli_env(tmp_path_factory, worker_id):
+    """A SQLite database of its own for the command-line runs, migrated once for the whole run.
+
+    Each xdist worker that runs these tests asks for it (xdist_group cannot keep them on one worker:
+    pytest 9.2 ignores the node ids xdist 3.8 rewrites for it), so the first migrates under a lock
+    in the run's shared temporary folder and the others use its database; the runs only read it.
+    """
+    run_temp = tmp_path_factory.getbasetemp()
+    shared = (run_temp if worker_id == "master" else run_temp.parent) / "world-command-line"
+    shared.mkdir(exist_ok=True)
+    env = {**os.environ, "REPLICAGYM_DATA_DIR": str(shared)}
     env.pop("DATABASE_URL", None)
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    with open(shared / "migrate.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (shared / "migrated").exists():
+            subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+            (shared / "migrated").touch()
     return env
 
 

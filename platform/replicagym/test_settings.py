@@ -3,11 +3,13 @@ import os
 from pathlib import Path
 
 # Each xdist worker has its own test database, so it gets its own DATA_DIR too: files named after
-# a row's id (Playwright traces, uploads) would otherwise collide between two databases' rows. The
-# processes a test starts inherit both variables and keep the directory as it is.
+# a row's id (Playwright traces, uploads) would otherwise collide between two databases' rows. Only
+# the worker itself splits: the processes a test starts inherit the mark and use the DATA_DIR they
+# are given as it is.
 _worker = os.environ.get("PYTEST_XDIST_WORKER")
-if _worker and os.environ.get("REPLICAGYM_DATA_DIR") and Path(os.environ["REPLICAGYM_DATA_DIR"]).name != _worker:
-    os.environ["REPLICAGYM_DATA_DIR"] = str(Path(os.environ["REPLICAGYM_DATA_DIR"]) / _worker)
+if _worker and os.environ.get("REPLICAGYM_DATA_DIR") and "REPLICAGYM_TEST_WORKER_DATA_DIR" not in os.environ:
+    os.environ["REPLICAGYM_DATA_DIR"] = os.environ["REPLICAGYM_TEST_WORKER_DATA_DIR"] = str(
+        Path(os.environ["REPLICAGYM_DATA_DIR"]) / _worker)
 
 from .settings import *  # noqa: E402, F403
 from .settings import DATA_DIR, DATABASES  # noqa: E402
