@@ -11,7 +11,6 @@ Every path but /health wants `Authorization: Bearer <agent token>`: a token star
 suites only, and sees the agent view of a verdict, never its detail.
 Run: `uvicorn replicagym.gateways.asgi:openenv --app-dir platform` (Django is set up by the asgi module).
 """
-import asyncio
 import json
 from contextlib import asynccontextmanager
 
@@ -67,14 +66,13 @@ class OpenEnvServer:
         # an HTTP client's session, by its agent token's id: closed after idle_seconds without a request
         self.http = SessionTable(idle_seconds=idle_seconds, idle_why="no request",
                                  stopped_why="the OpenEnv server stopped before the episode was finished")
-        self._lock = asyncio.Lock()
 
     async def _http_session(self, request: Request, *, create: bool) -> GatewaySession | None:
         token = await _token(request.headers)
-        async with self._lock:
-            session = self.http.sessions.get(token.pk)
-            if session is None and create:
-                session = self.http.sessions[token.pk] = GatewaySession(token, agent=AGENT)
+        # no await between the look-up and the insert: two requests of one token cannot both create one
+        session = self.http.sessions.get(token.pk)
+        if session is None and create:
+            session = self.http.sessions[token.pk] = GatewaySession(token, agent=AGENT)
         return session
 
     async def reset(self, request: Request):
