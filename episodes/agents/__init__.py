@@ -4,11 +4,11 @@ from pathlib import Path
 from .base import Agent, AgentError, task_info
 from .noisy_oracle import NoisyOracleAgent, noisy_oracle_from_spec
 from .random_agent import RandomAgent
-from .remote import HttpAgent, OpenAIAgent
+from .remote import HttpAgent
 from .scripted import OracleAgent, ReplayAgent, ScriptedAgent
 
 __all__ = [
-    "Agent", "AgentError", "HttpAgent", "NoisyOracleAgent", "OpenAIAgent", "OracleAgent", "RandomAgent", "ReplayAgent",
+    "Agent", "AgentError", "HttpAgent", "NoisyOracleAgent", "OracleAgent", "RandomAgent", "ReplayAgent",
     "ScriptedAgent", "agent_from_spec",
 ]
 
@@ -55,6 +55,8 @@ def agent_from_spec(spec: str, *, task=None, seed: int = 0, settings: dict | Non
     elif kind == "openai":
         if not arg:
             raise AgentError("openai:MODEL needs a model name, as in openai:gpt-4o")
+        from .chat_model import OpenAIAgent  # not at the top: importing the SDK costs every process most of a second
+
         agent = OpenAIAgent(arg, **settings)
     else:
         raise AgentError(f"unknown agent {spec!r}; use one of: {SPECS}")

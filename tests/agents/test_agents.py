@@ -10,14 +10,13 @@ import pytest
 from episodes.agents import (
     AgentError,
     HttpAgent,
-    OpenAIAgent,
     OracleAgent,
     RandomAgent,
     ReplayAgent,
     agent_from_spec,
 )
+from episodes.agents.chat_model import OpenAIAgent, extract_action
 from episodes.agents.random_agent import interactive_elements
-from episodes.agents.remote import extract_action
 from episodes.observation import Observation
 from episodes.trajectory import FORMAT, VERSION
 from verifiers.actions import parse_action
