@@ -34,7 +34,6 @@ class SpecError(ValueError):
 
 
 SCHEMA_FILE = "verifier.schema.json"
-_VALIDATOR = schema_validator(SCHEMA_FILE)
 
 
 def spec_errors(spec, *, replica: str) -> list[tuple[str, str]]:
@@ -43,7 +42,7 @@ def spec_errors(spec, *, replica: str) -> list[tuple[str, str]]:
     Every problem docs/schemas/verifier.schema.json finds; when the shape is right, the
     first problem against the replica's models (unknown table, field, operator, check...).
     """
-    errors = schema_errors(_VALIDATOR, spec)
+    errors = schema_errors(schema_validator(SCHEMA_FILE), spec)
     if errors:
         return errors
     try:
@@ -86,7 +85,7 @@ def _cache_key(spec, replica: str):
 
 
 def _validate(spec: dict, replica: str) -> None:
-    error = first_schema_error(_VALIDATOR, spec)
+    error = first_schema_error(schema_validator(SCHEMA_FILE), spec)
     if error:
         raise SpecError(*error)
     _validate_semantics(spec, replica)

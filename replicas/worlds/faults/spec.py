@@ -18,7 +18,6 @@ UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 MAX_RELATIVE = timedelta(days=366)
 ROOT = "faults"
 
-_VALIDATOR = schema_validator(FILENAME)
 
 
 class FaultSpecError(ValueError):
@@ -31,7 +30,7 @@ def fault_spec_errors(specs, *, replica: str | None = None) -> list[tuple[str, s
     Paths start at `faults` (`faults[1].params.delay_ms`). With `replica`, data faults
     are also checked against what that replica can apply.
     """
-    errors = [(_rooted(path), message) for path, message in schema_errors(_VALIDATOR, specs)]
+    errors = [(_rooted(path), message) for path, message in schema_errors(schema_validator(FILENAME), specs)]
     if errors:
         return errors
     for i, spec in enumerate(specs):
