@@ -100,6 +100,7 @@ def test_openapi_schema_generates_and_validates(tmp_path):
 def test_schema_is_served_at_api_schema(agent_client):
     response = agent_client.get("/api/schema/")
     assert response.status_code == 200 and b"openapi" in response.content
+    assert b"agentToken" in response.content  # the token scheme's extension is registered where the schema is served
 
 
 @pytest.mark.django_db
