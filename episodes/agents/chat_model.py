@@ -14,7 +14,7 @@ from django.conf import settings
 from verifiers.actions import ACTIONS, ActionError, parse_action, signature
 
 from .base import AgentError
-from .remote import RemoteAgent, check_url, describe_failure, http_client
+from .remote import RemoteAgent, check_url, http_client
 
 SYSTEM_PROMPT = """You operate a web browser to complete the user's task. Each turn you get the \
 page's URL, its accessibility tree (elements carry ids in brackets, e.g. [12] button 'Save'), a \
@@ -117,4 +117,4 @@ class OpenAIAgent(RemoteAgent):
             return "the agent did not answer in time"
         if isinstance(exc, openai.APIConnectionError):
             return f"cannot reach the agent: {exc.__cause__ or exc}"
-        return describe_failure(exc)
+        return super().describe_failure(exc)

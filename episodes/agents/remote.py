@@ -40,21 +40,6 @@ def _post_json(client: httpx.Client, url: str, payload: dict) -> dict:
     return doc
 
 
-def describe_failure(exc: BaseException) -> str:
-    """A remote failure in a few words (kept in agent.errors and shown with the step)."""
-    if isinstance(exc, httpx.HTTPStatusError):
-        return f"HTTP {exc.response.status_code} {exc.response.reason_phrase}"
-    if isinstance(exc, httpx.TimeoutException):
-        return "the agent did not answer in time"
-    if isinstance(exc, httpx.TransportError):
-        return f"cannot reach the agent: {exc}"
-    if isinstance(exc, json.JSONDecodeError):
-        return f"reply is not JSON ({exc.msg})"
-    if isinstance(exc, ValueError):  # our own checks of the reply
-        return str(exc)
-    return f"{type(exc).__name__}: {exc}"
-
-
 class RemoteAgent(Agent):
     # What the agent may fail with at a step: the step becomes noop() and the reason is kept.
     FAILURES: tuple[type[BaseException], ...] = (httpx.HTTPError, OSError, ValueError)
@@ -93,7 +78,18 @@ class RemoteAgent(Agent):
         raise NotImplementedError
 
     def describe_failure(self, exc: BaseException) -> str:
-        return describe_failure(exc)
+        """A remote failure in a few words (kept in agent.errors and shown with the step)."""
+        if isinstance(exc, httpx.HTTPStatusError):
+            return f"HTTP {exc.response.status_code} {exc.response.reason_phrase}"
+        if isinstance(exc, httpx.TimeoutException):
+            return "the agent did not answer in time"
+        if isinstance(exc, httpx.TransportError):
+            return f"cannot reach the agent: {exc}"
+        if isinstance(exc, json.JSONDecodeError):
+            return f"reply is not JSON ({exc.msg})"
+        if isinstance(exc, ValueError):  # our own checks of the reply
+            return str(exc)
+        return f"{type(exc).__name__}: {exc}"
 
 
 class HttpAgent(RemoteAgent):

@@ -19,7 +19,6 @@ MAX_RELATIVE = timedelta(days=366)
 ROOT = "faults"
 
 
-
 class FaultSpecError(ValueError):
     """A fault spec that cannot be armed; the message starts with the path of the problem."""
 
