@@ -222,6 +222,9 @@ class EpisodeSession:
                 # started before the first page, so the trace holds the whole episode
                 context.tracing.start(screenshots=True, snapshots=True)
                 session.trace_path = Path(trace_path)
+                # ids can be reused (SQLite, a flushed database): a file left at this path by an
+                # earlier episode must not pass for this one's trace if writing it fails
+                session.trace_path.unlink(missing_ok=True)
             if frozen_time is not None:
                 context.clock.set_fixed_time(frozen_time)
             context.add_init_script(ENGINE_JS)
