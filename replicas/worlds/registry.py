@@ -63,7 +63,8 @@ class ReplicaConfig(AppConfig):
     - `roles`: the roles `sign_in` accepts, the default first.
     - `npm_packages`: npm package -> exact version the replica's front end is built from
       (frontend/package.json must pin the same); `frontend_assets`: (file under
-      node_modules, destination under the app's `static/`) pairs that `build_frontend` copies.
+      node_modules, destination under the app's `static/`) pairs that `build_frontend` copies;
+      files given one destination are concatenated into it in their order (a bundle).
     - `bench_task`: the task id the benchmarks drive (episode start, steps, throughput, memory,
       BrowserGym); empty: the replica's first task with a reference solution.
     - `policies` / `pickers`: name -> "module:function" that declarative task templates call

@@ -3,8 +3,9 @@
 bin/setup runs `npm ci` in frontend/ and then this command, so a fresh clone serves
 its CSS, fonts and scripts itself (no CDN: screenshots must not depend on the network).
 Each replica lists its npm packages and files on its ReplicaConfig (`npm_packages`,
-`frontend_assets`); frontend/package.json must pin the same versions. The copies are
-generated (gitignored); running the command again rewrites them.
+`frontend_assets`); frontend/package.json must pin the same versions. Files a replica
+gives one destination are concatenated into it, in its order (a stylesheet bundle). The
+copies are generated (gitignored); running the command again rewrites them.
 """
 import json
 import shutil
@@ -67,9 +68,15 @@ class Command(BaseCommand):
             shutil.copyfile(NODE_MODULES / src, PLATFORM_STATIC / dest)
             copied += 1
         for config in configs:
+            sources: dict[str, list[str]] = {}
             for src, dest in config.frontend_assets:
+                sources.setdefault(dest, []).append(src)
+            for dest, srcs in sources.items():
                 target = config.static_dir / dest
                 target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(NODE_MODULES / src, target)
+                if len(srcs) == 1:
+                    shutil.copyfile(NODE_MODULES / srcs[0], target)
+                else:
+                    target.write_bytes(b"\n".join((NODE_MODULES / src).read_bytes().rstrip(b"\n") for src in srcs) + b"\n")
                 copied += 1
-        self.stdout.write(f"build_frontend: copied {copied} files for the platform and {len(configs)} replica(s)")
+        self.stdout.write(f"build_frontend: wrote {copied} files for the platform and {len(configs)} replica(s)")
