@@ -32,7 +32,7 @@ def _installed_version(package: str) -> str | None:
 
 
 def frontend_problems(configs) -> list[str]:
-    """Why the declared packages and files cannot be copied (empty: they can)."""
+    """Why the declared packages and files cannot be written (empty: they can)."""
     pinned = json.loads((FRONTEND / "package.json").read_text()).get("dependencies", {})
     problems = []
     for config in configs:
@@ -62,11 +62,11 @@ class Command(BaseCommand):
         missing = [src for src, _ in PLATFORM_ASSETS if not (NODE_MODULES / src).exists()]
         if missing:
             raise CommandError(f"platform assets missing in {NODE_MODULES}: {', '.join(missing)} (run `npm ci` in frontend/ first)")
-        copied = 0
+        written = 0
         for src, dest in PLATFORM_ASSETS:
             PLATFORM_STATIC.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(NODE_MODULES / src, PLATFORM_STATIC / dest)
-            copied += 1
+            written += 1
         for config in configs:
             sources: dict[str, list[str]] = {}
             for src, dest in config.frontend_assets:
@@ -78,5 +78,5 @@ class Command(BaseCommand):
                     shutil.copyfile(NODE_MODULES / srcs[0], target)
                 else:
                     target.write_bytes(b"\n".join((NODE_MODULES / src).read_bytes().rstrip(b"\n") for src in srcs) + b"\n")
-                copied += 1
-        self.stdout.write(f"build_frontend: wrote {copied} files for the platform and {len(configs)} replica(s)")
+                written += 1
+        self.stdout.write(f"build_frontend: wrote {written} files for the platform and {len(configs)} replica(s)")
