@@ -1,4 +1,6 @@
 """The workspace in a real Chromium: keyboard shortcuts and the Orders & Billing app."""
+import re
+
 import pytest
 from django.conf import settings
 
@@ -105,8 +107,9 @@ def test_events_toggle_swaps_the_pane_and_keeps_the_url(make_world, signed_in_pa
     assert page.locator("[data-ticket-form]").count() == 1  # the rest of the page stayed
 
 
-def test_refund_posted_by_the_billing_app_succeeds_with_production_cookies(make_world, signed_in_page):
-    """Production marks the CSRF cookie HttpOnly: the app must take the token from the page, not document.cookie."""
+def test_refund_posted_by_the_billing_app_succeeds_with_production_cookies_and_stays_confirmed(make_world, signed_in_page):
+    """Production marks the CSRF cookie HttpOnly: the app must take the token from the page, not document.cookie.
+    The confirmation outlives the reload of the orders that follows the refund (it used to be drawn over by it)."""
     from replicas.supportdesk.models import Refund
     from replicas.worlds.scoping import bound_world
 
@@ -126,3 +129,7 @@ def test_refund_posted_by_the_billing_app_succeeds_with_production_cookies(make_
     with bound_world(world):
         refund = Refund.objects.get(payment=payment)
     assert refund.ticket == ticket and refund.agent is not None
+    # the orders are drawn again with the refund in them, and the confirmation stays above them
+    page.locator(f"[data-payment='{payment.public_id}'] .pay__refunds").wait_for()
+    notice = page.locator("[data-billing-body] > [role=status]").inner_text()
+    assert re.fullmatch(r"Refund \S+ of \S+ issued\.", notice), notice

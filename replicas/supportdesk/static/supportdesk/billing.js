@@ -68,17 +68,19 @@
 
   function setState(app, state) { app.setAttribute("data-billing-state", state); }
 
-  function load(app) {
+  /* (re)load the customer's orders; `notice` (e.g. a refund's confirmation) is shown above them once they are
+     drawn, whether or not they load, since drawing replaces everything in the app's body */
+  function load(app, notice) {
     var body = app.querySelector("[data-billing-body]");
     var customer = app.getAttribute("data-customer");
     setState(app, "loading");
     body.replaceChildren(el("div", { class: "app__spinner", role: "status", text: "Loading orders…" }));
     request("/api/v2/billing/customers/" + encodeURIComponent(customer) + "/orders").then(function (res) {
-      if (!res.ok) { failed(app, errorText(res.status, res.body)); return; }
-      render(app, res.body || {});
-      setState(app, "loaded");
+      if (!res.ok) { failed(app, errorText(res.status, res.body)); } else { render(app, res.body || {}); setState(app, "loaded"); }
+      if (notice) body.prepend(notice);
     }, function (err) {
       failed(app, err.timeout ? "The billing service did not answer in time." : "Could not reach the billing service.");
+      if (notice) body.prepend(notice);
     });
   }
 
@@ -216,8 +218,7 @@
         }
         var r = res.body || {};
         var done = el("div", { class: "alert alert--success", role: "status", text: "Refund " + (r.id || "") + " of " + money(r.amount, r.currency || p.currency) + " issued." });
-        load(app);
-        setTimeout(function () { var b = app.querySelector("[data-billing-body]"); if (b) b.prepend(done); }, 0);
+        load(app, done);
       }, function (err) {
         submit.disabled = false;
         errors.replaceChildren(el("div", { class: "alert alert--error", role: "alert", text: err.timeout ? "The billing service did not answer in time. The refund may not have been issued: reload the orders before trying again." : "Could not reach the billing service." }));
