@@ -1,5 +1,6 @@
 """Requests are bound to exactly one world by their host."""
 import pytest
+from django.db import connection
 
 from replicas.testbed.models import Note
 from replicas.worlds.routing import world_token_from_host, world_url
@@ -67,3 +68,46 @@ def test_templates_are_never_served(world, world_client):
 def test_the_platform_host_does_not_serve_replica_pages(client, world):
     assert client.get("/notes").status_code == 404
     assert client.get("/healthz").json() == {"ok": True}
+
+
+# what Django's debug pages show: a traceback, its frames' variables, the settings
+DEBUG_LEAKS = [b"Traceback", b"Local vars", b"INSTALLED_APPS", b"DATABASES", b"replicagym", b"Request information"]
+
+
+def test_a_failing_view_answers_with_the_worlds_error_page_never_djangos_debug_page(world, world_client, settings,
+                                                                                     monkeypatch, caplog):
+    settings.DEBUG = True  # the embedded default: the servers episodes use share it
+    client = world_client(world)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug in a view")
+
+    monkeypatch.setattr("replicas.testbed.views.render", broken)
+    failed = client.get("/notes")
+    assert failed.status_code == 500
+    assert b"Testbed Notes could not do that." in failed.content
+    assert not [leak for leak in DEBUG_LEAKS if leak in failed.content]
+    assert any(r.exc_info and r.exc_info[1].args == ("a bug in a view",) for r in caplog.records)  # logged for us
+
+    # a request Django refuses while the view reads it (more query fields than it parses): 400, the same page
+    too_many = client.get("/login?" + "&".join(f"f{i}=1" for i in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 1)))
+    assert too_many.status_code == 400 and b"Testbed Notes could not do that." in too_many.content
+    assert not [leak for leak in DEBUG_LEAKS if leak in too_many.content]
+
+
+def test_a_write_whose_view_fails_is_rolled_back_where_the_request_holds_the_worlds_lock(world, world_client,
+                                                                                        monkeypatch):
+    with bound_world(world):
+        note = Note.objects.order_by("public_id").first()
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("failed after the note was saved")
+
+    monkeypatch.setattr("replicas.testbed.views.redirect", broken)
+    response = world_client(world).post(f"/notes/{note.public_id}", {"title": "Half-done write", "done": "on"})
+    assert response.status_code == 500
+    with bound_world(world):
+        note.refresh_from_db()
+    # PostgreSQL: the request's transaction (it holds the world's write lock) is rolled back, not committed
+    # because an error page answered; SQLite runs each write in its own transaction, as before
+    assert (note.title != "Half-done write") is connection.features.has_select_for_update

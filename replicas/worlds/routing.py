@@ -9,11 +9,14 @@ import logging
 import re
 
 from django.conf import settings
+from django.core.exceptions import BadRequest, PermissionDenied, SuspiciousOperation
 from django.db import connection, transaction
 from django.http import Http404
 from django.shortcuts import render
 from django.urls import Resolver404, resolve
+from django.utils.log import log_response
 
+from .faults import pages
 from .models import World, world_write_lock
 from .registry import get_replica
 from .scoping import bound_world
@@ -92,6 +95,7 @@ class WorldRoutingMiddleware:
                 # already let one writer in at a time.
                 with transaction.atomic():
                     world_write_lock(world.id)
+                    request.holds_world_lock = True
                     response = self.get_response(request)
         if response.status_code == 404 and not _resolves(request.path_info, request.urlconf):
             # No route matched: Django's own 404 page, with DEBUG on, lists every route of
@@ -103,7 +107,25 @@ class WorldRoutingMiddleware:
         return response
 
     def process_exception(self, request, exception):
-        """A view's Http404 in a world gets the world's page, never Django's debug page (which lists routes)."""
-        if getattr(request, "world", None) is not None and isinstance(exception, Http404):
+        """A world's failing view answers with the world's own pages, never Django's debug pages.
+
+        With DEBUG on (the embedded default, which episodes' servers share) those show an agent
+        the traceback, its frames' variables and the platform's settings; the 404 one lists every
+        route of the replica. A 403 is Django's plain page with DEBUG on or off.
+        """
+        world = getattr(request, "world", None)
+        if world is None or isinstance(exception, PermissionDenied):
+            return None
+        if isinstance(exception, Http404):
             return render(request, PAGE_NOT_FOUND, status=404)
-        return None
+        if getattr(request, "holds_world_lock", False):
+            # answering here must not commit what the failed view wrote in the lock's transaction
+            transaction.set_rollback(True)
+        status = 400 if isinstance(exception, (BadRequest, SuspiciousOperation)) else 500
+        try:
+            response = pages.error_response(request, world, status)
+        except Exception:  # the replica's page may read what made the view fail (a query string too long)
+            response = pages.plain_error_response(request, status)
+        log_response("%s: %s", response.reason_phrase, request.path, response=response, request=request,
+                     exception=exception)
+        return response

@@ -10,6 +10,7 @@ from .data import hook
 from .library import BANNER_PATH, DISMISS_PATH
 
 ERRORS = {
+    400: ("bad_request", "Bad Request", "The request could not be understood. Check the address and try again."),
     408: ("timeout", "Request Timeout", "The service took too long to respond. Please try again."),
     504: ("timeout", "Gateway Timeout", "The service took too long to respond. Please try again."),
     500: ("server_error", "Internal Server Error", "Something went wrong on our end. Please try again."),
@@ -52,6 +53,12 @@ def error_response(request, world, status: int) -> HttpResponse:
     custom = hook(world.replica, "error_response")
     if custom is not None:
         return custom(request, status=status, code=code, message=message)
+    return plain_error_response(request, status)
+
+
+def plain_error_response(request, status: int) -> HttpResponse:
+    """An error answer that reads nothing of the request but its path (and its Accept header)."""
+    code, title, message = ERRORS[status]
     if wants_json(request):
         return JsonResponse({"error": message, "code": code}, status=status)
     body = format_html(
