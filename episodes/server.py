@@ -8,7 +8,7 @@ requests at once (a page and its scripts, styles and images load in parallel).
 
 - The child serves the database this process is connected to now (a test database in
   tests: the same NAME as the current connection's settings, as `episodes.pool` passes
-  to its workers) with the same settings module and the same DEBUG.
+  to its workers) with the same settings module, and always with DEBUG off (see `main`).
 - A forked child of this process (a Celery prefork worker) starts its own server.
 - The server stops with this process: at exit (atexit), and if this process dies without
   cleaning up (even SIGKILL), the server's master sees its watch pipe close and shuts down
@@ -159,7 +159,7 @@ def _start() -> _ServerProcess:
     watch_read, watch_write = os.pipe()  # both ends close-on-exec; only the read end is handed over
     config = {
         "listen_fd": listener.fileno(), "watch_fd": watch_read, "workers": workers, "threads": threads,
-        "db_name": _database_name(), "debug": bool(settings.DEBUG),
+        "db_name": _database_name(),
     }
     try:
         proc = subprocess.Popen(
@@ -242,10 +242,14 @@ def main(argv: list[str]):
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "replicagym.settings")
     from gunicorn.app.base import BaseApplication
 
-    # The parent's database (a test database in tests) and DEBUG, before Django sets up.
+    # The parent's database (a test database in tests), before Django sets up.
     database = settings.DATABASES["default"]
     database["NAME"] = config["db_name"]
-    settings.DEBUG = config["debug"]
+    # Agents' server is never a debug server, even on the embedded default (DEBUG on), and serves as
+    # production does: no debug page can show an agent a traceback or the settings, no request keeps its
+    # SQL, and the static files are indexed once rather than looked up on every request.
+    settings.DEBUG = False
+    settings.WHITENOISE_AUTOREFRESH = False
     # Connections are kept per request thread: opening a SQLite one (with its PRAGMAs) was a
     # tenth of a page's time, and a PostgreSQL one (a backend forked per connection) a third
     # of the p95 at 8 clients. PostgreSQL's live as long as the settings say (CONN_MAX_AGE);

@@ -3,6 +3,7 @@ import json
 import os
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 
 import psutil
@@ -118,3 +119,18 @@ def test_a_forked_child_starts_its_own_server_and_the_parents_keeps_serving():
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     with opener.open(f"http://127.0.0.1:{parent_address[1]}/healthz", timeout=30) as response:
         assert response.status == 200
+
+
+def test_the_replica_server_never_runs_with_debug_on_even_from_a_process_that_has_it(settings):
+    """Agents' server serves as production does: Django's debug 404 (it lists the URL patterns) is never drawn."""
+    replica_server_stop()  # the next replica_server() starts from this process's settings
+    settings.DEBUG = True
+    try:
+        _, port = replica_server()
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            opener.open(f"http://127.0.0.1:{port}/no-such-page", timeout=10)
+        body = missing.value.read()
+        assert missing.value.code == 404 and b"URLconf" not in body and b"URL patterns" not in body
+    finally:
+        replica_server_stop()
