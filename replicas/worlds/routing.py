@@ -109,9 +109,9 @@ class WorldRoutingMiddleware:
     def process_exception(self, request, exception):
         """A world's failing view answers with the world's own pages, never Django's debug pages.
 
-        With DEBUG on (the embedded default, which episodes' servers share) those show an agent
-        the traceback, its frames' variables and the platform's settings; the 404 one lists every
-        route of the replica. A 403 is Django's plain page with DEBUG on or off.
+        With DEBUG on (the embedded default: the web process serves worlds to annotators and their
+        recordings) those show the traceback, its frames' variables and the platform's settings; the
+        404 one lists every route of the replica. A 403 is Django's plain page with DEBUG on or off.
         """
         world = getattr(request, "world", None)
         if world is None or isinstance(exception, PermissionDenied):

@@ -76,12 +76,12 @@
     setState(app, "loading");
     body.replaceChildren(el("div", { class: "app__spinner", role: "status", text: "Loading orders…" }));
     request("/api/v2/billing/customers/" + encodeURIComponent(customer) + "/orders").then(function (res) {
-      if (!res.ok) { failed(app, errorText(res.status, res.body)); } else { render(app, res.body || {}); setState(app, "loaded"); }
-      if (notice) body.prepend(notice);
+      if (!res.ok) { failed(app, errorText(res.status, res.body)); return; }
+      render(app, res.body || {});
+      setState(app, "loaded");
     }, function (err) {
       failed(app, err.timeout ? "The billing service did not answer in time." : "Could not reach the billing service.");
-      if (notice) body.prepend(notice);
-    });
+    }).then(function () { if (notice) body.prepend(notice); });
   }
 
   function failed(app, message) {
