@@ -37,15 +37,20 @@ def _jsonable(value):
     return value
 
 
+def episode_verifier_inputs(*, episode, final_doc: dict, messages: list[str], final_page: dict | None):
+    """What the verifier reads of an episode: its world's start and end, final page, steps and messages."""
+    return verifier_inputs_for(world=episode.world, initial=episode.initial_state.doc, final=final_doc,
+                               final_page=final_page, trajectory=_trajectory(episode), messages=messages,
+                               params=episode.params)
+
+
 def verdict_compute(*, episode, final_doc: dict, messages: list[str], final_page: dict | None) -> tuple[dict, dict]:
     """(verdict, rewards) from the verifier, read-only over the inputs."""
     instance = episode.instance
-    trajectory = _trajectory(episode)
-    inputs = verifier_inputs_for(world=episode.world, initial=episode.initial_state.doc, final=final_doc,
-                                 final_page=final_page, trajectory=trajectory, messages=messages, params=episode.params)
+    inputs = episode_verifier_inputs(episode=episode, final_doc=final_doc, messages=messages, final_page=final_page)
     verdict = verify(instance.verifier, inputs)
     rewards = reward_signals(
-        verdict=verdict, trajectory=trajectory, reference_steps=len(instance.reference_solution) or 1,
+        verdict=verdict, trajectory=inputs.trajectory, reference_steps=len(instance.reference_solution) or 1,
         weights=instance.reward_weights,
     )
     doc = _jsonable(verdict)
@@ -92,4 +97,6 @@ def episode_finish(*, episode, messages: list[str], final_page: dict | None, sta
     if not updated:
         log.warning("episode %s was no longer running when it finished (swept?)", episode.pk)
     episode.refresh_from_db()
+    # the page the verifier read, kept on this object only (not stored): the mutation audit re-judges it
+    episode.final_page = final_page
     return episode
