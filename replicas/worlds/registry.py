@@ -71,6 +71,11 @@ class ReplicaConfig(AppConfig):
       (catalogue.task_templates): a policy `fn(world, **args)` returns one JSON value (a refund
       limit, a return window); a picker `fn(world, seed, **args)` returns a dict of params or
       raises LookupError when the world has no candidate. Both run with the world bound.
+    - `audit`: what the mutation audit (verifiers.audit) needs to know of the replica:
+      `derived` (table -> fields the server computes, which no action sets on its own: an
+      order's total, a line's unit price), `credential_params` (params that are sign-in
+      details, not constraints an assertion must read) and `false_claims` (sentences an agent
+      must not write unless it did the work: "I have refunded you").
 
     Hooks (methods; the world is passed, and bound where noted):
     - `sign_in(world, role=None) -> ReplicaUser | None`: a user of `role` signed in on `world`
@@ -95,6 +100,7 @@ class ReplicaConfig(AppConfig):
     bench_task: str = ""
     policies: dict[str, str] = {}
     pickers: dict[str, str] = {}
+    audit: dict = {}
 
     @property
     def replica_name(self) -> str:
