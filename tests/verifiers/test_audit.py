@@ -190,3 +190,25 @@ def test_answer_keys_are_read_per_seed(keys, varies):
     got = answer_keys(spec, [{"n": k} for k in keys])
     assert (len(set(got)) > 1) is varies
     assert answer_keys({"verifier": {"assertions": []}}, [{}]) is None
+
+
+def test_text_facts_kills_every_text_mutant_of_a_refusal_that_names_its_order():
+    after = [_note(11, "Draft", body="We cannot refund order 4419 after 30 days."), *BEFORE[1:]]
+    typed = [{"index": 0, "action": 'fill("#body", "We cannot refund order 4419 after 30 days.")', "url": ""}]
+    facts = {
+        "name": "the note refuses, names the order and claims nothing done",
+        "kind": "python",
+        "check": "text_facts",
+        "args": {
+            "table": "testbed.note",
+            "field": "body",
+            "rows": "final",
+            "where": {"public_id": 11},
+            "require": [r"\bcannot\b", r"\b4419\b"],
+            "forbid": [r"\b(issued|refunded|done)\b"],
+            "min_words": 5,
+        },
+    }
+    report = _audit({"assertions": [facts]}, _inputs(after, trajectory=typed, params={"order": 4419}))
+    assert report.by_kind["text"][0] >= 5
+    assert [s.id for s in report.survivors if s.kind == "text"] == []
