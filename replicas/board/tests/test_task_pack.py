@@ -2,6 +2,7 @@
 doing nothing (and giving a wrong answer) fails every task without a browser, and in real browser
 episodes every reference solution earns task_completion 1.0. `manage.py verify_tasks board` also
 plays every negative example in the browser."""
+
 import json
 import re
 
@@ -23,7 +24,19 @@ from verifiers.inputs import VerifierInputs
 from verifiers.placeholders import fill
 
 PACK = pack_dir("board")
-THEMES = {"triage", "workflow", "sprints", "planning", "duplicates", "jql", "bulk", "labels", "people", "drag-and-drop", "faults"}
+THEMES = {
+    "triage",
+    "workflow",
+    "sprints",
+    "planning",
+    "duplicates",
+    "jql",
+    "bulk",
+    "labels",
+    "people",
+    "drag-and-drop",
+    "faults",
+}
 
 
 @pytest.fixture(scope="module")
@@ -35,9 +48,15 @@ def pack(django_db_setup, django_db_blocker):
 def _inputs(task, messages=()):
     template = template_get_or_build(replica="board", seed=task.spec["seed"], variant=task.spec["variant"])
     state = snapshot(template)
-    return VerifierInputs(initial=state, final=state, final_page={"url": task.spec["start_page"], "title": "", "html": ""},
-                          params=task.params, messages=list(messages), clock=template.clock.isoformat().replace("+00:00", "Z"),
-                          replica="board")
+    return VerifierInputs(
+        initial=state,
+        final=state,
+        final_page={"url": task.spec["start_page"], "title": "", "html": ""},
+        params=task.params,
+        messages=list(messages),
+        clock=template.clock.isoformat().replace("+00:00", "Z"),
+        replica="board",
+    )
 
 
 @pytest.mark.django_db
@@ -50,7 +69,13 @@ def test_pack_covers_the_issues_themes_with_references_and_negatives(pack):
         assert any(a["kind"] == "diff" and a.get("only_allowed") for a in t.spec["verifier"]["assertions"]), t.task_id
     dragging = [t for t in pack if any(a.startswith("drag_and_drop(") for a in t.spec["reference_solution"])]
     assert len(dragging) >= 3
-    assert {f["name"] for t in pack for f in t.spec["faults"]} == {"stale_record", "server_error", "session_expiry", "slow_response", "data_conflict"}
+    assert {f["name"] for t in pack for f in t.spec["faults"]} == {
+        "stale_record",
+        "server_error",
+        "session_expiry",
+        "slow_response",
+        "data_conflict",
+    }
     suites = json.loads((PACK / "suites.json").read_text())
     assert {s for suite in suites.values() for s in suite["tasks"]} == {t.spec["slug"] for t in pack}
 
@@ -60,7 +85,9 @@ def test_every_task_signs_in_with_the_credentials_its_instruction_gives(pack):
     for t in pack:
         template = template_get_or_build(replica="board", seed=t.spec["seed"], variant=t.spec["variant"])
         with bound_world(template):
-            assert person_authenticate(world=template, email=t.params["email"], password=t.params["password"]) is not None, t.task_id
+            assert (
+                person_authenticate(world=template, email=t.params["email"], password=t.params["password"]) is not None
+            ), t.task_id
         assert "{email}" in t.spec["instruction"] and "{password}" in t.spec["instruction"]
 
 
@@ -116,7 +143,9 @@ def test_bulk_keys_name_exactly_the_drifted_and_departed_issues(small):
     gone = P.departed_assignee(small)
     person = Person.objects.get(username=gone["gone"])
     assert not person.active and gone["elsewhere"] > 0
-    assert set(gone["keys"]) == set(Issue.objects.filter(project__key="AGENT", assignee=person).exclude(status=W.DONE).values_list("key", flat=True))
+    assert set(gone["keys"]) == set(
+        Issue.objects.filter(project__key="AGENT", assignee=person).exclude(status=W.DONE).values_list("key", flat=True)
+    )
 
 
 def test_the_blockers_answer_counts_blocks_links_not_priority(small):
@@ -124,9 +153,15 @@ def test_the_blockers_answer_counts_blocks_links_not_priority(small):
     sprint = Sprint.objects.get(project__key="AGENT", state="active")
     assert sprint.name == key["sprint_name"] and key["count"] == len(key["keys"]) > 0
     for issue in Issue.objects.filter(key__in=key["keys"]):
-        assert issue.sprint_id == sprint.id and issue.status != W.DONE and issue.outward_links.filter(kind="blocks").exists()
+        assert (
+            issue.sprint_id == sprint.id
+            and issue.status != W.DONE
+            and issue.outward_links.filter(kind="blocks").exists()
+        )
     admin = Person.objects.filter(active=True, is_admin=True).order_by("public_id").first()
-    found, total = issues_search(query=f'sprint = "{sprint.name}" AND issueLinkType = blocks AND status != Done', person=admin)
+    found, total = issues_search(
+        query=f'sprint = "{sprint.name}" AND issueLinkType = blocks AND status != Done', person=admin
+    )
     assert total == key["count"] and sorted(i.key for i in found) == key["keys"]
     assert len({key["count"], key["by_priority"], key["any_side"]}) == 3
 
@@ -144,7 +179,8 @@ def test_a_world_without_candidates_fails_loudly(small):
         P.triage_customer_bug(small)
 
 
-# browser tests, each playing a share of the pack of about equal cost (see tests/pack_episodes.py)
+# browser tests, each playing a share of the pack of about equal cost; on PostgreSQL, a sample that holds
+# every assertion kind of the pack (see tests/pack_episodes.py)
 SHARES = shares("board", negatives=False)
 
 

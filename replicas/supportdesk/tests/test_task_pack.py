@@ -2,6 +2,7 @@
 and in real browser episodes every reference solution earns task_completion 1.0 while doing
 nothing and every negative example earn 0.
 """
+
 import json
 from decimal import Decimal
 
@@ -23,9 +24,18 @@ from verifiers.rewards import reward_signals
 
 PACK = pack_dir("supportdesk")
 MUST_HAVE = {
-    "refund-duplicate-charge", "partial-refund-missing-item", "prorated-refund-subscription", "refund-over-limit-escalate",
-    "escalate-tier2-priority", "reset-password-after-verification", "merge-duplicate-tickets", "reply-on-right-channel",
-    "apply-macro-and-adapt", "bulk-solve-plan-questions", "report-order-total", "refund-with-api-timeout",
+    "refund-duplicate-charge",
+    "partial-refund-missing-item",
+    "prorated-refund-subscription",
+    "refund-over-limit-escalate",
+    "escalate-tier2-priority",
+    "reset-password-after-verification",
+    "merge-duplicate-tickets",
+    "reply-on-right-channel",
+    "apply-macro-and-adapt",
+    "bulk-solve-plan-questions",
+    "report-order-total",
+    "refund-with-api-timeout",
 }
 
 
@@ -59,7 +69,9 @@ def test_pack_loads_validates_and_covers_the_issue_s_tasks(pack):
 @pytest.mark.django_db
 def test_every_task_signs_in_with_the_credentials_its_instruction_gives(pack):
     for t in pack:
-        template = template_get_or_build(replica="supportdesk", seed=t.spec["seed"], variant=t.spec.get("variant", "default"))
+        template = template_get_or_build(
+            replica="supportdesk", seed=t.spec["seed"], variant=t.spec.get("variant", "default")
+        )
         with bound_world(template):
             agent = User.objects.get(email=t.params["agent_email"])
             assert selectors.agent_authenticate(email=agent.email, password=t.params["agent_password"]) == agent
@@ -70,11 +82,17 @@ def test_every_task_signs_in_with_the_credentials_its_instruction_gives(pack):
 def test_doing_nothing_fails_every_task(pack):
     """The verdict on an untouched world: the verifier reads only state, diff and answers, so no browser is needed."""
     for t in pack:
-        template = template_get_or_build(replica="supportdesk", seed=t.spec["seed"], variant=t.spec.get("variant", "default"))
+        template = template_get_or_build(
+            replica="supportdesk", seed=t.spec["seed"], variant=t.spec.get("variant", "default")
+        )
         state = snapshot(template)
         inputs = VerifierInputs(
-            initial=state, final=state, final_page={"url": t.spec["start_page"], "title": "", "html": ""},
-            params=t.params, clock=template.clock.isoformat().replace("+00:00", "Z"), replica="supportdesk",
+            initial=state,
+            final=state,
+            final_page={"url": t.spec["start_page"], "title": "", "html": ""},
+            params=t.params,
+            clock=template.clock.isoformat().replace("+00:00", "Z"),
+            replica="supportdesk",
         )
         assert not any(a["kind"] == "page" for a in t.spec["verifier"]["assertions"]), t.task_id
         verdict = verify(t.spec["verifier"], inputs)
@@ -110,7 +128,9 @@ def test_duplicate_charge_key_is_the_later_of_two_equal_unrefunded_charges_withi
     assert dup.amount == original.amount == Decimal(key["amount"]) and dup.captured_at > original.captured_at
     assert not dup.refunds.exists()
     agent = User.objects.get(email=key["agent_email"])
-    limit = policies.refund_policy().limit_for(agent=agent, customer=dup.customer, currency=dup.currency, escalated=False)
+    limit = policies.refund_policy().limit_for(
+        agent=agent, customer=dup.customer, currency=dup.currency, escalated=False
+    )
     assert dup.amount <= limit and not selectors.is_tier2(agent)
 
 
@@ -130,7 +150,12 @@ def test_prorated_key_follows_the_help_center_formula_and_holds_for_the_whole_ep
     expected = (payment.amount * key["days_left"] / key["period_days"]).quantize(policies.CENT)
     assert Decimal(key["amount"]) == expected
     for later in (now, now + P.EPISODE_SPAN):
-        assert policies.prorated_amount(price=payment.amount, period_start=payment.period_start, period_end=payment.period_end, at=later) == expected
+        assert (
+            policies.prorated_amount(
+                price=payment.amount, period_start=payment.period_start, period_end=payment.period_end, at=later
+            )
+            == expected
+        )
     assert Decimal(key["wrong_amount"]) != expected
 
 
@@ -179,7 +204,10 @@ def test_account_keys_pick_callers_whose_digits_do_or_do_not_match_a_card(db, pa
             ticket = Ticket.objects.get(public_id=task.params["ticket"])
             assert ticket.requester == customer
             assert any(task.params["last4"] in c.body for c in ticket.comments.filter(author=customer))
-    assert tasks["refuse-unverified-account-reset"].params["card_on_file"] != tasks["refuse-unverified-account-reset"].params["last4"]
+    assert (
+        tasks["refuse-unverified-account-reset"].params["card_on_file"]
+        != tasks["refuse-unverified-account-reset"].params["last4"]
+    )
 
 
 def test_a_world_without_candidates_fails_loudly(small):
@@ -194,7 +222,8 @@ def test_a_world_without_candidates_fails_loudly(small):
 # --- episodes in a real browser ------------------------------------------------------------------------
 
 
-# browser tests, each playing a share of the pack of about equal cost (see tests/pack_episodes.py)
+# browser tests, each playing a share of the pack of about equal cost; on PostgreSQL, a sample that holds
+# every assertion kind of the pack (see tests/pack_episodes.py)
 SHARES = shares("supportdesk", negatives=True)
 
 
