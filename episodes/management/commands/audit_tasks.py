@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import time
+from pathlib import Path
 
 from django.core.management.base import CommandError
 from replicagym.catalogue.models import Task
@@ -87,8 +88,9 @@ class Command(ReplicaGymCommand):
         parser.add_argument(
             "--json", action="store_true", dest="as_json", help="print one JSON object per task, then the totals"
         )
+        parser.add_argument("--out", help="also write the whole report (tasks and totals) to this JSON file")
 
-    def handle(self, *args, packs, task, seeds, as_json, **options):
+    def handle(self, *args, packs, task, seeds, as_json, out, **options):
         # Playwright's sync API runs an event loop in this thread, where Django refuses ORM calls;
         # the episodes played here only call the ORM synchronously.
         os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -123,6 +125,10 @@ class Command(ReplicaGymCommand):
         totals = _totals(reports)
         if as_json:
             self.stdout.write(json.dumps({"totals": totals}))
+        if out:
+            Path(out).write_text(
+                json.dumps({"totals": totals, "tasks": [r.as_dict() for r in reports]}, indent=1) + "\n"
+            )
         else:
             self._table(reports, totals)
         bad = [r for r in reports if not r.ok]
