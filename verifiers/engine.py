@@ -16,6 +16,7 @@ from .actions import action_parts
 from .conditions import condition_holds
 from .fields import KEY_FIELD, FieldInfo, tables
 from .inputs import VerifierInputs
+from .interaction import written_by
 from .spec import fill_params, validate_spec
 from .values import (
     answer_text,
@@ -452,13 +453,14 @@ def _trajectory(a, ctx, spec):
     steps = ctx.inputs.trajectory
     if "max_steps" in a and len(steps) > a["max_steps"]:
         return False, f"{len(steps)} steps taken, at most {a['max_steps']} allowed"
-    events = []
+    events, fault_positions = [], []
     for i, step in enumerate(steps):
         index = step.get("index", i)
         name, args = action_parts(step.get("action", ""))
         events.append(("action", name, args, index))
         for fault in step.get("fault_events") or []:
             events.append(("fault", fault_label(fault), fault_event_type(fault), index))
+            fault_positions.append((i, events[-1]))
     for matcher in a.get("forbidden_actions", []):
         hit = next((e for e in events if _event_matches(matcher, e)), None)
         if hit:
@@ -477,6 +479,14 @@ def _trajectory(a, ctx, spec):
                 position += 1
         if position < len(order):
             return False, f"events in order: matched {position} of {len(order)}; missing {json.dumps(order[position])}"
+    for requirement in a.get("written_by", []):
+        matcher = {"fault": requirement.get("fault", "")}
+        passed, detail = written_by(
+            requirement, steps,
+            lambda pos, m=matcher: any(p <= pos and _event_matches(m, e) for p, e in fault_positions),
+        )
+        if not passed:
+            return False, detail
     return True, f"{len(steps)} steps"
 
 

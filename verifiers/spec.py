@@ -15,6 +15,7 @@ import jsonschema
 from replicas.worlds.schema_errors import first_schema_error, schema_errors, schema_validator
 
 from . import checks
+from .actions import ACTIONS
 from .conditions import ConditionError, check_condition, has_placeholder
 from .fields import FieldInfo, tables
 from .placeholders import MissingParam, fill
@@ -271,6 +272,15 @@ def _validate_trajectory(a, path, known, replica, spec):
                     _check_regex(event[field], f"{path}.{key}[{i}].{field}")
     for i, pattern in enumerate(a.get("forbidden_pages", [])):
         _check_regex(pattern, f"{path}.forbidden_pages[{i}]")
+    for i, requirement in enumerate(a.get("written_by", [])):
+        where = f"{path}.written_by[{i}]"
+        if requirement["action"] not in ACTIONS:
+            raise SpecError(f"{where}.action", f"unknown action {requirement['action']!r} (actions: {', '.join(sorted(ACTIONS))})")
+        for j, write in enumerate(requirement["writes"]):
+            _table(known, write["table"], f"{where}.writes[{j}].table")
+        for field in ("args", "fault"):
+            if field in requirement:
+                _check_regex(requirement[field], f"{where}.{field}")
 
 
 def _validate_python(a, path, known, replica, spec):

@@ -8,6 +8,7 @@ import copy
 
 from django.db import models
 
+from verifiers.interaction import verifier_with_interaction
 from verifiers.placeholders import fill, fill_text
 from verifiers.spec import fill_params
 
@@ -82,8 +83,9 @@ class Task(models.Model):
 
     @property
     def verifier(self) -> dict:
-        # the verifier's own filling escapes params spliced into regular expressions
-        return fill_params(self.spec["verifier"], self.params)
+        # the verifier's own filling escapes params spliced into regular expressions; a task
+        # that requires an interaction is judged on which steps made its writes too
+        return fill_params(verifier_with_interaction(self.spec["verifier"], self.spec.get("interaction")), self.params)
 
     @property
     def reference_solution(self) -> list[str]:

@@ -20,6 +20,7 @@ from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import canonical_json
 from verifiers.actions import ActionError, parse_action
+from verifiers.interaction import interaction_errors
 from verifiers.placeholders import fill, fill_text, placeholder_paths
 from verifiers.spec import SpecError, validate_spec
 
@@ -143,7 +144,7 @@ def task_params(spec: dict) -> dict:
 
 def filled_errors(spec: dict, params: dict, replica: str) -> list[str]:
     errors = []
-    for key in ("instruction", "start_page", "reference_solution", "negative_examples", "verifier", "faults"):
+    for key in ("instruction", "start_page", "reference_solution", "negative_examples", "verifier", "faults", "interaction"):
         for path, name in placeholder_paths(spec.get(key), key):
             if name not in params:
                 known = ", ".join(sorted(params)) or "none: the task has no params"
@@ -154,6 +155,8 @@ def filled_errors(spec: dict, params: dict, replica: str) -> list[str]:
         validate_spec(spec["verifier"], replica=replica, params=params)
     except SpecError as exc:
         errors.append(f"verifier.{exc}")
+    if "interaction" in spec:
+        errors += [f"interaction{path}: {message}" for path, message in interaction_errors(spec["interaction"], replica=replica, params=params)]
     try:
         validate_faults(fill(spec.get("faults", []), params), replica=replica)
     except FaultSpecError as exc:
