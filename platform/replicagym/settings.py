@@ -15,7 +15,9 @@ DATA_DIR = envpath("REPLICAGYM_DATA_DIR", BASE_DIR / "data")
 DATA_DIR.mkdir(parents=True, exist_ok=True)  # the embedded default keeps its database and queue here
 
 PRODUCTION = envbool("REPLICAGYM_PRODUCTION", False)
-DEBUG = envbool("DEBUG", not PRODUCTION)
+# Off unless a developer turns it on (DEBUG=true): its error pages show agents the settings and
+# every route, and the embedded default serves agents too.
+DEBUG = envbool("DEBUG", False)
 SECRET_KEY = envstr("SECRET_KEY")
 if not SECRET_KEY:
     if PRODUCTION:
@@ -214,6 +216,14 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "ReplicaGym API",
     "DESCRIPTION": "Worlds, tasks, episodes and rewards for browser agents.",
+    # JSON bodies through the platform's intake (size, depth, finite numbers): a 400 naming the path, never a 500
+    "DEFAULT_PARSER_CLASSES": [
+        "replicagym.api.parsers.IntakeJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    # errors as JSON, never Django's debug pages (a traceback, the settings), even with DEBUG on
+    "EXCEPTION_HANDLER": "replicagym.api.errors.api_exception_handler",
     "VERSION": "0.1.0",
 }
 

@@ -197,7 +197,8 @@ def _field_names(request) -> list[str]:
     elif request.content_type == "application/json":
         try:
             body = json.loads(request.body or b"null")
-        except (RawPostDataException, RequestDataTooBig, UnreadablePostError, ValueError):
+        # RecursionError: a body nested too deep to parse (the view refuses it; its names are not worth a 500)
+        except (RawPostDataException, RequestDataTooBig, UnreadablePostError, ValueError, RecursionError):
             return []
         names = list(body) if isinstance(body, dict) else []
     else:

@@ -6,12 +6,12 @@ is never part of the replica's page. Requests here are a recording session's (th
 worlds layer checked its signed cookie); posts also carry the session's token, which
 a page of another origin cannot read.
 """
-import json
 
 from django.http import JsonResponse
 from django.shortcuts import render
 from django.views.decorators.csrf import csrf_exempt
 
+from replicagym.jsonintake import JsonIntakeError, json_intake
 from replicas.worlds.recording import recording_token, recording_token_valid
 
 from .models import Recording
@@ -39,9 +39,9 @@ def recording_handler(request, *, world, session: int, subpath: str):
     if len(request.body) > MAX_BODY:
         return _error(f"a post holds at most {MAX_BODY} bytes", 413)
     try:
-        doc = json.loads(request.body or b"{}")
-    except ValueError:
-        return _error("the body is not JSON")
+        doc = json_intake(request.body or b"{}", max_bytes=MAX_BODY)
+    except JsonIntakeError as exc:
+        return _error(f"the body: {exc}")
     if not isinstance(doc, dict):
         return _error("the body must be a JSON object")
     try:

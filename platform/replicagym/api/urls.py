@@ -1,5 +1,5 @@
 """URLs of the REST API (mounted at /api/) and its OpenAPI schema."""
-from django.urls import path
+from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView
 
 # imported for its side effect, the token scheme's OpenAPI description registered with drf-spectacular: here,
@@ -8,7 +8,7 @@ from replicagym.accounts import schema as _token_scheme  # noqa: F401
 from replicagym.accounts.permissions import HasRole
 from replicagym.accounts.roles import Role
 
-from . import runs, views
+from . import errors, runs, views
 
 app_name = "api"
 
@@ -29,4 +29,6 @@ urlpatterns = [
     path("runs/<int:run_id>", runs.RunDetailApi.as_view(), name="run-detail"),
     path("runs/<int:run_id>/cancel", runs.RunCancelApi.as_view(), name="run-cancel"),
     path("runs/<int:run_id>/report", runs.RunReportApi.as_view(), name="run-report"),
+    # last: whatever no operation above serves is a JSON 404, not Django's list of URL patterns (DEBUG on)
+    re_path(r"^(?P<rest>.*)$", errors.api_not_found, name="not-found"),
 ]

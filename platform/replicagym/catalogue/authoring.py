@@ -11,6 +11,7 @@ import re
 
 from django.db import transaction
 
+from replicagym.jsonintake import JsonIntakeError, json_check, json_intake
 from replicas.worlds.faults.spec import fault_spec_errors
 from replicas.worlds.registry import replicas
 from replicas.worlds.services import template_get_or_build
@@ -53,6 +54,10 @@ def draft_errors(spec) -> tuple[list[tuple[str, str]], dict | None]:
     """Every problem of a draft as (json_path, message), and its answer key when it could be computed."""
     if not isinstance(spec, dict):
         return [("", "a task is one JSON object")], None
+    try:  # the editor's JSON fields are parsed one by one: the whole draft is held to the intake's limits here
+        json_check(spec)
+    except JsonIntakeError as exc:
+        return [(exc.member, exc.message)], None
     replica = spec.get("replica")
     if replica not in replicas():
         return [("replica", f"unknown replica {replica!r} (installed: {', '.join(sorted(replicas()))})")], None
@@ -156,9 +161,9 @@ def task_export(task: Task) -> str:
 def task_import(text: str, *, suites: list[str] | None = None) -> Task:
     """A pack file's task saved as an authored version; the content hash is the file's."""
     try:
-        spec = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DraftError([("", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}")]) from None
+        spec = json_intake(text)
+    except JsonIntakeError as exc:
+        raise DraftError([(exc.member, exc.message)]) from None
     return task_save(spec=spec, suites=suites)
 
 

@@ -14,6 +14,7 @@ import jsonschema
 from django.conf import settings
 from django.db import transaction
 
+from replicagym.jsonintake import JsonIntakeError, json_intake
 from replicas.worlds.faults import FaultSpecError, validate_faults
 from replicas.worlds.registry import get_replica, replicas
 from replicas.worlds.scoping import bound_world
@@ -176,8 +177,8 @@ def load_task_file(path: Path, replica: str, params_cache: dict | None = None) -
     """One task file, validated; raises PackError naming the file and JSON paths."""
     where = _rel(path)
     try:
-        spec = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
+        spec = json_intake(path.read_bytes())
+    except OSError as exc:
         raise PackError([f"{where}: cannot read: {exc}"]) from None
     except json.JSONDecodeError as exc:
         raise PackError([f"{where}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"]) from None
@@ -235,8 +236,8 @@ def load_suites(replica: str, task_ids: set[str], *, directory: Path | None = No
         return {}
     where = _rel(path)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        doc = json_intake(path.read_bytes())
+    except OSError as exc:
         raise PackError([f"{where}: cannot read: {exc}"]) from None
     if not isinstance(doc, dict):
         raise PackError([f"{where}: $: must be an object of suite name -> {{description, tasks}}"])

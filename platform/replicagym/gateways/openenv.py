@@ -11,7 +11,6 @@ Every path but /health wants `Authorization: Bearer <agent token>`: a token star
 suites only, and sees the agent view of a verdict, never its detail.
 Run: `uvicorn replicagym.gateways.asgi:openenv --app-dir platform` (Django is set up by the asgi module).
 """
-import json
 from contextlib import asynccontextmanager
 
 from asgiref.sync import sync_to_async
@@ -22,6 +21,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from replicagym.accounts.tokens import token_tasks
+from replicagym.jsonintake import JsonIntakeError, json_intake
 
 from .schemas import SCHEMAS
 from .sessions import GatewayError, GatewaySession, SessionTable, bearer_token, step_request_argument
@@ -53,9 +53,9 @@ async def _body(request: Request) -> dict:
     if len(raw) > MAX_MESSAGE:
         raise GatewayError(f"the request body is over {MAX_MESSAGE} bytes", 413)
     try:
-        data = json.loads(raw or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise GatewayError("the request body is not JSON") from None
+        data = json_intake(raw or b"{}", max_bytes=MAX_MESSAGE)
+    except JsonIntakeError as exc:
+        raise GatewayError(f"the request body: {exc}") from None
     if not isinstance(data, dict):
         raise GatewayError("the request body must be a JSON object")
     return data
@@ -153,8 +153,8 @@ class OpenEnvServer:
         if len(text) > MAX_MESSAGE:
             return _ws_error(f"a message is at most {MAX_MESSAGE} bytes", "VALIDATION_ERROR"), None
         try:
-            message = json.loads(text)
-        except json.JSONDecodeError as exc:
+            message = json_intake(text, max_bytes=MAX_MESSAGE)
+        except JsonIntakeError as exc:
             return _ws_error(f"Invalid JSON: {exc}", "INVALID_JSON"), None
         if not isinstance(message, dict):
             return _ws_error('a message is a JSON object: {"type": "reset", "data": {...}}', "INVALID_JSON"), None
