@@ -212,10 +212,6 @@ REST_FRAMEWORK = {
     # every API view declares the roles it admits (replicagym.accounts.roles); none declared, nobody admitted
     "DEFAULT_PERMISSION_CLASSES": ["replicagym.accounts.permissions.HasRole"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-}
-SPECTACULAR_SETTINGS = {
-    "TITLE": "ReplicaGym API",
-    "DESCRIPTION": "Worlds, tasks, episodes and rewards for browser agents.",
     # JSON bodies through the platform's intake (size, depth, finite numbers): a 400 naming the path, never a 500
     "DEFAULT_PARSER_CLASSES": [
         "replicagym.api.parsers.IntakeJSONParser",
@@ -224,6 +220,10 @@ SPECTACULAR_SETTINGS = {
     ],
     # errors as JSON, never Django's debug pages (a traceback, the settings), even with DEBUG on
     "EXCEPTION_HANDLER": "replicagym.api.errors.api_exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "ReplicaGym API",
+    "DESCRIPTION": "Worlds, tasks, episodes and rewards for browser agents.",
     "VERSION": "0.1.0",
 }
 

@@ -180,8 +180,8 @@ def load_task_file(path: Path, replica: str, params_cache: dict | None = None) -
         spec = json_intake(path.read_bytes())
     except OSError as exc:
         raise PackError([f"{where}: cannot read: {exc}"]) from None
-    except json.JSONDecodeError as exc:
-        raise PackError([f"{where}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"]) from None
+    except JsonIntakeError as exc:
+        raise PackError([f"{where}: {exc.relative()}"]) from None
     errors = shape_errors(spec, replica, path.stem)
     if errors:
         raise PackError([f"{where}: {e}" for e in errors])
@@ -239,6 +239,8 @@ def load_suites(replica: str, task_ids: set[str], *, directory: Path | None = No
         doc = json_intake(path.read_bytes())
     except OSError as exc:
         raise PackError([f"{where}: cannot read: {exc}"]) from None
+    except JsonIntakeError as exc:
+        raise PackError([f"{where}: {exc.relative()}"]) from None
     if not isinstance(doc, dict):
         raise PackError([f"{where}: $: must be an object of suite name -> {{description, tasks}}"])
     errors, suites = [], {}
