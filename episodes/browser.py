@@ -244,8 +244,12 @@ class EpisodeSession:
             session._settle()
             # Stamp now, so bids exist even for an agent that acts before observing.
             session.page.evaluate(STAMP_JS)
-        except BaseException:
-            session.close()
+        except BaseException as exc:
+            try:
+                if isinstance(exc, PlaywrightError):  # a browser that died while the page opened is a crash
+                    session._check_alive(exc)
+            finally:
+                session.close()
             raise
         return session
 

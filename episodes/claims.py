@@ -1,6 +1,11 @@
 """Claiming queued episodes (once, by a conditional update) and sweeping those of lost workers back.
 
-Every claim counts a try; a worker is lost when its heartbeat (episodes.heartbeat) is silent.
+Every claim counts a try, and the try number (Episode.tries) is the claim's fencing
+token: a step, heartbeat or finish is written only while the episode is running under
+the try that wrote it, so a worker presumed lost (or stalled) cannot write into the
+episode once it was put back or claimed again. A worker is lost when its heartbeat
+(episodes.heartbeat) is silent; an episode whose browser crashed is retried at once by
+its own worker (episode_retry), on the same budget of tries.
 """
 import logging
 from datetime import timedelta
@@ -12,7 +17,7 @@ from django.utils import timezone
 
 from replicas.worlds.services import world_create, world_delete
 
-from .creation import API_CLAIM
+from .creation import API_CLAIM, EpisodeError
 from .models import Episode, WorkerHeartbeat
 
 log = logging.getLogger("replicagym.episodes")
@@ -21,6 +26,26 @@ log = logging.getLogger("replicagym.episodes")
 # process) only beats at each step: it counts as abandoned after longer than an agent
 # may think about one step (remote agents get 600 s).
 ABANDONED_AFTER = timedelta(minutes=11)
+
+
+class ClaimLost(EpisodeError):
+    """The episode is no longer running under this claim (swept, claimed again, ended): stop writing to it."""
+
+
+def claim_current(*, episode_id: int, tries: int):
+    """The episode's rows that are running under try `tries`: update through this to fence a write."""
+    return Episode.objects.filter(pk=episode_id, status=Episode.Status.RUNNING, tries=tries)
+
+
+def claim_touch(*, episode_id: int, tries: int, beat: bool = True) -> None:
+    """Beat for the claim (or with beat=False only look), or raise ClaimLost if it is no longer current.
+
+    Called in the transaction of a write (a step): the update takes the row's lock, so
+    the sweep either waits for the write or the write sees the episode gone.
+    """
+    current = claim_current(episode_id=episode_id, tries=tries)
+    if not (current.update(heartbeat_at=timezone.now()) if beat else current.exists()):
+        raise ClaimLost(f"episode {episode_id} is no longer running under try {tries}: a later claim or the sweep has it")
 
 
 def episode_claim(*, episode_id: int, worker: str) -> bool:
@@ -89,13 +114,41 @@ def _episode_recover(*, pk: int, cutoff, stale_after: timedelta, max_tries: int)
         Episode.objects.filter(pk=pk).update(status=Episode.Status.ERRORED, finished_at=timezone.now(),
                                              error=f"{lost}; {why}")
         return "errored"
+    _episode_restart(episode, status=Episode.Status.QUEUED, claimed_by="", started_at=None, heartbeat_at=None)
+    log.warning("episode %s: %s; back in queue %s (try %s of %s)", pk, lost, episode.queue, episode.tries + 1, max_tries)
+    return "requeued"
+
+
+def _episode_restart(episode, **fields) -> None:
+    """Give `episode` a fresh world and no steps, so its next try starts from the task's initial state and records one set of steps."""
     old_world = episode.world
     fresh = world_create(replica=episode.task.replica, seed=episode.world_seed, variant=episode.task.variant,
                          faults=episode.instance.faults if episode.faults else [])
     episode.steps.all().delete()
-    Episode.objects.filter(pk=pk).update(status=Episode.Status.QUEUED, world=fresh, claimed_by="", started_at=None,
-                                         heartbeat_at=None, error="")
+    Episode.objects.filter(pk=episode.pk).update(world=fresh, error="", **fields)
     if old_world is not None:
         world_delete(world=old_world)
-    log.warning("episode %s: %s; back in queue %s (try %s of %s)", pk, lost, episode.queue, episode.tries + 1, max_tries)
-    return "requeued"
+
+
+@transaction.atomic
+def episode_retry(*, episode_id: int, tries: int, reason: str, max_tries: int | None = None) -> int | None:
+    """Claim an episode again in place after try `tries` broke (its browser crashed), as the sweep would a lost worker's.
+
+    The same worker takes it again with a fresh world and no steps; the claim counts a
+    try, so whatever the broken try still writes is refused. Returns the new try number,
+    or None when the episode is errored instead (the budget of EPISODE_MAX_TRIES is spent)
+    or is no longer this claim's (nothing is changed then).
+    """
+    max_tries = settings.EPISODE_MAX_TRIES if max_tries is None else max_tries
+    episode = (Episode.objects.select_for_update(of=("self",)).select_related("task", "world")
+               .filter(pk=episode_id, status=Episode.Status.RUNNING, tries=tries).first())
+    if episode is None:
+        return None
+    if tries >= max_tries:
+        claim_current(episode_id=episode_id, tries=tries).update(
+            status=Episode.Status.ERRORED, finished_at=timezone.now(), error=f"{reason}; after {tries} tries"[:5000])
+        return None
+    now = timezone.now()
+    _episode_restart(episode, tries=F("tries") + 1, started_at=now, heartbeat_at=now)
+    log.warning("episode %s: %s; retried by its worker (try %s of %s)", episode_id, reason, tries + 1, max_tries)
+    return tries + 1

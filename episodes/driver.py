@@ -10,7 +10,6 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from replicas.worlds.clock import world_clock_advance
@@ -22,8 +21,10 @@ from verifiers.actions import ActionError, parse_action
 from .agents import ScriptedAgent, agent_from_spec, task_info
 from .blobs import screenshot_store
 from .browser import BrowserCrashed, EpisodeSession, shutdown_browser
+from .claims import ClaimLost, claim_current, claim_touch, episode_retry
 from .creation import EpisodeError, episode_create
 from .external import request_doc
+from .heartbeat import heartbeat_follow
 from .models import Episode, Step
 from .runs import run_cancelled
 from .server import replica_server
@@ -73,11 +74,13 @@ def _axtree_change(before, after) -> str:
     return "\n".join(lines)
 
 
-def _record_step(*, episode, index, action_text, parsed, result, obs, fault_events, timings, changed=None,
+def _record_step(*, episode, tries, index, action_text, parsed, result, obs, fault_events, timings, changed=None,
                  requests=(), writes=None, target_box=None, axtree_change=""):
     png = _obs_get(obs, "screenshot")
     shot = screenshot_store(png=png) if isinstance(png, (bytes, bytearray)) and png else None
     with transaction.atomic():
+        # fenced: only the current claim writes steps (a worker presumed lost raises ClaimLost here)
+        claim_touch(episode_id=episode.pk, tries=tries)
         Step.objects.create(
             episode=episode, index=index, action=action_text, parsed=parsed,
             error=_obs_get(result, "error") or "", url=_obs_get(obs, "url", "")[:2000],
@@ -86,7 +89,6 @@ def _record_step(*, episode, index, action_text, parsed, result, obs, fault_even
             fault_events=fault_events, screenshot=shot, changed=changed, requests=list(requests), writes=writes,
             target_box=target_box, axtree_change=axtree_change,
         )
-        Episode.objects.filter(pk=episode.pk).update(heartbeat_at=timezone.now())
 
 
 def _timings(result, measured_ms: float) -> dict:
@@ -132,6 +134,7 @@ class EpisodeDriver:
         if episode.status != Episode.Status.RUNNING:
             raise EpisodeError(f"episode {episode.pk} is {episode.status}, not running: claim it first")
         self.episode = episode
+        self.tries = episode.tries  # this claim's fencing token: its writes need the episode still on this try
         self.instance = episode.instance
         self.world = episode.world
         self.limits = self.instance.limits
@@ -164,7 +167,7 @@ class EpisodeDriver:
         # the page the agent's first action acts on: the viewer outlines that action's target on it
         png = _obs_get(self.observation, "screenshot")
         if isinstance(png, (bytes, bytearray)) and png:
-            Episode.objects.filter(pk=self.episode.pk).update(start_screenshot=screenshot_store(png=png))
+            claim_current(episode_id=self.episode.pk, tries=self.tries).update(start_screenshot=screenshot_store(png=png))
         return self.observation
 
     @property
@@ -180,6 +183,8 @@ class EpisodeDriver:
         if self.out_of_steps:
             raise EpisodeError(f"the step limit of {self.limits['max_steps']} is reached")
         action_text = action_text if isinstance(action_text, str) else str(action_text)
+        # a claim the sweep took away acts no more: its world is gone, the episode is another try's
+        claim_touch(episode_id=self.episode.pk, tries=self.tries, beat=False)
         world_step(world=self.world, index=self.index)
         action, parsed = _parsed_action(action_text)
         started = time.perf_counter()
@@ -195,7 +200,7 @@ class EpisodeDriver:
         requests = logged_requests(world=self.world, since=self._seen)
         if requests:
             self._seen = requests[-1].seq
-        _record_step(episode=self.episode, index=self.index, action_text=action_text, parsed=parsed, result=result,
+        _record_step(episode=self.episode, tries=self.tries, index=self.index, action_text=action_text, parsed=parsed, result=result,
                      obs=obs, fault_events=events, timings=_timings(result, measured),
                      changed=_page_changed(self.observation, obs),
                      requests=[request_doc(r) for r in requests], writes=[w for r in requests for w in r.writes],
@@ -205,13 +210,18 @@ class EpisodeDriver:
         self.observation = obs
         return obs, action is not None and _action_name(action) in STOP_ACTIONS
 
-    def finish(self, *, status: str | None = None, error: str = "") -> Episode:
-        """Read the final page and messages, close the browser context, verify and reward."""
+    def end_page(self, status: str | None = None) -> tuple[dict | None, list[str]]:
+        """The final page (none for an errored episode) and the agent's messages; raises what the browser raised."""
+        final_page = None
+        if self.session is not None and status != Episode.Status.ERRORED:
+            final_page = self.session.final_page()
+        return final_page, list(getattr(self.session, "messages", []) or [])
+
+    def finish(self, *, status: str | None = None, error: str = "", ended: tuple | None = None) -> Episode:
+        """Read the final page and messages (unless `ended` holds them), close the browser context, verify and reward."""
         final_page, messages = None, []
         try:
-            if self.session is not None and status != Episode.Status.ERRORED:
-                final_page = self.session.final_page()
-            messages = list(getattr(self.session, "messages", []) or [])
+            final_page, messages = ended if ended is not None else self.end_page(status)
         except Exception as exc:
             status, error = self._failure(exc)
         finally:
@@ -228,7 +238,8 @@ class EpisodeDriver:
     def _failure(self, exc: BaseException) -> tuple[str, str]:
         if isinstance(exc, BrowserCrashed):
             # the next episode in this process gets a fresh browser (shutting the dead one down
-            # makes the next session launch one); this one keeps its trajectory
+            # makes the next session launch one); this one keeps its trajectory. Only an episode
+            # whose steps a client drives (the gym, the gateways) ends here: episode_run retries.
             shutdown_browser()
             return Episode.Status.ERRORED, f"browser crashed: {exc}"
         log.error("episode %s errored", self.episode.pk, exc_info=exc)
@@ -244,16 +255,42 @@ class EpisodeDriver:
             trace = getattr(session, "trace_path", None)  # a stand-in session (tests) has none
             if trace is not None and trace.is_file():
                 self.episode.trace_path = str(trace.relative_to(settings.DATA_DIR))
-                Episode.objects.filter(pk=self.episode.pk).update(trace_path=self.episode.trace_path)
+                claim_current(episode_id=self.episode.pk, tries=self.tries).update(trace_path=self.episode.trace_path)
 
 
 def episode_run(*, episode_id: int, agent=None) -> Episode:
     """Run a claimed (running) episode to its end and finish it; returns the finished episode.
 
     `agent` overrides the one built from the episode's agent spec (used by episode_play).
+    When Chromium crashes under the episode, a fresh browser is launched and the episode
+    is claimed again in place with a fresh world (episode_retry), as a lost worker's
+    would be, until its budget of tries is spent; a claim the sweep took away ends here.
     """
-    episode = Episode.objects.select_related("task", "world").get(pk=episode_id)
-    driver = EpisodeDriver(episode)
+    while True:
+        episode = Episode.objects.select_related("task", "world").get(pk=episode_id)
+        driver = EpisodeDriver(episode)
+        try:
+            return _episode_drive(driver, agent)
+        except BrowserCrashed as exc:
+            driver.close()
+            shutdown_browser()  # the next session launches a new Chromium
+            tries = episode_retry(episode_id=episode_id, tries=driver.tries, reason=f"browser crashed: {exc}")
+            if tries is None:
+                return Episode.objects.select_related("task", "world").get(pk=episode_id)
+            heartbeat_follow(episode_id=episode_id, tries=tries)
+            if agent is not None:  # a given agent starts its task over; one built from the spec is built afresh
+                agent.reset(task_info(episode.instance))
+        except ClaimLost as exc:
+            # swept while this process was silent: the episode is the later claim's now, so nothing more is written
+            log.warning("episode %s: %s; stopping", episode_id, exc)
+            driver.close()
+            return Episode.objects.select_related("task", "world").get(pk=episode_id)
+
+
+def _episode_drive(driver: EpisodeDriver, agent) -> Episode:
+    """One try of episode_run: the agent loop and the finish; a crashed browser or a lost claim propagates."""
+    episode = driver.episode
+    status, error = None, ""
     try:
         agent = agent if agent is not None else agent_for(episode)
         obs = driver.open()
@@ -261,20 +298,26 @@ def episode_run(*, episode_id: int, agent=None) -> Episode:
             if driver.out_of_time:
                 break
             if run_cancelled(episode.run_id):  # stop between steps: every recorded step is whole
-                return driver.finish(status=Episode.Status.CANCELLED, error=f"run {episode.run_id} was cancelled")
+                status, error = Episode.Status.CANCELLED, f"run {episode.run_id} was cancelled"
+                break
             action_text = agent.act(obs)
             if action_text is None:  # the agent has nothing more to do
                 break
             obs, stop = driver.step(action_text)
             if stop:
                 break
+        if status is None and driver.out_of_time:
+            status, error = Episode.Status.TIMED_OUT, f"episode time limit of {driver.limits['max_seconds']} s reached"
+        elif status is None:
+            # a remote agent that gave up (timeouts, bad replies) says why; the verdict still decides the status
+            agent_error = getattr(agent, "last_error", "") or ""
+            error = f"agent: {agent_error}" if agent_error else ""
+        ended = driver.end_page(status)
+    except (BrowserCrashed, ClaimLost):
+        raise
     except Exception as exc:
         return driver.fail(exc)
-    if driver.out_of_time:
-        return driver.finish(status=Episode.Status.TIMED_OUT, error=f"episode time limit of {driver.limits['max_seconds']} s reached")
-    # a remote agent that gave up (timeouts, bad replies) says why; the verdict still decides the status
-    agent_error = getattr(agent, "last_error", "") or ""
-    return driver.finish(error=f"agent: {agent_error}" if agent_error else "")
+    return driver.finish(status=status, error=error, ended=ended)
 
 
 # --- fixed action lists ---------------------------------------------------------

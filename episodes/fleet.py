@@ -6,10 +6,12 @@ workers from here and both end on the same question: did the run record each of
 its episodes exactly once?
 """
 import os
+import signal
 import sys
 from pathlib import Path
 from urllib.parse import quote
 
+import psutil
 from django.conf import settings
 from django.db import connection
 
@@ -58,6 +60,27 @@ def celery_worker_argv(*, node: str, queue: str, concurrency: int = 1) -> list[s
     """A Celery worker on one queue; no gossip, mingle or broker heartbeats: workers here never talk to each other."""
     return [venv_bin("celery"), "-A", "replicagym", "worker", "-Q", queue, "-c", str(concurrency), "-n", node,
             "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"]
+
+
+def chromium_kill(pid: int) -> int:
+    """SIGKILL every Chromium process under process `pid` (a worker: its browser, renderers, GPU and zygote processes).
+
+    What a browser crash looks like to the worker: Playwright's driver stays, the browser is gone.
+    Returns how many processes were killed.
+    """
+    try:
+        below = psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return 0
+    killed = 0
+    for proc in below:
+        try:
+            if proc.name().startswith(("chrom", "headless_shell")):
+                os.kill(proc.pid, signal.SIGKILL)
+                killed += 1
+        except (psutil.NoSuchProcess, ProcessLookupError):  # it ended while we looked (a renderer closing)
+            continue
+    return killed
 
 
 def run_recorded_once(run: Run, task) -> dict:

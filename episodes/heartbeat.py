@@ -5,6 +5,7 @@ The claim/sweep side (episodes.claims) tells a lost worker from a busy one by th
 import logging
 import os
 import platform
+import secrets
 import socket
 import threading
 import time
@@ -19,17 +20,35 @@ from .models import Episode, WorkerHeartbeat
 log = logging.getLogger("replicagym.episodes")
 
 
+# A process's random instance id, drawn again in a forked child. Host and PID alone do not
+# tell processes apart: a worker restarted in a container (or after PIDs wrap) may get its
+# dead predecessor's PID, and its heartbeat would then keep the dead one's episode "alive"
+# until ABANDONED_AFTER instead of WORKER_LOST_SECONDS.
+_instance = {"pid": None, "id": ""}
+
+
 def worker_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+    """This process's identity in heartbeats and claims: hostname:pid:instance."""
+    pid = os.getpid()
+    if _instance["pid"] != pid:
+        _instance.update(pid=pid, id=secrets.token_hex(4))
+    return f"{socket.gethostname()}:{pid}:{_instance['id']}"
+
+
+def worker_identity(name: str) -> tuple[str, int | None]:
+    """(hostname, pid) of a worker name; pid None for a name no worker process wrote (an API or gym claim)."""
+    host, _, rest = name.partition(":")
+    pid = rest.partition(":")[0]
+    return host, int(pid) if pid.isdigit() else None
 
 
 def heartbeat_write(*, name: str | None = None) -> WorkerHeartbeat:
     name = name or worker_name()
-    host, _, pid = name.rpartition(":")
+    host, pid = worker_identity(name)
     beat, _ = WorkerHeartbeat.objects.update_or_create(
         name=name,
         defaults={
-            "hostname": host, "pid": int(pid), "system": platform.system(),
+            "hostname": host, "pid": pid or 0, "system": platform.system(),
             "python": platform.python_version(), "seen_at": timezone.now(),
         },
     )
@@ -40,7 +59,8 @@ def heartbeat_write(*, name: str | None = None) -> WorkerHeartbeat:
 # episode the process is running whatever the episode is doing (an agent may think
 # for minutes between steps), so a silent episode means a lost worker, nothing else.
 _beat_lock = threading.Lock()
-_beat = {"pid": None, "episode": None}
+# "episode" and "tries" name the claim it beats for: a claim is fenced by its try number
+_beat = {"pid": None, "episode": None, "tries": None}
 
 
 def heartbeat_start() -> None:
@@ -59,20 +79,33 @@ def _heartbeat_loop(name: str) -> None:
         time.sleep(settings.WORKER_HEARTBEAT_SECONDS)
         try:
             connection.close_if_unusable_or_obsolete()
-            heartbeat_write(name=name)
-            current = _beat["episode"]
-            if current is not None:
-                Episode.objects.filter(pk=current, status=Episode.Status.RUNNING, claimed_by=name).update(
-                    heartbeat_at=timezone.now())
+            heartbeat_beat(name=name)
         except Exception:  # a busy or restarting database: the next beat tries again
             log.warning("heartbeat of %s failed", name, exc_info=True)
 
 
+def heartbeat_beat(*, name: str) -> bool:
+    """One beat: the process's row, and its episode's while the episode runs under this process's claim; True if it beat for one."""
+    heartbeat_write(name=name)
+    current, tries = _beat["episode"], _beat["tries"]
+    if current is None:
+        return False
+    # fenced by the claim: an episode swept away and claimed again (by anyone) is not kept alive by this beat
+    return bool(Episode.objects.filter(pk=current, status=Episode.Status.RUNNING, claimed_by=name, tries=tries).update(
+        heartbeat_at=timezone.now()))
+
+
 @contextmanager
-def episode_heartbeat(episode_id: int):
-    """While the block runs, this process's heartbeat thread also beats for `episode_id`."""
-    _beat["episode"] = episode_id
+def episode_heartbeat(episode_id: int, tries: int):
+    """While the block runs, this process's heartbeat thread also beats for try `tries` of `episode_id`."""
+    _beat.update(episode=episode_id, tries=tries)
     try:
         yield
     finally:
-        _beat["episode"] = None
+        _beat.update(episode=None, tries=None)
+
+
+def heartbeat_follow(*, episode_id: int, tries: int) -> None:
+    """The episode this process beats for was claimed again in place (retried after a browser crash): beat for the new try."""
+    if _beat["episode"] == episode_id:
+        _beat["tries"] = tries

@@ -14,7 +14,7 @@ cannot see (it has a loopback of its own): the hosts reach them through forwarde
 this process on the bridge address, so every byte of their database and broker
 traffic crosses a veth, as it would cross the network between machines. Each host's
 processes also get a UTS namespace whose hostname is the host's name, so worker names
-(hostname:pid, in heartbeats and in Episode.claimed_by) say which host ran what.
+(hostname:pid:instance, in heartbeats and in Episode.claimed_by) say which host ran what.
 
 Everything is named after a per-run id under a "slot" (a lock file held for the whole
 run): the slot fixes the subnet and the Redis database, so concurrent runs never share
@@ -46,6 +46,7 @@ from django.conf import settings
 from django.db import connection
 
 from .fleet import ROOT, celery_worker_argv, database_url, run_recorded_once, venv_bin, worker_env
+from .heartbeat import worker_identity
 from .models import Episode, Run
 from .runs import DEFAULT_QUEUE
 
@@ -461,7 +462,7 @@ def run_follow(client: httpx.Client, run_id: int, procs: HostProcesses, *, timeo
 
 
 def episodes_by_worker(run: Run) -> dict[str, int]:
-    """Episodes of the run by the worker that claimed them (hostname:pid), as recorded in the database."""
+    """Episodes of the run by the worker that claimed them (hostname:pid:instance), as recorded in the database."""
     return dict(Counter(Episode.objects.filter(run=run).values_list("claimed_by", flat=True)))
 
 
@@ -469,7 +470,7 @@ def hosts_problems(layout: Layout, by_worker: dict[str, int], traffic: dict) -> 
     """What says the layout was not used as it must: each worker host took episodes, nobody else did, over the veths."""
     by_host = Counter()
     for worker, count in by_worker.items():
-        by_host[worker.rpartition(":")[0]] += count
+        by_host[worker_identity(worker)[0]] += count
     problems = [f"{count} episode(s) claimed by {host or 'nobody'}, not a worker host"
                 for host, count in by_host.items() if host not in {h.name for h in layout.workers}]
     problems += [f"worker host {h.name} ran no episode" for h in layout.workers if not by_host[h.name]]

@@ -38,7 +38,7 @@ def episode_execute(*, episode_id: int) -> str:
     if claimed is None:
         return "missing"
     tries, run_id = claimed
-    with episode_heartbeat(episode_id):
+    with episode_heartbeat(episode_id, tries):
         try:
             status = episode_run(episode_id=episode_id).status
         except Exception as exc:

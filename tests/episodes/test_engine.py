@@ -1,12 +1,16 @@
 """The episode loop in a real Chromium: steps, errors that don't end the episode, verdicts, storage, determinism."""
+import os
+
 import pytest
 from replicagym.catalogue.packs import task_current
 
 from episodes.blobs import screenshot_store
 from episodes.creation import episode_create
 from episodes.driver import EpisodeDriver, episode_play
+from episodes.fleet import chromium_kill
 from episodes.models import Episode, Screenshot, Step
 from episodes.trajectory import trajectory_export, trajectory_parse
+from replicas.worlds.models import World
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -115,27 +119,52 @@ def test_trajectory_export_reads_back_with_the_same_actions(live_pack):
     assert trajectory.steps[0]["error"] and trajectory.steps[0]["screenshot"] == Step.objects.get(episode=episode, index=0).screenshot.sha256
 
 
-def test_a_browser_crash_ends_the_episode_errored_keeps_its_steps_and_the_next_episode_runs(live_pack):
-    from episodes.browser import shared_browser
+class ChromiumKiller:
+    """Plays the task's reference, after SIGKILLing this process's Chromium at step 2 of each of its first `kills` tries."""
 
-    class Crasher:
-        def __init__(self):
-            self.n = 0
+    def __init__(self, actions, *, kills):
+        self.actions, self.kills, self.tries = actions, kills, 0
 
-        def act(self, obs):
-            self.n += 1
-            if self.n == 2:
-                shared_browser().close()  # what a Chromium crash looks like from here
-            return "noop()"
+    def reset(self, task):
+        self.tries += 1
+        self.n = 0
 
+    def act(self, obs):
+        self.n += 1
+        if self.n == 2 and self.tries <= self.kills:
+            assert chromium_kill(os.getpid()) >= 1  # a real crash: the browser's processes die under the episode
+        return self.actions[self.n - 1] if self.n <= len(self.actions) else None
+
+
+def _run_with(agent):
+    """(the finished episode of testbed.report-owner, the world it started in)"""
     from episodes.driver import episode_run
 
-    episode = episode_create(task="testbed.open-note", agent="script", status=Episode.Status.RUNNING)
-    episode = episode_run(episode_id=episode.pk, agent=Crasher())
-    assert episode.status == "errored" and "browser" in episode.error.lower()
-    assert episode.steps.count() == 1
+    episode = episode_create(task="testbed.report-owner", agent="script", status=Episode.Status.RUNNING)
+    agent.reset(None)
+    return episode_run(episode_id=episode.pk, agent=agent), episode.world_id
+
+
+def test_a_chromium_killed_mid_episode_is_relaunched_and_the_episode_retried_from_a_fresh_world(live_pack):
+    # the kill lands before the second step of the first try, with the note open
+    goto, report = answer("testbed.report-owner")
+    actions = [goto, "noop()", report]
+    agent = ChromiumKiller(actions, kills=1)
+    episode, first_world = _run_with(agent)
+    assert episode.status == "succeeded", episode.error
+    assert episode.tries == 2 and agent.tries == 2  # one retry, counted as a try, the agent reset for it
+    assert list(episode.steps.order_by("index").values_list("action", flat=True)) == actions  # one set, from 0
+    assert episode.world_id != first_world and not World.objects.filter(pk=first_world).exists()
     again = episode_play(task_id="testbed.open-note", actions=answer("testbed.open-note"))
-    assert again.status == "succeeded"
+    assert again.status == "succeeded"  # the process's relaunched browser serves the next episode too
+
+
+def test_an_episode_whose_chromium_crashes_at_every_try_is_errored_after_the_limit_of_tries(live_pack, settings):
+    settings.EPISODE_MAX_TRIES = 2
+    episode, _ = _run_with(ChromiumKiller([*answer("testbed.report-owner")[:1], "noop()", "noop()"], kills=99))
+    assert episode.status == "errored" and episode.tries == 2
+    assert episode.error.startswith("browser crashed: ") and episode.error.endswith("; after 2 tries")
+    assert episode.steps.count() == 1  # the last try's step before the crash: none of the first try's
 
 
 def test_a_remote_agent_that_cannot_be_reached_ends_the_episode_failed_saying_why(live_pack):

@@ -31,6 +31,7 @@ from replicagym.catalogue.packs import PackError, task_sync_all
 from bench.scenario import resolve_task
 from episodes.creation import episode_create
 from episodes.fleet import ROOT, celery_worker_argv, run_recorded_once, worker_env
+from episodes.heartbeat import worker_identity
 from episodes.models import Episode, Run
 from episodes.runs import enqueue_episodes, run_create
 from episodes.workers import scheduler_tick
@@ -223,7 +224,7 @@ class Command(BaseCommand):
     @staticmethod
     def _running_on(run, pgid: int) -> int:
         group = process_group(pgid)
-        return sum(int(claimed.rpartition(":")[2]) in group for claimed in Episode.objects.filter(
+        return sum(worker_identity(claimed)[1] in group for claimed in Episode.objects.filter(
             run=run, status=Episode.Status.RUNNING).values_list("claimed_by", flat=True))
 
     @staticmethod
