@@ -21,7 +21,8 @@ def test_task_list_never_shows_verifier_answer_key_or_reference_solution(agent_c
     ids = [t["id"] for t in body]
     assert ids == ["testbed.open-note"]  # the token's "smoke" suite
     task = body[0]
-    assert set(task) == {"id", "version", "replica", "title", "difficulty", "instruction", "start_page", "limits"}
+    assert set(task) == {"id", "version", "replica", "title", "difficulty", "instruction", "start_page", "limits", "interaction"}
+    assert task["interaction"] == []  # the UI interactions a task requires: none, so it may run in the agent's own browser
     text = str(body)
     assert "verifier" not in text and "reference_solution" not in text and "params" not in text
     assert task["instruction"] == "Open note #3 and tell me its status."

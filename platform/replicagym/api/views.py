@@ -15,7 +15,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from episodes.creation import API_CLAIM, EpisodeError, episode_create
-from episodes.external import episode_finish_external
+from episodes.external import episode_finish_external, own_browser_refusal
 from episodes.models import Episode
 from replicagym.accounts.models import AgentToken
 from replicagym.accounts.roles import Role
@@ -24,6 +24,7 @@ from replicagym.catalogue.models import Task
 from replicagym.catalogue.packs import TaskNotFound, task_current
 from replicas.worlds.routing import world_origin
 from verifiers.agent_view import agent_view
+from verifiers.interaction import interaction_actions
 
 AGENT_NAME = re.compile(r"^[\w.:@/+-]{1,100}$")
 MAX_MESSAGES = 50
@@ -54,6 +55,12 @@ class TaskListApi(APIView):
         instruction = serializers.CharField()
         start_page = serializers.CharField()
         limits = LimitsSerializer()
+        interaction = serializers.SerializerMethodField(
+            help_text="The UI interactions the task requires (drag_and_drop); such a task cannot be an episode in your own browser."
+        )
+
+        def get_interaction(self, task) -> list[str]:
+            return interaction_actions(task.spec.get("interaction"))
 
     @extend_schema(responses=TaskOutputSerializer(many=True),
                    summary="List the current tasks you may start (never their verifier or answer key)")
@@ -152,9 +159,12 @@ class EpisodeCreateApi(APIView):
 
         def validate_task(self, value):
             try:
-                return task_current(value)
+                task = task_current(value)
             except TaskNotFound:
                 raise ValidationError(f"unknown task {value!r}") from None
+            if why := own_browser_refusal(task):
+                raise ValidationError(why)
+            return task
 
     @extend_schema(request=EpisodeCreateInputSerializer, responses={201: EpisodeOutputSerializer},
                    summary="Start an episode in a fresh world for an agent with its own browser")
