@@ -1,4 +1,6 @@
 """Episodes in the agent's own browser (API episodes): their steps are their world's request log."""
+from datetime import timedelta
+
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -98,3 +100,31 @@ def episode_finish_external(*, episode, messages: list[str]) -> Episode:
         status = Episode.Status.TIMED_OUT
     return episode_finish(episode=episode, messages=messages, final_page=page, status=status,
                           error=f"finished after {elapsed:.0f} s, over the limit of {limit:.0f} s" if status else "")
+
+
+# An agent whose time is up may still be sending its /finish: the sweep leaves it this long to.
+FINISH_GRACE = timedelta(seconds=30)
+
+
+def external_episodes_expire(*, grace: timedelta = FINISH_GRACE) -> list[int]:
+    """End the API episodes still running `grace` after their time limit; returns their ids.
+
+    No worker watches an episode in the agent's own browser: one whose agent crashed or
+    forgot it would hold its token's concurrency slot and its world for good. Each is
+    finished as the agent's /finish would (timed out, with no messages), so its verdict,
+    rewards and final page come from the same path; its world is then no longer an open
+    episode's, and the world gc collects it.
+    """
+    now = timezone.now()
+    running = (Episode.objects.filter(status=Episode.Status.RUNNING, claimed_by__startswith=API_CLAIM,
+                                      started_at__lt=now - grace).select_related("task", "world"))
+    expired = []
+    for episode in running:
+        if episode.started_at + timedelta(seconds=float(episode.instance.limits["max_seconds"])) + grace > now:
+            continue
+        try:
+            episode_finish_external(episode=episode, messages=[])
+        except EpisodeError:  # the agent's own /finish got there first
+            continue
+        expired.append(episode.pk)
+    return expired

@@ -17,6 +17,7 @@ from replicas.worlds.services import world_gc
 
 from .claims import episode_claim_next, episode_sweep
 from .driver import episode_run
+from .external import external_episodes_expire
 from .heartbeat import episode_heartbeat, heartbeat_start, worker_name
 from .models import Episode
 from .runs import episodes_requeued, runs_finish
@@ -87,6 +88,8 @@ def scheduler_tick(*, stale_after: timedelta | None = None, gc_after: timedelta 
     out = episodes_recover(stale_after=stale_after)
     # runs whose last episode ended while nobody was watching (a worker killed right after finishing it)
     out["runs_finished"] += runs_finish()
+    # episodes in agents' own browsers that their agents left past the time limit
+    out["api_timed_out"] = external_episodes_expire()
     # an episode's world is promised to it until the episode ends, however long it waits in the queue
     open_worlds = Episode.objects.filter(status__in=[Episode.Status.QUEUED, Episode.Status.RUNNING]).exclude(world=None)
     gc_after = timedelta(hours=settings.WORLD_GC_HOURS) if gc_after is None else gc_after

@@ -127,6 +127,11 @@ def token_tasks(token: AgentToken):
     return Task.objects.filter(is_current=True, task_id__in=in_scope)
 
 
+def token_episodes(token: AgentToken):
+    """The episodes `token` started: all a token sees or may finish, not every episode of its user."""
+    return Episode.objects.filter(pk__in=TokenEpisode.objects.filter(token=token).values("episode_id"))
+
+
 def token_scope_check(*, token: AgentToken, task: Task) -> None:
     if not Suite.objects.filter(is_current=True, name__in=token.suites, tasks__task_id=task.task_id).exists():
         raise TokenScopeError(
@@ -135,26 +140,34 @@ def token_scope_check(*, token: AgentToken, task: Task) -> None:
         )
 
 
-def token_quota_check(token: AgentToken, now) -> None:
-    """QuotaExceeded (with its retry-after) if `token` may not start an episode now; call it under the token row's lock."""
-    links = TokenEpisode.objects.filter(token=token)
-    active = list(
-        Episode.objects.filter(pk__in=links.values("episode_id"), status__in=(Episode.Status.QUEUED, Episode.Status.RUNNING))
-        .select_related("task")
-    )
-    if len(active) >= token.max_concurrent:
+def token_quota_check(token: AgentToken, now, *, wanted: int = 1) -> None:
+    """QuotaExceeded (with its retry-after) if `token` may not start `wanted` more episodes now (a run
+    queues all of its episodes at once, so they all count); call it under the token row's lock."""
+    if wanted > min(token.max_concurrent, token.max_per_hour):
+        # no wait would help: say so instead of a Retry-After that would only fail again
+        raise QuotaExceeded(
+            f"{wanted} episodes at once are over this token's limits ({token.max_concurrent} queued or running, "
+            f"{token.max_per_hour} an hour): launch fewer", None,
+        )
+    active = list(token_episodes(token).filter(status__in=(Episode.Status.QUEUED, Episode.Status.RUNNING)).select_related("task"))
+    if len(active) + wanted > token.max_concurrent:
         # the soonest an episode must end is its time limit after it started
         ends = [(e.started_at or e.created_at) + timedelta(seconds=float(e.instance.limits["max_seconds"])) for e in active]
         wait = max(1, math.ceil((min(ends) - now).total_seconds()))
+        more = "finish one before starting another" if wanted == 1 else f"{wanted} more would pass it"
         raise QuotaExceeded(
-            f"{len(active)} episodes of this token are queued or running (limit {token.max_concurrent}); "
-            "finish one before starting another", wait,
+            f"{len(active)} episodes of this token are queued or running (limit {token.max_concurrent}); {more}", wait,
         )
-    started = links.filter(created_at__gt=now - HOUR)
-    if started.count() >= token.max_per_hour:
-        oldest = started.order_by("created_at").values_list("created_at", flat=True).first()
-        wait = max(1, math.ceil((oldest + HOUR - now).total_seconds()))
-        raise QuotaExceeded(f"this token started {token.max_per_hour} episodes in the last hour (its limit)", wait)
+    started = TokenEpisode.objects.filter(token=token, created_at__gt=now - HOUR)
+    count = started.count()
+    if count + wanted > token.max_per_hour:
+        # the hour has room for `wanted` once enough of its oldest starts are an hour old
+        ageing = list(started.order_by("created_at").values_list("created_at", flat=True)[:count + wanted - token.max_per_hour])
+        wait = max(1, math.ceil((ageing[-1] + HOUR - now).total_seconds()))
+        if wanted == 1:
+            raise QuotaExceeded(f"this token started {token.max_per_hour} episodes in the last hour (its limit)", wait)
+        raise QuotaExceeded(f"{wanted} episodes would pass this token's limit of {token.max_per_hour} an hour "
+                            f"({count} started in the last hour)", wait)
 
 
 def token_episode_start(*, token: AgentToken, task: Task, agent: str, seed: int | None = None,

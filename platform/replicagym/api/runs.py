@@ -6,8 +6,6 @@ runs of its own suites only, with agents that do not play the task's reference s
 priority, and every episode counts against the token's hourly quota; it sees its own runs
 only (others are 404). Reports carry pass rates and reward signals, never assertion details.
 """
-import math
-
 from django.db import transaction
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -33,7 +31,7 @@ from episodes.runs import (
 )
 from replicagym.accounts.models import AgentToken, TokenEpisode
 from replicagym.accounts.roles import Role
-from replicagym.accounts.tokens import HOUR
+from replicagym.accounts.tokens import QuotaExceeded, token_episodes, token_quota_check
 from replicagym.catalogue.models import Suite
 from replicagym.reports.report import run_report
 
@@ -48,7 +46,11 @@ def _token(request) -> AgentToken | None:
 
 def _visible_runs(request):
     runs = Run.objects.select_related("suite", "owner")
-    return runs.filter(owner=request.user) if _token(request) else runs
+    token = _token(request)
+    if token is None:
+        return runs
+    # the token's own runs, not every run of its user: those whose episodes it started
+    return runs.filter(owner=request.user, pk__in=token_episodes(token).values("run_id"))
 
 
 class ProgressSerializer(serializers.Serializer):
@@ -135,16 +137,13 @@ def _token_run_launch(token: AgentToken, fields: dict) -> Run:
     if outside := sorted({t.task_id for t in tasks} - allowed):
         raise PermissionDenied(f"tasks outside this token's suites: {', '.join(outside[:5])}")
     with transaction.atomic():
-        # one launch at a time per token, so two requests cannot both take the hour's last episodes
+        # one launch at a time per token, so two requests cannot both take its last slots
         locked = AgentToken.objects.select_for_update().get(pk=token.pk)
         now = timezone.now()
-        started = TokenEpisode.objects.filter(token=locked, created_at__gt=now - HOUR)
-        wanted = len(tasks) * fields["attempts"]
-        if started.count() + wanted > locked.max_per_hour:
-            oldest = started.order_by("created_at").values_list("created_at", flat=True).first() or now
-            raise Throttled(wait=max(1, math.ceil((oldest + HOUR - now).total_seconds())),
-                            detail=f"{wanted} episodes would pass this token's limit of {locked.max_per_hour} an hour "
-                                   f"({started.count()} started in the last hour)")
+        try:  # a run's episodes are queued at once: every one counts against both of the token's limits
+            token_quota_check(locked, now, wanted=len(tasks) * fields["attempts"])
+        except QuotaExceeded as exc:
+            raise Throttled(wait=exc.retry_after, detail=str(exc)) from None
         run = run_launch(**fields, owner=locked.user)
         TokenEpisode.objects.bulk_create(TokenEpisode(token=locked, episode=e, created_at=now) for e in run.episodes.all())
     return run

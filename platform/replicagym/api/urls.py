@@ -22,7 +22,7 @@ class SchemaApi(SpectacularAPIView):
 urlpatterns = [
     path("schema/", SchemaApi.as_view(), name="schema"),
     path("tasks", views.TaskListApi.as_view(), name="task-list"),
-    path("episodes", views.EpisodeCreateApi.as_view(), name="episode-create"),
+    path("episodes", views.EpisodeListCreateApi.as_view(), name="episode-list"),
     path("episodes/<int:episode_id>", views.EpisodeDetailApi.as_view(), name="episode-detail"),
     path("episodes/<int:episode_id>/finish", views.EpisodeFinishApi.as_view(), name="episode-finish"),
     path("runs", runs.RunListCreateApi.as_view(), name="run-list"),

@@ -12,6 +12,8 @@ from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied, Throttled, ValidationError
 from rest_framework.response import Response
+from rest_framework.generics import GenericAPIView
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.views import APIView
 
 from episodes.creation import API_CLAIM, EpisodeError, episode_create
@@ -19,7 +21,7 @@ from episodes.external import episode_finish_external, own_browser_refusal
 from episodes.models import Episode
 from replicagym.accounts.models import AgentToken
 from replicagym.accounts.roles import Role
-from replicagym.accounts.tokens import QuotaExceeded, TokenScopeError, token_episode_start, token_tasks
+from replicagym.accounts.tokens import QuotaExceeded, TokenScopeError, token_episode_start, token_episodes, token_tasks
 from replicagym.catalogue.models import Task
 from replicagym.catalogue.packs import TaskNotFound, task_current
 from replicas.worlds.routing import world_origin
@@ -140,12 +142,38 @@ class EpisodeOutputSerializer(serializers.Serializer):
         return agent_view(ep.verdict, ep.rewards)["rewards"] if ep.is_final else None
 
 
+def _own_episodes(request):
+    token = _agent_token(request)
+    # a token's own episodes, never the rest of its user's (another token's, a run launched from the UI)
+    return token_episodes(token) if token else Episode.objects.filter(owner=request.user)
+
+
 def _owned_episode(request, episode_id) -> Episode:
-    return get_object_or_404(Episode.objects.select_related("task", "world"), pk=episode_id, owner=request.user)
+    return get_object_or_404(_own_episodes(request).select_related("task", "world"), pk=episode_id)
 
 
-class EpisodeCreateApi(APIView):
+class EpisodePage(PageNumberPagination):
+    page_size = 50
+
+
+class EpisodeListCreateApi(GenericAPIView):
     allowed_roles = API_ROLES
+    pagination_class = EpisodePage
+
+    class EpisodeListQuerySerializer(serializers.Serializer):
+        status = serializers.ChoiceField(choices=Episode.Status.values, required=False,
+                                         help_text="Only the episodes in this state.")
+
+    @extend_schema(parameters=[EpisodeListQuerySerializer], responses=EpisodeOutputSerializer(many=True),
+                   summary="Your episodes (a token's: those it started), newest first, 50 a page")
+    def get(self, request):
+        query = self.EpisodeListQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        episodes = _own_episodes(request).select_related("task", "world").order_by("-pk")
+        if "status" in query.validated_data:
+            episodes = episodes.filter(status=query.validated_data["status"])
+        page = self.paginate_queryset(episodes)
+        return self.get_paginated_response(EpisodeOutputSerializer(page, many=True).data)
 
     class EpisodeCreateInputSerializer(serializers.Serializer):
         task = serializers.CharField(max_length=160, help_text="Task id, <replica>.<slug>.")
