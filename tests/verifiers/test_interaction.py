@@ -5,8 +5,13 @@ rows, written by another step. These trajectories are built by hand as the engin
 records them (steps carry `writes`, from the world's request log).
 """
 
-import pytest
+import json
+import shutil
 
+import pytest
+from replicagym.catalogue.packs import PackError, load_pack
+
+from tests.episodes.fixtures import REPLICA, TASKS
 from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs
 from verifiers.interaction import (
@@ -202,3 +207,26 @@ def test_the_verifier_schema_refuses_a_written_by_without_its_rows():
     }
     with pytest.raises(SpecError, match=r"assertions\[0\]\.written_by\[0\]\.writes: required key is missing"):
         validate_spec(spec, replica="board")
+
+
+@pytest.mark.django_db
+def test_the_pack_loader_names_the_file_and_path_of_a_bad_interaction(tmp_path):
+    folder = tmp_path / "tasks"
+    shutil.copytree(TASKS, folder)
+    path = folder / "report-owner.json"
+    spec = json.loads(path.read_text())
+    spec["interaction"] = {"action": "click", "writes": [{"table": "testbed.nope", "id": "{note}"}], "reason": "r"}
+    path.write_text(json.dumps(spec))
+    with pytest.raises(PackError) as info:
+        load_pack(REPLICA, directory=folder)
+    assert any(
+        e.endswith(
+            "report-owner.json: interaction.writes[0].table: unknown model 'testbed.nope' (models: testbed.member, testbed.note)"
+        )
+        for e in info.value.errors
+    ), info.value.errors
+    spec["interaction"] = {"action": "click", "writes": [{"table": "testbed.note", "id": "{nope}"}], "reason": "r"}
+    path.write_text(json.dumps(spec))
+    with pytest.raises(PackError) as info:
+        load_pack(REPLICA, directory=folder)
+    assert any("interaction.writes[0].id: placeholder {nope} is not filled by params" in e for e in info.value.errors)
