@@ -205,7 +205,10 @@ class EpisodeSession:
         url = session._resolve(start_url)
         if url is None:
             raise ValueError(f"start_url {start_url!r} is not on the world's origin {session.origin}")
-        session.browser = shared_browser()
+        try:
+            session.browser = shared_browser()
+        except PlaywrightError as exc:  # killed while it launched, or its driver gone: a crash the episode may retry
+            raise BrowserCrashed(f"could not launch the browser: {exc}") from exc
         width, height = session.viewport
         try:
             context = session.browser.new_context(

@@ -45,6 +45,8 @@ from celery import Celery
 from django.conf import settings
 from django.db import connection
 
+from replicas.worlds.cli import signals_held
+
 from .fleet import ROOT, celery_worker_argv, database_url, run_recorded_once, venv_bin, worker_env
 from .heartbeat import worker_identity
 from .models import Episode, Run
@@ -481,23 +483,6 @@ def hosts_problems(layout: Layout, by_worker: dict[str, int], traffic: dict) -> 
 
 
 # --- the whole --------------------------------------------------------------------------------------
-
-@contextmanager
-def signals_held():
-    """Teardown must finish: a second Ctrl-C or SIGTERM while it runs waits until it has."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pending = []
-    old = {sig: signal.signal(sig, lambda s, _: pending.append(s)) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in old.items():
-            signal.signal(sig, handler)
-        for sig in pending[:1]:
-            os.kill(os.getpid(), sig)
-
 
 def redis_flush(url: str) -> None:
     with redis.Redis.from_url(url, socket_timeout=5) as client:

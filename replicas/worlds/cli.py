@@ -1,11 +1,16 @@
-"""The base of the project's management commands: argument types, and errors on one line.
+"""The base of the project's management commands: argument types, errors on one line, and stopping on signals.
 
 Commands sit above every layer, so this lives in the lowest one that all of them can
 import. A bad argument prints one `error: ...` line and exits 2; a domain error listed
-in a command's `user_errors` becomes a CommandError carrying its first line.
+in a command's `user_errors` becomes a CommandError carrying its first line. A command
+that starts processes calls `stop_on_signals()` and stops them in `finally` blocks.
 """
 import argparse
+import os
+import signal
 import sys
+import threading
+from contextlib import contextmanager
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
@@ -18,6 +23,38 @@ class OneLineParser(CommandParser):
             sys.stderr.write(f"error: {message}\n")
             sys.exit(2)
         super().error(message)
+
+
+def _exit_on_signal(signum, _frame):
+    raise SystemExit(128 + signum)
+
+
+def stop_on_signals() -> None:
+    """SIGTERM and SIGINT end this command by raising SystemExit(128 + signal) in its main thread.
+
+    SIGTERM's default action ends a process at once, skipping the `finally` blocks that
+    stop the processes it started (they run in sessions of their own and would be left
+    behind), and a command started in the background by a script inherits SIGINT ignored.
+    """
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _exit_on_signal)
+
+
+@contextmanager
+def signals_held():
+    """Teardown must finish: a second Ctrl-C or SIGTERM while it runs waits until it has."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending = []
+    old = {sig: signal.signal(sig, lambda s, _: pending.append(s)) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+        for sig in pending[:1]:
+            os.kill(os.getpid(), sig)
 
 
 def one_line_errors(parser: CommandParser) -> CommandParser:

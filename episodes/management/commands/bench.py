@@ -10,7 +10,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from bench.report import SECTIONS, BenchOptions, run_sections, table
 from bench.serve import KINDS as SERVER_KINDS
-from replicas.worlds.cli import ReplicaGymCommand, positive_int, replica_arg
+from replicas.worlds.cli import ReplicaGymCommand, positive_int, replica_arg, stop_on_signals
 
 
 class Command(ReplicaGymCommand):
@@ -33,6 +33,7 @@ class Command(ReplicaGymCommand):
 
     def handle(self, *args, quick, out, only, repeat, variants, requests, workers, episodes, replica, task,
                world_variant, servers, **_):
+        stop_on_signals()  # SIGTERM and Ctrl-C stop the servers and worker processes it starts (their finally blocks)
         sections = [s.strip() for s in only.split(",") if s.strip()] or list(SECTIONS)
         unknown = [s for s in sections if s not in SECTIONS]
         if unknown:

@@ -1,14 +1,17 @@
-"""`manage.py killtest [--trials 20] [--episodes 20]`: kill -9 a worker in the middle of runs and check nothing is lost.
+"""`manage.py killtest [--trials 20] [--episodes 20] [--kill worker|browser|both]`: kill -9 a worker or its Chromium in the middle of runs and check nothing is lost.
 
 On the configured queue (the embedded default's database queue, or the Celery broker
 of CELERY_BROKER_URL), each trial starts a run of --episodes oracle episodes of one
-cheap task on --workers worker processes, kills one worker's whole process group
-(its pool and its Chromium too) with SIGKILL at a random moment, starts it again, and
-upkeeps like the scheduler until the run is done. It then checks the run finished,
+cheap task on --workers worker processes and, at a random moment, either kills one
+worker's whole process group (its pool and its Chromium too) with SIGKILL and starts
+it again, or SIGKILLs that worker's Chromium processes only (--kill browser; `both`
+draws one of the two per trial); it then upkeeps like the scheduler until the run is done. It then checks the run finished,
 no episode is left queued or running, and each episode was recorded once: it
 passed, with one verdict and one set of steps (exactly its reference's steps,
-numbered 0, 1, 2, ...). It prints a line per trial and the totals.
+numbered 0, 1, 2, ...). It prints a line per trial and the totals. SIGTERM or Ctrl-C
+stops it, and its workers with it.
 """
+import contextlib
 import json
 import os
 import random
@@ -26,16 +29,20 @@ from celery import current_app
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
+from django.db.models import Count
 from replicagym.catalogue.packs import PackError, task_sync_all
 
 from bench.scenario import resolve_task
 from episodes.creation import episode_create
-from episodes.fleet import ROOT, celery_worker_argv, run_recorded_once, worker_env
+from episodes.fleet import ROOT, celery_worker_argv, chromium_kill, run_recorded_once, worker_env
 from episodes.heartbeat import worker_identity
 from episodes.models import Episode, Run
 from episodes.runs import enqueue_episodes, run_create
 from episodes.workers import scheduler_tick
-from replicas.worlds.cli import one_line_errors, positive_int, replica_arg
+from replicas.worlds.cli import one_line_errors, positive_int, replica_arg, signals_held, stop_on_signals
+
+KILLS = ("worker", "browser", "both")
+STOP_WAIT_S = 10  # how long a stopped killtest gives its workers to leave before it kills them
 
 
 def process_group(pgid: int) -> set[int]:
@@ -54,11 +61,16 @@ class Workers:
     """Worker processes on one queue, each in its own process group so a kill takes its pool and browser with it."""
 
     def __init__(self, *, count: int, queue: str, heartbeat: int, lost_after: int, visibility: int, logs: Path):
-        self.queue, self.logs = queue, logs
+        self.queue, self.logs, self.count = queue, logs, count
         self.env = worker_env(REPLICAGYM_WORKER_HEARTBEAT_SECONDS=str(heartbeat),
                               REPLICAGYM_WORKER_LOST_SECONDS=str(lost_after),
                               REPLICAGYM_REDIS_VISIBILITY_SECONDS=str(visibility))
-        self.procs = [self._start(i) for i in range(count)]
+        self.procs: list[subprocess.Popen] = []
+
+    def start(self) -> None:
+        # one at a time into self.procs, so a stop arriving meanwhile finds those already started
+        for i in range(self.count):
+            self.procs.append(self._start(i))
 
     def _command(self, i: int) -> list[str]:
         if settings.EPISODE_QUEUE == "database":
@@ -78,15 +90,22 @@ class Workers:
         self.procs[i].wait()
         self.procs[i] = self._start(i)
 
+    def kill_browser(self, i: int) -> int:
+        """SIGKILL worker i's Chromium (the worker lives on); returns how many processes died."""
+        return chromium_kill(self.procs[i].pid)
+
     def stop(self) -> None:
+        """SIGTERM every worker's group (each leaves after its episode at hand), SIGKILL what is left after STOP_WAIT_S."""
         for proc in self.procs:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + STOP_WAIT_S
         for proc in self.procs:
             try:
-                proc.wait(timeout=30)
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
 
 
@@ -108,12 +127,15 @@ class Command(BaseCommand):
         parser.add_argument("--lost-after", type=positive_int, default=10,
                             help="seconds of silence after which a worker counts as lost (its heartbeat comes every third of that)")
         parser.add_argument("--trial-timeout", type=positive_int, default=600, help="seconds a trial may take")
+        parser.add_argument("--kill", choices=KILLS, default="worker",
+                            help="what dies: the worker's process group, its Chromium only, or one of the two per trial")
         parser.add_argument("--mid-episode", action="store_true",
                             help="kill only while the worker runs an episode (by default the moment may fall between episodes)")
         parser.add_argument("--no-sync", action="store_true", help="use the catalogue as it is (skip loading task packs)")
 
-    def handle(self, *args, trials, episodes, workers, task, replica, seed, lost_after, trial_timeout, mid_episode, no_sync,
-               **options):
+    def handle(self, *args, trials, episodes, workers, task, replica, seed, lost_after, trial_timeout, kill, mid_episode,
+               no_sync, **options):
+        stop_on_signals()  # SIGTERM and Ctrl-C stop the workers too (they run in sessions of their own)
         if lost_after < 3:
             raise CommandError("--lost-after must be at least 3 seconds (three heartbeats)")
         if not no_sync:
@@ -135,27 +157,33 @@ class Command(BaseCommand):
         logs.mkdir(parents=True, exist_ok=True)
         heartbeat = max(1, lost_after // 3)
         self._say(f"killtest: {trials} trial(s) x {episodes} episodes of {task} (oracle) on {workers} workers, "
-                  f"broker {broker}, queue {queue}, seed {seed}, worker lost after {lost_after} s")
-        # a stopped killtest stops its workers too (they run in sessions of their own)
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+                  f"broker {broker}, queue {queue}, seed {seed}, worker lost after {lost_after} s, killing: {kill}")
         pool = Workers(count=workers, queue=queue, heartbeat=heartbeat, lost_after=lost_after, visibility=max(5, 3 * lost_after), logs=logs)
         results = []
         try:
+            pool.start()
             for n in range(1, trials + 1):
+                what = rng.choice(KILLS[:2]) if kill == "both" else kill
                 result = self._trial(pool, task_obj, episodes, workers, queue, rng,
-                                     timedelta(seconds=lost_after), trial_timeout, mid_episode)
+                                     timedelta(seconds=lost_after), trial_timeout, mid_episode, what)
                 results.append(result)
                 self._say(self._line(n, trials, result))
         finally:
-            pool.stop()
-            if settings.EPISODE_QUEUE == "celery":
-                with current_app.connection_for_write() as conn:  # duplicate deliveries nobody needs any more
-                    conn.default_channel.queue_purge(queue)
+            with signals_held():  # a second SIGTERM must not leave workers behind halfway through
+                pool.stop()
+                if settings.EPISODE_QUEUE == "celery":
+                    with current_app.connection_for_write() as conn:  # duplicate deliveries nobody needs any more
+                        conn.default_channel.queue_purge(queue)
         totals = {
             "broker": broker,
             "trials": len(results),
             "episodes": sum(r["episodes"] for r in results),
             "kills": len(results),
+            "worker_kills": sum(r["killed"] == "worker" for r in results),
+            "browser_kills": sum(r["killed"] == "browser" for r in results),
+            "lost": sum(r["lost"] for r in results),
+            "stuck": sum(r["stuck"] for r in results),
+            "duplicated": sum(r["duplicated"] for r in results),
             "killed_mid_episode": sum(r["running_at_kill"] for r in results),
             "redeliveries": sum(r["redeliveries"] for r in results),
             "succeeded": sum(r["statuses"].get("succeeded", 0) for r in results),
@@ -170,7 +198,7 @@ class Command(BaseCommand):
         if problems:
             raise CommandError(f"{len(problems)} check(s) failed: " + "; ".join(problems[:10]))
 
-    def _trial(self, pool, task, count, workers, queue, rng, lost_after, timeout, mid_episode) -> dict:
+    def _trial(self, pool, task, count, workers, queue, rng, lost_after, timeout, mid_episode, what) -> dict:
         started = time.monotonic()
         run = run_create(suite=task.replica, agent="oracle", attempts=count, workers=workers)
         with transaction.atomic():
@@ -196,7 +224,10 @@ class Command(BaseCommand):
             # the victim's episode ended during the delay (a short task, a loaded machine): kill it in its next one
             delay = 0
         done_at_kill = finished.count()
-        pool.kill_and_restart(victim)
+        if what == "worker":
+            pool.kill_and_restart(victim)
+        elif not pool.kill_browser(victim):
+            self._say(f"worker {victim} had no Chromium to kill (it had not launched one yet)")
         killed_at = time.monotonic()
         # upkeep as the scheduler does, quickly, until the run is done
         while time.monotonic() < deadline:
@@ -205,8 +236,23 @@ class Command(BaseCommand):
                 break
             time.sleep(0.5)
         ended = time.monotonic()
-        return {**run_recorded_once(run, task), "victim": victim, "done_at_kill": done_at_kill, "running_at_kill": running_at_kill,
-                "seconds": ended - started, "recovery_seconds": ended - killed_at}
+        recorded = run_recorded_once(run, task)
+        return {**recorded, **self._tally(run, task), "killed": what, "victim": victim, "done_at_kill": done_at_kill,
+                "running_at_kill": running_at_kill, "seconds": ended - started, "recovery_seconds": ended - killed_at}
+
+    @staticmethod
+    def _tally(run, task) -> dict:
+        """Episodes lost (ended without passing: the oracle passes its task), stuck (still queued or running) and
+        duplicated (recorded more than once: more steps than the reference has)."""
+        out = {"lost": 0, "stuck": 0, "duplicated": 0}
+        for ep in Episode.objects.filter(run=run).annotate(n=Count("steps")):
+            if not ep.is_final:
+                out["stuck"] += 1
+            elif ep.status != Episode.Status.SUCCEEDED:
+                out["lost"] += 1
+            if ep.n > len(task.with_params(ep.params).reference_solution):
+                out["duplicated"] += 1
+        return out
 
     def _busy_victim(self, run, pool, drawn: int, deadline: float, finished, count: int) -> int:
         """The drawn worker once it runs one of the run's episodes, or another worker that does.
@@ -231,7 +277,8 @@ class Command(BaseCommand):
     def _line(n, trials, r) -> str:
         statuses = ", ".join(f"{v} {k}" for k, v in sorted(r["statuses"].items()))
         verdict = "ok" if not r["problems"] else "FAILED: " + "; ".join(r["problems"][:3])
-        return (f"trial {n}/{trials}: killed worker {r['victim']} after {r['done_at_kill']} finished "
+        what = "worker" if r["killed"] == "worker" else "the Chromium of worker"
+        return (f"trial {n}/{trials}: killed {what} {r['victim']} after {r['done_at_kill']} finished "
                 f"({r['running_at_kill']} running on it), {r['redeliveries']} redelivered; {statuses}; "
                 f"{r['seconds']:.1f} s (recovery {r['recovery_seconds']:.1f} s): {verdict}")
 

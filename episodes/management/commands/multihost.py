@@ -11,7 +11,6 @@ between hosts); the layout is in episodes/multihost.py.
 """
 import json
 import secrets
-import signal
 import sys
 
 from django.conf import settings
@@ -25,7 +24,7 @@ from replicagym.catalogue.packs import PackError, task_files, task_sync, task_sy
 
 from bench.scenario import resolve_task
 from episodes.multihost import MultihostError, missing_requirements, multihost_run
-from replicas.worlds.cli import one_line_errors, positive_int, replica_arg
+from replicas.worlds.cli import one_line_errors, positive_int, replica_arg, stop_on_signals
 from replicas.worlds.registry import replicas
 
 
@@ -73,16 +72,16 @@ class Command(BaseCommand):
             task_obj = resolve_task(task, replica)
         except LookupError as exc:
             raise CommandError(f"--task: {exc.args[0] if exc.args else exc}") from None
-        # a stopped multihost takes its hosts down too (SIGTERM would otherwise skip the teardown)
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+        stop_on_signals()  # a stopped multihost takes its hosts down too (SIGTERM would otherwise skip the teardown)
         user, password = self._submitter()
         try:
             summary = multihost_run(task=task_obj, episodes=episodes, username=user.username, password=password,
                                     redis_url=redis, concurrency=concurrency, timeout=timeout, say=self._say)
         except MultihostError as exc:
             raise CommandError(str(exc)) from None
-        except KeyboardInterrupt:
-            raise CommandError("interrupted; the hosts are torn down") from None
+        except SystemExit:  # SIGTERM or Ctrl-C (stop_on_signals): the exit status says which
+            self._say("interrupted; the hosts are torn down")
+            raise
         finally:
             get_user_model().objects.filter(pk=user.pk).update(is_active=False)  # its session dies with the run
         self._print(summary)

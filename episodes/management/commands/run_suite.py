@@ -7,6 +7,7 @@ progress goes to stderr, the JSON report (replicagym.reports) to --out (or stdou
 """
 import argparse
 import json
+import multiprocessing
 import sys
 import time
 from concurrent.futures import as_completed
@@ -20,7 +21,7 @@ from episodes.models import Episode, Run
 from episodes.pool import episode_summary, process_pool, run_one
 from episodes.runs import PRIORITIES, RunError, run_create, run_episodes_create, runs_finish
 from episodes.trajectory import trajectory_export
-from replicas.worlds.cli import ReplicaGymCommand, positive_int
+from replicas.worlds.cli import ReplicaGymCommand, positive_int, signals_held, stop_on_signals
 
 
 def json_object(text: str) -> dict:
@@ -65,6 +66,7 @@ class Command(ReplicaGymCommand):
 
     def handle(self, *args, suite, agent, agent_settings, tasks, no_faults, priority, attempts, workers, out, celery,
                no_sync, trajectories, **options):
+        stop_on_signals()  # SIGTERM and Ctrl-C stop the worker processes too (their replica servers and browsers die with them)
         out_path = Path(out) if out else None
         if out_path is not None and not out_path.parent.is_dir():
             raise CommandError(f"--out: no folder {out_path.parent}")
@@ -119,10 +121,21 @@ class Command(ReplicaGymCommand):
                        f"{r['seconds']} s, reward {reward}{tail}")
 
     def _run_pool(self, ids: list[int], workers: int, total: int):
-        with process_pool(workers) as pool:
+        pool = process_pool(workers)
+        try:
             futures = [pool.submit(run_one, pk) for pk in ids]
             for n, future in enumerate(as_completed(futures), start=1):
                 self._report_one(n, total, future.result())
+        except BaseException:
+            # stopped (SIGTERM, Ctrl-C) or failed: leaving the pool normally would first run every episode
+            # still waiting in it; those never start, and the running ones' processes end now
+            with signals_held():
+                pool.shutdown(wait=False, cancel_futures=True)
+                for child in multiprocessing.active_children():
+                    child.terminate()
+                    child.join(timeout=10)
+            raise
+        pool.shutdown()
 
     def _wait_celery(self, run: Run, total: int):
         seen = set()
