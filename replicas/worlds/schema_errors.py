@@ -3,9 +3,12 @@
 Every published schema under docs/schemas/ is checked through here, so the task, fault
 and verifier validators and the authoring UI word the same mistake the same way. A
 schema may set `x-message` on a property to say what a value must be in its own words:
-one text for every failed keyword, or an object by keyword ({"type": ..., "maxItems": ...});
-`{value}` in it stands for the value found.
+one text for every failed keyword about the value, or an object by keyword ({"type": ...,
+"additionalProperties": ...}); `{value}` in it stands for the value found. A missing key is
+always worded here, and an unknown key too unless an object names `additionalProperties`:
+one text says what the value must be, not which keys it may hold.
 """
+
 import functools
 import json
 from pathlib import Path
@@ -17,8 +20,13 @@ from jsonschema.exceptions import ValidationError, best_match
 SCHEMA_DIR = Path(settings.BASE_DIR) / "docs" / "schemas"
 
 TYPE_WORDS = {
-    "integer": "an integer", "number": "a number", "string": "a string", "boolean": "true or false",
-    "object": "an object", "array": "a list", "null": "null",
+    "integer": "an integer",
+    "number": "a number",
+    "string": "a string",
+    "boolean": "true or false",
+    "object": "an object",
+    "array": "a list",
+    "null": "null",
 }
 
 
@@ -50,6 +58,8 @@ def _custom_message(schema, keyword: str, value) -> str | None:
     custom = schema.get("x-message") if isinstance(schema, dict) else None
     if isinstance(custom, dict):
         custom = custom.get(keyword)
+    elif keyword in ("additionalProperties", "required"):
+        return None
     return custom.replace("{value}", _shown(value)) if custom else None
 
 
@@ -61,26 +71,35 @@ def _needs_one_of(error: ValidationError) -> list[str] | None:
     return None
 
 
-def error_pair(error: ValidationError) -> tuple[str, str]:
-    """(json_path, message) for one jsonschema error; the path names the exact key or item at fault."""
-    parts = list(error.absolute_path)
+def error_pairs(error: ValidationError, at: tuple = ()) -> list[tuple[str, str]]:
+    """(json_path, message) for one jsonschema error, with `at` before every path; the path names the exact
+    key or item at fault, so an error about several keys (unknown ones, missing ones) gives one pair per key."""
+    parts = [*at, *error.absolute_path]
     value, keyword, schema = error.instance, error.validator, error.schema
     custom = _custom_message(schema, keyword, value)
     if keyword == "additionalProperties" and isinstance(value, dict):
         allowed = sorted(schema.get("properties", {}))
-        extra = sorted(k for k in value if k not in allowed)
         known = ", ".join(allowed) or "none"
-        return json_path([*parts, extra[0]]), f"{custom or f'unknown key {extra[0]!r}'} (allowed: {known})"
+        extra = sorted(k for k in value if k not in allowed)
+        return [(json_path([*parts, k]), f"{custom or f'unknown key {k!r}'} (allowed: {known})") for k in extra]
     if keyword == "required":
         missing = [k for k in error.validator_value if isinstance(value, dict) and k not in value]
-        return json_path([*parts, missing[0]]), "required key is missing"
+        return [(json_path([*parts, k]), "required key is missing") for k in missing]
+    return [_error_pair(error, at, custom)]
+
+
+def _error_pair(error: ValidationError, at: tuple, custom: str | None) -> tuple[str, str]:
+    parts = [*at, *error.absolute_path]
+    value, keyword = error.instance, error.validator
     if keyword in ("anyOf", "oneOf") and (keys := _needs_one_of(error)):
         given = [k for k in keys if isinstance(value, dict) and k in value]
         if keyword == "oneOf" and given:
             return json_path(parts), f"give exactly one of {', '.join(keys)} (given: {', '.join(given)})"
         return json_path(parts), f"needs one of: {', '.join(keys)}"
     if keyword == "dependentRequired":
-        dependent = next(k for k, needs in error.validator_value.items() if k in value and any(n not in value for n in needs))
+        dependent = next(
+            k for k, needs in error.validator_value.items() if k in value and any(n not in value for n in needs)
+        )
         return json_path([*parts, dependent]), custom or error.message
     if custom:
         return json_path(parts), custom
@@ -103,21 +122,24 @@ def error_pair(error: ValidationError) -> tuple[str, str]:
     if keyword == "minItems":
         return json_path(parts), f"at least {error.validator_value} item{'s' if error.validator_value != 1 else ''}"
     if keyword in ("anyOf", "oneOf") and error.context:
-        return error_pair(best_match(error.context))
+        return error_pairs(best_match(error.context), at)[0]
     return json_path(parts), error.message
 
 
-def schema_errors(validator: jsonschema.Draft202012Validator, instance) -> list[tuple[str, str]]:
-    """Every problem the schema finds, as (json_path, message), in document order of the paths."""
+def schema_errors(validator: jsonschema.Draft202012Validator, instance, *, at: tuple = ()) -> list[tuple[str, str]]:
+    """Every problem the schema finds, as (json_path, message), in document order of the paths.
+
+    `at` is where `instance` sits in the document the reader wrote: ("params",) for a task's template.
+    """
     pairs = []
     for error in sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path]):
-        pair = error_pair(error)
-        if pair not in pairs:
-            pairs.append(pair)
+        for pair in error_pairs(error, at):
+            if pair not in pairs:
+                pairs.append(pair)
     return pairs
 
 
 def first_schema_error(validator: jsonschema.Draft202012Validator, instance) -> tuple[str, str] | None:
     """The most relevant problem (jsonschema's best_match), or None for a valid instance."""
     error = best_match(validator.iter_errors(instance))
-    return None if error is None else error_pair(error)
+    return None if error is None else error_pairs(error)[0]

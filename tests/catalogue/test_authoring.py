@@ -1,4 +1,5 @@
 """Authored tasks: every save that changes something is a new version, diffs, export/import round trips, suites."""
+
 import json
 
 import pytest
@@ -17,8 +18,12 @@ from episodes.creation import episode_create
 pytestmark = pytest.mark.django_db
 
 SPEC = {
-    "slug": "count-notes", "title": "Count the notes of a member", "difficulty": "easy",
-    "replica": "testbed", "seed": 7, "variant": "small",
+    "slug": "count-notes",
+    "title": "Count the notes of a member",
+    "difficulty": "easy",
+    "replica": "testbed",
+    "seed": 7,
+    "variant": "small",
     "params": [
         {"name": "member", "pick": {"table": "testbed.member", "where": {"role": "member"}}},
         {"name": "notes", "aggregate": {"op": "count", "table": "testbed.note", "where": {"owner": "{member}"}}},
@@ -64,3 +69,16 @@ def test_an_invalid_draft_or_suite_changes_nothing():
         suite_save(name="Bad Name", task_ids=["testbed.nope"])
     assert {p for p, _ in err.value.errors} == {"name", "tasks[0]"}
     assert not Task.objects.exists() and not Suite.objects.exists()
+
+
+def test_a_draft_s_problems_are_the_json_paths_and_messages_a_task_file_gets():
+    """The editor marks each field by its path: the pairs come from the schema as they are, not re-split from lines."""
+    draft = {k: v for k, v in SPEC.items() if k != "title"} | {"seed": -1, "limits": {"max_stepz": 3}}
+    with pytest.raises(DraftError) as err:
+        task_save(spec=draft)
+    assert err.value.errors == [
+        ("title", "required key is missing"),
+        ("limits.max_stepz", "unknown key 'max_stepz' (allowed: max_seconds, max_steps, step_seconds)"),
+        ("seed", "must be a non-negative integer"),
+    ]
+    assert not Task.objects.exists()

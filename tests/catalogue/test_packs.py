@@ -1,5 +1,7 @@
 """Task packs: validation with file and JSON path in every error, and versioned sync into the catalogue."""
+
 import json
+import re
 import shutil
 
 import pytest
@@ -63,9 +65,18 @@ def test_a_string_that_is_exactly_a_placeholder_keeps_the_param_json_type():
         ({"variant": "huge"}, "report-owner.json: variant: unknown variant 'huge'"),
         ({"instrution": "x"}, "report-owner.json: instrution: unknown key"),
         ({"reference_solution": ["noop()", 3]}, "report-owner.json: reference_solution[1]: must be a string"),
-        ({"instruction": "Open #{note} for {customer}"}, "report-owner.json: instruction: placeholder {customer} is not filled by params"),
-        ({"params": "tests.episodes.fixtures.params:nope"}, "report-owner.json: params: tests.episodes.fixtures.params:nope failed"),
-        ({"params": "not a ref"}, "report-owner.json: params: must be 'module:function' or a template (a list of params, see template.schema.json)"),
+        (
+            {"instruction": "Open #{note} for {customer}"},
+            "report-owner.json: instruction: placeholder {customer} is not filled by params",
+        ),
+        (
+            {"params": "tests.episodes.fixtures.params:nope"},
+            "report-owner.json: params: tests.episodes.fixtures.params:nope failed",
+        ),
+        (
+            {"params": "not a ref"},
+            "report-owner.json: params: must be 'module:function' or a template (a list of params, see template.schema.json)",
+        ),
         ({"slug": "other-name"}, "report-owner.json: slug: 'other-name' differs from the file name"),
         ({"faults": [{"kind": "x"}]}, "report-owner.json: faults[0].kind: unknown key"),
     ],
@@ -77,8 +88,35 @@ def test_invalid_task_files_are_reported_with_file_and_json_path(pack, changes, 
     assert all(e.startswith(str(pack)) or e.startswith("tests/") for e in errors)
 
 
+VERIFIER = {
+    "assertions": [{"name": "reports the owner", "kind": "answer", "type": "one_of", "values": ["{owner}"], "wher": 1}],
+    "allowed_changes": [],
+}
+
+
+@pytest.mark.parametrize(
+    "changes, at",
+    [
+        ({"instrution": "x", "titel": "y"}, ["instrution", "titel"]),
+        ({"params": [{"name": "n", "value": 1, "valu": 2}]}, ["params[0].valu"]),
+        ({"verifier": VERIFIER}, ["verifier.assertions[0].wher"]),
+    ],
+)
+def test_an_unknown_key_is_worded_alike_in_a_task_its_template_and_its_verifier(pack, changes, at):
+    """One wording for every schema (replicas/worlds/schema_errors.py), each unknown key on its own line."""
+    edit(pack, "report-owner", **changes)
+    unknown = re.compile(r"report-owner\.json: (\S+): unknown key '(\w+)' \(allowed: \w+(, \w+)*\)$")
+    found = [unknown.search(e) for e in errors_of(pack)]
+    assert all(found) and [m.group(1) for m in found] == at
+    assert all(m.group(1).endswith(m.group(2)) for m in found)
+
+
 def test_placeholders_inside_the_verifier_must_be_filled_by_params(pack):
-    edit(pack, "open-note", verifier={"assertions": [{"name": "x", "kind": "answer", "type": "one_of", "values": ["{priority}"]}]})
+    edit(
+        pack,
+        "open-note",
+        verifier={"assertions": [{"name": "x", "kind": "answer", "type": "one_of", "values": ["{priority}"]}]},
+    )
     assert any("open-note.json: verifier.assertions[0].values[0]: placeholder {priority}" in e for e in errors_of(pack))
 
 

@@ -1,6 +1,7 @@
 """Declarative task templates: params as queries over the world, one template over many seeds. On the testbed: its
 notes (a decimal estimate), members, the `member` picker and the `editable_owners` policy; a product replica's own
 tables, pickers and policies are tested in its folder (replicas/<name>/tests/test_task_templates.py)."""
+
 from datetime import timedelta
 from decimal import Decimal
 
@@ -13,9 +14,15 @@ from replicas.worlds.snapshot import snapshot
 pytestmark = pytest.mark.django_db
 
 OPEN_NOTE = [
-    {"name": "note", "pick": {"table": "testbed.note",
-                              "where": {"done": False, "title": {"matches": "^(Audit|Hiring|Roadmap) "}},
-                              "order_by": ["public_id"], "choose": "first"}},
+    {
+        "name": "note",
+        "pick": {
+            "table": "testbed.note",
+            "where": {"done": False, "title": {"matches": "^(Audit|Hiring|Roadmap) "}},
+            "order_by": ["public_id"],
+            "choose": "first",
+        },
+    },
     {"name": "owner_email", "field": "note.owner__email"},
     {"name": "owner", "field": "note.owner"},
     {"name": "notes", "aggregate": {"op": "count", "table": "testbed.note", "where": {"owner": "{owner}"}}},
@@ -33,8 +40,11 @@ def test_a_template_reads_records_related_fields_counts_and_the_clock_from_the_w
     params = template_params(OPEN_NOTE, world=world)
     tables = snapshot(world)["tables"]
     notes = tables["testbed.note"]
-    candidates = sorted(int(k) for k, row in notes.items()
-                        if not row["done"] and row["title"].split()[0] in ("Audit", "Hiring", "Roadmap"))
+    candidates = sorted(
+        int(k)
+        for k, row in notes.items()
+        if not row["done"] and row["title"].split()[0] in ("Audit", "Hiring", "Roadmap")
+    )
     assert params["note"] == candidates[0]
     row = notes[str(params["note"])]
     assert params["owner"] == int(row["owner"])  # a reference gives the record it names, as a pick would
@@ -74,21 +84,39 @@ def test_sum_min_and_max_follow_the_field_type():
     assert params["count"] == sum(m["public_id"] for m in tables["testbed.member"].values())  # an int stays an int
 
 
-@pytest.mark.parametrize("steps, path, words", [
-    ([{"name": "t", "pick": {"table": "testbed.ntoe"}}], "params[0].pick.table", "unknown table"),
-    ([{"name": "t", "pick": {"table": "testbed.note", "where": {"doen": False}}}], "params[0].pick.where.doen", "unknown field"),
-    ([{"name": "t", "pick": {"table": "testbed.member", "where": {"role": "ownr"}}}], "params[0].pick.where.role", "ownr"),
-    ([{"name": "t", "field": "nothing.title"}], "params[0].field", "not a record"),
-    ([{"name": "t", "text": "{later}"}], "params[0]", "names no param"),
-    ([{"name": "t", "aggregate": {"op": "sum", "table": "testbed.note"}}], "params[0].aggregate.field", "needs the field"),
-    ([{"name": "t", "aggregate": {"op": "sum", "table": "testbed.note", "field": "title"}}], "params[0].aggregate.field",
-     "cannot sum"),
-    ([{"name": "t", "policy": "no_such_policy"}], "params[0].policy", "no policy"),
-    ([{"name": "t", "picker": "no_such_picker"}], "params[0].picker", "no picker"),
-    ([{"name": "Bad Name", "value": 1}], "params[0].name", "lowercase"),
-    ([{"name": "t", "value": 1, "text": "x"}], "params[0]", "exactly one"),
-    ([{"name": "t", "date": {"add": "three days"}}], "params[0].date.add", "offset"),
-])
+@pytest.mark.parametrize(
+    "steps, path, words",
+    [
+        ([{"name": "t", "pick": {"table": "testbed.ntoe"}}], "params[0].pick.table", "unknown table"),
+        (
+            [{"name": "t", "pick": {"table": "testbed.note", "where": {"doen": False}}}],
+            "params[0].pick.where.doen",
+            "unknown field",
+        ),
+        (
+            [{"name": "t", "pick": {"table": "testbed.member", "where": {"role": "ownr"}}}],
+            "params[0].pick.where.role",
+            "ownr",
+        ),
+        ([{"name": "t", "field": "nothing.title"}], "params[0].field", "not a record"),
+        ([{"name": "t", "text": "{later}"}], "params[0]", "names no param"),
+        (
+            [{"name": "t", "aggregate": {"op": "sum", "table": "testbed.note"}}],
+            "params[0].aggregate.field",
+            "needs the field",
+        ),
+        (
+            [{"name": "t", "aggregate": {"op": "sum", "table": "testbed.note", "field": "title"}}],
+            "params[0].aggregate.field",
+            "cannot sum",
+        ),
+        ([{"name": "t", "policy": "no_such_policy"}], "params[0].policy", "no policy"),
+        ([{"name": "t", "picker": "no_such_picker"}], "params[0].picker", "no picker"),
+        ([{"name": "Bad Name", "value": 1}], "params[0].name", "lowercase"),
+        ([{"name": "t", "value": 1, "text": "x"}], "params[0]", "exactly one"),
+        ([{"name": "t", "date": {"add": "three days"}}], "params[0].date.add", "offset"),
+    ],
+)
 def test_bad_templates_are_refused_with_the_json_path(steps, path, words):
     errors = template_errors(steps, replica="testbed")
     assert any(p == path and words in m for p, m in errors), errors
@@ -126,10 +154,13 @@ def test_internal_params_serve_later_params_and_stay_out_of_the_answer_key():
 def test_a_picker_s_keys_take_its_prefix_and_an_empty_prefix_keeps_them():
     default = template_params([{"name": "member", "picker": "member"}], world=_world())
     other = template_params([{"name": "member", "picker": "member", "prefix": "who_"}], world=_world())
-    bare = template_params([{"name": "member", "picker": "member", "prefix": ""}, {"name": "hi", "text": "Hi {name}"}],
-                           world=_world())
+    bare = template_params(
+        [{"name": "member", "picker": "member", "prefix": ""}, {"name": "hi", "text": "Hi {name}"}], world=_world()
+    )
     assert set(default) == {"member_email", "member_name", "member_password", "member_id"}
-    assert {k.removeprefix("who_"): v for k, v in other.items()} == {k.removeprefix("member_"): v for k, v in default.items()}
+    assert {k.removeprefix("who_"): v for k, v in other.items()} == {
+        k.removeprefix("member_"): v for k, v in default.items()
+    }
     assert bare["name"] == default["member_name"] and bare["hi"] == f"Hi {default['member_name']}"
 
 
@@ -141,11 +172,14 @@ def test_a_picker_with_no_candidate_and_a_policy_given_bad_arguments_are_clear_e
     assert err.value.path == "params[0].args" and "does not take these arguments" in err.value.message
 
 
-@pytest.mark.parametrize("steps, path, words", [
-    ([{"name": "t", "value": 1, "prefix": "x_"}], "params[0].prefix", "only a picker"),
-    ([{"name": "t", "picker": "member", "prefix": "Bad-"}], "params[0].prefix", "lowercase"),
-    ([{"name": "t", "value": 1, "internal": "yes"}], "params[0].internal", "boolean"),
-])
+@pytest.mark.parametrize(
+    "steps, path, words",
+    [
+        ([{"name": "t", "value": 1, "prefix": "x_"}], "params[0].prefix", "only a picker"),
+        ([{"name": "t", "picker": "member", "prefix": "Bad-"}], "params[0].prefix", "lowercase"),
+        ([{"name": "t", "value": 1, "internal": "yes"}], "params[0].internal", "must be true or false"),
+    ],
+)
 def test_bad_prefixes_and_internal_flags_are_refused(steps, path, words):
     errors = template_errors(steps, replica="testbed")
     assert any(p == path and words in m for p, m in errors), errors

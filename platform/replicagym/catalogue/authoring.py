@@ -5,6 +5,7 @@ answer key is a new Task row (the version is the content hash, as for pack files
 previous version stays for the episodes that ran it. Export writes the pack file; importing it
 back gives the same content hash.
 """
+
 import difflib
 import json
 import re
@@ -45,11 +46,6 @@ class DraftError(ValueError):
         super().__init__("; ".join(f"{p}: {m}" for p, m in errors))
 
 
-def _split(line: str) -> tuple[str, str]:
-    path, _, message = line.partition(": ")
-    return (path, message) if message else ("", line)
-
-
 def draft_errors(spec) -> tuple[list[tuple[str, str]], dict | None]:
     """Every problem of a draft as (json_path, message), and its answer key when it could be computed."""
     if not isinstance(spec, dict):
@@ -62,7 +58,7 @@ def draft_errors(spec) -> tuple[list[tuple[str, str]], dict | None]:
     if replica not in replicas():
         return [("replica", f"unknown replica {replica!r} (installed: {', '.join(sorted(replicas()))})")], None
     slug = spec.get("slug") if isinstance(spec.get("slug"), str) else ""
-    errors = [_split(e) for e in shape_errors(spec, replica, slug)]
+    errors = shape_errors(spec, replica, slug)
     if isinstance(spec.get("verifier"), dict):
         errors += [(f"verifier.{p}" if p else "verifier", m) for p, m in spec_errors(spec["verifier"], replica=replica)]
     faults = spec.get("faults", [])
@@ -79,7 +75,7 @@ def draft_errors(spec) -> tuple[list[tuple[str, str]], dict | None]:
         return [(exc.path, exc.message)], None
     except Exception as exc:  # a replica's params function or picker: report it, do not crash the editor
         return [("params", f"{type(exc).__name__}: {exc}")], None
-    errors = _unique([_split(e) for e in filled_errors(spec, params, replica)])
+    errors = _unique(filled_errors(spec, params, replica))
     return errors, (None if errors else params)
 
 
@@ -113,15 +109,26 @@ def task_save(*, spec: dict, suites: list[str] | None = None) -> Task:
     add it to `suites` (each a new suite version). Raises DraftError and changes nothing when it is invalid."""
     errors, params = draft_errors(spec)
     suites = list(suites or [])
-    errors += [(f"suites[{i}]", f"{name!r} is not a suite name (lowercase letters, digits, - and _)")
-               for i, name in enumerate(suites) if not isinstance(name, str) or not SUITE_NAME.match(name)]
+    errors += [
+        (f"suites[{i}]", f"{name!r} is not a suite name (lowercase letters, digits, - and _)")
+        for i, name in enumerate(suites)
+        if not isinstance(name, str) or not SUITE_NAME.match(name)
+    ]
     existing = Task.objects.filter(task_id=task_id_of(spec)).exclude(pack=AUTHORED_PACK).first() if not errors else None
     if existing is not None:
-        errors.append(("slug", f"{existing.task_id} belongs to the {existing.pack} pack: edit its file, or pick another slug"))
+        errors.append(
+            ("slug", f"{existing.task_id} belongs to the {existing.pack} pack: edit its file, or pick another slug")
+        )
     if errors:
         raise DraftError(errors)
-    item = PackTask(task_id=task_id_of(spec), spec=spec, params=params, content_hash=sha256_json(spec),
-                    params_hash=sha256_json(params), source="")
+    item = PackTask(
+        task_id=task_id_of(spec),
+        spec=spec,
+        params=params,
+        content_hash=sha256_json(spec),
+        params_hash=sha256_json(params),
+        source="",
+    )
     with transaction.atomic():
         task, _created = task_version_upsert(item, replica=spec["replica"], pack=AUTHORED_PACK)
         for name in suites:
@@ -169,12 +176,16 @@ def task_import(text: str, *, suites: list[str] | None = None) -> Task:
 
 def version_diff(old: Task, new: Task) -> list[str]:
     """Unified diff of two versions' pack files, then of their answer keys."""
+
     def lines(doc):
         return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False).splitlines()
 
-    spec = difflib.unified_diff(lines(old.spec), lines(new.spec), f"{old.version} spec", f"{new.version} spec", lineterm="")
-    params = difflib.unified_diff(lines(old.params), lines(new.params), f"{old.version} answer key",
-                                  f"{new.version} answer key", lineterm="")
+    spec = difflib.unified_diff(
+        lines(old.spec), lines(new.spec), f"{old.version} spec", f"{new.version} spec", lineterm=""
+    )
+    params = difflib.unified_diff(
+        lines(old.params), lines(new.params), f"{old.version} answer key", f"{new.version} answer key", lineterm=""
+    )
     return [*spec, *params]
 
 

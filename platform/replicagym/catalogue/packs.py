@@ -10,13 +10,13 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import jsonschema
 from django.conf import settings
 from django.db import transaction
 
 from replicagym.jsonintake import JsonIntakeError, json_intake
-from replicas.worlds.faults import FaultSpecError, validate_faults
+from replicas.worlds.faults import fault_spec_errors
 from replicas.worlds.registry import get_replica, replicas
+from replicas.worlds.schema_errors import schema_errors, schema_validator
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import canonical_json
@@ -31,9 +31,7 @@ from .task_templates import TemplateError, is_template, template_errors, templat
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 SUITE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 # The task file format, published for authors and tools; what it cannot say is checked below.
-TASK_SCHEMA = jsonschema.Draft202012Validator(
-    json.loads((Path(settings.BASE_DIR) / "docs" / "schemas" / "task.schema.json").read_text())
-)
+TASK_SCHEMA_FILE = "task.schema.json"
 SUITES_FILE = "suites.json"
 
 
@@ -71,48 +69,28 @@ def _rel(path: Path) -> str:
         return str(path)
 
 
-def _json_path(parts) -> str:
-    path = ""
-    for part in parts:
-        path += f"[{part}]" if isinstance(part, int) else (f".{part}" if path else str(part))
-    return path
+def _lines(where: str, errors: list[tuple[str, str]]) -> list[str]:
+    """A PackError's lines: the file, then each problem's JSON path ($ for the whole document) and message."""
+    return [f"{where}: {path or '$'}: {message}" for path, message in errors]
 
 
-def _schema_errors(spec) -> list[str]:
-    """Problems docs/schemas/task.schema.json finds, each as 'json.path: message'."""
-    errors = []
-    for err in sorted(TASK_SCHEMA.iter_errors(spec), key=lambda e: [str(p) for p in e.absolute_path]):
-        where = _json_path(err.absolute_path)
-        prefix = f"{where}." if where else ""
-        if err.validator == "required":
-            errors += [f"{prefix}{k}: required key is missing" for k in err.validator_value if k not in err.instance]
-        elif err.validator == "additionalProperties" and isinstance(err.validator_value, bool):
-            known = ", ".join(sorted(err.schema.get("properties", {})))
-            extra = sorted(err.instance.keys() - err.schema.get("properties", {}).keys())
-            errors += [f"{prefix}{k}: unknown key (known: {known})" for k in extra]
-        else:
-            message = err.schema.get("x-message") or err.message
-            errors.append(f"{where or '$'}: {message}, not {json.dumps(err.instance)[:60]}")
-    return errors
-
-
-def shape_errors(spec, replica: str, stem: str) -> list[str]:
-    """The schema's problems, then what a schema cannot say: the slug is the file name, the
-    replica is the pack's, the variant is one of the replica's."""
+def shape_errors(spec, replica: str, stem: str) -> list[tuple[str, str]]:
+    """The schema's problems as (json_path, message), then what a schema cannot say: the slug is the file
+    name, the replica is the pack's, the variant is one of the replica's."""
     if not isinstance(spec, dict):
-        return [f"$: a task file holds one JSON object, not {type(spec).__name__}"]
-    errors = _schema_errors(spec)
+        return [("", f"a task file holds one JSON object, not {type(spec).__name__}")]
+    errors = schema_errors(schema_validator(TASK_SCHEMA_FILE), spec)
     if isinstance(spec.get("slug"), str) and SLUG.match(spec["slug"]) and spec["slug"] != stem:
-        errors.append(f"slug: {spec['slug']!r} differs from the file name {stem!r}")
+        errors.append(("slug", f"{spec['slug']!r} differs from the file name {stem!r}"))
     if "replica" in spec and spec["replica"] != replica:
-        errors.append(f"replica: must be {replica!r} (the pack's replica), not {json.dumps(spec['replica'])[:60]}")
+        errors.append(("replica", f"must be {replica!r} (the pack's replica), not {json.dumps(spec['replica'])[:60]}"))
     if isinstance(spec.get("variant"), str):
         try:
             get_replica(replica).knobs(spec["variant"])
         except LookupError as exc:
-            errors.append(f"variant: {str(exc).strip(chr(34) + chr(39))}")
+            errors.append(("variant", str(exc).strip(chr(34) + chr(39))))
     if is_template(spec.get("params")) and not errors:
-        errors += [f"{path}: {message}" for path, message in template_errors(spec["params"], replica=replica)]
+        errors += template_errors(spec["params"], replica=replica)
     return errors
 
 
@@ -143,25 +121,24 @@ def task_params(spec: dict) -> dict:
     return json.loads(canonical_json(result))
 
 
-def filled_errors(spec: dict, params: dict, replica: str) -> list[str]:
+def filled_errors(spec: dict, params: dict, replica: str) -> list[tuple[str, str]]:
+    """What the answer key shows wrong, as (json_path, message): placeholders it does not fill, and the
+    verifier, interaction, faults and actions once filled."""
     errors = []
     for key in ("instruction", "start_page", "reference_solution", "negative_examples", "verifier", "faults", "interaction"):
         for path, name in placeholder_paths(spec.get(key), key):
             if name not in params:
                 known = ", ".join(sorted(params)) or "none: the task has no params"
-                errors.append(f"{path}: placeholder {{{name}}} is not filled by params (params give: {known})")
+                errors.append((path, f"placeholder {{{name}}} is not filled by params (params give: {known})"))
     if errors:
         return errors
     try:
         validate_spec(spec["verifier"], replica=replica, params=params)
     except SpecError as exc:
-        errors.append(f"verifier.{exc}")
+        errors.append((f"verifier.{exc.path}" if exc.path else "verifier", exc.detail))
     if "interaction" in spec:
-        errors += [f"interaction{path}: {message}" for path, message in interaction_errors(spec["interaction"], replica=replica, params=params)]
-    try:
-        validate_faults(fill(spec.get("faults", []), params), replica=replica)
-    except FaultSpecError as exc:
-        errors.append(str(exc))
+        errors += [(f"interaction{path}", message) for path, message in interaction_errors(spec["interaction"], replica=replica, params=params)]
+    errors += fault_spec_errors(fill(spec.get("faults", []), params), replica=replica)
     lists = [("reference_solution", spec.get("reference_solution") or [])]
     lists += [(f"negative_examples[{i}].actions", ex["actions"]) for i, ex in enumerate(spec.get("negative_examples") or [])]
     for path, actions in lists:
@@ -169,7 +146,7 @@ def filled_errors(spec: dict, params: dict, replica: str) -> list[str]:
             try:
                 parse_action(fill_text(action, params))
             except ActionError as exc:
-                errors.append(f"{path}[{i}]: {exc}")
+                errors.append((f"{path}[{i}]", str(exc)))
     return errors
 
 
@@ -184,7 +161,7 @@ def load_task_file(path: Path, replica: str, params_cache: dict | None = None) -
         raise PackError([f"{where}: {exc.relative()}"]) from None
     errors = shape_errors(spec, replica, path.stem)
     if errors:
-        raise PackError([f"{where}: {e}" for e in errors])
+        raise PackError(_lines(where, errors))
     cache = params_cache if params_cache is not None else {}
     # a template is a list: its canonical text keys the cache like a 'module:function' reference does
     key = (canonical_json(spec.get("params")), spec["replica"], spec["seed"], spec.get("variant", "default"))
@@ -198,7 +175,7 @@ def load_task_file(path: Path, replica: str, params_cache: dict | None = None) -
         raise PackError([f"{where}: params: {spec.get('params')} failed: {type(exc).__name__}: {exc}"]) from None
     errors = filled_errors(spec, params, replica)
     if errors:
-        raise PackError([f"{where}: {e}" for e in errors])
+        raise PackError(_lines(where, errors))
     return PackTask(
         task_id=f"{replica}.{spec['slug']}",
         spec=spec,

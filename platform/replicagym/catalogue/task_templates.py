@@ -15,12 +15,9 @@ import random
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from functools import cache
-from pathlib import Path
-
-import jsonschema
-from django.conf import settings
 
 from replicas.worlds.registry import get_replica
+from replicas.worlds.schema_errors import schema_errors, schema_validator
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.snapshot import canonical_json, snapshot
 from verifiers.conditions import ConditionError, check_condition, condition_holds
@@ -29,9 +26,7 @@ from verifiers.placeholders import PLACEHOLDER, MissingParam, fill, fill_text
 from verifiers.spec import REGEX_KEYS
 from verifiers.values import BadValue, parse_datetime, parse_duration
 
-SCHEMA = jsonschema.Draft202012Validator(
-    json.loads((Path(settings.BASE_DIR) / "docs" / "schemas" / "template.schema.json").read_text())
-)
+SCHEMA_FILE = "template.schema.json"
 KINDS = ("pick", "field", "aggregate", "date", "policy", "picker", "text", "value")
 
 
@@ -133,21 +128,6 @@ def _record_value(replica: str, table: str, key: str, row: dict):
 # --- static validation -----------------------------------------------------------------------
 
 
-def _schema_errors(steps) -> list[tuple[str, str]]:
-    errors = []
-    for error in sorted(SCHEMA.iter_errors(steps), key=lambda e: [str(p) for p in e.absolute_path]):
-        path = "params" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
-        if error.validator == "additionalProperties":
-            extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-            errors += [(f"{path}.{k}", f"unknown key {k!r}") for k in extra]
-        elif error.validator == "required":
-            errors += [(f"{path}.{k}", "required key is missing") for k in error.validator_value if k not in error.instance]
-        else:
-            message = error.schema.get("x-message") or error.message
-            errors.append((path, message))
-    return errors
-
-
 def _placeholders(value) -> list[str]:
     if isinstance(value, str):
         return [m.group(1) for m in PLACEHOLDER.finditer(value)]
@@ -176,7 +156,7 @@ def _check_where(replica, table, where, path, errors):
 
 def template_errors(steps, *, replica: str) -> list[tuple[str, str]]:
     """Every problem of a template without running it, as (JSON path, message); empty when it is usable."""
-    errors = _schema_errors(steps)
+    errors = schema_errors(schema_validator(SCHEMA_FILE), steps, at=("params",))
     if errors:
         return errors
     config = get_replica(replica)
