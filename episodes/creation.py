@@ -4,7 +4,8 @@ import time
 from django.db import transaction
 from django.utils import timezone
 from replicagym.catalogue.models import Task
-from replicagym.catalogue.packs import task_current, task_params
+from replicagym.catalogue.packs import task_current
+from replicagym.catalogue.task_templates import TemplateError
 
 from replicas.worlds.pool import world_take
 from replicas.worlds.requestlog import request_log_open
@@ -12,6 +13,7 @@ from replicas.worlds.requestlog import request_log_open
 from .blobs import world_snapshot_store
 from .heartbeat import worker_name
 from .models import Episode
+from .variation import variation_draw, variation_resolve
 
 # claimed_by of an episode driven through the API in the agent's own browser: no worker runs it
 API_CLAIM = "api:"
@@ -28,16 +30,25 @@ def _resolve_task(task) -> Task:
 
 
 def episode_create(*, task, agent: str, run=None, attempt: int = 0, owner=None, seed: int | None = None,
-                   agent_seed: int | None = None, status: str = Episode.Status.QUEUED, claimed_by: str = "",
-                   faults: bool = True, agent_settings: dict | None = None, priority: int = 0, trace: bool = False) -> Episode:
+                   variation: int | None = None, vary: bool = False, agent_seed: int | None = None,
+                   status: str = Episode.Status.QUEUED, claimed_by: str = "", faults: bool = True,
+                   agent_settings: dict | None = None, priority: int = 0, trace: bool = False) -> Episode:
     """A queued episode of `task` (a Task version or a task id) in a fresh world with the task's faults armed.
 
     `seed` overrides the task's world seed; the answer key is then computed for that world.
+    `variation` varies the world seed (unless `seed` is given) and the task's picks (episodes.variation);
+    `vary=True` draws a fresh variation when neither `seed` nor `variation` is given, which every entry
+    point an agent reaches asks for. Without either, the task's own seed and picks (verify_tasks, self-checks).
     `faults=False` leaves the task's faults unarmed (a run with faults off); `trace=True` records a Playwright trace.
     """
     task = _resolve_task(task)
-    world_seed = task.seed if seed is None else seed
-    params = task.params if world_seed == task.seed else task_params({**task.spec, "seed": world_seed})
+    if vary and seed is None and variation is None:
+        variation = variation_draw()
+    try:
+        chosen = variation_resolve(task=task, seed=seed, variation=variation)
+    except (TemplateError, LookupError) as exc:  # a world the caller chose holds nothing the task can be about
+        raise EpisodeError(f"task {task.task_id} cannot be played on world seed {seed}: {exc}") from None
+    world_seed, params = chosen.world_seed, chosen.params
     instance = task.with_params(params)
     with transaction.atomic():
         # from the warm pool when one is ready (a claim), else a clone; the pool refills after commit
@@ -56,7 +67,7 @@ def episode_create(*, task, agent: str, run=None, attempt: int = 0, owner=None, 
             )
         return Episode.objects.create(
             task=task, agent=agent, world=world, run=run, attempt=attempt, owner=owner,
-            seed=attempt if agent_seed is None else agent_seed, world_seed=world_seed, params=params,
+            seed=attempt if agent_seed is None else agent_seed, world_seed=world_seed, variation=chosen.variation, params=params,
             initial_state=initial, status=status, faults=faults, agent_settings=agent_settings or {}, priority=priority, trace=trace,
             claimed_by=(claimed_by or worker_name()) if running else "", started_at=now if running else None,
             heartbeat_at=now if running else None, tries=1 if running else 0,

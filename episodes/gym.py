@@ -123,11 +123,15 @@ class ReplicaEnv(gymnasium.Env):
     # --- gymnasium API ---
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """A new episode in a fresh world. `seed` seeds np_random (the world is fixed by the task);
-        `options={"world_seed": n}` runs the task on another world of its replica."""
+        """A new episode in a fresh world. `seed` seeds np_random, and the episode's variation is drawn from it
+        (episodes.variation): its world seed, among the task's pool of built templates, and its task's picks.
+        So reset(seed=s) gives the same world and answer key each time, and resets after it without a seed
+        continue the same sequence. `options={"world_seed": n}` (or the env's world_seed) fixes the world's seed;
+        the picks still vary with the seed."""
         from .creation import episode_create
         from .driver import EpisodeDriver
         from .models import Episode
+        from .variation import VARIATION_MAX
 
         super().reset(seed=seed)
         options = dict(options or {})
@@ -136,8 +140,9 @@ class ReplicaEnv(gymnasium.Env):
             raise ValueError(f"unknown reset options: {', '.join(sorted(unknown))} (known: world_seed)")
         self._end_current("reset before the episode ended")
         world_seed = options.get("world_seed", self.world_seed)
+        variation = int(self.np_random.integers(0, VARIATION_MAX, endpoint=True))
         self.episode = episode_create(
-            task=self.task_id, agent="gym", seed=world_seed, agent_seed=seed or 0,
+            task=self.task_id, agent="gym", seed=world_seed, variation=variation, agent_seed=seed or 0,
             status=Episode.Status.RUNNING, claimed_by=f"{GYM_CLAIM}{os.getpid()}", trace=self.trace,
         )
         self.driver = EpisodeDriver(self.episode)

@@ -25,6 +25,11 @@ class Run(models.Model):
     faults = models.BooleanField(default=True, help_text="Arm each task's faults; off runs the tasks without them.")
     priority = models.SmallIntegerField(default=0, help_text="Workers take episodes of higher-priority runs first.")
     trace = models.BooleanField(default=False, help_text="Record a Playwright trace of each of its episodes.")
+    seed = models.BigIntegerField(null=True, blank=True,
+                                  help_text="Each episode's variation derives from it, the task and the attempt (episodes.variation); "
+                                            "null: every episode plays the task's own seed and picks.")
+    shared_variation = models.BooleanField(default=False,
+                                           help_text="Every attempt of a task plays the same variation (a group rollout: one start state).")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     report = models.JSONField(null=True, blank=True)
@@ -80,7 +85,10 @@ class Episode(models.Model):
     run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.CASCADE, related_name="episodes")
     attempt = models.PositiveIntegerField(default=0)
     seed = models.BigIntegerField(default=0, help_text="Seed handed to seeded agents (random).")
-    world_seed = models.BigIntegerField(default=0, help_text="The world's seed (the task's, unless overridden).")
+    world_seed = models.BigIntegerField(default=0, help_text="The world's seed (the task's, unless overridden or varied).")
+    variation = models.BigIntegerField(null=True, blank=True,
+                                       help_text="Seed of the episode's variation: its world seed and its pickers' choices "
+                                                 "(episodes.variation); null: the task's fixed picks on world_seed.")
     params = models.JSONField(default=dict, blank=True, help_text="The answer key for this episode's world.")
     faults = models.BooleanField(default=True, help_text="The task's faults are armed in its world.")
     agent_settings = models.JSONField(default=dict, blank=True, help_text="Its run's agent settings.")

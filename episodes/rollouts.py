@@ -1,4 +1,4 @@
-"""Group rollouts for GRPO-style training: G episodes of one task and world seed, run in parallel by the workers.
+"""Group rollouts for GRPO-style training: G episodes of one task and variation, run in parallel by the workers.
 
 A group is a run over exactly one task with G attempts, so it goes through the same
 queue (Celery with a broker, the episode rows on the embedded default), shows on the
@@ -65,7 +65,7 @@ def group_advantages(rewards: list[float], *, eps: float = 1e-6) -> list[float]:
 
 def group_rollout_start(*, task: str, agent: str, size: int, agent_settings: dict | None = None, faults: bool = True,
                         queue: str | None = None, owner=None, trace: bool = False) -> Run:
-    """Queue G episodes of `task` (its current version and world seed) for the workers; returns the group's run."""
+    """Queue G episodes of `task` (its current version, one variation for all) for the workers; returns the group's run."""
     if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_GROUP:
         raise RolloutError(f"a group has 1 to {MAX_GROUP} episodes, not {size!r}")
     if not isinstance(task, str) or not task.strip():
@@ -76,8 +76,9 @@ def group_rollout_start(*, task: str, agent: str, size: int, agent_settings: dic
         raise RolloutError(exc.args[0] if exc.args else str(exc)) from None
     try:
         # the task id as the run's filter: it holds no wildcard, so it matches this one task
+        # one variation for the whole group: its samples must start from the same state to compare
         return run_launch(task_filter=task_obj.task_id, agent=agent, agent_settings=agent_settings, attempts=size,
-                          workers=size, faults=faults, owner=owner, queue=queue, trace=trace)
+                          workers=size, faults=faults, owner=owner, queue=queue, trace=trace, shared_variation=True)
     except RunError as exc:
         raise RolloutError(str(exc)) from None
 

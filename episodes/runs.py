@@ -24,6 +24,7 @@ from replicagym.catalogue.packs import suite_current
 from .agents import AgentError, agent_from_spec
 from .creation import episode_create
 from .models import Episode, Run
+from .variation import variation_check, variation_derive, variation_draw
 
 # Celery's own default queue name, so a `celery worker` started without -Q serves it
 DEFAULT_QUEUE = "celery"
@@ -96,8 +97,12 @@ def run_tasks(*, suite: Suite | None, task_filter: str = "") -> list[Task]:
 
 def run_create(*, suite: str | None = None, task_filter: str = "", agent: str, agent_settings: dict | None = None,
                attempts: int = 1, workers: int = 1, faults: bool = True, priority: int = 0, owner=None,
-               trace: bool = False) -> Run:
-    """A queued run, after checking every input (RunError says what is wrong; nothing is written then)."""
+               trace: bool = False, seed: int | None = None, vary: bool = True, shared_variation: bool = False) -> Run:
+    """A queued run, after checking every input (RunError says what is wrong; nothing is written then).
+
+    Its episodes vary (episodes.variation) from `seed` (drawn when not given), each task's attempts apart
+    or, with `shared_variation`, all alike; `vary=False` plays every task's own seed and picks.
+    """
     suite = (suite or "").strip() or None
     task_filter = (task_filter or "").strip()
     if suite is None and not task_filter:
@@ -111,6 +116,17 @@ def run_create(*, suite: str | None = None, task_filter: str = "", agent: str, a
         raise RunError(f"faults must be true or false, not {faults!r}")
     if not isinstance(trace, bool):
         raise RunError(f"trace must be true or false, not {trace!r}")
+    if not isinstance(vary, bool) or not isinstance(shared_variation, bool):
+        raise RunError("vary and shared_variation must be true or false")
+    if seed is not None:
+        try:
+            variation_check(seed, "seed")
+        except ValueError as exc:
+            raise RunError(str(exc)) from None
+        if not vary:
+            raise RunError("a run's seed sets its episodes' variations: give no seed to a run that does not vary")
+    elif vary:
+        seed = variation_draw()
     if not isinstance(agent, str) or not agent.strip() or len(agent) > 300:
         raise RunError("agent must be an agent spec of 1 to 300 characters")
     agent = agent.strip()
@@ -132,7 +148,7 @@ def run_create(*, suite: str | None = None, task_filter: str = "", agent: str, a
             raise RunError(f"agent {agent}: {exc} (task {task.task_id})") from None
     return Run.objects.create(suite=suite_obj, task_filter=task_filter, agent=agent, agent_settings=agent_settings,
                               attempts=attempts, workers=workers, faults=faults, priority=priority, owner=owner,
-                              trace=trace)
+                              trace=trace, seed=seed, shared_variation=shared_variation)
 
 
 def run_episodes_create(*, run_id: int, enqueue: bool = True, queue: str | None = None) -> list[Episode]:
@@ -143,7 +159,8 @@ def run_episodes_create(*, run_id: int, enqueue: bool = True, queue: str | None 
             return list(run.episodes.order_by("pk"))
         episodes = [
             episode_create(task=task, agent=run.agent, run=run, attempt=attempt, owner=run.owner, faults=run.faults,
-                           agent_settings=run.agent_settings, priority=run.priority, trace=run.trace)
+                           agent_settings=run.agent_settings, priority=run.priority, trace=run.trace,
+                           variation=run_variation(run, task, attempt))
             for task in run_tasks(suite=run.suite, task_filter=run.task_filter)
             for attempt in range(run.attempts)
         ]
@@ -151,6 +168,14 @@ def run_episodes_create(*, run_id: int, enqueue: bool = True, queue: str | None 
         if enqueue:
             enqueue_episodes([e.pk for e in episodes], queue=queue)
     return episodes
+
+
+def run_variation(run: Run, task: Task, attempt: int) -> int | None:
+    """The variation of a run's episode: fixed by the run's seed, the task and the attempt (not the attempt
+    when the run shares one variation); None for a run that does not vary."""
+    if run.seed is None:
+        return None
+    return variation_derive(run.seed, task.task_id, 0 if run.shared_variation else attempt)
 
 
 def run_launch(*, queue: str | None = None, **fields) -> Run:

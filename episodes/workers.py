@@ -21,12 +21,15 @@ from .external import external_episodes_expire
 from .heartbeat import episode_heartbeat, heartbeat_start, worker_name
 from .models import Episode
 from .runs import episodes_requeued, runs_finish
+from .variation import variation_templates_build
 
 log = logging.getLogger("replicagym.episodes")
 
 # The hard limit of one episode under Celery; task limits cap max_seconds far below it.
 EPISODE_SOFT_LIMIT = 15 * 60
 EPISODE_HARD_LIMIT = EPISODE_SOFT_LIMIT + 60
+# Templates of the variation pool the scheduler builds per tick (a small world's build takes ~0.2 s).
+TEMPLATES_PER_TICK = 8
 
 
 def episode_execute(*, episode_id: int) -> str:
@@ -84,7 +87,8 @@ def episodes_recover(*, stale_after: timedelta | None = None) -> dict:
 
 
 def scheduler_tick(*, stale_after: timedelta | None = None, gc_after: timedelta | None = None) -> dict:
-    """One round of upkeep: recover lost workers' episodes, finish runs, collect worlds unused for `gc_after`."""
+    """One round of upkeep: recover lost workers' episodes, finish runs, collect worlds unused for `gc_after`,
+    build missing templates of the variation pool."""
     out = episodes_recover(stale_after=stale_after)
     # runs whose last episode ended while nobody was watching (a worker killed right after finishing it)
     out["runs_finished"] += runs_finish()
@@ -94,4 +98,6 @@ def scheduler_tick(*, stale_after: timedelta | None = None, gc_after: timedelta 
     open_worlds = Episode.objects.filter(status__in=[Episode.Status.QUEUED, Episode.Status.RUNNING]).exclude(world=None)
     gc_after = timedelta(hours=settings.WORLD_GC_HOURS) if gc_after is None else gc_after
     out["worlds_collected"] = world_gc(older_than=gc_after, keep=open_worlds.values_list("world_id", flat=True))["worlds"]
+    # the variation pool's templates, a few a tick so a tick stays short; episodes draw only among built ones
+    out["templates_built"] = [f"{r}/{v}/{s}" for r, v, s in variation_templates_build(limit=TEMPLATES_PER_TICK)]
     return out

@@ -45,6 +45,10 @@ WORLD_POOL_SIZE = envint("REPLICAGYM_WORLD_POOL_SIZE", 2, minimum=0)
 WORLD_POOL_REFILL = envstr("REPLICAGYM_WORLD_POOL_REFILL", "thread")
 if WORLD_POOL_REFILL not in ("thread", "off"):
     raise ImproperlyConfigured(f"REPLICAGYM_WORLD_POOL_REFILL={WORLD_POOL_REFILL!r} must be 'thread' or 'off'")
+# Episodes started over the API, the gateways, the gym and runs play a world seed drawn among the
+# task's own and 1..N whose templates are built (episodes.variation); 0: the task's own seed only
+# (its pickers still choose per episode).
+EPISODE_WORLD_SEEDS = envint("REPLICAGYM_EPISODE_WORLD_SEEDS", 16, minimum=0)
 
 CHROMIUM_PATH = envstr("CHROMIUM_PATH", "/usr/bin/chromium")
 # The episode engine serves worlds from an in-process server unless this names one (http://host:port).

@@ -23,6 +23,9 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # No background pool refills: a thread writing worlds would race the test's own database
 # work and its teardown. Takes still look in the pool (empty unless a test fills it).
 WORLD_POOL_REFILL = "off"
+# Episodes vary their picks but play the task's own seed unless a test asks for more: a template
+# another test built would otherwise change which world an unrelated test's episode gets.
+EPISODE_WORLD_SEEDS = 0
 
 # A file, not memory, so worker processes started by tests share the test database.
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):

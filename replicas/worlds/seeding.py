@@ -19,6 +19,21 @@ def stream_seed(replica: str, seed: int, variant: str) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
+def candidates(items, rng: random.Random | None = None):
+    """A task picker's candidates: `items` as they are (in their order, as lazy as they were), or a list
+    of them shuffled by an episode's `rng`.
+
+    A picker takes the first suitable one, which is then uniform among the suitable candidates
+    (and the first of them without an rng: the task's fixed pick) while checking no more of them
+    than it needs to.
+    """
+    if rng is None:
+        return items
+    items = list(items)
+    rng.shuffle(items)
+    return items
+
+
 class Generation:
     """What a seed generator writes a world with."""
 

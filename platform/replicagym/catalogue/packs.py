@@ -26,7 +26,7 @@ from verifiers.placeholders import fill, fill_text, placeholder_paths
 from verifiers.spec import SpecError, validate_spec
 
 from .models import Suite, Task
-from .task_templates import TemplateError, is_template, template_errors, template_params
+from .task_templates import TemplateError, call_picker, is_template, template_errors, template_params, variation_rng
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 SUITE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -103,18 +103,19 @@ def _params_function(ref: str):
     return func
 
 
-def task_params(spec: dict) -> dict:
+def task_params(spec: dict, *, variation: int | None = None) -> dict:
     """The answer key, computed on the cached template world of the task's seed: a declarative
-    template (task_templates) evaluated there, or the task's params function run with that world bound."""
+    template (task_templates) evaluated there, or the task's params function run with that world bound.
+    An episode's `variation` gives the pickers their randomness (see task_templates)."""
     ref = spec.get("params")
     if not ref:
         return {}
     template = template_get_or_build(replica=spec["replica"], seed=spec["seed"], variant=spec.get("variant", "default"))
     if is_template(ref):
-        return template_params(ref, world=template)
+        return template_params(ref, world=template, variation=variation)
     func = _params_function(ref)
     with bound_world(template):
-        result = func(template)
+        result = call_picker(func, template, rng=variation_rng(template, variation, ref))
     if not isinstance(result, dict) or not all(isinstance(k, str) for k in result):
         raise TypeError(f"{ref} returned {type(result).__name__}, not a dict with string keys")
     # round-trip so that what is stored is exactly what the JSON column gives back

@@ -8,8 +8,13 @@ the policies and pickers a replica exposes (ReplicaConfig.policies / .pickers). 
 gives one param per key, named `<name>_<key>` or `<prefix><key>` (`"prefix": ""` keeps its keys); an
 `internal` param serves later params only and is left out of the answer key. One template
 gives a task on any seed whose world has candidates, each seed with its own answer key.
+
+An episode's variation (episodes.variation) gives each seeded pick and each picker that takes an
+`rng` keyword its own randomness, so the answer key differs between episodes even on one world;
+without one, picks are the task's fixed ones.
 """
 import importlib
+import inspect
 import json
 import random
 from datetime import UTC, date, datetime
@@ -314,8 +319,41 @@ def _plain(value):
     raise TypeError(f"{type(value).__name__} is not a JSON value")
 
 
-def template_params(steps: list, *, world) -> dict:
+# Template worlds never change once built, and every episode start computes its params on one:
+# their snapshots are read once per process (keyed by state hash too, so a reused id is no stale hit).
+_SNAPSHOTS: dict[tuple[int, str], dict] = {}
+SNAPSHOTS_KEPT = 16
+
+
+def _world_snapshot(world) -> dict:
+    if not world.is_template or not world.state_hash:
+        return snapshot(world)
+    key = (world.pk, world.state_hash)
+    doc = _SNAPSHOTS.get(key)
+    if doc is None:
+        while len(_SNAPSHOTS) >= SNAPSHOTS_KEPT:
+            _SNAPSHOTS.pop(next(iter(_SNAPSHOTS)), None)
+        doc = _SNAPSHOTS[key] = snapshot(world)
+    return doc
+
+
+def variation_rng(world, variation: int | None, name: str) -> random.Random | None:
+    """The randomness a param `name` chooses with in an episode of this variation; None without a variation."""
+    return None if variation is None else random.Random(f"{world.seed}:{variation}:{name}")
+
+
+def call_picker(fn, *args, rng: random.Random | None, **kwargs):
+    """Call a picker (or a params function), handing it `rng` when it takes one: pickers written before
+    variations take none and keep their fixed pick."""
+    if rng is not None and "rng" in inspect.signature(fn).parameters:
+        kwargs["rng"] = rng
+    return fn(*args, **kwargs)
+
+
+def template_params(steps: list, *, world, variation: int | None = None) -> dict:
     """The answer key of one world (a template world of the task's seed): every param, in order.
+
+    With an episode's `variation`, seeded picks and pickers choose among the candidates with its randomness.
 
     Raises TemplateError for a template that does not fit the world, NoCandidate when the world
     has nothing the template can be about (the message names the param and the seed).
@@ -323,11 +361,14 @@ def template_params(steps: list, *, world) -> dict:
     problems = template_errors(steps, replica=world.replica)
     if problems:
         raise TemplateError(*problems[0])
-    config, snap, clock = get_replica(world.replica), snapshot(world), world.clock
+    config, clock = get_replica(world.replica), world.clock
+    snap = None  # read when a param needs rows: a template of pickers alone never does
     params, records, internal = {}, {}, set()
     for i, step in enumerate(steps):
         path, name, kind = f"params[{i}]", step["name"], kind_of(step)
         body = step[kind]
+        if kind in ("pick", "aggregate"):
+            snap = snap or _world_snapshot(world)
         if kind == "pick":
             where = _fill(body.get("where", {}), params, f"{path}.pick.where")
             rows = _matching(snap, world.replica, body["table"], where, clock, f"{path}.pick.where")
@@ -335,7 +376,8 @@ def template_params(steps: list, *, world) -> dict:
                 raise NoCandidate(path, f"seed {world.seed}: no {body['table']} row matches {canonical_json(where)} for {name!r}")
             rows = _ordered(snap, world.replica, body["table"], rows, body.get("order_by"), f"{path}.pick.order_by")
             if body.get("choose", "seeded") == "seeded":
-                key, row = random.Random(f"{world.seed}:{name}").choice(rows)
+                rng = variation_rng(world, variation, name) or random.Random(f"{world.seed}:{name}")
+                key, row = rng.choice(rows)
             else:
                 key, row = rows[0]
             records[name] = (body["table"], key, row)
@@ -355,7 +397,10 @@ def template_params(steps: list, *, world) -> dict:
             args = _fill(step.get("args", {}), params, f"{path}.args")
             with bound_world(world):
                 try:
-                    result = _function(ref)(world, **args) if kind == "policy" else _function(ref)(world, world.seed, **args)
+                    if kind == "policy":
+                        result = _function(ref)(world, **args)
+                    else:
+                        result = call_picker(_function(ref), world, world.seed, rng=variation_rng(world, variation, name), **args)
                 except LookupError as exc:
                     raise NoCandidate(path, f"seed {world.seed}: picker {body!r} found no candidate: {exc}") from None
                 except TypeError as exc:

@@ -2,10 +2,13 @@
 and computes the answer key (which issues, how many, which labels), so no task hard-codes world data.
 
 Called by the catalogue as `fn(world)` with the (template) world bound. A function picks the first
-suitable record in key order and raises NoCandidate when the world has none, so a task on another
-seed either finds its own records or fails loudly at load time.
+suitable record in key order (or, given an episode's `rng`, a random suitable one:
+replicas.worlds.seeding.candidates) and raises NoCandidate when the world has none, so a task on
+another seed either finds its own records or fails loudly at load time.
 """
 import re
+
+from replicas.worlds.seeding import candidates
 
 from .. import workflow as W
 from ..auth import person_password
@@ -20,8 +23,9 @@ class NoCandidate(LookupError):
     """The world holds no record this task can be about."""
 
 
-def _first(issues, what: str):
-    for issue in issues:
+def _first(issues, what: str, rng=None):
+    """The first of `issues`, or a random one given an episode's `rng` (replicas.worlds.seeding.candidates)."""
+    for issue in candidates(issues, rng):
         return issue
     raise NoCandidate(f"no {what} in this world")
 
@@ -58,8 +62,8 @@ def triage_priority(issue: Issue) -> str:
     return "High" if "customer-reported" in issue.labels else "Medium"
 
 
-def _triage(customer: bool) -> dict:
-    for issue in _ordered(Issue.objects.filter(project__key="AGENT", issue_type="bug", status=W.TODO)):
+def _triage(customer: bool, rng=None) -> dict:
+    for issue in candidates(_ordered(Issue.objects.filter(project__key="AGENT", issue_type="bug", status=W.TODO)), rng):
         if "needs-triage" not in issue.labels or ("customer-reported" in issue.labels) != customer:
             continue
         priority = triage_priority(issue)
@@ -76,53 +80,53 @@ def _triage(customer: bool) -> dict:
     raise NoCandidate("no untriaged AGENT bug")
 
 
-def triage_crash_bug(world) -> dict:
-    return _triage(customer=False)
+def triage_crash_bug(world, rng=None) -> dict:
+    return _triage(customer=False, rng=rng)
 
 
-def triage_customer_bug(world) -> dict:
-    return _triage(customer=True)
+def triage_customer_bug(world, rng=None) -> dict:
+    return _triage(customer=True, rng=rng)
 
 
 # --- workflow ---------------------------------------------------------------------------------------
 
 
-def bug_without_steps(world) -> dict:
+def bug_without_steps(world, rng=None) -> dict:
     bug = _first(_ordered(Issue.objects.filter(project__key="AGENT", issue_type="bug", status=W.TODO, steps_to_reproduce="",
-                                                parent__isnull=True)), "bug without steps to reproduce")
+                                                parent__isnull=True)), "bug without steps to reproduce", rng=rng)
     return {**_signin(_admin()), "key": bug.key,
             "steps": "Open a list with 600 rows, scroll to the end: the spinner never stops."}
 
 
-def bug_with_lost_steps(world) -> dict:
+def bug_with_lost_steps(world, rng=None) -> dict:
     """The bug the `data_conflict` fault empties (faults.data_conflict's default pick: AGENT's first To Do
     bug with steps); its steps survive only in the reporter's comment. `fragment`
     is the line of them the verifier looks for, `steps_line` the steps on one line, as the reference types them."""
     bug = _first(_ordered(Issue.objects.filter(project__key="AGENT", issue_type="bug", status=W.TODO, parent__isnull=True)
-                          .exclude(steps_to_reproduce="")), "AGENT To Do bug with steps to reproduce")
+                          .exclude(steps_to_reproduce="")), "AGENT To Do bug with steps to reproduce", rng=rng)
     lines = [line.strip() for line in bug.steps_to_reproduce.splitlines() if line.strip()]
     fragment = re.sub(r"^\d+\.\s*", "", max(lines, key=len))
     return {**_signin(_admin()), "key": bug.key, "steps_line": " ".join(lines), "fragment": re.escape(fragment),
             "own_steps": "1. Open the page 2. It fails"}
 
 
-def in_progress_of_assignee(world) -> dict:
+def in_progress_of_assignee(world, rng=None) -> dict:
     issue = _first((i for i in _ordered(Issue.objects.filter(project__key="AGENT", sprint__state="active", status=W.IN_PROGRESS,
                                                               issue_type__in=("story", "task")))
-                    if i.assignee and i.assignee.active and not i.assignee.is_admin), "In Progress issue with an active assignee")
+                    if i.assignee and i.assignee.active and not i.assignee.is_admin), "In Progress issue with an active assignee", rng=rng)
     return {**_signin(issue.assignee), "key": issue.key}
 
 
-def close_wont_do(world) -> dict:
+def close_wont_do(world, rng=None) -> dict:
     stale = _first((i for i in _ordered(Issue.objects.filter(project__key="AGENT", sprint__isnull=True, status=W.TODO,
                                                               issue_type="story")) if (world.clock - i.updated_at).days > 120),
-                   "stale backlog story")
+                   "stale backlog story", rng=rng)
     return {**_signin(_admin()), "key": stale.key, "summary": stale.summary}
 
 
-def done_issue_to_reopen(world) -> dict:
+def done_issue_to_reopen(world, rng=None) -> dict:
     issue = _first(_ordered(Issue.objects.filter(project__key="AGENT", sprint__state="active", status=W.DONE, issue_type="story")),
-                   "done story in the active sprint")
+                   "done story in the active sprint", rng=rng)
     return {**_signin(_admin()), "key": issue.key}
 
 
@@ -177,9 +181,9 @@ def ended_sprint_leftovers(world) -> dict:
             "active_name": active.name, "key_1": keys[0], "key_2": keys[1], "key_3": keys[2]}
 
 
-def estimate_and_plan(world) -> dict:
+def estimate_and_plan(world, rng=None) -> dict:
     issue = _first(_ordered(Issue.objects.filter(project__key="AGENT", sprint__isnull=True, status=W.TODO, story_points__isnull=True,
-                                                  issue_type="story")), "unestimated backlog story")
+                                                  issue_type="story")), "unestimated backlog story", rng=rng)
     nxt = _sprint("AGENT", "future")
     return {**_signin(_admin()), "key": issue.key, "points": 5, "sprint": nxt.public_id, "sprint_name": nxt.name}
 
@@ -187,8 +191,8 @@ def estimate_and_plan(world) -> dict:
 # --- links and duplicates -----------------------------------------------------------------------------
 
 
-def duplicate_pair(world) -> dict:
-    for dup in _ordered(Issue.objects.filter(project__key="AGENT", status=W.TODO, description__startswith=DUPLICATE_NOTE)):
+def duplicate_pair(world, rng=None) -> dict:
+    for dup in candidates(_ordered(Issue.objects.filter(project__key="AGENT", status=W.TODO, description__startswith=DUPLICATE_NOTE)), rng):
         original = Issue.objects.filter(project=dup.project, description=dup.description[len(DUPLICATE_NOTE):]).exclude(pk=dup.pk).first()
         if original is not None and original.status != W.DONE:
             return {**_signin(_admin()), "dup": dup.key, "original": original.key, "summary": original.summary}
@@ -258,8 +262,8 @@ def drifted_labels(world) -> dict:
     return {**_signin(_admin()), "expected": expected, "keys": sorted(expected), "count": len(expected)}
 
 
-def departed_assignee(world) -> dict:
-    for gone in Person.objects.filter(active=False).order_by("public_id"):
+def departed_assignee(world, rng=None) -> dict:
+    for gone in candidates(Person.objects.filter(active=False).order_by("public_id"), rng):
         keys = sorted(_open(Issue.objects.filter(project__key="AGENT", assignee=gone)).values_list("key", flat=True))
         if keys:
             heir = Project.objects.get(key="AGENT").lead
@@ -292,20 +296,20 @@ def backlog_bottom_issue(world) -> dict:
     return {**_signin(_admin()), "key": pick.key, "top": rows[0].key, "top_rank": rows[0].rank}
 
 
-def backlog_into_next_sprint_top(world) -> dict:
+def backlog_into_next_sprint_top(world, rng=None) -> dict:
     nxt = _sprint("AGENT", "future")
     in_sprint = list(nxt.issues.exclude(issue_type="subtask").order_by("rank", "key"))
     issue = _first(_ordered(Issue.objects.filter(project__key="AGENT", sprint__isnull=True, status=W.TODO,
-                                                  story_points__isnull=False, issue_type="story")), "estimated backlog story")
+                                                  story_points__isnull=False, issue_type="story")), "estimated backlog story", rng=rng)
     return {**_signin(_admin()), "key": issue.key, "sprint": nxt.public_id, "sprint_name": nxt.name,
             "top": in_sprint[0].key, "top_rank": in_sprint[0].rank}
 
 
-def todo_card_of_assignee(world) -> dict:
+def todo_card_of_assignee(world, rng=None) -> dict:
     """A To Do card of the active sprint (not a bug without steps) and its assignee, who may send it to review."""
     issue = _first((i for i in _ordered(Issue.objects.filter(project__key="AGENT", sprint__state="active", status=W.TODO,
                                                               issue_type__in=("story", "task")))
-                    if i.assignee and i.assignee.active), "To Do story or task with an active assignee")
+                    if i.assignee and i.assignee.active), "To Do story or task with an active assignee", rng=rng)
     return {**_signin(issue.assignee), "key": issue.key}
 
 
@@ -346,12 +350,12 @@ def regroup_by_epic(world) -> dict:
     raise NoCandidate("no To Do card of the active AGENT sprint with an epic, next to another epic's lane")
 
 
-def mention_teammate(world) -> dict:
+def mention_teammate(world, rng=None) -> dict:
     """An open issue of the active AGENT sprint whose assignee should be asked about it; the actor is
     the admin, who is not the assignee."""
     admin = _admin()
     issue = _first((i for i in _ordered(Issue.objects.filter(project__key="AGENT", sprint__state="active", status=W.IN_REVIEW))
-                    if i.assignee and i.assignee.active and i.assignee != admin), "In Review issue with an active assignee")
+                    if i.assignee and i.assignee.active and i.assignee != admin), "In Review issue with an active assignee", rng=rng)
     return {**_signin(admin), "key": issue.key, "mention": issue.assignee.username, "mention_name": issue.assignee.name}
 
 
@@ -365,20 +369,20 @@ def save_filter(world) -> dict:
             "jql": 'project = WEB AND type = Bug AND resolution = Unresolved AND labels = needs-triage ORDER BY created DESC'}
 
 
-def legacy_tier(world) -> dict:
+def legacy_tier(world, rng=None) -> dict:
     """An open AGENT issue still holding a Customer tier from before the tiers were renamed."""
     field = CustomField.objects.get(project__key="AGENT", name="Customer tier")
     values = FieldValue.objects.filter(field=field, value__in=list(LEGACY_OPTIONS["Customer tier"])).exclude(issue__status=W.DONE).select_related("issue")
-    value = _first(sorted(values, key=lambda v: v.issue.number), "open AGENT issue with a legacy Customer tier")
+    value = _first(sorted(values, key=lambda v: v.issue.number), "open AGENT issue with a legacy Customer tier", rng=rng)
     tier = LEGACY_OPTIONS["Customer tier"][value.value]
     return {**_signin(_admin()), "key": value.issue.key, "field": field.name, "field_id": field.public_id,
             "field_ref": str(field.public_id), "legacy": value.value, "tier": tier,
             "wrong_tier": next(o for o in reversed(field.options) if o != tier)}
 
 
-def epic_closed_early(world) -> dict:
+def epic_closed_early(world, rng=None) -> dict:
     """An AGENT epic marked Done while issues of it are still open (the "epic_drift" layer)."""
-    for epic in _ordered(Issue.objects.filter(project__key="AGENT", issue_type="epic", status=W.DONE)):
+    for epic in candidates(_ordered(Issue.objects.filter(project__key="AGENT", issue_type="epic", status=W.DONE)), rng):
         open_keys = sorted(_open(epic.children.all()).values_list("key", flat=True))
         if open_keys:
             return {**_signin(_admin()), "key": epic.key, "summary": epic.summary, "open_count": len(open_keys),

@@ -3,14 +3,16 @@ computes the answer key (which product, which order, amounts and dates), so no t
 world data.
 
 Called by the catalogue as `fn(world)` with the (template) world bound. A function picks the
-first suitable record in public-id order and raises NoCandidate when the world has none, so a
-task on another seed either finds its own records or fails loudly at load time.
+first suitable record in public-id order (or, given an episode's `rng`, a random suitable one:
+replicas.worlds.seeding.candidates) and raises NoCandidate when the world has none, so a task on
+another seed either finds its own records or fails loudly at load time.
 """
 import re
 from datetime import timedelta
 from decimal import Decimal
 
 from replicas.worlds import clock
+from replicas.worlds.seeding import candidates
 
 from .. import policies, selectors
 from ..faults import PRICE_RISE
@@ -64,11 +66,11 @@ def _plain_card(account):
     return card
 
 
-def _ready_shopper(*, cart: bool, exclude=()):
+def _ready_shopper(*, cart: bool, exclude=(), rng=None):
     """A customer who can check out with the defaults: a complete default address and a plain card,
     and a cart that is empty (cart=False) or holds only in-stock lines at the prices they went in
     at (cart=True: no price-change interstitial on the way)."""
-    for account in _customers():
+    for account in candidates(_customers(), rng):
         if account.public_id in exclude or _default_address(account) is None or _plain_card(account) is None:
             continue
         lines = selectors.cart_lines(account)
@@ -97,10 +99,10 @@ def _item_keys(item: OrderItem) -> dict:
 # --- buying -------------------------------------------------------------------------------------------
 
 
-def cheapest_rated_fast(world) -> dict:
+def cheapest_rated_fast(world, rng=None) -> dict:
     """The cheapest product of a department rated 4+ with two-day delivery, when it is unique and in stock."""
-    account = _ready_shopper(cart=False)
-    for dept in Product.Department.values:
+    account = _ready_shopper(cart=False, rng=rng)
+    for dept in candidates(Product.Department.values, rng):
         found = selectors.search(selectors.SearchQuery(department=dept, min_rating=4, fast=True, sort="price-asc")).products
         if len(found) < 3:
             continue
@@ -114,10 +116,10 @@ def cheapest_rated_fast(world) -> dict:
     raise NoCandidate("no department with a unique cheapest 4-star two-day item")
 
 
-def specific_variant(world) -> dict:
+def specific_variant(world, rng=None) -> dict:
     """A product with a colour and a size of its own price, in stock for two, among several variants."""
-    account = _ready_shopper(cart=False)
-    for product in Product.objects.filter(department="clothing").order_by("asin"):
+    account = _ready_shopper(cart=False, rng=rng)
+    for product in candidates(Product.objects.filter(department="clothing").order_by("asin"), rng):
         variants = list(product.variants.order_by("sku"))
         wanted = [v for v in variants if v.stock >= 2 and v.size in ("L", "XL")]
         if len(variants) < 3 or not wanted or product.deal_price or product.title.endswith(" - New"):
@@ -131,7 +133,7 @@ def specific_variant(world) -> dict:
     raise NoCandidate("no clothing product with several variants in stock")
 
 
-def best_coupon(world) -> dict:
+def best_coupon(world, rng=None) -> dict:
     """A shopper whose cart one of three codes saves the most on; one of the codes has expired."""
     now = clock.now()
     codes = ["SAVE10", "TAKE15", "SPRING25"]
@@ -140,7 +142,7 @@ def best_coupon(world) -> dict:
         raise NoCandidate("the seeded promotion codes are missing")
     skip = []
     while True:
-        account = _ready_shopper(cart=True, exclude=skip)
+        account = _ready_shopper(cart=True, exclude=skip, rng=rng)
         skip.append(account.public_id)
         lines = selectors.cart_lines(account)
         savings = {}
@@ -157,11 +159,11 @@ def best_coupon(world) -> dict:
                     "saving": _money(savings[best])}
 
 
-def gift_card_split(world) -> dict:
+def gift_card_split(world, rng=None) -> dict:
     """A shopper with a gift card balance below their cart's total: the rest goes on the card."""
     skip = []
     while True:
-        account = _ready_shopper(cart=True, exclude=skip)
+        account = _ready_shopper(cart=True, exclude=skip, rng=rng)
         skip.append(account.public_id)
         if account.gift_card_balance <= 0:
             continue
@@ -173,16 +175,16 @@ def gift_card_split(world) -> dict:
                     "total": _money(q.total)}
 
 
-def new_card(world) -> dict:
+def new_card(world, rng=None) -> dict:
     """A shopper who pays with a card they add at checkout (the card's id is the account's next free slot)."""
-    account = _ready_shopper(cart=True)
+    account = _ready_shopper(cart=True, rng=rng)
     slots = {c.public_id % 10 for c in account.cards.all()}
     return {**_checkout_keys(account), **NEW_CARD, "new_card": account.public_id * 10 + min(set(range(10)) - slots)}
 
 
-def three_d_secure(world) -> dict:
+def three_d_secure(world, rng=None) -> dict:
     """A shopper with a saved card that asks for 3-D Secure, and a cart ready to order."""
-    for account in _customers():
+    for account in candidates(_customers(), rng):
         card = next((c for c in account.cards.filter(removed=False, requires_3ds=True).order_by("public_id")
                      if not selectors.card_is_expired(c)), None)
         if card is None or _default_address(account) is None:
@@ -194,14 +196,14 @@ def three_d_secure(world) -> dict:
     raise NoCandidate("no shopper with a 3-D Secure card and a cart")
 
 
-def new_address(world) -> dict:
-    account = _ready_shopper(cart=True)
+def new_address(world, rng=None) -> dict:
+    account = _ready_shopper(cart=True, rng=rng)
     return {**_checkout_keys(account), **NEW_ADDRESS, "full_name": account.name}
 
 
-def out_of_stock_in_cart(world) -> dict:
+def out_of_stock_in_cart(world, rng=None) -> dict:
     """A shopper whose cart holds an out-of-stock line next to lines in stock, one of them repriced."""
-    for account in _customers():
+    for account in candidates(_customers(), rng):
         if _default_address(account) is None or _plain_card(account) is None:
             continue
         lines = selectors.cart_lines(account)
@@ -215,8 +217,8 @@ def out_of_stock_in_cart(world) -> dict:
     raise NoCandidate("no cart with one out-of-stock line among lines in stock")
 
 
-def price_changed_in_cart(world) -> dict:
-    for account in _customers():
+def price_changed_in_cart(world, rng=None) -> dict:
+    for account in candidates(_customers(), rng):
         changed = [ln for ln in selectors.cart_lines(account) if ln.price_changed]
         if len(changed) == 1 and changed[0].product.deal_ends_at is None:
             ln = changed[0]
@@ -232,8 +234,8 @@ def _placed_orders():
     return Order.objects.filter(status=Order.Status.PLACED).order_by("public_id")
 
 
-def change_address(world) -> dict:
-    for order in _placed_orders():
+def change_address(world, rng=None) -> dict:
+    for order in candidates(_placed_orders(), rng):
         # an address the order's speeds can reach (a remote zone has no One-Day Shipping)
         others = [a for a in order.account.addresses.order_by("public_id") if a.complete and a.line1 != order.ship_line1
                   and all(policies.speed_served(i.speed, a.state) for i in order.items.filter(status=OrderItem.Status.ACTIVE))]
@@ -251,8 +253,8 @@ def change_address(world) -> dict:
     raise NoCandidate("no unshipped order whose customer has another complete address")
 
 
-def cancel_one_item(world) -> dict:
-    for order in _placed_orders():
+def cancel_one_item(world, rng=None) -> dict:
+    for order in candidates(_placed_orders(), rng):
         items = list(order.items.filter(status=OrderItem.Status.ACTIVE).order_by("line"))
         if len(items) >= 2:
             target = items[-1]
@@ -266,18 +268,18 @@ def _delivered_items(**filters):
             .select_related("order__account", "seller", "variant__product").order_by("order__public_id", "line"))
 
 
-def return_in_window(world) -> dict:
+def return_in_window(world, rng=None) -> dict:
     now = clock.now()
-    for item in _delivered_items():
+    for item in candidates(_delivered_items(), rng):
         deadline = selectors.return_deadline(item)
         if deadline > now + timedelta(days=1) and not item.returns.exists() and not selectors.return_blocker(item):
             return {**_signin(item.order.account), **_item_keys(item), "deadline": _date(deadline)}
     raise NoCandidate("no delivered item inside its return window")
 
 
-def return_outside_window(world) -> dict:
+def return_outside_window(world, rng=None) -> dict:
     now = clock.now()
-    for item in _delivered_items():
+    for item in candidates(_delivered_items(), rng):
         deadline = selectors.return_deadline(item)
         if deadline < now - timedelta(days=2) and not item.returns.exists():
             title = item.variant.product.title
@@ -288,35 +290,36 @@ def return_outside_window(world) -> dict:
     raise NoCandidate("no delivered item past its return window")
 
 
-def order_total(world) -> dict:
-    for order in Order.objects.filter(status=Order.Status.DELIVERED, tax__gt=0, discount=0, loyalty_discount=0,
-                                      gift_wrap=0).order_by("public_id"):
+def order_total(world, rng=None) -> dict:
+    for order in candidates(Order.objects.filter(status=Order.Status.DELIVERED, tax__gt=0, discount=0, loyalty_discount=0,
+                                                 gift_wrap=0).order_by("public_id"), rng):
         if order.shipping > 0:
             return {**_signin(order.account), "order": order.public_id, "total": _money(order.total),
                     "subtotal": _money(order.subtotal), "total_display": policies.money(order.total)}
     raise NoCandidate("no delivered order with tax and shipping")
 
 
-def delivery_date(world) -> dict:
-    for order in Order.objects.filter(status=Order.Status.SHIPPED).order_by("public_id"):
+def delivery_date(world, rng=None) -> dict:
+    for order in candidates(Order.objects.filter(status=Order.Status.SHIPPED).order_by("public_id"), rng):
         if order.delivery_date != order.placed_at.date():
             return {**_signin(order.account), "order": order.public_id, "date": order.delivery_date.isoformat(),
                     "placed": order.placed_at.date().isoformat()}
     raise NoCandidate("no shipped order")
 
 
-def refund_amount(world) -> dict:
+def refund_amount(world, rng=None) -> dict:
     """A refunded return in an order of several items (so the order's total is a wrong answer)."""
-    for refund in Refund.objects.filter(return_request__isnull=False).select_related("item__order__account").order_by("public_id"):
+    for refund in candidates(Refund.objects.filter(return_request__isnull=False).select_related("item__order__account")
+                             .order_by("public_id"), rng):
         item, order = refund.item, refund.item.order
         if order.total != refund.amount and order.items.filter(variant__product__title=item.variant.product.title).count() == 1:
             return {**_signin(order.account), **_item_keys(item), "amount": _money(refund.amount), "order_total": _money(order.total)}
     raise NoCandidate("no refunded return")
 
 
-def return_deadline(world) -> dict:
+def return_deadline(world, rng=None) -> dict:
     now = clock.now()
-    for item in _delivered_items():
+    for item in candidates(_delivered_items(), rng):
         deadline = selectors.return_deadline(item)
         if deadline > now + timedelta(days=2) and item.order.items.count() >= 2 and deadline.date() != item.delivered_at.date():
             return {**_signin(item.order.account), **_item_keys(item), "deadline": _date(deadline),
@@ -324,9 +327,9 @@ def return_deadline(world) -> dict:
     raise NoCandidate("no delivered item in a multi-item order inside its window")
 
 
-def deal_price(world) -> dict:
+def deal_price(world, rng=None) -> dict:
     now = clock.now()
-    for product in Product.objects.filter(deal_ends_at__gt=now + EPISODE_SPAN).order_by("asin"):
+    for product in candidates(Product.objects.filter(deal_ends_at__gt=now + EPISODE_SPAN).order_by("asin"), rng):
         if product.variants.count() == 1:
             return {"asin": product.asin, "title": product.title, "price": _money(product.deal_price),
                     "regular": _money(selectors.base_price(product))}
@@ -336,8 +339,8 @@ def deal_price(world) -> dict:
 # --- account ----------------------------------------------------------------------------------------------
 
 
-def expired_card(world) -> dict:
-    for account in _customers():
+def expired_card(world, rng=None) -> dict:
+    for account in candidates(_customers(), rng):
         cards = list(account.cards.filter(removed=False).order_by("public_id"))
         expired = [c for c in cards if selectors.card_is_expired(c)]
         if len(expired) == 1 and len(cards) >= 2:
@@ -347,8 +350,8 @@ def expired_card(world) -> dict:
     raise NoCandidate("no account with exactly one expired card among others")
 
 
-def duplicate_card(world) -> dict:
-    for account in _customers():
+def duplicate_card(world, rng=None) -> dict:
+    for account in candidates(_customers(), rng):
         cards = list(account.cards.filter(removed=False).order_by("public_id"))
         for i, a in enumerate(cards):
             twins = [b for b in cards[i + 1:] if (b.last4, b.exp_month, b.exp_year) == (a.last4, a.exp_month, a.exp_year)]
@@ -366,39 +369,39 @@ def _pending_returns():
             .select_related("item__seller", "item__order").order_by("public_id"))
 
 
-def approve_return(world) -> dict:
-    for ret in _pending_returns():
+def approve_return(world, rng=None) -> dict:
+    for ret in candidates(_pending_returns(), rng):
         if ret.requested_at <= selectors.return_deadline(ret.item):
             return {**_signin(_staff()), "rma": ret.public_id, "order": ret.item.order.public_id, "line": ret.item.line,
                     "amount": _money(selectors.refund_for_return(ret))}
     raise NoCandidate("no pending return inside its window")
 
 
-def reject_late_return(world) -> dict:
-    for ret in _pending_returns():
+def reject_late_return(world, rng=None) -> dict:
+    for ret in candidates(_pending_returns(), rng):
         if ret.requested_at > selectors.return_deadline(ret.item):
             return {**_signin(_staff()), "rma": ret.public_id, "order": ret.item.order.public_id}
     raise NoCandidate("no pending return requested after its window")
 
 
-def refund_damaged(world) -> dict:
-    for item in _delivered_items(quantity__gte=2):
+def refund_damaged(world, rng=None) -> dict:
+    for item in candidates(_delivered_items(quantity__gte=2), rng):
         if not item.refunds.exists() and not item.returns.exists():
             return {**_signin(_staff()), **_item_keys(item), "amount": _money(item.amount), "unit": _money(item.unit_price),
                     "customer": item.order.account.name, "quantity": item.quantity}
     raise NoCandidate("no delivered item of quantity two or more without refunds")
 
 
-def ready_cart(world) -> dict:
+def ready_cart(world, rng=None) -> dict:
     """A shopper whose cart can be ordered with the defaults (a complete address, a plain card)."""
-    return _checkout_keys(_ready_shopper(cart=True))
+    return _checkout_keys(_ready_shopper(cart=True, rng=rng))
 
 
-def sells_out_at_checkout(world) -> dict:
+def sells_out_at_checkout(world, rng=None) -> dict:
     """A shopper with two lines or more in the cart; the fault sells the last line out during checkout."""
     skip = []
     while True:
-        account = _ready_shopper(cart=True, exclude=skip)
+        account = _ready_shopper(cart=True, exclude=skip, rng=rng)
         skip.append(account.public_id)
         lines = selectors.cart_lines(account)
         if len(lines) >= 2:
@@ -409,9 +412,9 @@ def sells_out_at_checkout(world) -> dict:
 # --- gift options, questions, delivery speeds, rewards, tracking, currencies, conflicts -----------------
 
 
-def gift_order(world) -> dict:
+def gift_order(world, rng=None) -> dict:
     """A shopper who orders their cart with one line sent as a wrapped gift with a message."""
-    account = _ready_shopper(cart=True)
+    account = _ready_shopper(cart=True, rng=rng)
     lines = selectors.cart_lines(account)
     gift = lines[0]
     return {**_checkout_keys(account), "sku": gift.variant.sku, "title": _shown(gift.product.title),
@@ -425,12 +428,12 @@ def _warranty(question) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def warranty_from_qa(world) -> dict:
+def warranty_from_qa(world, rng=None) -> dict:
     """A product whose Q&A answers the warranty question among other questions, and another product
     with a different warranty (a wrong answer an agent reading the wrong page would give)."""
     asked = list(Question.objects.filter(text__startswith="How long is the warranty").select_related("product")
                  .order_by("product__asin"))
-    for q in asked:
+    for q in candidates(asked, rng):
         months = _warranty(q)
         if months is None or q.product.questions.count() < 2 or q.product.title.endswith(" - New"):
             continue
@@ -441,22 +444,22 @@ def warranty_from_qa(world) -> dict:
     raise NoCandidate("no product whose Q&A gives its warranty next to other questions")
 
 
-def ask_question(world) -> dict:
+def ask_question(world, rng=None) -> dict:
     """A product without a question about shipping abroad, and a shopper to ask it."""
     account = _customers().first()
-    for product in Product.objects.order_by("asin"):
+    for product in candidates(Product.objects.order_by("asin"), rng):
         if not product.questions.filter(text__icontains="Canada").exists() and not product.title.endswith(" - New"):
             return {**_signin(account), "customer": account.public_id, "asin": product.asin, "title": _shown(product.title)}
     raise NoCandidate("no product to ask about")
 
 
-def split_shipment(world) -> dict:
+def split_shipment(world, rng=None) -> dict:
     """A shopper without membership whose cart holds a two-day-eligible item that standard shipping
     brings too late, next to items that may come standard: the cheapest way ships it separately."""
     today = clock.now().date()
     skip = []
     while True:
-        account = _ready_shopper(cart=True, exclude=skip)
+        account = _ready_shopper(cart=True, exclude=skip, rng=rng)
         skip.append(account.public_id)
         if account.member:
             continue
@@ -476,11 +479,11 @@ def split_shipment(world) -> dict:
                         "shipping": _money(q.shipping), "shipments": len(q.shipments)}
 
 
-def loyalty_discount(world) -> dict:
+def loyalty_discount(world, rng=None) -> dict:
     """A Silver or Gold shopper's tier discount on their cart at checkout (standard, default address)."""
     skip = []
     while True:
-        account = _ready_shopper(cart=True, exclude=skip)
+        account = _ready_shopper(cart=True, exclude=skip, rng=rng)
         skip.append(account.public_id)
         tier = policies.loyalty_tier(account.loyalty_points)
         if not tier.discount_pct:
@@ -494,9 +497,9 @@ def loyalty_discount(world) -> dict:
                 "wrong": _money(policies.loyalty_discount(q.subtotal, other.discount_pct))}
 
 
-def shipped_date(world) -> dict:
+def shipped_date(world, rng=None) -> dict:
     """A shipped order whose package left the warehouse on another day than it was ordered or arrives."""
-    for order in Order.objects.filter(status=Order.Status.SHIPPED).order_by("public_id"):
+    for order in candidates(Order.objects.filter(status=Order.Status.SHIPPED).order_by("public_id"), rng):
         shipment = selectors.order_shipments(order)[0]
         left = next((e for e in selectors.tracking(order, shipment) if e.status.startswith("Shipped")), None)
         if left is None:
@@ -508,9 +511,9 @@ def shipped_date(world) -> dict:
     raise NoCandidate("no shipped order that left on a day of its own")
 
 
-def total_in_currency(world) -> dict:
+def total_in_currency(world, rng=None) -> dict:
     """A shopper who sees prices in another currency, and the total of one of their delivered orders."""
-    for account in _customers().exclude(currency="USD"):
+    for account in candidates(_customers().exclude(currency="USD"), rng):
         order = account.orders.filter(status=Order.Status.DELIVERED).order_by("public_id").first()
         if order is None or order.refunds.exists():
             continue
@@ -520,12 +523,12 @@ def total_in_currency(world) -> dict:
     raise NoCandidate("no shopper with another currency and a delivered order")
 
 
-def price_rise(world) -> dict:
+def price_rise(world, rng=None) -> dict:
     """A shopper with two lines or more in the cart; the fault raises the last line's price above
     the limit the instruction sets (the price it went in at plus a dollar)."""
     skip = []
     while True:
-        account = _ready_shopper(cart=True, exclude=skip)
+        account = _ready_shopper(cart=True, exclude=skip, rng=rng)
         skip.append(account.public_id)
         lines = selectors.cart_lines(account)
         # a running deal prices from the cheapest variant, so raising that one would not show; a
@@ -537,10 +540,10 @@ def price_rise(world) -> dict:
                     "limit": _money(risen.price + 1), "new_price": _money(risen.price + PRICE_RISE)}
 
 
-def conflicting_return(world) -> dict:
+def conflicting_return(world, rng=None) -> dict:
     """The pending return inside its window that data_conflict records twice; the number its
     rejected twin gets; the refund that settles it by policy."""
-    for ret in _pending_returns():
+    for ret in candidates(_pending_returns(), rng):
         if ret.requested_at <= selectors.return_deadline(ret.item):
             top = max(int(p[len("RMA-"):]) for p in ReturnRequest.objects.values_list("public_id", flat=True))
             return {**_signin(_staff()), "rma": ret.public_id, "twin": f"RMA-{max(top + 1, 1001)}",

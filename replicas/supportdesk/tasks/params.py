@@ -5,14 +5,16 @@ The tasks whose params fit the template language (pick, field, aggregate, date, 
 templates; the hard cases (the order a ticket's text names, refund limits and windows over the whole
 episode, card digits a requester stated...) are one picker each, `{"picker": "<name>", "prefix": ""}`,
 giving the task's whole answer key. A picker is called as `fn(world, seed)` with the (template) world
-bound, picks the first suitable record in public-id order and raises NoCandidate when the world has
-none, so a task on another seed either finds its own records or fails loudly at load time.
+bound, picks the first suitable record in public-id order (or, given an episode's `rng`, a random
+suitable one: replicas.worlds.seeding.candidates) and raises NoCandidate when the world has none, so a
+task on another seed either finds its own records or fails loudly at load time.
 """
 import re
 from datetime import timedelta
 from decimal import Decimal
 
 from replicas.worlds import clock
+from replicas.worlds.seeding import candidates
 
 from .. import policies, selectors
 from ..models import Group, Order, Payment, Ticket, User
@@ -154,10 +156,10 @@ def _payment_keys(order: Order, payment: Payment) -> dict:
 # --- refunds ------------------------------------------------------------------------------------
 
 
-def duplicate_charge(world, seed=None) -> dict:
+def duplicate_charge(world, seed=None, rng=None) -> dict:
     """The first unsolved 'charged twice' ticket whose duplicate the front-line agent may refund."""
     agent = desk_agent()
-    for ticket in _tagged("duplicate_charge"):
+    for ticket in candidates(_tagged("duplicate_charge"), rng):
         pair = _duplicate_pair(ticket)
         if pair and _refundable_by(agent, pair[2], pair[2].amount):
             order, original, duplicate = pair
@@ -168,10 +170,10 @@ def duplicate_charge(world, seed=None) -> dict:
     raise NoCandidate("no unsolved duplicate-charge ticket within the agent's refund limit")
 
 
-def duplicate_charge_over_limit(world, seed=None) -> dict:
+def duplicate_charge_over_limit(world, seed=None, rng=None) -> dict:
     """The first unsolved 'charged twice' ticket whose duplicate is above the front-line agent's refund limit."""
     agent = desk_agent()
-    for ticket in _tagged("duplicate_charge"):
+    for ticket in candidates(_tagged("duplicate_charge"), rng):
         pair = _duplicate_pair(ticket)
         if pair and not _refundable_by(agent, pair[2], pair[2].amount):
             order, original, duplicate = pair
@@ -188,10 +190,10 @@ def duplicate_charge_over_limit(world, seed=None) -> dict:
     raise NoCandidate("no unsolved duplicate-charge ticket above the agent's refund limit")
 
 
-def missing_item(world, seed=None) -> dict:
+def missing_item(world, seed=None, rng=None) -> dict:
     """The first unsolved missing-item ticket: refund the missing item's unit price (the order's last line)."""
     agent = desk_agent()
-    for ticket in _tagged("missing_item"):
+    for ticket in candidates(_tagged("missing_item"), rng):
         order = ticket_order(ticket)
         if order is None or order.status != Order.Status.FULFILLED:
             continue
@@ -215,16 +217,16 @@ def missing_item(world, seed=None) -> dict:
     raise NoCandidate("no unsolved missing-item ticket with a refundable single payment")
 
 
-def missing_item_escalation(world, seed=None) -> dict:
+def missing_item_escalation(world, seed=None, rng=None) -> dict:
     """The missing-item ticket of `missing_item`, with the group its order goes to when it cannot be refunded."""
-    return {**missing_item(world, seed), "tier2": _group(BILLING).public_id}
+    return {**missing_item(world, seed, rng), "tier2": _group(BILLING).public_id}
 
 
-def damaged_with_tier(world, seed=None) -> dict:
+def damaged_with_tier(world, seed=None, rng=None) -> dict:
     """A damaged-item refund that only the requester's loyalty tier brings within the agent's limit."""
     agent = desk_agent()
     base = policies.refund_policy().agent_limits
-    for ticket in _unsolved().order_by("public_id"):
+    for ticket in candidates(_unsolved().order_by("public_id"), rng):
         if ticket.tags != ["billing", "refund"]:  # the damaged-item story, not missing items
             continue
         order = ticket_order(ticket)
@@ -247,11 +249,11 @@ def _prorated(payment: Payment, at) -> Decimal:
     return policies.prorated_amount(price=payment.amount, period_start=payment.period_start, period_end=payment.period_end, at=at)
 
 
-def prorated_cancellation(world, seed=None) -> dict:
+def prorated_cancellation(world, seed=None, rng=None) -> dict:
     """The first unsolved cancellation ticket whose prorated refund the agent may issue, stable over the episode."""
     agent = desk_agent()
     now = clock.now()
-    for ticket in _tagged("cancellation"):
+    for ticket in candidates(_tagged("cancellation"), rng):
         subs = list(ticket.requester.subscriptions.filter(status="active").order_by("public_id"))
         if len(subs) != 1:
             continue
@@ -285,10 +287,10 @@ def prorated_cancellation(world, seed=None) -> dict:
 
 
 
-def refund_request_tags(world, seed=None) -> dict:
+def refund_request_tags(world, seed=None, rng=None) -> dict:
     """The first unsolved refund request: the tags it has now and the tag to add."""
     agent = desk_agent()
-    for ticket in _tagged("refund"):
+    for ticket in candidates(_tagged("refund"), rng):
         if "missing_item" not in ticket.tags and "needs_photo" not in ticket.tags:
             return {
                 **_signin(agent), "ticket": ticket.public_id, "tags_before": list(ticket.tags),
@@ -333,10 +335,10 @@ def bulk_solve_plans(world, seed=None) -> dict:
     }
 
 
-def reply_channels(world, seed=None) -> dict:
+def reply_channels(world, seed=None, rng=None) -> dict:
     """An unsolved invoice ticket: a public reply to the customer and an internal note for Tier 2 Billing."""
     agent = desk_agent()
-    for ticket in _tagged("invoice"):
+    for ticket in candidates(_tagged("invoice"), rng):
         order = ticket_order(ticket)
         if order is not None:
             return {
@@ -346,11 +348,11 @@ def reply_channels(world, seed=None) -> dict:
     raise NoCandidate("no unsolved invoice ticket")
 
 
-def wismo_macro(world, seed=None) -> dict:
+def wismo_macro(world, seed=None, rng=None) -> dict:
     """A where-is-my-order ticket whose Order number field is empty, so the tracking macro's reply has a gap."""
     agent = desk_agent()
     groups = set(agent.memberships.values_list("group_id", flat=True))
-    for ticket in _tagged("wismo"):
+    for ticket in candidates(_tagged("wismo"), rng):
         order = ticket_order(ticket)
         if ticket.order_number or order is None:
             continue
@@ -369,10 +371,10 @@ def wismo_macro(world, seed=None) -> dict:
 # --- finding answers ------------------------------------------------------------------------------
 
 
-def order_total(world, seed=None) -> dict:
+def order_total(world, seed=None, rng=None) -> dict:
     """An order with shipping and tax, asked about on one of its customer's tickets: its total."""
     agent = desk_agent()
-    for ticket in _unsolved():
+    for ticket in candidates(_unsolved(), rng):
         order = ticket_order(ticket)
         if order is not None and order.tax > 0 and order.shipping > 0:
             return {
@@ -384,11 +386,11 @@ def order_total(world, seed=None) -> dict:
     raise NoCandidate("no ticket about an order with shipping and tax")
 
 
-def refunded_so_far(world, seed=None) -> dict:
+def refunded_so_far(world, seed=None, rng=None) -> dict:
     """A partially refunded order of a customer who has a ticket: how much has been refunded on it."""
     agent = desk_agent()
-    for ticket in Ticket.objects.filter(merged_into__isnull=True).order_by("public_id"):
-        for order in ticket.requester.orders.filter(status=Order.Status.PARTIALLY_REFUNDED).order_by("public_id"):
+    for ticket in candidates(Ticket.objects.filter(merged_into__isnull=True).order_by("public_id"), rng):
+        for order in candidates(ticket.requester.orders.filter(status=Order.Status.PARTIALLY_REFUNDED).order_by("public_id"), rng):
             refunded = sum((selectors.refunded_total(p) for p in _succeeded(order)), Decimal(0))
             if 0 < refunded < order.total:
                 return {
@@ -400,10 +402,10 @@ def refunded_so_far(world, seed=None) -> dict:
     raise NoCandidate("no partially refunded order of a customer with a ticket")
 
 
-def renewal_date(world, seed=None) -> dict:
+def renewal_date(world, seed=None, rng=None) -> dict:
     """The renewal date (end of the current period) of the subscription a cancellation ticket is about."""
     agent = desk_agent()
-    for ticket in _tagged("subscription"):
+    for ticket in candidates(_tagged("subscription"), rng):
         subs = list(ticket.requester.subscriptions.filter(status="active").order_by("public_id"))
         if len(subs) == 1:
             sub = subs[0]
@@ -428,8 +430,8 @@ def _paid_with(customer: User, last4: str) -> bool:
     return Payment.objects.filter(customer=customer, card_last4=last4).exists()
 
 
-def _account_ticket(tag: str, *, verifiable: bool, need=None) -> tuple[Ticket, str]:
-    for ticket in _tagged(tag):
+def _account_ticket(tag: str, *, verifiable: bool, need=None, rng=None) -> tuple[Ticket, str]:
+    for ticket in candidates(_tagged(tag), rng):
         customer = ticket.requester
         last4 = _stated_last4(ticket)
         if last4 is None or _paid_with(customer, last4) is not verifiable:
@@ -450,34 +452,34 @@ def _account_keys(ticket: Ticket, last4: str) -> dict:
     }
 
 
-def password_reset_verified(world, seed=None) -> dict:
+def password_reset_verified(world, seed=None, rng=None) -> dict:
     """A can't-log-in ticket whose requester gave the last 4 digits of a card they paid with."""
-    ticket, last4 = _account_ticket("login", verifiable=True)
+    ticket, last4 = _account_ticket("login", verifiable=True, rng=rng)
     return _account_keys(ticket, last4)
 
 
-def twofactor_reset_verified(world, seed=None) -> dict:
+def twofactor_reset_verified(world, seed=None, rng=None) -> dict:
     """A 2FA-reset ticket whose requester has 2FA on and gave matching card digits."""
-    ticket, last4 = _account_ticket("2fa", verifiable=True, need=lambda c: c.twofactor_enabled)
+    ticket, last4 = _account_ticket("2fa", verifiable=True, need=lambda c: c.twofactor_enabled, rng=rng)
     return _account_keys(ticket, last4)
 
 
-def unlock_verified(world, seed=None) -> dict:
+def unlock_verified(world, seed=None, rng=None) -> dict:
     """A ticket of a customer whose account is locked and who gave matching card digits."""
     for tag in ("locked", "login"):
         try:
-            ticket, last4 = _account_ticket(tag, verifiable=True, need=lambda c: c.locked_at is not None)
+            ticket, last4 = _account_ticket(tag, verifiable=True, need=lambda c: c.locked_at is not None, rng=rng)
         except NoCandidate:
             continue
         return _account_keys(ticket, last4)
     raise NoCandidate("no locked customer with a ticket giving matching card digits")
 
 
-def reset_unverifiable(world, seed=None) -> dict:
+def reset_unverifiable(world, seed=None, rng=None) -> dict:
     """An account ticket whose requester gave card digits that match no card they paid with."""
     for tag in ("2fa", "login", "locked"):
         try:
-            ticket, last4 = _account_ticket(tag, verifiable=False)
+            ticket, last4 = _account_ticket(tag, verifiable=False, rng=rng)
         except NoCandidate:
             continue
         keys = _account_keys(ticket, last4)
