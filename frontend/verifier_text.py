@@ -51,6 +51,11 @@ def describe(assertion: dict) -> str:
         return f"The agent's answer is a {assertion.get('type')} matching {json.dumps(expected, ensure_ascii=False)}" + (f" ({assertion['match']})" if "match" in assertion else "") + "."
     if kind == "trajectory":
         parts = [f"{k} {json.dumps(assertion[k], ensure_ascii=False)}" for k in ("max_steps", "forbidden_actions", "forbidden_pages", "order") if k in assertion]
+        parts += [
+            ", ".join(f"{w['table']} {w['id']}" for w in r["writes"]) + f" written by {r['action']} only"
+            + (f", the fault {r['fault']} having fired by then" if r.get("fault") else "")
+            for r in assertion.get("written_by", [])
+        ]
         return "The trajectory: " + ", ".join(parts) + "."
     if kind == "python":
         return f"The registered check {assertion.get('check')!r} holds with {json.dumps(assertion.get('args', {}), ensure_ascii=False)}."

@@ -11,12 +11,14 @@ import shutil
 import pytest
 from replicagym.catalogue.packs import PackError, load_pack
 
+from frontend.verifier_text import describe
 from tests.episodes.fixtures import REPLICA, TASKS
 from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs
 from verifiers.interaction import (
     ASSERTION_NAME,
     interaction_actions,
+    interaction_assertion,
     interaction_errors,
     verifier_with_interaction,
 )
@@ -230,3 +232,19 @@ def test_the_pack_loader_names_the_file_and_path_of_a_bad_interaction(tmp_path):
     with pytest.raises(PackError) as info:
         load_pack(REPLICA, directory=folder)
     assert any("interaction.writes[0].id: placeholder {nope} is not filled by params" in e for e in info.value.errors)
+
+
+def test_authors_read_the_requirement_on_the_task_page():
+    assertion = interaction_assertion(
+        [
+            {
+                "action": "drag_and_drop",
+                "writes": [{"table": "board.issue", "id": "AGENT-7"}],
+                "fault": "slow_response",
+                "reason": "r",
+            }
+        ]
+    )
+    assert describe(assertion) == (
+        "The trajectory: board.issue AGENT-7 written by drag_and_drop only, the fault slow_response having fired by then."
+    )
