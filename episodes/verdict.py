@@ -8,7 +8,7 @@ from django.utils import timezone
 from replicas.worlds.snapshot import snapshot
 from verifiers.engine import verify
 from verifiers.inputs import verifier_inputs_for
-from verifiers.rewards import reward_signals
+from verifiers.rewards import reward_signals, unscored_signals
 
 from .blobs import snapshot_store
 from .models import Episode
@@ -44,14 +44,15 @@ def episode_verifier_inputs(*, episode, final_doc: dict, messages: list[str], fi
                                params=episode.params)
 
 
-def verdict_compute(*, episode, final_doc: dict, messages: list[str], final_page: dict | None) -> tuple[dict, dict]:
-    """(verdict, rewards) from the verifier, read-only over the inputs."""
+def verdict_compute(*, episode, final_doc: dict, messages: list[str], final_page: dict | None,
+                    ended_by_agent: bool = True) -> tuple[dict, dict]:
+    """(verdict, rewards) from the verifier, read-only over the inputs (`ended_by_agent`: see reward_signals)."""
     instance = episode.instance
     inputs = episode_verifier_inputs(episode=episode, final_doc=final_doc, messages=messages, final_page=final_page)
     verdict = verify(instance.verifier, inputs)
     rewards = reward_signals(
         verdict=verdict, trajectory=inputs.trajectory, reference_steps=len(instance.reference_solution) or 1,
-        weights=instance.reward_weights,
+        weights=instance.reward_weights, ended_by_agent=ended_by_agent,
     )
     doc = _jsonable(verdict)
     if not isinstance(doc, dict):
@@ -64,6 +65,10 @@ def episode_finish(*, episode, messages: list[str], final_page: dict | None, sta
                    error: str = "") -> Episode:
     """Final snapshot, verdict and rewards; the status follows the verdict unless already decided.
 
+    A status decided before the verdict (timed out, closed before its end, errored, cancelled)
+    means the agent did not complete the task: every reward is 0 whatever the verdict says
+    (reward_signals), so no interface, report, rollout or export reads a reward for it. The
+    verdict of a timed-out or closed episode is still stored, for staff to read.
     Whatever fails here errors the episode with the reason; nothing leaves it running.
     """
     claimed_try = episode.tries  # the claim this finish belongs to (a lost worker's episode may run again)
@@ -81,12 +86,15 @@ def episode_finish(*, episode, messages: list[str], final_page: dict | None, sta
     # an errored episode has no trustworthy end state, a cancelled one never reached its end: neither is scored
     if final is not None and status not in (Episode.Status.ERRORED, Episode.Status.CANCELLED):
         try:
-            verdict, rewards = verdict_compute(episode=episode, final_doc=final.doc, messages=messages, final_page=final_page)
+            verdict, rewards = verdict_compute(episode=episode, final_doc=final.doc, messages=messages,
+                                               final_page=final_page, ended_by_agent=status is None)
         except Exception as exc:  # the verifier must never take the episode record down with it
             log.exception("verifier failed on episode %s", episode.pk)
             status, error = Episode.Status.ERRORED, f"verifier failed: {type(exc).__name__}: {exc}"
     if status is None:
         status = Episode.Status.SUCCEEDED if verdict and verdict.get("passed") else Episode.Status.FAILED
+    if rewards is None:  # errored or cancelled: stored as 0 rather than absent, so no mean leaves it out
+        rewards = unscored_signals()
     page = final_page or {}
     with transaction.atomic():
         updated = Episode.objects.filter(pk=episode.pk, status=Episode.Status.RUNNING, tries=claimed_try).update(

@@ -1,9 +1,18 @@
 """Reward signals of one episode, each in [0, 1], and their weighted combination.
 
-- task_completion: 1 when every required assertion holds, else 0 (`verdict.partial`
-  is the fraction of assertions that hold, reported separately).
-- efficiency: reference steps / steps taken, capped at 1; 0 when the task failed,
-  so that doing little never pays.
+Every signal grades how a completed task was done: when the task was not completed
+(the verdict failed, or the episode timed out, was closed before its end, errored or
+was cancelled) every signal is 0, and so is `episode_reward` under any weights. A signal
+that paid on a failed episode would pay for doing nothing: `action_precision` and
+`error_recovery` read 1.0 on an empty trajectory, `collateral` 1.0 on an untouched
+world. And the agent sees the signals: a failed episode's collateral 0 would tell it
+which of its changes were wrong, i.e. which branch of a decision is right.
+Staff keep the full picture in the stored verdict (assertions, collateral changes).
+
+- task_completion: 1 when every required assertion holds and the episode ended by the
+  agent's own stop within its limits, else 0 (`verdict.partial`, the fraction of
+  assertions that hold, is for staff).
+- efficiency: reference steps / steps taken, capped at 1.
 - error_recovery: of the faults the agent met (that fired), the fraction after
   which it still completed the task, without a harmful repeat, and recovered as
   the fault library judges it when it does (a later retry succeeded, the modal
@@ -18,7 +27,8 @@
 - action_precision: of the steps that act on the page (messages to the user are
   answers, not actions), the fraction that ran without error and changed
   something (`changed`: URL, DOM or world state). Without a `changed` flag a
-  step counts when it ran without error. 1 when there was no such step.
+  step counts when it ran without error. 1 when there was no such step (an answer
+  task solved from the start page).
 - collateral: 1 when nothing changed outside the spec's `allowed_changes`, else 0.
 - episode_reward: the weighted mean of the signals named in the task's or suite's
   weights (`{"task_completion": 0.8, "efficiency": 0.2}`), multiplied by
@@ -136,11 +146,11 @@ def _library_judgement(events: list) -> bool | None:
 
 
 def error_recovery(*, passed: bool, trajectory: list) -> float:
+    if not passed:
+        return 0.0
     met = faults_met(trajectory)
     if not met:
         return 1.0
-    if not passed:
-        return 0.0
     recovered = sum(
         1 for pos, events in met if not harmful_repeats(trajectory, pos) and _library_judgement(events) is not False
     )
@@ -155,21 +165,30 @@ def action_precision(trajectory: list) -> float:
     return precise / len(acting)
 
 
-def reward_signals(*, verdict, trajectory, reference_steps, weights=None, collateral_ok=None) -> dict:
+def unscored_signals() -> dict:
+    """Every signal and `episode_reward` at 0: the rewards of an episode that ended without completing its task."""
+    return {**dict.fromkeys(SIGNALS, 0.0), "episode_reward": 0.0}
+
+
+def reward_signals(*, verdict, trajectory, reference_steps, weights=None, collateral_ok=None, ended_by_agent=True) -> dict:
     """The reward signals of one episode and `episode_reward`, all in [0, 1].
 
     `verdict` is a Verdict or its stored dict (to recompute rewards with other
     weights); `collateral_ok` defaults to the verdict's (changes outside `allowed_changes`).
+    `ended_by_agent` is False when the episode did not end by the agent's own stop within
+    its limits (it timed out, or was closed or reset before its end): its task is not
+    completed whatever the verdict says, since an answer after the limit is no answer.
     """
     weights = validate_weights(weights)
     trajectory = list(trajectory or [])
     doc = verdict if isinstance(verdict, dict) else {"passed": verdict.passed, "collateral_ok": verdict.collateral_ok}
-    passed = bool(doc.get("passed"))
+    if not (ended_by_agent and doc.get("passed")):
+        return unscored_signals()
     ok = doc.get("collateral_ok", True) if collateral_ok is None else collateral_ok
     signals = {
-        "task_completion": 1.0 if passed else 0.0,
-        "efficiency": efficiency(passed=passed, steps_taken=len(trajectory), reference_steps=reference_steps),
-        "error_recovery": error_recovery(passed=passed, trajectory=trajectory),
+        "task_completion": 1.0,
+        "efficiency": efficiency(passed=True, steps_taken=len(trajectory), reference_steps=reference_steps),
+        "error_recovery": error_recovery(passed=True, trajectory=trajectory),
         "action_precision": action_precision(trajectory),
         "collateral": 1.0 if ok else 0.0,
     }

@@ -33,7 +33,9 @@ def test_create_episode_returns_world_origin_start_url_instruction_and_limits(ag
     assert response.status_code == 201, response.json()
     body = response.json()
     episode = Episode.objects.get(pk=body["id"])
-    assert episode.owner == agent_client.user and episode.status == "running" and episode.agent == "my-agent/1.0"
+    # the agent is who runs the episode, recorded by the server (the token "fixture"), not the name the request gave
+    assert episode.owner == agent_client.user and episode.status == "running" and episode.agent == "external:fixture"
+    assert body["agent"] == "external:fixture"
     assert body["world"] == episode.world.token
     assert body["origin"] == f"http://w-{episode.world.token}.localhost:8000"
     assert body["start_url"] == body["origin"] + "/notes/3"

@@ -91,7 +91,7 @@ def ground(case, pick: int, episode_ids: list[int]) -> None:
 def test_no_operation_answers_a_server_error_to_any_role(api_schema, app, credentials, agent_token, who):
     api_schema.app = app
     # not through Django's test client: it would reconnect the signal that closes the connection
-    episode_ids = [token_episode_start(token=agent_token.token, task=task_current(TASKS[0]), agent="fixture").pk]
+    episode_ids = [token_episode_start(token=agent_token.token, task=task_current(TASKS[0])).pk]
     operations = {result.ok().label: result.ok() for result in api_schema.get_all_operations()}
     assert set(operations) >= {"GET /api/tasks", "POST /api/episodes", "GET /api/episodes/{episode_id}",
                                "POST /api/episodes/{episode_id}/finish", "GET /api/schema/"}

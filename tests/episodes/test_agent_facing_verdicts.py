@@ -118,13 +118,14 @@ def test_gym_step_that_ends_the_episode_gives_the_agent_view_in_info(test_pack):
     env.driver.session = BrowserlessSession()
     _obs, reward, terminated, _truncated, info = env.step(f"send_msg_to_user({json.dumps(JUNK)})")
     assert terminated and reward == 0.0
-    assert info["verdict"]["assertions"][0] == {"name": "reports the owner", "passed": False, "required": True}
+    assert info["verdict"] == {"passed": False} and info["status"] == "failed"  # never the assertions
+    assert set(info["rewards"].values()) == {0.0}
     assert leaks(info, secrets_of(task, task.with_params(task.params), task.params)) == []
     stored = Episode.objects.get(pk=env.episode.pk).verdict["assertions"][0]["detail"]
     assert task.params["owner"] in stored  # staff see what was expected
 
 
-def test_agent_view_keeps_names_and_pass_fail_and_drops_detail():
+def test_agent_view_keeps_passed_and_the_signals_only():
     verdict = {
         "passed": False, "partial": 0.5, "collateral_ok": False,
         "collateral": [{"table": "testbed.note", "op": "added", "key": "1000", "title": "Refund of 12.50"}],
@@ -135,11 +136,8 @@ def test_agent_view_keeps_names_and_pass_fail_and_drops_detail():
         ],
     }
     view = agent_view(verdict, {"task_completion": 0.0, "collateral": 0.0, "note": "12.50"})
-    assert view == {
-        "verdict": {"passed": False, "partial": 0.5, "collateral_ok": False, "assertions": [
-            {"name": "reports the total", "passed": False, "required": True},
-            {"name": "nothing else changed", "passed": True, "required": False},
-        ]},
-        "rewards": {"task_completion": 0.0, "collateral": 0.0},
-    }
+    assert view == {"verdict": {"passed": False}, "rewards": {"task_completion": 0.0, "collateral": 0.0}}
     assert agent_view(None, None) == {"verdict": None, "rewards": None}
+    # a verdict that held, in an episode whose rewards do not count it (it timed out), did not pass
+    assert agent_view({**verdict, "passed": True}, {"task_completion": 0.0})["verdict"] == {"passed": False}
+    assert agent_view({**verdict, "passed": True}, {"task_completion": 1.0})["verdict"] == {"passed": True}

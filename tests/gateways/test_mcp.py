@@ -9,6 +9,7 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from replicagym.accounts.models import AgentToken
 from replicagym.accounts.tokens import token_create
 from replicagym.catalogue.packs import task_current, task_sync
 from replicagym.gateways.mcp_server import mcp_server
@@ -118,10 +119,11 @@ def test_an_mcp_client_lists_the_tools_and_completes_a_task(server, testbed_secr
     finished = calls["finished"]
     assert finished["status"] == "succeeded" and finished["verdict"]["passed"] is True and finished["done"] is True
     assert finished["rewards"]["task_completion"] == 1.0
-    assert all(set(a) == {"name", "passed", "required"} and a["passed"] for a in finished["verdict"]["assertions"])
+    assert finished["verdict"] == {"passed": True}  # never the assertions
     assert calls["after"].is_error and "no episode" in calls["after"].content[0].text  # finished: gone from the server
     episode = Episode.objects.get(pk=calls["started"]["episode"])
-    assert episode.owner.username == "mcp-editor" and episode.agent == "mcp"
+    token = AgentToken.objects.get(user__username="mcp-editor")
+    assert episode.owner.username == "mcp-editor" and episode.agent == f"external:token-{token.pk}"  # unnamed token
     assert [a.split("(")[0] for a in episode.steps.order_by("index").values_list("action", flat=True)] == [
         "fill", "fill", "click", "fill", "click", "click"]
     with bound_world(episode.world):

@@ -38,7 +38,8 @@ def test_a_running_episode_stops_before_its_next_step_and_the_queued_one_never_s
     steps = list(ended.steps.order_by("index"))
     assert [s.index for s in steps] == [0, 1] and agent.calls == 2
     assert all(s.screenshot_id and s.url for s in steps)  # each recorded step is whole
-    assert ended.verdict is None and ended.rewards is None and ended.finished_at is not None
+    assert ended.verdict is None and ended.finished_at is not None
+    assert ended.rewards == dict.fromkeys(ended.rewards, 0.0) and ended.rewards["episode_reward"] == 0.0
     queued.refresh_from_db()
     assert queued.status == Episode.Status.CANCELLED and queued.started_at is None and not queued.steps.exists()
     assert not episode_claim(episode_id=queued.pk, worker="test:2")

@@ -55,7 +55,8 @@ def test_error_recovery_is_the_fraction_of_faults_recovered_and_zero_on_failure(
     steps = [step('fill("a1", "x")', faults=[{"kind": "modal"}]), step(CLICK, state_changed=True, faults=[{"kind": "slow"}])]
     assert reward_signals(verdict=verdict(), trajectory=steps, reference_steps=1)["error_recovery"] == 1.0
     assert reward_signals(verdict=verdict(False), trajectory=steps, reference_steps=1)["error_recovery"] == 0.0
-    assert reward_signals(verdict=verdict(False), trajectory=[step(CLICK)], reference_steps=1)["error_recovery"] == 1.0
+    # no fault met, but the task failed: nothing to credit (it read 1.0, and paid a do-nothing episode under weights)
+    assert reward_signals(verdict=verdict(False), trajectory=[step(CLICK)], reference_steps=1)["error_recovery"] == 0.0
 
 
 def test_episode_reward_defaults_to_completion_times_collateral():

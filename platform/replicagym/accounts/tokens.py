@@ -170,9 +170,19 @@ def token_quota_check(token: AgentToken, now, *, wanted: int = 1) -> None:
                             f"({count} started in the last hour)", wait)
 
 
-def token_episode_start(*, token: AgentToken, task: Task, agent: str, seed: int | None = None,
+def token_agent(token: AgentToken) -> str:
+    """The agent kind recorded for a token's episodes: `external:<token name>` (its id when unnamed).
+
+    Recorded by the server from who runs the episode, never taken from the request: exports
+    pick their sources by it, and an agent that could call its episodes `oracle` would plant
+    its own trajectories as oracle data.
+    """
+    return f"external:{token.name or f'token-{token.pk}'}"
+
+
+def token_episode_start(*, token: AgentToken, task: Task, seed: int | None = None,
                         claimed_by: str | None = None) -> Episode:
-    """A running episode for the token, if the task is in its suites and its quotas allow one more.
+    """A running episode for the token (agent `token_agent`), if the task is in its suites and its quotas allow one more.
 
     By default the agent drives it from its own browser (the API's claim); a gateway that drives it
     with the engine passes its own `claimed_by`, and may pick the world's `seed`.
@@ -183,7 +193,7 @@ def token_episode_start(*, token: AgentToken, task: Task, agent: str, seed: int 
         locked = AgentToken.objects.select_for_update().get(pk=token.pk)
         now = timezone.now()
         token_quota_check(locked, now)
-        episode = episode_create(task=task, agent=agent, owner=locked.user, seed=seed, status=Episode.Status.RUNNING,
+        episode = episode_create(task=task, agent=token_agent(locked), owner=locked.user, seed=seed, status=Episode.Status.RUNNING,
                                  claimed_by=claimed_by or f"{API_CLAIM}{locked.user.pk}")
         TokenEpisode.objects.create(token=locked, episode=episode, created_at=now)
     return episode

@@ -2,7 +2,9 @@
 
 Sources: `annotators` (replays of accepted recordings; replays that failed the verifier
 are DPO's rejected side), `oracle` (episodes of the tasks' reference solutions) and
-`runs` (episodes of suite runs by any other agent). Only the verifier decides: SFT keeps verified successes; DPO pairs, on
+`runs` (episodes of suite runs by any other agent). A source is picked by the agent kind
+the server recorded (`oracle` only for episodes the engine played with the reference
+solution; a token's are `external:<token name>` whatever its request said). Only the verifier decides: SFT keeps verified successes; DPO pairs, on
 the same task, seed and observation, the step of a success (chosen) with the step where
 a failed episode left it (rejected). Files: sft.jsonl + sft_episodes.jsonl, or dpo.jsonl;
 images/<sha256>.png for each screenshot they name; card.json and README.md.
@@ -20,6 +22,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.utils import timezone
 
+from episodes.creation import API_CLAIM
 from episodes.models import Episode
 from replicagym.catalogue.packs import suite_current
 
@@ -79,7 +82,10 @@ def candidates(*, suite: str, sources: list[str], run: int | None = None) -> lis
             thoughts = list(RecordedStep.objects.filter(recording=rec).order_by("index").values_list("thought", flat=True))
             found.append(Candidate(episode=rec.replay, source="annotators", thoughts=thoughts))
     if "oracle" in sources:
-        found += [Candidate(episode=e, source="oracle") for e in judged.filter(agent="oracle")]
+        # an episode driven from outside (the API's claim) is never the oracle's, whatever it is labelled:
+        # rows from before the server recorded the agent kind could carry a label the request chose
+        oracle = judged.filter(agent="oracle").exclude(claimed_by__startswith=API_CLAIM)
+        found += [Candidate(episode=e, source="oracle") for e in oracle]
     if "runs" in sources:
         # an oracle's run is the oracle source's, unless it is the one run asked for (a distillation's teacher)
         runs = judged.filter(run_id=run) if run is not None else judged.filter(run__isnull=False).exclude(agent="oracle")

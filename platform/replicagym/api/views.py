@@ -11,9 +11,9 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied, Throttled, ValidationError
-from rest_framework.response import Response
 from rest_framework.generics import GenericAPIView
 from rest_framework.pagination import PageNumberPagination
+from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from episodes.creation import API_CLAIM, EpisodeError, episode_create
@@ -72,19 +72,10 @@ class TaskListApi(APIView):
         return Response(self.TaskOutputSerializer(tasks, many=True).data)
 
 
-class AgentAssertionSerializer(serializers.Serializer):
-    name = serializers.CharField()
-    passed = serializers.BooleanField()
-    required = serializers.BooleanField()
-
-
 class AgentVerdictSerializer(serializers.Serializer):
-    """What an agent learns of its verdict: which assertions held, never what was expected."""
+    """What an agent learns of its verdict (verifiers.agent_view): whether it passed, never which assertions held."""
 
     passed = serializers.BooleanField()
-    partial = serializers.FloatField()
-    collateral_ok = serializers.BooleanField()
-    assertions = AgentAssertionSerializer(many=True)
 
 
 class EpisodeOutputSerializer(serializers.Serializer):
@@ -132,7 +123,7 @@ class EpisodeOutputSerializer(serializers.Serializer):
     def get_passed(self, ep):
         return ep.passed if ep.is_final else None
 
-    # The agent-facing view (verifiers.agent_view): names and pass/fail, never expected values.
+    # The agent-facing view (verifiers.agent_view): passed and the signals, never assertions or expected values.
     @extend_schema_field(AgentVerdictSerializer(allow_null=True))
     def get_verdict(self, ep):
         return agent_view(ep.verdict, ep.rewards)["verdict"] if ep.is_final else None
@@ -177,8 +168,11 @@ class EpisodeListCreateApi(GenericAPIView):
 
     class EpisodeCreateInputSerializer(serializers.Serializer):
         task = serializers.CharField(max_length=160, help_text="Task id, <replica>.<slug>.")
+        # Still accepted (and checked) so that clients which send it keep working, but it decides nothing:
+        # the server records who runs the episode, since exports pick their sources by that record.
         agent = serializers.CharField(max_length=100, required=False, default="external",
-                                      help_text="A name for the agent driving the browser (letters, digits, . : @ / + -).")
+                                      help_text="Ignored (letters, digits, . : @ / + -): the episode's agent is recorded by "
+                                                "the server as external:<token name>, or external:<username> for staff.")
 
         def validate_agent(self, value):
             if not AGENT_NAME.match(value):
@@ -199,14 +193,14 @@ class EpisodeListCreateApi(GenericAPIView):
     def post(self, request):
         data = self.EpisodeCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        task, agent = data.validated_data["task"], data.validated_data["agent"]
+        task = data.validated_data["task"]
         token = _agent_token(request)
         if token is None:  # staff signed in to the platform: no suite scope, no quota
-            episode = episode_create(task=task, agent=agent, owner=request.user, status=Episode.Status.RUNNING,
-                                     claimed_by=f"{API_CLAIM}{request.user.pk}")
+            episode = episode_create(task=task, agent=f"external:{request.user.get_username()}", owner=request.user,
+                                     status=Episode.Status.RUNNING, claimed_by=f"{API_CLAIM}{request.user.pk}")
         else:
             try:
-                episode = token_episode_start(token=token, task=task, agent=agent)
+                episode = token_episode_start(token=token, task=task)
             except TokenScopeError as exc:
                 raise PermissionDenied(str(exc)) from None
             except QuotaExceeded as exc:

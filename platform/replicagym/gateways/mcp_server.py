@@ -25,7 +25,6 @@ from verifiers.actions import ACTIONS, signature
 
 from .sessions import GatewayError, GatewaySession, SessionTable, bearer_token
 
-AGENT = "mcp"
 IDLE_SECONDS = 600.0  # an episode with no tool call for this long is closed (timed out)
 SESSION_ENDED = "the MCP session ended before the episode was finished"
 # How an action's argument kinds (verifiers.actions) read as tool parameters.
@@ -57,7 +56,7 @@ class EpisodeTools:
         return session
 
     async def start(self, ctx: Context, task: str, seed: int | None) -> dict:
-        session = GatewaySession(await self.token(ctx), agent=AGENT)
+        session = GatewaySession(await self.token(ctx))
         try:
             result = await session.call(session.reset, {"task": task, "seed": seed})
         except BaseException:
@@ -155,7 +154,7 @@ def mcp_server(*, idle_seconds: float = IDLE_SECONDS) -> tuple[MCPServer, Episod
 
     @server.tool()
     async def finish(ctx: Context, episode: int) -> dict:
-        """End the episode and return its state: status, verdict (which assertions held) and rewards."""
+        """End the episode and return its state: status, whether it passed, and its rewards."""
         return await _guarded(tools.finish(ctx, episode))
 
     for name, cls in ACTIONS.items():

@@ -26,7 +26,6 @@ from replicagym.jsonintake import JsonIntakeError, json_intake
 from .schemas import SCHEMAS
 from .sessions import GatewayError, GatewaySession, SessionTable, bearer_token, step_request_argument
 
-AGENT = "openenv"
 MAX_MESSAGE = 256 * 1024
 IDLE_SECONDS = 600.0  # an HTTP client's episode with no request for this long is closed (timed out)
 # OpenEnv's WSErrorCode for what a refusal's HTTP status says; anything else is invalid input
@@ -72,7 +71,7 @@ class OpenEnvServer:
         # no await between the look-up and the insert: two requests of one token cannot both create one
         session = self.http.sessions.get(token.pk)
         if session is None and create:
-            session = self.http.sessions[token.pk] = GatewaySession(token, agent=AGENT)
+            session = self.http.sessions[token.pk] = GatewaySession(token)
         return session
 
     async def reset(self, request: Request):
@@ -132,7 +131,7 @@ class OpenEnvServer:
             await ws.close(code=WS_UNAUTHORIZED, reason=str(exc)[:120])
             return
         await ws.accept()
-        session = GatewaySession(token, agent=AGENT, recheck_token=True)
+        session = GatewaySession(token, recheck_token=True)
         close_code = None
         try:
             while True:

@@ -153,10 +153,10 @@ def quota_check(token: AgentToken, *, replacing: Episode | None = None) -> None:
         raise GatewayError(f"{exc}; retry after {exc.retry_after} s", 429, retry_after=exc.retry_after) from None
 
 
-def gateway_episode_start(*, token: AgentToken, task, agent: str, seed: int | None) -> Episode:
-    """A running engine-driven episode for the token: its quotas are checked (and the slot taken) under the lock."""
+def gateway_episode_start(*, token: AgentToken, task, seed: int | None) -> Episode:
+    """A running engine-driven episode for the token (its agent: token_agent): its quotas are checked (and the slot taken) under the lock."""
     try:
-        return token_episode_start(token=token, task=task, agent=agent, seed=seed,
+        return token_episode_start(token=token, task=task, seed=seed,
                                    claimed_by=f"{GATEWAY_CLAIM}{os.getpid()}")
     except QuotaExceeded as exc:
         raise GatewayError(f"{exc}; retry after {exc.retry_after} s", 429, retry_after=exc.retry_after) from None
@@ -165,9 +165,8 @@ def gateway_episode_start(*, token: AgentToken, task, agent: str, seed: int | No
 class GatewaySession:
     """At most one running episode at a time, driven by the engine in the session's own thread."""
 
-    def __init__(self, token, *, agent: str, recheck_token: bool = False):
+    def __init__(self, token, *, recheck_token: bool = False):
         self.token = token
-        self.agent = agent
         # a connection authenticated once (a WebSocket) checks its token again at each reset and step;
         # HTTP and MCP requests authenticate each request already
         self.recheck_token = recheck_token
@@ -227,7 +226,7 @@ class GatewaySession:
         # a refused start changes nothing: the quota is checked before this session's episode ends
         quota_check(self.token, replacing=self.episode if self.driver is not None else None)
         self._end("reset before the episode ended")
-        self.episode = gateway_episode_start(token=self.token, task=task, agent=self.agent, seed=seed)
+        self.episode = gateway_episode_start(token=self.token, task=task, seed=seed)
         self.label = label
         self.screenshot, self.done, self.reward = screenshot, False, None
         self.driver = EpisodeDriver(self.episode)

@@ -23,11 +23,18 @@ def _seconds(ep) -> float | None:
     return None
 
 
+def _reward(ep, key: str) -> float | None:
+    """A signal of the episode; 0 for an attempt that ended without rewards (a worker or the sweep errored
+    it without finishing it), so an errored attempt pulls a mean down rather than leaving it."""
+    value = (ep.rewards or {}).get(key)
+    return 0.0 if value is None and ep.status in Episode.FINAL else value
+
+
 def _episode_row(ep) -> dict:
     return {
         "id": ep.pk, "attempt": ep.attempt, "status": ep.status, "passed": ep.passed,
         "steps": ep.step_count, "seconds": _seconds(ep),
-        "reward": (ep.rewards or {}).get("episode_reward"),
+        "reward": _reward(ep, "episode_reward"),
     }
 
 
@@ -36,8 +43,7 @@ def _summary(eps: list) -> dict:
     n, c = len(scored), sum(e.passed for e in scored)
     steps = [e.step_count for e in scored]
     seconds = [s for e in scored if (s := _seconds(e)) is not None]
-    reward_values = {key: [e.rewards[key] for e in scored if e.rewards and e.rewards.get(key) is not None]
-                     for key in REWARD_KEYS}
+    reward_values = {key: [_reward(e, key) for e in scored] for key in REWARD_KEYS}
     return {
         "attempts": n,
         "passes": c,
