@@ -201,7 +201,7 @@ class ReplicaEnv(gymnasium.Env):
         episode = episode or self.episode
         info = {"episode": episode.pk, "task": self.task_id, "world": episode.world.token if episode.world else None}
         if episode.is_final:
-            # the agent-facing view: which assertions held, never the expected values
+            # the agent-facing view (verifiers.agent_view): passed and the signals, never the assertions
             info.update(status=episode.status, **agent_view(episode.verdict, episode.rewards), error=episode.error)
         return info
 

@@ -7,7 +7,7 @@ run_suite's local pool) claim and run them; the run is done when every episode h
 Cancelling takes the queued episodes out at once (a conditional update, so no worker can
 claim one afterwards) and lets each running episode stop at its next step
 (`run_cancelled`, asked by the episode driver): it ends cancelled, with the steps it took,
-no verdict and no rewards, so nothing is left half-written.
+no verdict and every reward 0, so nothing is left half-written.
 """
 import fnmatch
 import re
