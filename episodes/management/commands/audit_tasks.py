@@ -20,16 +20,10 @@ from replicagym.catalogue.packs import PackError, task_files, task_params, task_
 from replicas.worlds.cli import ReplicaGymCommand, positive_int
 from replicas.worlds.registry import replicas
 from verifiers.audit import TaskAudit, answer_keys, audit_reference
+from verifiers.interaction import interaction_actions
 
 from ...driver import episode_play
 from ...verdict import episode_verifier_inputs
-
-
-def interaction_actions(spec: dict) -> set:
-    """The action names a task declares it requires (`interaction`: one object or a list of them)."""
-    declared = spec.get("interaction") or []
-    declared = [declared] if isinstance(declared, dict) else declared
-    return {d["action"] for d in declared if isinstance(d, dict) and isinstance(d.get("action"), str)}
 
 
 def task_audit(task: Task, *, seeds: int) -> TaskAudit:
@@ -58,7 +52,7 @@ def task_audit(task: Task, *, seeds: int) -> TaskAudit:
             spec=spec,
             verifier=reference.instance.verifier,
             inputs=inputs,
-            interaction_actions=interaction_actions(spec),
+            interaction_actions=set(interaction_actions(spec.get("interaction"))),
         )
     empty = episode_play(task_id=task.task_id, actions=[])
     if empty.verdict is not None and empty.verdict.get("passed"):
