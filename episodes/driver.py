@@ -119,7 +119,9 @@ def session_open(*, world, start_page: str, instruction: str, trace_path: Path |
 
 def agent_for(episode):
     """The agent object for an episode's agent spec (see episodes.agents), reset for its task."""
-    return agent_from_spec(episode.agent, task=episode.instance, seed=episode.seed, settings=episode.agent_settings)
+    # an owned episode's agent was named in the UI or the API: fenced as when its run was launched
+    return agent_from_spec(episode.agent, task=episode.instance, seed=episode.seed, settings=episode.agent_settings,
+                           fenced=episode.owner_id is not None)
 
 
 class EpisodeDriver:

@@ -143,7 +143,8 @@ def run_create(*, suite: str | None = None, task_filter: str = "", agent: str, a
         raise RunError(f"{len(tasks)} tasks x {attempts} attempts is over {MAX_EPISODES} episodes: split the run")
     for task in tasks:  # a bad agent spec fails here, before any world is made
         try:
-            agent_from_spec(agent, task=task, seed=0, settings=agent_settings)
+            # a run with an owner came from the UI or the API: a remote agent must be at an allow-listed endpoint
+            agent_from_spec(agent, task=task, seed=0, settings=agent_settings, fenced=owner is not None)
         except AgentError as exc:
             raise RunError(f"agent {agent}: {exc} (task {task.task_id})") from None
     return Run.objects.create(suite=suite_obj, task_filter=task_filter, agent=agent, agent_settings=agent_settings,

@@ -15,11 +15,13 @@ __all__ = [
 SPECS = "oracle, noisy-oracle[:RATE[:SEED]], random, replay:FILE, http:URL, openai:MODEL"
 
 
-def agent_from_spec(spec: str, *, task=None, seed: int = 0, settings: dict | None = None) -> Agent:
+def agent_from_spec(spec: str, *, task=None, seed: int = 0, settings: dict | None = None, fenced: bool = False) -> Agent:
     """Build (and reset) the agent named by `spec`; AgentError says what is wrong.
 
     `settings` go to the remote agents' constructors (timeout, max_failures, temperature:
-    a run's agent settings, checked by episodes.runs.agent_settings_validate).
+    a run's agent settings, checked by episodes.runs.agent_settings_validate). `fenced`: the
+    spec came from outside (the UI, the API), so an http agent must be at an allow-listed,
+    public endpoint (episodes.agents.endpoints).
     """
     settings = settings or {}
     if not isinstance(spec, str) or not spec.strip():
@@ -51,7 +53,7 @@ def agent_from_spec(spec: str, *, task=None, seed: int = 0, settings: dict | Non
     elif kind == "http":
         if not arg:
             raise AgentError("http:URL needs the agent's URL, as in http:http://127.0.0.1:9000/act")
-        agent = HttpAgent(arg, **settings)
+        agent = HttpAgent(arg, **settings, fenced=fenced)
     elif kind == "openai":
         if not arg:
             raise AgentError("openai:MODEL needs a model name, as in openai:gpt-4o")

@@ -10,6 +10,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from .base import Agent, AgentError
+from .endpoints import remote_endpoint_check
 
 MAX_REPLY_BYTES = 2_000_000
 
@@ -97,12 +98,18 @@ class HttpAgent(RemoteAgent):
 
     name = "http"
 
-    def __init__(self, url: str, *, timeout: float = 30.0, max_failures: int = 5):
+    def __init__(self, url: str, *, timeout: float = 30.0, max_failures: int = 5, fenced: bool = False):
         super().__init__(timeout=timeout, max_failures=max_failures)
         self.url = check_url(url, "the agent URL")
+        # named from outside (the UI, the API): only at an allow-listed endpoint on public addresses
+        self.fenced = fenced
+        if fenced:
+            remote_endpoint_check(self.url)
         self.client = http_client(timeout)
 
     def _ask(self, observation) -> str | None:
+        if self.fenced:  # again at each request: the name may resolve elsewhere by now
+            remote_endpoint_check(self.url)
         reply = _post_json(self.client, self.url, {"observation": observation.to_dict(), "task": self.task})
         if "action" not in reply:
             raise ValueError('reply has no "action" (expected {"action": "click(\\"a12\\")"})')

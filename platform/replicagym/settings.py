@@ -5,6 +5,7 @@ broker kept in files under DATA_DIR. DATABASE_URL and CELERY_BROKER_URL switch t
 PostgreSQL and Redis or RabbitMQ.
 """
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -56,6 +57,15 @@ SERVE_URL = envstr("REPLICAGYM_SERVE_URL", "")
 # OpenAI-compatible chat completions endpoint for the openai:<model> agent.
 OPENAI_BASE_URL = envstr("OPENAI_BASE_URL", "https://api.openai.com/v1")
 OPENAI_API_KEY = envstr("OPENAI_API_KEY", "")
+# Remote agents (http:URL) a run launched from the UI or the API may name: these endpoints (URL
+# prefixes, comma-separated) and what is under them, and none by default; each must also resolve
+# to public addresses only, unless REPLICAGYM_REMOTE_AGENT_PRIVATE allows loopback and private ones.
+# run_suite, the operator's own command, is not held to them (episodes.agents.endpoints).
+REMOTE_AGENT_ENDPOINTS = envlist("REPLICAGYM_REMOTE_AGENT_ENDPOINTS", [])
+for _endpoint in REMOTE_AGENT_ENDPOINTS:
+    if urlsplit(_endpoint).scheme not in ("http", "https") or not urlsplit(_endpoint).hostname:
+        raise ImproperlyConfigured(f"REPLICAGYM_REMOTE_AGENT_ENDPOINTS: {_endpoint!r} is not an http(s) URL")
+REMOTE_AGENT_PRIVATE = envbool("REPLICAGYM_REMOTE_AGENT_PRIVATE", False)
 
 
 def _discover_replicas() -> list[str]:

@@ -11,6 +11,8 @@ class AgentToken(models.Model):
     prefix = models.CharField(max_length=12, help_text="The secret's first characters, to recognise it in a list.")
     digest = models.CharField(max_length=64, unique=True, help_text="sha256 (hex) of the secret; the secret itself is never stored.")
     suites = models.JSONField(default=list, help_text="Names of the suites whose tasks the token may start episodes of.")
+    model_agents = models.JSONField(default=list, blank=True,
+                                    help_text="Model agents (openai:MODEL) the token's runs may use: they spend the platform's API key.")
     max_concurrent = models.PositiveIntegerField(default=4, help_text="Episodes queued or running at once.")
     max_per_hour = models.PositiveIntegerField(default=60, help_text="Episodes started in any sliding hour.")
     created_at = models.DateTimeField(default=timezone.now)

@@ -5,6 +5,7 @@ to brute-force, and the lookup stays one indexed query per request.
 """
 import hashlib
 import math
+import re
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
@@ -24,6 +25,7 @@ MAX_EXPIRES_DAYS = 3650
 MAX_CONCURRENT = 1000
 MAX_PER_HOUR = 100_000
 HOUR = timedelta(hours=1)
+MODEL_AGENT = re.compile(r"^openai:[\w.:/@+-]{1,100}$")
 # Writing last_used_at on every request would make each API call a write; once a minute is enough.
 LAST_USED_RESOLUTION = timedelta(minutes=1)
 
@@ -59,7 +61,7 @@ def _bounded(name: str, value, low: int, high: int) -> int:
 
 
 def token_create(*, user, suites: list[str], expires_days: int, max_concurrent: int = 4,
-                 max_per_hour: int = 60, name: str = "") -> IssuedToken:
+                 max_per_hour: int = 60, name: str = "", model_agents: list[str] = ()) -> IssuedToken:
     if not user.is_active:
         raise TokenError(f"user {user.get_username()!r} is inactive")
     names = sorted({s.strip() for s in suites if s.strip()})
@@ -74,10 +76,13 @@ def token_create(*, user, suites: list[str], expires_days: int, max_concurrent: 
     max_per_hour = _bounded("per-hour", max_per_hour, 1, MAX_PER_HOUR)
     if len(name) > 100:
         raise TokenError("name must be at most 100 characters")
+    model_agents = sorted({m.strip() for m in model_agents if m.strip()})
+    if bad := [m for m in model_agents if not MODEL_AGENT.match(m)]:
+        raise TokenError(f"model agents are written openai:MODEL, not {', '.join(map(repr, bad))}")
     secret = SECRET_PREFIX + secrets.token_urlsafe(32)
     now = timezone.now()
     token = AgentToken.objects.create(
-        user=user, name=name, prefix=secret[:10], digest=digest(secret), suites=names,
+        user=user, name=name, prefix=secret[:10], digest=digest(secret), suites=names, model_agents=model_agents,
         max_concurrent=max_concurrent, max_per_hour=max_per_hour, created_at=now,
         expires_at=now + timedelta(days=expires_days),
     )
@@ -130,6 +135,14 @@ def token_tasks(token: AgentToken):
 def token_episodes(token: AgentToken):
     """The episodes `token` started: all a token sees or may finish, not every episode of its user."""
     return Episode.objects.filter(pk__in=TokenEpisode.objects.filter(token=token).values("episode_id"))
+
+
+def token_model_agent_check(*, token: AgentToken, agent: str) -> None:
+    """TokenScopeError unless the token's scope names `agent`, a model agent (openai:MODEL), which spends the platform's key."""
+    if agent.strip() not in token.model_agents:
+        named = ", ".join(token.model_agents) or "none"
+        raise TokenScopeError(f"{agent.strip()} spends the platform's model key: this token may run the model agents "
+                              f"its scope names only ({named})")
 
 
 def token_scope_check(*, token: AgentToken, task: Task) -> None:

@@ -31,7 +31,13 @@ from episodes.runs import (
 )
 from replicagym.accounts.models import AgentToken, TokenEpisode
 from replicagym.accounts.roles import Role
-from replicagym.accounts.tokens import QuotaExceeded, token_episodes, token_quota_check
+from replicagym.accounts.tokens import (
+    QuotaExceeded,
+    TokenScopeError,
+    token_episodes,
+    token_model_agent_check,
+    token_quota_check,
+)
 from replicagym.catalogue.models import Suite
 from replicagym.reports.report import run_report
 
@@ -126,6 +132,11 @@ class RunListCreateApi(APIView):
 def _token_run_launch(token: AgentToken, fields: dict) -> Run:
     if agent_kind(fields["agent"]) in ANSWER_KEY_AGENTS:
         raise PermissionDenied(f"{agent_kind(fields['agent'])} plays the reference solution: an agent token runs its own agent")
+    if agent_kind(fields["agent"]) == "openai":
+        try:
+            token_model_agent_check(token=token, agent=fields["agent"])
+        except TokenScopeError as exc:
+            raise PermissionDenied(str(exc)) from None
     if fields["priority"] > 0:
         raise PermissionDenied("an agent token's runs take the default priority (0) or lower")
     if fields["suite"] and fields["suite"] not in token.suites:
