@@ -279,6 +279,10 @@ def basic_inputs(spec: dict, raw: dict, replica_names: list[str]) -> dict[str, I
                             help="Why the task exists and what it tests; agents never see it."),
         "reference_solution": make("l", "reference_solution", "Reference solution", "lines", spec.get("reference_solution"), raw,
                                    help="One action per line; it must pass the verifier."),
+        "interaction": make("j", "interaction", "Interaction the task requires (optional)", "json", spec.get("interaction"), raw,
+                            help='For a task about a UI interaction: {"action": "drag_and_drop", "writes": [{"table": ..., '
+                                 '"id": "{key}"}], "reason": ...} (or a list): those rows must be written by a step of that '
+                                 'action and no other, "fault" names one that must have fired by then. JSON.'),
     }
     for name, label in (("max_steps", "Max steps"), ("max_seconds", "Max seconds"), ("step_seconds", "World seconds per step")):
         out[f"limits.{name}"] = make("i", f"limits.{name}", label + " (optional)", "number", limits.get(name), raw, minimum=1)
