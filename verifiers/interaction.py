@@ -9,7 +9,7 @@ reads which step wrote each row (steps carry `writes`, from the world's request 
 import json
 import re
 
-from .actions import action_parts
+from .actions import action_parts, parse_action
 from .spec import fill_params, spec_errors
 
 ASSERTION_NAME = "the change was made by the interaction the instruction asks for"
@@ -84,6 +84,32 @@ def accepted_actions(action: str) -> set[str]:
     return {action, PIXEL_TWIN[action]} if action in PIXEL_TWIN else {action}
 
 
+# A press released this far (in CSS pixels, across plus down) from where it began is a drag, as
+# the board's script (board.js) and the browsers' own drag threshold take it, not a click.
+DRAG_MIN_PX = 5
+
+
+def _step_actions(steps: list[dict]) -> list[tuple[str, str]]:
+    """(name, arguments) of each step; a mouse_up that ends a press begun elsewhere is the drag it makes.
+
+    A pixel agent may drag by hand (mouse_down, mouse_move, mouse_up): the drop, and with
+    it the write, comes with the mouse_up, which is named mouse_drag_and_drop here. A
+    mouse_up where its press began is a click, and stays a mouse_up.
+    """
+    out, pressed = [], None
+    for step in steps:
+        name, args = action_parts(step.get("action", ""))
+        if name == "mouse_down":
+            pressed = parse_action(step["action"])
+        elif name == "mouse_up" and pressed is not None:
+            released = parse_action(step["action"])
+            if abs(released.x - pressed.x) + abs(released.y - pressed.y) >= DRAG_MIN_PX:
+                name = "mouse_drag_and_drop"
+            pressed = None
+        out.append((name, args))
+    return out
+
+
 def _row(write) -> tuple[str, str] | None:
     if not isinstance(write, dict):
         return None
@@ -106,11 +132,10 @@ def written_by(requirement: dict, steps: list[dict], fault_met) -> tuple[bool, s
     accepted = accepted_actions(action)
     wanted = {(w["table"], str(w["id"])) for w in requirement["writes"]}
     written_at: dict[tuple, int] = {}
-    for pos, step in enumerate(steps):
+    for pos, (step, (name, args)) in enumerate(zip(steps, _step_actions(steps), strict=True)):
         rows = {r for r in map(_row, step.get("writes") or []) if r in wanted}
         if not rows:
             continue
-        name, args = action_parts(step.get("action", ""))
         if name not in accepted or ("args" in requirement and re.search(requirement["args"], args) is None):
             shown = name or json.dumps(str(step.get("action", ""))[:80])
             return (

@@ -72,6 +72,19 @@ def test_the_card_moved_by_a_drag_passes_and_a_pixel_drag_counts_too():
     assert judged(login_then(("mouse_drag_and_drop(310, 220, 840, 96)", [CARD], ())))["passed"]
 
 
+def test_a_pixel_agents_drag_by_hand_counts_and_a_press_released_in_place_does_not():
+    by_hand = login_then(
+        ("mouse_down(310, 220)", [], ()), ("mouse_move(600, 120)", [], ()), ("mouse_up(840, 96)", [CARD], ())
+    )
+    assert judged(by_hand)["passed"]
+    clicked = login_then(
+        ("mouse_down(840, 96)", [], ()), ("mouse_up(841, 97)", [CARD], ())
+    )  # a click on the status menu item
+    result = judged(clicked)
+    assert not result["passed"] and result["detail"].startswith("step 4 (mouse_up) wrote board.issue AGENT-7")
+    assert not judged(login_then(("mouse_up(840, 96)", [CARD], ())))["passed"]  # no press before it
+
+
 @pytest.mark.parametrize(
     "action",
     [
