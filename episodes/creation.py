@@ -9,6 +9,7 @@ from replicagym.catalogue.task_templates import TemplateError
 
 from replicas.worlds.pool import world_take
 from replicas.worlds.requestlog import request_log_open
+from verifiers.interaction import interaction_actions
 
 from .blobs import world_snapshot_store
 from .heartbeat import worker_name
@@ -21,6 +22,24 @@ API_CLAIM = "api:"
 
 class EpisodeError(ValueError):
     """A request about an episode that cannot be honoured (bad state, bad input)."""
+
+
+def own_browser_refusal(task) -> str:
+    """Why `task` cannot be an episode in the agent's own browser, or "" when it can.
+
+    Such an episode is judged on the requests its world receives, and a request does not
+    show how a change was made: a card dragged on the board and the same form posted
+    directly are one POST. A task that requires an interaction (its `interaction`) could
+    only be judged on its outcome there, which is the shortcut the requirement closes.
+    """
+    required = interaction_actions(task.spec.get("interaction"))
+    if not required:
+        return ""
+    return (
+        f"{task.task_id} requires the {' and '.join(required)} interaction it asks for, and an episode in your own "
+        "browser is judged on the requests its world receives, which do not show how a change was made: "
+        "run this task with the engine (the gym API, OpenEnv, MCP or a run)"
+    )
 
 
 def _resolve_task(task) -> Task:
@@ -42,6 +61,9 @@ def episode_create(*, task, agent: str, run=None, attempt: int = 0, owner=None, 
     `faults=False` leaves the task's faults unarmed (a run with faults off); `trace=True` records a Playwright trace.
     """
     task = _resolve_task(task)
+    own_browser = status == Episode.Status.RUNNING and claimed_by.startswith(API_CLAIM)
+    if own_browser and (why := own_browser_refusal(task)):
+        raise EpisodeError(why)
     if vary and seed is None and variation is None:
         variation = variation_draw()
     try:
@@ -56,7 +78,7 @@ def episode_create(*, task, agent: str, run=None, attempt: int = 0, owner=None, 
         initial = world_snapshot_store(world, initial=True)
         now = timezone.now()
         running = status == Episode.Status.RUNNING
-        if running and claimed_by.startswith(API_CLAIM):
+        if own_browser:
             # An episode in the agent's own browser has no engine watching: its world logs
             # the session as its steps, enforces the limits, moves its clock per step and
             # keeps the pages it serves (the last one is the final page).

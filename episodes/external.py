@@ -7,29 +7,10 @@ from django.utils import timezone
 from replicas.worlds.faults import fault_events
 from replicas.worlds.requestlog import last_page, logged_requests, request_log_close
 from replicas.worlds.routing import world_origin
-from verifiers.interaction import interaction_actions
 
 from .creation import API_CLAIM, EpisodeError
 from .models import Episode, Step
 from .verdict import episode_finish
-
-
-def own_browser_refusal(task) -> str:
-    """Why `task` cannot be an episode in the agent's own browser, or "" when it can.
-
-    Such an episode is judged on the requests its world receives, and a request does not
-    show how a change was made: a card dragged on the board and the same form posted
-    directly are one POST. A task that requires an interaction (its `interaction`) could
-    only be judged on its outcome there, which is the shortcut the requirement closes.
-    """
-    required = interaction_actions(task.spec.get("interaction"))
-    if not required:
-        return ""
-    return (
-        f"{task.task_id} requires the {' and '.join(required)} interaction it asks for, and an episode in your own "
-        "browser is judged on the requests its world receives, which do not show how a change was made: "
-        "run this task with the engine (the gym API, OpenEnv, MCP or a run)"
-    )
 
 
 def request_doc(r) -> dict:

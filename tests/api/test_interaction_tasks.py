@@ -9,6 +9,7 @@ import pytest
 from replicagym.accounts.tokens import token_create
 from replicagym.catalogue.packs import task_sync
 
+from episodes.creation import API_CLAIM, EpisodeError, episode_create
 from episodes.models import Episode
 from replicas.worlds.models import World
 
@@ -46,3 +47,14 @@ def test_the_task_list_says_which_tasks_require_an_interaction(board_client):
     listed = {t["id"]: t["interaction"] for t in board_client.get("/api/tasks").json()}
     assert listed[DRAG_TASK] == ["drag_and_drop"]
     assert listed[PLAIN_TASK] == []
+
+
+def test_the_service_refuses_it_too_whoever_asks_and_the_engine_still_runs_it(board_client, django_user_model):
+    """Not only the view: any caller that starts an own-browser episode (the API's claim) is refused."""
+    owner = django_user_model.objects.create_user(username="staff-x", password="pw-123456")
+    with pytest.raises(EpisodeError, match="requires the drag_and_drop interaction"):
+        episode_create(
+            task=DRAG_TASK, agent="x", owner=owner, status=Episode.Status.RUNNING, claimed_by=f"{API_CLAIM}{owner.pk}"
+        )
+    queued = episode_create(task=DRAG_TASK, agent="oracle", owner=owner)  # for a worker: the engine records actions
+    assert queued.status == Episode.Status.QUEUED

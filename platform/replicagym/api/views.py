@@ -16,8 +16,8 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from episodes.creation import API_CLAIM, EpisodeError, episode_create
-from episodes.external import episode_finish_external, own_browser_refusal
+from episodes.creation import API_CLAIM, EpisodeError, episode_create, own_browser_refusal
+from episodes.external import episode_finish_external
 from episodes.models import Episode
 from replicagym.accounts.models import AgentToken
 from replicagym.accounts.roles import Role
