@@ -1,0 +1,144 @@
+"""bin/start's supervisor: a program that dies is started again (a real worker included), and a stop takes every program down."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from episodes.models import WorkerHeartbeat
+from tests.episodes.celery_workers import worker_database_url
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)])}
+
+
+def _supervise(*programs: str, grace: float = 5, env=None) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "replicagym.supervisor", "--grace", str(grace), *programs],
+        cwd=ROOT,
+        env=env or ENV,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _children(sup: subprocess.Popen) -> dict[str, int]:
+    """The supervised programs by their command's last word, with their pids."""
+    out = {}
+    for child in psutil.Process(sup.pid).children():
+        try:
+            out[child.cmdline()[-1]] = child.pid
+        except psutil.NoSuchProcess:
+            continue
+    return out
+
+
+def _wait_for(what, timeout: float, message: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = what()
+        if found:
+            return found
+        time.sleep(0.1)
+    pytest.fail(message)
+
+
+def _stop(sup: subprocess.Popen) -> str:
+    sup.send_signal(signal.SIGTERM)
+    _, err = sup.communicate(timeout=30)
+    return err
+
+
+def test_a_killed_program_is_started_again_and_a_stop_takes_every_program_down():
+    sup = _supervise("a=sleep 600", "b=sleep 601")
+    try:
+        first = _wait_for(lambda: len(c := _children(sup)) == 2 and c, 10, "the programs did not start")
+        os.kill(first["600"], signal.SIGKILL)
+        again = _wait_for(
+            lambda: (c := _children(sup)).get("600") not in (None, first["600"]) and c,
+            10,
+            "the killed program was not started again",
+        )
+        assert again["601"] == first["601"]  # the other one was left alone
+        err = _stop(sup)
+    finally:
+        if sup.poll() is None:
+            sup.kill()
+    assert sup.returncode == 0
+    assert f"a (pid {first['600']}) killed by SIGKILL; starting it again in 1 s" in err
+    assert not any(
+        psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        for pid in (again["600"], again["601"])
+    )
+
+
+def test_a_program_that_keeps_dying_is_started_again_less_and_less_often():
+    sup = _supervise("dies=false")
+    try:
+        time.sleep(8.5)  # starts at about 0, 1, 3 and 7 s: without the growing pause, dozens
+    finally:
+        err = _stop(sup)
+    pauses = [line.rsplit(" in ", 1)[1] for line in err.splitlines() if "starting it again" in line]
+    assert pauses[:3] == ["1 s", "2 s", "4 s"] and len(pauses) <= 4, err
+
+
+@pytest.mark.parametrize("args", [["web"], ["=sleep 1"], ["a=sleep 1", "a=sleep 2"], ["a='unclosed"], ["a="]])
+def test_the_supervisor_refuses_a_malformed_program_list(args):
+    sup = subprocess.run(
+        [sys.executable, "-m", "replicagym.supervisor", *args],
+        cwd=ROOT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert sup.returncode == 2 and "error:" in sup.stderr
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_killed_under_bin_starts_supervisor_is_replaced_by_a_new_one_that_beats():
+    connection.close()  # the workers use their own connections
+    env = {
+        **ENV,
+        "DJANGO_SETTINGS_MODULE": "replicagym.settings",
+        "DATABASE_URL": worker_database_url(),
+        "REPLICAGYM_DATA_DIR": str(settings.DATA_DIR),
+        "CELERY_BROKER_URL": "filesystem://",
+        "REPLICAGYM_WORKER_HEARTBEAT_SECONDS": "1",
+        "REPLICAGYM_WORKER_LOST_SECONDS": "2",
+    }
+    sup = _supervise(f"worker-1={sys.executable} manage.py worker --queue supervised", env=env)
+    try:
+        first = _wait_for(lambda: WorkerHeartbeat.objects.first(), 90, "the worker never beat")
+        os.killpg(first.pid, signal.SIGKILL)  # its whole group: what the OOM killer or a crash leaves
+        second = _wait_for(
+            lambda: WorkerHeartbeat.objects.exclude(pid=first.pid).first(), 90, "no new worker beat after the kill"
+        )
+        assert second.name != first.name and psutil.pid_exists(second.pid)
+        err = _stop(sup)
+    finally:
+        if sup.poll() is None:
+            sup.kill()
+    assert "worker-1" in err and "killed by SIGKILL" in err
+    assert sup.returncode == 0 and not psutil.pid_exists(second.pid)
+
+
+def test_the_programs_of_a_killed_supervisor_die_with_it():
+    sup = _supervise("a=sleep 600")
+    child = _wait_for(lambda: _children(sup).get("600"), 10, "the program did not start")
+    sup.kill()
+    sup.wait()
+    gone = _wait_for(
+        lambda: not psutil.pid_exists(child) or psutil.Process(child).status() == psutil.STATUS_ZOMBIE,
+        10,
+        "the program outlived its supervisor",
+    )
+    assert gone
