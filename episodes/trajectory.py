@@ -46,7 +46,8 @@ def trajectory_lines(episode) -> Iterable[str]:
         "status": episode.status,
         "messages": episode.messages,
         "final_url": episode.final_url,
-        "passed": episode.verdict.get("passed") if episode.verdict else None,
+        # the episode's outcome, not the verifier's: a right answer after the time limit did not pass
+        "passed": episode.passed if episode.is_final else None,
         "rewards": episode.rewards,
         "steps": episode.steps.count(),
     }

@@ -18,6 +18,7 @@ from rest_framework.test import APIClient
 
 from episodes.creation import episode_create
 from episodes.models import Episode
+from episodes.trajectory import trajectory_lines
 
 pytestmark = pytest.mark.django_db
 
@@ -68,6 +69,8 @@ def test_a_right_answer_after_the_time_limit_earns_nothing(django_user_model, te
     episode.refresh_from_db()
     assert episode.verdict["passed"] is True  # the answer was right: staff still read the verdict
     assert episode.rewards == dict.fromkeys(episode.rewards, 0.0)
+    exported = json.loads(next(iter(trajectory_lines(episode))))  # the trajectory export's header
+    assert exported["passed"] is False and exported["rewards"]["episode_reward"] == 0.0
 
 
 def test_a_tokens_episode_asking_to_be_the_oracle_is_recorded_external_and_never_exported_as_oracle(

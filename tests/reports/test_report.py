@@ -58,6 +58,16 @@ def test_cancelled_and_unfinished_episodes_are_counted_but_never_scored(finished
     assert (task["attempts"], task["passes"], task["pass_hat_k"]) == (1, 1, {"1": 1.0})
 
 
+def test_an_attempt_errored_without_rewards_scores_zero_in_the_means(finished_run):
+    run = finished_run({"testbed.complete-note": [True, True]})
+    # a worker that died outside the engine's own handling errors its episode without finishing it: no rewards stored
+    lost = run.episodes.order_by("attempt").last()
+    Episode.objects.filter(pk=lost.pk).update(status=Episode.Status.ERRORED, rewards=None)
+    task = run_report(run=run)["tasks"]["testbed.complete-note"]
+    assert task["reward_values"]["episode_reward"] == [1.0, 0.0]  # not [1.0]: erroring must not lift the mean
+    assert task["rewards"]["episode_reward"] == 0.5 and task["episodes"][1]["reward"] == 0.0
+
+
 def _svg_texts(svg: str) -> str:
     return " ".join(re.findall(r">([^<>]+)</text>", svg))
 
