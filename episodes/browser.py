@@ -46,6 +46,9 @@ LAUNCH_ARGS = [
 ]
 
 
+OBSERVE_TRIES = 3  # an observation that raced a navigation is taken again, at most this many times in all
+
+
 class BrowserCrashed(RuntimeError):
     """The browser or the episode's page died; the episode cannot go on."""
 
@@ -635,6 +638,20 @@ class EpisodeSession:
 
     def observe(self) -> Observation:
         """The agent's view of the active tab now."""
+        tries = 1
+        while True:
+            try:
+                return self._observe()
+            except PlaywrightError as exc:
+                # A navigation the settle did not wait out (its cap ran out on a loaded machine)
+                # replaced the document mid-capture: wait for the new one and observe it.
+                if tries == OBSERVE_TRIES or "Execution context was destroyed" not in str(exc):
+                    raise
+            log.info("observation raced a navigation; observing the new page")
+            tries += 1
+            self._settle()
+
+    def _observe(self) -> Observation:
         self._check_alive()
         tab = self._tabs[self._active]
         page = tab.page

@@ -1,0 +1,48 @@
+"""An observation that races a navigation is taken again on the new page, not the episode's error (no browser)."""
+
+import pytest
+from playwright.sync_api import Error as PlaywrightError
+
+from episodes.browser import OBSERVE_TRIES, EpisodeSession
+from tests.episodes.browserless import BrowserlessSession
+
+DESTROYED = "Execution context was destroyed, most likely because of a navigation"
+
+
+class RacingSession(BrowserlessSession):
+    """The engine's real observe() over a capture that fails `races` times with `message`."""
+
+    observe = EpisodeSession.observe
+
+    def __init__(self, races: int, message: str = DESTROYED):
+        super().__init__()
+        self.races, self.message, self.settles = races, message, 0
+
+    def _observe(self):
+        if self.races:
+            self.races -= 1
+            raise PlaywrightError(self.message)
+        return BrowserlessSession.observe(self)
+
+    def _settle(self) -> bool:
+        self.settles += 1
+        return True
+
+
+def test_an_observation_that_raced_a_navigation_is_taken_again_after_the_page_settles():
+    session = RacingSession(races=OBSERVE_TRIES - 1)
+    assert session.observe().url == session.origin + "/"
+    assert session.settles == OBSERVE_TRIES - 1
+
+
+def test_a_page_that_keeps_navigating_still_fails_the_observation_after_the_limit():
+    session = RacingSession(races=OBSERVE_TRIES)
+    with pytest.raises(PlaywrightError, match="Execution context was destroyed"):
+        session.observe()
+
+
+def test_another_playwright_error_is_not_taken_for_a_navigation():
+    session = RacingSession(races=1, message="Target page, context or browser has been closed")
+    with pytest.raises(PlaywrightError, match="has been closed"):
+        session.observe()
+    assert session.settles == 0
