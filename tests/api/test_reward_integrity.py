@@ -91,3 +91,12 @@ def test_a_tokens_episode_asking_to_be_the_oracle_is_recorded_external_and_never
     Episode.objects.filter(pk__in=[legacy.pk, engine.pk]).update(status=Episode.Status.SUCCEEDED)
     exported = {c.episode.pk: c.source for c in candidates(suite="smoke", sources=["oracle", "runs"])}
     assert exported == {engine.pk: "oracle"}
+
+
+def test_staff_starting_an_episode_as_the_oracle_are_recorded_external_too(django_user_model, test_pack):
+    staff = django_user_model.objects.create_user(username="author-1", password="pw-123456", is_superuser=True)
+    client = APIClient()
+    client.force_authenticate(user=staff)
+    created = client.post("/api/episodes", {"task": "testbed.open-note", "agent": "oracle"}, format="json")
+    assert created.status_code == 201, created.content
+    assert Episode.objects.get(pk=created.json()["id"]).agent == "external:author-1"
