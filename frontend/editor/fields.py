@@ -283,6 +283,10 @@ def basic_inputs(spec: dict, raw: dict, replica_names: list[str]) -> dict[str, I
                             help='For a task about a UI interaction: {"action": "drag_and_drop", "writes": [{"table": ..., '
                                  '"id": "{key}"}], "reason": ...} (or a list): those rows must be written by a step of that '
                                  'action and no other, "fault" names one that must have fired by then. JSON.'),
+        "audit": make("j", "audit", "Mutation audit declarations (optional)", "json", spec.get("audit"), raw,
+                      help='What audit_tasks is told, each with a one-line reason: {"equivalent": {"<mutant id pattern>": '
+                           '"why the instruction allows it"}, "unread_params": {"<param>": "why no assertion reads it"}, '
+                           '"fixed_key": "why the answer is the same on every seed"}. JSON.'),
     }
     for name, label in (("max_steps", "Max steps"), ("max_seconds", "Max seconds"), ("step_seconds", "World seconds per step")):
         out[f"limits.{name}"] = make("i", f"limits.{name}", label + " (optional)", "number", limits.get(name), raw, minimum=1)

@@ -72,7 +72,7 @@ def _layout(spec: dict, raw: dict, kinds: dict) -> dict:
 def _slots(layout: dict) -> list[str]:
     """Every path an error can be shown at, the most specific first."""
     paths = ["slug", "params", "faults", "verifier", "verifier.assertions", "verifier.allowed_changes",
-             "negative_examples", "reference_solution", "limits", "reward_weights", "new_suite", "interaction"]
+             "negative_examples", "reference_solution", "limits", "reward_weights", "new_suite", "interaction", "audit"]
     paths += [i.path for i in layout["basic"].values()]
     for section in ("params", "faults", "assertions", "allowed_changes", "negatives"):
         for item in layout[section]:
