@@ -9,6 +9,8 @@ import json
 import re
 from decimal import Decimal, InvalidOperation
 
+from replicagym.jsonintake import JsonIntakeError, json_intake
+
 PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[\d+\])*")
 TOKEN = re.compile(r"([A-Za-z_]\w*)|\[(\d+)\]")
 TYPES = set("inseljvcm")
@@ -62,7 +64,7 @@ def _compact(node):
 
 def _convert(kind: str, text: str, values: list[str]):
     if kind == "m":
-        return [json.loads(v) for v in values if v != ""] or None
+        return [json_intake(v) for v in values if v != ""] or None
     text = text.strip() if kind not in ("s", "l") else text
     if text.strip() == "":
         return None
@@ -78,17 +80,18 @@ def _convert(kind: str, text: str, values: list[str]):
         except InvalidOperation:
             raise ValueError(f"must be a number, not {text!r}") from None
         return int(number) if number == number.to_integral_value() and "." not in text else float(number)
+    # JSON typed into a field goes through the platform's intake: too deep, too big or NaN is refused, never a 500
     if kind == "e":
-        return json.loads(text)
+        return json_intake(text)
     if kind == "j":
         try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+            return json_intake(text)
+        except JsonIntakeError as exc:
+            raise ValueError(exc.relative()) from None
     if kind == "v":
         try:
-            return json.loads(text)
-        except json.JSONDecodeError:
+            return json_intake(text)
+        except JsonIntakeError:
             return text
     if kind == "l":
         return [line.strip() for line in text.replace("\r\n", "\n").split("\n") if line.strip()] or None

@@ -39,7 +39,7 @@ def test_launching_from_the_form_queues_the_run_and_leads_to_its_live_page(staff
 @pytest.mark.parametrize("data, message", [
     ({"suite": "", "task_filter": "", "agent": "random"}, "choose a suite, a task filter, or both"),
     ({"suite": "testbed", "agent": "replay:/etc/passwd"}, "replay agents read files on the server"),
-    ({"suite": "testbed", "agent": "random", "agent_settings": "{nope"}, "not JSON"),
+    ({"suite": "testbed", "agent": "random", "agent_settings": "{nope"}, "invalid JSON at line 1 column 2"),
     ({"suite": "testbed", "agent": "random", "agent_settings": "[1]"}, "a JSON object"),
     ({"suite": "testbed", "agent": "random", "attempts": "0"}, "greater than or equal to 1"),
     ({"suite": "testbed", "agent": "genius"}, "unknown agent"),

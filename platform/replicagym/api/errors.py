@@ -7,6 +7,8 @@ an agent holding a token must see neither.
 
 import logging
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import JsonResponse
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
@@ -21,6 +23,12 @@ def api_exception_handler(exc, context):
     response = exception_handler(exc, context)
     if response is not None:
         return response
+    if isinstance(exc, RequestDataTooBig):  # Django's own limit, met before the JSON intake's when DRF reads the body
+        return Response(
+            {"detail": f"$: the body is over {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes", "path": "$"}, status=400
+        )
+    if isinstance(exc, SuspiciousOperation):  # what Django answers 400 to, left to it before this handler
+        return Response({"detail": "bad request"}, status=400)
     view = context.get("view")
     log.error("API %s failed", type(view).__name__ if view else "view", exc_info=exc)
     return Response({"detail": "server error"}, status=500)

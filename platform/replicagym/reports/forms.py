@@ -1,10 +1,9 @@
 """The launch form: the same inputs as the API and run_suite; episodes.runs checks them again before writing."""
-import json
-
 from django import forms
 
 from episodes.runs import MAX_ATTEMPTS, PRIORITIES, agent_kind, agent_refused_from_outside
 from replicagym.catalogue.models import Suite
+from replicagym.jsonintake import JsonIntakeError, json_intake
 
 AGENT_SUGGESTIONS = ("oracle", "noisy-oracle", "random", "random:7", "http:http://127.0.0.1:9000/act", "openai:gpt-4o")
 
@@ -39,9 +38,9 @@ class RunForm(forms.Form):
         if not text:
             return {}
         try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise forms.ValidationError(f"not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+            value = json_intake(text)
+        except JsonIntakeError as exc:
+            raise forms.ValidationError(str(exc)) from None
         if not isinstance(value, dict):
             raise forms.ValidationError('a JSON object, as in {"timeout": 30}')
         return value
