@@ -21,7 +21,7 @@ from episodes.models import Episode, Run
 from episodes.pool import episode_summary, process_pool, run_one
 from episodes.runs import PRIORITIES, RunError, run_create, run_episodes_create, runs_finish
 from episodes.trajectory import trajectory_export
-from replicas.worlds.cli import ReplicaGymCommand, positive_int, signals_held, stop_on_signals
+from replicas.worlds.cli import ReplicaGymCommand, positive_int, seed_arg, signals_held, stop_on_signals
 
 
 def json_object(text: str) -> dict:
@@ -56,6 +56,10 @@ class Command(ReplicaGymCommand):
                             help='agent settings as JSON, e.g. \'{"timeout": 30}\' (timeout, max_failures, temperature)')
         parser.add_argument("--tasks", default="", help="only the task ids matching this pattern, e.g. 'shop.checkout-*'")
         parser.add_argument("--no-faults", action="store_true", help="leave the tasks' faults unarmed")
+        parser.add_argument("--seed", type=seed_arg, default=None,
+                            help="the run's seed: each episode's world seed and answer key follow from it, the task and "
+                                 "the attempt (default: drawn; printed as the run starts)")
+        parser.add_argument("--fixed", action="store_true", help="play every task on its own seed with its own picks (no variation)")
         parser.add_argument("--priority", type=priority_arg, default=0, help="-10..10: workers take higher first")
         parser.add_argument("--attempts", type=positive_int, default=1, help="attempts per task (K)")
         parser.add_argument("--workers", type=positive_int, default=1, help="local worker processes (N)")
@@ -65,7 +69,7 @@ class Command(ReplicaGymCommand):
         parser.add_argument("--trajectories", help="a folder to write each episode's trajectory to (<task>-<attempt>.jsonl)")
 
     def handle(self, *args, suite, agent, agent_settings, tasks, no_faults, priority, attempts, workers, out, celery,
-               no_sync, trajectories, **options):
+               no_sync, trajectories, seed, fixed, **options):
         stop_on_signals()  # SIGTERM and Ctrl-C stop the worker processes too (their replica servers and browsers die with them)
         out_path = Path(out) if out else None
         if out_path is not None and not out_path.parent.is_dir():
@@ -77,13 +81,15 @@ class Command(ReplicaGymCommand):
                 task_sync_all()
             except PackError as exc:
                 raise CommandError(f"invalid task pack: {exc.errors[0]}" + (f" (+{len(exc.errors) - 1} more)" if len(exc.errors) > 1 else "")) from None
+        if fixed and seed is not None:
+            raise CommandError("--seed sets the episodes' variations: it cannot go with --fixed")
         run = run_create(suite=None if suite == "-" else suite, task_filter=tasks, agent=agent,
                          agent_settings=agent_settings, attempts=attempts, workers=workers, faults=not no_faults,
-                         priority=priority)
+                         priority=priority, seed=seed, vary=not fixed)
         episodes = run_episodes_create(run_id=run.pk, enqueue=celery)
         total = len(episodes)
         self._progress(f"run {run.pk}: {suite}{f' [{tasks}]' if tasks else ''} ({total // attempts} tasks) x {attempts} attempt(s) "
-                       f"= {total} episodes, agent {agent}, "
+                       f"= {total} episodes, agent {agent}, " + (f"seed {run.seed}, " if run.seed is not None else "fixed seeds, ")
                        + ("celery" if celery else f"{workers} worker(s)"))
         started = time.monotonic()
         if celery:

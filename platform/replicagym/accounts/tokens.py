@@ -193,12 +193,13 @@ def token_agent(token: AgentToken) -> str:
     return f"external:{token.name or f'token-{token.pk}'}"
 
 
-def token_episode_start(*, token: AgentToken, task: Task, seed: int | None = None,
+def token_episode_start(*, token: AgentToken, task: Task, seed: int | None = None, variation: int | None = None,
                         claimed_by: str | None = None) -> Episode:
     """A running episode for the token (agent `token_agent`), if the task is in its suites and its quotas allow one more.
 
     By default the agent drives it from its own browser (the API's claim); a gateway that drives it
-    with the engine passes its own `claimed_by`, and may pick the world's `seed`.
+    with the engine passes its own `claimed_by`. Its world seed and picks vary per episode
+    (episodes.variation) unless the caller fixes the world's `seed` or the `variation`.
     """
     token_scope_check(token=token, task=task)
     with transaction.atomic():
@@ -207,7 +208,7 @@ def token_episode_start(*, token: AgentToken, task: Task, seed: int | None = Non
         now = timezone.now()
         token_quota_check(locked, now)
         episode = episode_create(task=task, agent=token_agent(locked), owner=locked.user, seed=seed, status=Episode.Status.RUNNING,
-                                 claimed_by=claimed_by or f"{API_CLAIM}{locked.user.pk}")
+                                 variation=variation, vary=True, claimed_by=claimed_by or f"{API_CLAIM}{locked.user.pk}")
         TokenEpisode.objects.create(token=locked, episode=episode, created_at=now)
     return episode
 

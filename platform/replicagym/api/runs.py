@@ -29,6 +29,7 @@ from episodes.runs import (
     run_progress,
     run_tasks,
 )
+from episodes.variation import VARIATION_MAX
 from replicagym.accounts.models import AgentToken, TokenEpisode
 from replicagym.accounts.roles import Role
 from replicagym.accounts.tokens import (
@@ -81,6 +82,7 @@ class RunOutputSerializer(serializers.Serializer):
     attempts = serializers.IntegerField()
     faults = serializers.BooleanField()
     priority = serializers.IntegerField()
+    seed = serializers.IntegerField(allow_null=True, help_text="Each episode's variation follows from it, its task and its attempt.")
     status = serializers.CharField()
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
@@ -102,6 +104,9 @@ class RunListCreateApi(APIView):
         attempts = serializers.IntegerField(min_value=1, max_value=MAX_ATTEMPTS, default=1)
         faults = serializers.BooleanField(default=True)
         priority = serializers.IntegerField(min_value=PRIORITIES.start, max_value=PRIORITIES.stop - 1, default=0)
+        seed = serializers.IntegerField(min_value=0, max_value=VARIATION_MAX, required=False,
+                                        help_text="Fixes every episode's variation (world seed and answer key) by task and attempt; "
+                                                  "default: drawn.")
 
         def validate_agent(self, value):
             if agent_refused_from_outside(value):

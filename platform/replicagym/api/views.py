@@ -19,6 +19,7 @@ from rest_framework.views import APIView
 from episodes.creation import API_CLAIM, EpisodeError, episode_create, own_browser_refusal
 from episodes.external import episode_finish_external
 from episodes.models import Episode
+from episodes.variation import VARIATION_MAX
 from replicagym.accounts.models import AgentToken
 from replicagym.accounts.roles import Role
 from replicagym.accounts.tokens import QuotaExceeded, TokenScopeError, token_episode_start, token_episodes, token_tasks
@@ -174,6 +175,12 @@ class EpisodeListCreateApi(GenericAPIView):
                                       help_text="Ignored (letters, digits, . : @ / + -): the episode's agent is recorded by "
                                                 "the server as external:<token name>, or external:<username> for staff.")
 
+        # Unless fixed here, each episode plays its own variation (episodes.variation): world seed and picks.
+        seed = serializers.IntegerField(required=False, min_value=0, max_value=VARIATION_MAX,
+                                        help_text="World seed (default: drawn per episode); without a variation, the task's fixed picks on it.")
+        variation = serializers.IntegerField(required=False, min_value=0, max_value=VARIATION_MAX,
+                                             help_text="The episode's variation (default: drawn): the same one gives the same world and answer key.")
+
         def validate_agent(self, value):
             if not AGENT_NAME.match(value):
                 raise ValidationError("use letters, digits and . : @ / + - only (at most 100 characters)")
@@ -194,17 +201,20 @@ class EpisodeListCreateApi(GenericAPIView):
         data = self.EpisodeCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         task = data.validated_data["task"]
+        fixed = {k: data.validated_data.get(k) for k in ("seed", "variation")}
         token = _agent_token(request)
-        if token is None:  # staff signed in to the platform: no suite scope, no quota
-            episode = episode_create(task=task, agent=f"external:{request.user.get_username()}", owner=request.user,
-                                     status=Episode.Status.RUNNING, claimed_by=f"{API_CLAIM}{request.user.pk}")
-        else:
-            try:
-                episode = token_episode_start(token=token, task=task)
-            except TokenScopeError as exc:
-                raise PermissionDenied(str(exc)) from None
-            except QuotaExceeded as exc:
-                raise Throttled(wait=exc.retry_after, detail=str(exc)) from None
+        try:
+            if token is None:  # staff signed in to the platform: no suite scope, no quota
+                episode = episode_create(task=task, agent=f"external:{request.user.get_username()}", owner=request.user,
+                                         status=Episode.Status.RUNNING, claimed_by=f"{API_CLAIM}{request.user.pk}", vary=True, **fixed)
+            else:
+                episode = token_episode_start(token=token, task=task, **fixed)
+        except TokenScopeError as exc:
+            raise PermissionDenied(str(exc)) from None
+        except QuotaExceeded as exc:
+            raise Throttled(wait=exc.retry_after, detail=str(exc)) from None
+        except EpisodeError as exc:  # a seed whose world holds nothing the task can be about
+            raise ValidationError({"seed": [str(exc)]}) from None
         return Response(EpisodeOutputSerializer(episode).data, status=status.HTTP_201_CREATED)
 
 

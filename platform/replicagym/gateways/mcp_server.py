@@ -55,10 +55,10 @@ class EpisodeTools:
             raise GatewayError(f"no episode {episode!r} of this token here: call start_episode first", 404)
         return session
 
-    async def start(self, ctx: Context, task: str, seed: int | None) -> dict:
+    async def start(self, ctx: Context, task: str, seed: int | None, variation: int | None = None) -> dict:
         session = GatewaySession(await self.token(ctx))
         try:
-            result = await session.call(session.reset, {"task": task, "seed": seed})
+            result = await session.call(session.reset, {"task": task, "seed": seed, "variation": variation})
         except BaseException:
             await session.aclose()
             raise
@@ -135,9 +135,10 @@ def mcp_server(*, idle_seconds: float = IDLE_SECONDS) -> tuple[MCPServer, Episod
         "names elements by bid), act with the browser action tools, answer with send_message, then finish."))
 
     @server.tool()
-    async def start_episode(ctx: Context, task: str, seed: int | None = None) -> dict:
-        """Start an episode of `task` (a task id of the token's suites) in a fresh world; returns its id and first observation."""
-        return await _guarded(tools.start(ctx, task, seed))
+    async def start_episode(ctx: Context, task: str, seed: int | None = None, variation: int | None = None) -> dict:
+        """Start an episode of `task` (a task id of the token's suites) in a fresh world; returns its id and first observation.
+        Its world seed and answer key vary per episode unless `seed` (the world's) or `variation` fixes them."""
+        return await _guarded(tools.start(ctx, task, seed, variation))
 
     @server.tool()
     async def observe(ctx: Context, episode: int) -> dict:

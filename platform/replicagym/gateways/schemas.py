@@ -40,7 +40,10 @@ RESET_SCHEMA = {
     "type": "object",
     "properties": {
         "task": {"type": "string", "minLength": 1, "maxLength": 160, "description": "Task id, <replica>.<slug>, in the token's suites."},
-        "seed": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_SEED, "description": "World seed (default: the task's)."},
+        "seed": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_SEED,
+                 "description": "World seed (default: drawn per episode); without a variation, the task's fixed picks on it."},
+        "variation": {"type": ["integer", "null"], "minimum": 0, "maximum": MAX_SEED,
+                      "description": "The episode's variation (default: drawn): the same one gives the same world and answer key."},
         "episode_id": {"type": ["string", "null"], "minLength": 1, "maxLength": MAX_EPISODE_ID,
                        "description": "Your own id for the episode (OpenEnv's); the state's episode_id is then this."},
         "screenshot": {"type": "boolean", "default": False, "description": "Include each observation's screenshot (base64 PNG)."},

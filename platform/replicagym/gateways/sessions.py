@@ -16,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from episodes.browser import shutdown_browser
+from episodes.creation import EpisodeError
 from episodes.driver import EpisodeDriver
 from episodes.models import Episode
 from replicagym.accounts.models import AgentToken
@@ -39,7 +40,7 @@ MAX_SEED = 2**31 - 1
 MAX_ACTION = 100_000
 MAX_EPISODE_ID = 255  # OpenEnv's ResetRequest.episode_id
 MAX_TIMEOUT_S = 3600.0
-RESET_FIELDS = ("task", "seed", "episode_id", "screenshot")
+RESET_FIELDS = ("task", "seed", "episode_id", "screenshot", "variation")
 ACTION_FIELDS = ("action", "metadata")
 
 
@@ -67,10 +68,12 @@ def bearer_token(header: str | None):
         raise GatewayError(str(exc), 401) from None
 
 
-def reset_arguments(data) -> tuple[str, int | None, str | None, bool]:
-    """(task id, world seed or None, the client's episode id or None, include the screenshot) from a reset, or GatewayError.
+def reset_arguments(data) -> tuple[str, int | None, str | None, bool, int | None]:
+    """(task id, world seed or None, the client's episode id or None, include the screenshot, variation or None) from a
+    reset, or GatewayError.
 
-    The fields are OpenEnv's ResetRequest (seed, episode_id) plus the task to run and the screenshot switch.
+    The fields are OpenEnv's ResetRequest (seed, episode_id) plus the task to run, the screenshot switch and the
+    episode's variation (episodes.variation: drawn per episode unless the seed or the variation is given).
     """
     if not isinstance(data, dict):
         raise GatewayError('reset takes an object: {"task": "<replica>.<slug>", "seed": 7}')
@@ -83,13 +86,17 @@ def reset_arguments(data) -> tuple[str, int | None, str | None, bool]:
         raise GatewayError("reset needs task: a task id such as testbed.open-note")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
         raise GatewayError(f"seed must be a whole number from 0 to {MAX_SEED} (the world's seed), not {seed!r}")
+    variation = data.get("variation")
+    if variation is not None and (isinstance(variation, bool) or not isinstance(variation, int)
+                                  or not 0 <= variation <= MAX_SEED):
+        raise GatewayError(f"variation must be a whole number from 0 to {MAX_SEED} (the episode's variation), not {variation!r}")
     if episode_id is not None and (not isinstance(episode_id, str) or not 1 <= len(episode_id) <= MAX_EPISODE_ID
                                    or not episode_id.isprintable()):
         raise GatewayError(f"episode_id must be a printable string of 1 to {MAX_EPISODE_ID} characters (your label "
                            f"for the episode), not {episode_id!r}")
     if not isinstance(screenshot, bool):
         raise GatewayError(f"screenshot must be true or false, not {screenshot!r}")
-    return task, seed, episode_id, screenshot
+    return task, seed, episode_id, screenshot, variation
 
 
 def action_argument(data) -> str:
@@ -153,13 +160,15 @@ def quota_check(token: AgentToken, *, replacing: Episode | None = None) -> None:
         raise GatewayError(f"{exc}; retry after {exc.retry_after} s", 429, retry_after=exc.retry_after) from None
 
 
-def gateway_episode_start(*, token: AgentToken, task, seed: int | None) -> Episode:
+def gateway_episode_start(*, token: AgentToken, task, seed: int | None, variation: int | None = None) -> Episode:
     """A running engine-driven episode for the token (its agent: token_agent): its quotas are checked (and the slot taken) under the lock."""
     try:
-        return token_episode_start(token=token, task=task, seed=seed,
+        return token_episode_start(token=token, task=task, seed=seed, variation=variation,
                                    claimed_by=f"{GATEWAY_CLAIM}{os.getpid()}")
     except QuotaExceeded as exc:
         raise GatewayError(f"{exc}; retry after {exc.retry_after} s", 429, retry_after=exc.retry_after) from None
+    except EpisodeError as exc:  # a seed whose world holds nothing the task can be about
+        raise GatewayError(str(exc)) from None
 
 
 class GatewaySession:
@@ -214,7 +223,7 @@ class GatewaySession:
 
     def reset(self, data) -> dict:
         self._require_live_token()
-        task_id, seed, label, screenshot = reset_arguments(data)
+        task_id, seed, label, screenshot, variation = reset_arguments(data)
         try:
             task = task_current(task_id)
         except TaskNotFound:
@@ -226,7 +235,7 @@ class GatewaySession:
         # a refused start changes nothing: the quota is checked before this session's episode ends
         quota_check(self.token, replacing=self.episode if self.driver is not None else None)
         self._end("reset before the episode ended")
-        self.episode = gateway_episode_start(token=self.token, task=task, seed=seed)
+        self.episode = gateway_episode_start(token=self.token, task=task, seed=seed, variation=variation)
         self.label = label
         self.screenshot, self.done, self.reward = screenshot, False, None
         self.driver = EpisodeDriver(self.episode)
