@@ -12,6 +12,7 @@ from replicagym.catalogue.task_templates import call_picker, template_params
 from replicagym.gateways.sessions import GatewayError, reset_arguments
 
 from episodes.creation import episode_create
+from episodes.gym import ReplicaEnv
 from episodes.models import Episode
 from episodes.runs import RunError, run_create, run_episodes_create, run_variation
 from episodes.variation import ready_seeds, variation_resolve, variation_templates_build
@@ -226,3 +227,27 @@ def test_run_suite_refuses_a_seed_for_a_run_without_variation(shop_pool):
             "run_suite", "-", "--tasks", ANSWER_TASK, "--agent", "oracle", "--seed", "5", "--fixed", "--no-sync"
         )
     assert not Episode.objects.exists()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_gyms_reset_seed_chooses_the_variation(shop_pool):
+    env = ReplicaEnv(ANSWER_TASK)
+    try:
+        episodes = []
+        for seed in (5, 5, 6):
+            obs, _ = env.reset(seed=seed)
+            episodes.append(env.episode)
+            assert env.episode.params["order"] in obs["goal"]
+        env.reset(seed=5, options={"world_seed": 2})
+        fixed_world = env.episode
+    finally:
+        env.close()
+    first, again, other = episodes
+    assert first.variation is not None and (first.world_seed, first.variation, first.params) == (
+        again.world_seed,
+        again.variation,
+        again.params,
+    )
+    assert other.variation != first.variation
+    assert (fixed_world.world_seed, fixed_world.variation) == (2, first.variation)
