@@ -42,6 +42,13 @@ def test_create_prints_the_secret_once_and_list_never_shows_it(agent_token, mana
     assert created["secret"] not in out and token.digest not in out and all("secret" not in t for t in listed)
 
 
+def test_create_names_the_model_agents_a_token_may_run(agent_token, manage):
+    code, out, _ = manage("token", "create", "--user", "agent", "--suites", "smoke", "--expires-days", "1",
+                          "--model-agents", "openai:gpt-4o, openai:o3")
+    assert code == 0 and json.loads(out)["model_agents"] == ["openai:gpt-4o", "openai:o3"]
+    assert AgentToken.objects.get(pk=json.loads(out)["id"]).model_agents == ["openai:gpt-4o", "openai:o3"]
+
+
 def test_revoke_by_id_ends_the_token(agent_token, manage):
     code, out, _ = manage("token", "revoke", str(agent_token.token.pk))
     assert code == 0 and json.loads(out)["state"] == "revoked"
@@ -58,6 +65,8 @@ def test_revoke_by_id_ends_the_token(agent_token, manage):
         (["create", "--user", "agent", "--suites", "smoke", "--expires-days", "9999"], "from 1 to 3650"),
         (["create", "--user", "agent", "--suites", "smoke", "--expires-days", "1", "--concurrent", "x"], "not 'x'"),
         (["create", "--user", "agent", "--suites", "smoke"], "--expires-days"),
+        (["create", "--user", "agent", "--suites", "smoke", "--expires-days", "1", "--model-agents", "gpt-4o"],
+         "model agents are written openai:MODEL, not 'gpt-4o'"),
         (["revoke", "abc"], "must be a positive whole number, not 'abc'"),
         (["revoke", "999999"], "no token with id 999999"),
         (["rotate"], "invalid choice: 'rotate'"),

@@ -1,7 +1,8 @@
 """`manage.py scheduler [--every S] [--once]`: the platform's upkeep loop (bin/start and the compose file run it).
 
 Each tick requeues the episodes of lost workers (or errors them past the limit of
-tries), marks finished runs done and collects worlds unused for REPLICAGYM_WORLD_GC_HOURS.
+tries), marks finished runs done, ends the API episodes their agents left running past
+their time limit (timed out) and collects worlds unused for REPLICAGYM_WORLD_GC_HOURS.
 It prints one JSON line per tick that changed something.
 """
 import json
