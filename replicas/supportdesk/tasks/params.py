@@ -102,12 +102,14 @@ def _group(name: str) -> Group:
 
 def ticket_order(ticket: Ticket) -> Order | None:
     """The order a ticket is about: its Order number field, else the number in its subject or first message."""
-    first = ticket.comments.order_by("created_at", "public_id").first()
-    for text in (ticket.order_number, ticket.subject, first.body if first else ""):
-        found = ORDER_RE.search(text or "")
-        if found:
-            return Order.objects.filter(public_id=found.group(0), customer=ticket.requester).first()
-    return None
+    # the first message is read only when the fields name no order: an episode's pickers check many tickets
+    found = ORDER_RE.search(ticket.order_number or "") or ORDER_RE.search(ticket.subject or "")
+    if found is None:
+        first = ticket.comments.order_by("created_at", "public_id").first()
+        found = ORDER_RE.search(first.body or "") if first else None
+    if found is None:
+        return None
+    return Order.objects.filter(public_id=found.group(0), customer_id=ticket.requester_id).first()
 
 
 def _limit(agent: User, payment: Payment) -> Decimal | None:
