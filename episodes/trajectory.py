@@ -38,6 +38,7 @@ def trajectory_lines(episode) -> Iterable[str]:
         "task_version": task.content_hash,
         "replica": task.replica,
         "world_seed": episode.world_seed,
+        "variation": episode.variation,  # with world_seed, fixes the episode's answer key (episodes.variation)
         "variant": task.variant,
         "agent": episode.agent,
         "agent_seed": episode.seed,

@@ -1,6 +1,7 @@
 """Per-episode variation (episodes.variation): world seeds drawn among built templates, picks drawn per episode,
 reproducible from a run's seed and attempt, honoured when the caller fixes them (no browser)."""
 
+import json
 import random
 import shutil
 
@@ -15,6 +16,7 @@ from episodes.creation import episode_create
 from episodes.gym import ReplicaEnv
 from episodes.models import Episode
 from episodes.runs import RunError, run_create, run_episodes_create, run_variation
+from episodes.trajectory import trajectory_lines
 from episodes.variation import ready_seeds, variation_resolve, variation_templates_build
 from episodes.workers import scheduler_tick
 from replicas.worlds.models import World
@@ -123,6 +125,8 @@ def test_a_variation_the_caller_gives_gives_the_same_world_and_answer_key_each_t
     assert first.variation == second.variation == 4242
     assert (first.world_seed, first.params) == (second.world_seed, second.params)
     assert first.world_id != second.world_id  # still a fresh world each
+    header = json.loads(next(iter(trajectory_lines(first))))  # exports carry what reproduces the episode
+    assert (header["world_seed"], header["variation"]) == (first.world_seed, 4242)
 
 
 @pytest.mark.parametrize(
