@@ -123,3 +123,13 @@ def test_the_gateways_refuse_bad_json_without_a_server_error(gateway_secret):
             response = httpx.post(url + "/mcp", content=body, headers=headers, timeout=60)
             assert response.status_code < 500, (name, response.status_code, response.text[:200])
     assert not Episode.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", list(BODIES))
+def test_a_world_logging_an_api_episode_takes_bad_json_without_a_server_error(agent_token, world_client, name):
+    # the request log reads the names of a JSON body's members: a body too deep to parse was a RecursionError there
+    episode = token_episode_start(token=agent_token.token, task=task_current("testbed.open-note"))
+    body, _path = BODIES[name]
+    response = world_client(episode.world).generic("POST", "/notes/3", body, content_type="application/json")
+    assert response.status_code < 500, (name, response.status_code)
