@@ -1,4 +1,5 @@
 """Episodes in the agent's own browser (API episodes): their steps are their world's request log."""
+import logging
 from datetime import timedelta
 
 from django.db import IntegrityError, transaction
@@ -11,6 +12,8 @@ from replicas.worlds.routing import world_origin
 from .creation import API_CLAIM, EpisodeError
 from .models import Episode, Step
 from .verdict import episode_finish
+
+log = logging.getLogger("replicagym.episodes")
 
 
 def request_doc(r) -> dict:
@@ -107,5 +110,12 @@ def external_episodes_expire(*, grace: timedelta = FINISH_GRACE) -> list[int]:
             episode_finish_external(episode=episode, messages=[])
         except EpisodeError:  # the agent's own /finish got there first
             continue
+        except Exception as exc:
+            # errored rather than left running: a finish that fails would fail again at every tick,
+            # and the episode would hold its slot for good, which is what this sweep is for
+            log.exception("ending API episode %s past its time limit failed", episode.pk)
+            Episode.objects.filter(pk=episode.pk, status=Episode.Status.RUNNING).update(
+                status=Episode.Status.ERRORED, finished_at=timezone.now(),
+                error=f"past its time limit; ending it failed: {type(exc).__name__}: {exc}"[:5000])
         expired.append(episode.pk)
     return expired

@@ -78,6 +78,22 @@ def test_the_sweep_ends_an_api_episode_past_its_limit_frees_its_slot_and_collect
     assert start(agent_client)  # its slot is free again
 
 
+def test_an_api_episode_whose_ending_fails_is_errored_not_left_holding_its_slot(agent_client, monkeypatch):
+    from episodes import external
+
+    stuck = start(agent_client)
+    limit = Episode.objects.get(pk=stuck).instance.limits["max_seconds"]
+    Episode.objects.filter(pk=stuck).update(started_at=timezone.now() - timedelta(seconds=limit + 60))
+
+    def broken(**kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(external, "episode_finish_external", broken)
+    assert external.external_episodes_expire() == [stuck]
+    ended = Episode.objects.get(pk=stuck)
+    assert ended.status == "errored" and "ending it failed: OSError: disk full" in ended.error
+
+
 def test_a_run_counts_against_the_tokens_concurrency_limit(api_client_for, django_user_model):
     from replicagym.catalogue.packs import suite_current
 
