@@ -10,62 +10,16 @@ keys must differ across seeds. Exits non-zero when any task has a hole.
 import json
 import os
 import sys
-import time
 from pathlib import Path
 
 from django.core.management.base import CommandError
 from replicagym.catalogue.models import Task
-from replicagym.catalogue.packs import PackError, task_files, task_params, task_sync
+from replicagym.catalogue.packs import PackError, task_files, task_sync
 
 from replicas.worlds.cli import ReplicaGymCommand, positive_int
 from replicas.worlds.registry import replicas
-from verifiers.audit import TaskAudit, answer_keys, audit_reference
-from verifiers.interaction import interaction_actions
 
-from ...driver import episode_play
-from ...verdict import episode_verifier_inputs
-
-
-def task_audit(task: Task, *, seeds: int) -> TaskAudit:
-    """One task's audit: the reference and empty episodes, the mutants, the answer key across seeds."""
-    started = time.monotonic()
-    spec = task.spec
-    reference = episode_play(task_id=task.task_id, actions=task.reference_solution)
-    if (
-        reference.verdict is None
-        or not reference.verdict.get("passed")
-        or not (reference.rewards or {}).get("episode_reward")
-    ):
-        report = TaskAudit(task.task_id)
-        report.problems.append(
-            f"reference solution does not earn full reward (episode {reference.pk}, {reference.status})"
-        )
-    else:
-        inputs = episode_verifier_inputs(
-            episode=reference,
-            final_doc=reference.final_state.doc,
-            messages=reference.messages,
-            final_page=reference.final_page,
-        )
-        report = audit_reference(
-            task_id=task.task_id,
-            spec=spec,
-            verifier=reference.instance.verifier,
-            inputs=inputs,
-            interaction_actions=set(interaction_actions(spec.get("interaction"))),
-        )
-    empty = episode_play(task_id=task.task_id, actions=[])
-    if empty.verdict is not None and empty.verdict.get("passed"):
-        report.problems.append(f"doing nothing passes (episode {empty.pk})")
-    keys = (
-        answer_keys(spec, [task_params({**spec, "seed": spec["seed"] + i}) for i in range(seeds)])
-        if seeds > 1
-        else None
-    )
-    if keys is not None and len(set(keys)) < 2 and not (spec.get("audit") or {}).get("fixed_key"):
-        report.problems.append(f"the answer key is the same for {seeds} seeds (say why in audit.fixed_key, or vary it)")
-    report.seconds = time.monotonic() - started
-    return report
+from ...audit import task_audit
 
 
 class Command(ReplicaGymCommand):
