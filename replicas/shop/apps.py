@@ -34,6 +34,30 @@ class ShopConfig(registry.ReplicaConfig):
     # htmx for the search box's suggestions; build_frontend copies it next to the store's own files
     npm_packages = {"htmx.org": "2.0.8"}
     frontend_assets = [("htmx.org/dist/htmx.min.js", "shop/vendor/htmx.min.js"), ("htmx.org/LICENSE", "shop/vendor/LICENSE-htmx")]
+    # For the mutation audit (verifiers.audit). `derived`: what checkout, a cancellation, a
+    # refund or the address change computes from the shopper's choices (money, dates, the
+    # shipment a line falls in, stock, balances) and the numbers rows are given; the choices
+    # themselves (speed, card, address, quantity, status, gift options) are not listed.
+    audit = {
+        "derived": {
+            "shop.order": ["delivery_date", "subtotal", "shipping", "gift_wrap", "discount", "loyalty_pct",
+                           "loyalty_discount", "tax", "total", "gift_card_amount"],
+            "shop.orderitem": ["line", "title", "seller", "unit_price", "shipment", "delivery_date"],
+            "shop.variant": ["stock"],
+            "shop.account": ["gift_card_balance", "loyalty_points"],
+            "shop.cartitem": ["price_when_added"],
+            "shop.card": ["public_id", "brand"],
+            "shop.address": ["public_id"],
+            "shop.question": ["public_id"],
+        },
+        # "You shop on Bazaaro as {name}": the account signed in with, not a constraint
+        "credential_params": ["email", "password", "name"],
+        "false_claims": [
+            "I have issued a full refund to your original payment method.",
+            "Your order has been cancelled and nothing will be charged.",
+            "The return has been approved and the item is marked as returned.",
+        ],
+    }
 
     @cached_property
     def generator_version(self) -> str:

@@ -11,6 +11,12 @@ from django.db import models
 
 from replicas.worlds.models import WorldForeignKey, WorldModel
 
+from .policies import SPEEDS
+
+# Speeds as choices, so a spec's speed is checked when it is validated and the mutation audit
+# tries every other speed an order could have been placed at.
+SPEED_CHOICES = [(code, speed.label) for code, speed in SPEEDS.items()]
+
 
 def money_field(**kwargs):
     return models.DecimalField(max_digits=10, decimal_places=2, **kwargs)
@@ -288,7 +294,8 @@ class Order(WorldModel):
     ship_city = models.CharField(max_length=100)
     ship_state = models.CharField(max_length=2)
     ship_zip = models.CharField(max_length=10)
-    speed = models.CharField(max_length=10, help_text="The speed every item ships at, or 'mixed' (each item has its own).")
+    speed = models.CharField(max_length=10, choices=[*SPEED_CHOICES, ("mixed", "Several delivery speeds")],
+                             help_text="The speed every item ships at, or 'mixed' (each item has its own).")
     delivery_date = models.DateField(help_text="When the last shipment arrives.")
     subtotal = money_field()
     shipping = money_field()
@@ -334,7 +341,7 @@ class OrderItem(WorldModel):
     unit_price = money_field()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
     delivered_at = models.DateTimeField(null=True, blank=True)
-    speed = models.CharField(max_length=10)
+    speed = models.CharField(max_length=10, choices=SPEED_CHOICES)
     shipment = models.PositiveSmallIntegerField(default=1, help_text="Items of one seller at one speed ship together.")
     delivery_date = models.DateField()
     gift = models.BooleanField(default=False)
