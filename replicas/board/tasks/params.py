@@ -12,6 +12,7 @@ from replicas.worlds.seeding import candidates
 
 from .. import workflow as W
 from ..auth import person_password
+from ..faults import STEPS_LOST
 from ..models import Component, CustomField, FieldValue, Issue, Link, Person, Project, Sprint
 from ..seed import LEGACY_OPTIONS
 
@@ -106,8 +107,11 @@ def bug_with_lost_steps(world, rng=None) -> dict:
                           .exclude(steps_to_reproduce="")), "AGENT To Do bug with steps to reproduce", rng=rng)
     lines = [line.strip() for line in bug.steps_to_reproduce.splitlines() if line.strip()]
     fragment = re.sub(r"^\d+\.\s*", "", max(lines, key=len))
+    # the reporter's steps and nothing else: on one line or several, under the comment's heading or not
+    heading = re.escape(STEPS_LOST.strip())
+    steps_pattern = rf"^\s*(?:{heading}\s*)?" + r"\s+".join(re.escape(line) for line in lines) + r"\s*$"
     return {**_signin(_admin()), "key": bug.key, "steps_line": " ".join(lines), "fragment": re.escape(fragment),
-            "own_steps": "1. Open the page 2. It fails"}
+            "steps_pattern": steps_pattern, "own_steps": "1. Open the page 2. It fails"}
 
 
 def in_progress_of_assignee(world, rng=None) -> dict:
@@ -212,28 +216,45 @@ def unlinked_pair(world) -> dict:
 # --- answers ----------------------------------------------------------------------------------------
 
 
-def open_highest_in_sprint(world) -> dict:
-    active = _sprint("AGENT", "active")
-    count = _open(active.issues.filter(priority="Highest")).count()
-    wrong = active.issues.filter(priority="Highest").count()
-    return {**_signin(_admin()), "sprint_name": active.name, "count": count, "wrong": wrong if wrong != count else count + 1}
+def _answer_sprints(rng=None):
+    """The sprints a count question can be about: AGENT's active sprint first (the task's fixed pick), then
+    its future and closed ones, then the other projects' (some worlds have no AGENT sprint that tells a
+    count from its misreadings), or all of them shuffled by an episode's `rng`, so the answer key is not
+    one number to find blind."""
+    order = {"active": 0, "future": 1, "closed": 2}
+    sprints = sorted(Sprint.objects.select_related("project"),
+                     key=lambda s: (s.project.key != "AGENT", s.project.key, order[s.state], s.number))
+    return candidates(sprints, rng)
 
 
-def open_blockers_in_sprint(world) -> dict:
-    """The open issues of the active AGENT sprint that block another issue (a "blocks" link from them):
+def open_highest_in_sprint(world, rng=None) -> dict:
+    """The open Highest issues of a sprint; `wrong` counts its done ones too (the misreading), or is one
+    more when none of them is done."""
+    for sprint in _answer_sprints(rng):
+        count = _open(sprint.issues.filter(priority="Highest")).count()
+        wrong = sprint.issues.filter(priority="Highest").count()
+        if count:
+            return {**_signin(_admin()), "sprint_name": sprint.name, "count": count,
+                    "wrong": wrong if wrong != count else count + 1}
+    raise NoCandidate("no sprint with an open Highest issue")
+
+
+def open_blockers_in_sprint(world, rng=None) -> dict:
+    """The open issues of a sprint that block another issue (a "blocks" link from them):
     "blockers" read as links, not as priority. `by_priority` is what reading it as priority Highest
-    answers, `any_side` what counting both sides of the links (blocked issues too) answers."""
-    active = _sprint("AGENT", "active")
-    open_ids = set(_open(active.issues.all()).values_list("id", flat=True))
-    blocking = set(Link.objects.filter(kind="blocks", source_id__in=open_ids).values_list("source_id", flat=True))
-    blocked = set(Link.objects.filter(kind="blocks", target_id__in=open_ids).values_list("target_id", flat=True))
-    count, any_side = len(blocking), len(blocking | blocked)
-    by_priority = _open(active.issues.filter(priority="Highest")).count()
-    if not count or len({count, any_side, by_priority}) < 3:
-        raise NoCandidate(f"no open blocker in {active.name} whose count differs from the misreadings")
-    keys = sorted(Issue.objects.filter(id__in=blocking).values_list("key", flat=True))
-    return {**_signin(_admin()), "sprint_name": active.name, "count": count, "keys": keys, "by_priority": by_priority,
-            "any_side": any_side}
+    answers, `any_side` what counting both sides of the links (blocked issues too) answers; a sprint
+    where a misreading gives the right count cannot tell it from the reading asked for and is skipped."""
+    for sprint in _answer_sprints(rng):
+        open_ids = set(_open(sprint.issues.all()).values_list("id", flat=True))
+        blocking = set(Link.objects.filter(kind="blocks", source_id__in=open_ids).values_list("source_id", flat=True))
+        blocked = set(Link.objects.filter(kind="blocks", target_id__in=open_ids).values_list("target_id", flat=True))
+        count, any_side = len(blocking), len(blocking | blocked)
+        by_priority = _open(sprint.issues.filter(priority="Highest")).count()
+        if count and count not in (any_side, by_priority):
+            keys = sorted(Issue.objects.filter(id__in=blocking).values_list("key", flat=True))
+            return {**_signin(_admin()), "sprint_name": sprint.name, "count": count, "keys": keys,
+                    "by_priority": by_priority, "any_side": any_side}
+    raise NoCandidate("no sprint with an open blocker whose count differs from the misreadings")
 
 
 def unassigned_open_bugs(world) -> dict:
@@ -241,12 +262,17 @@ def unassigned_open_bugs(world) -> dict:
     return {**_signin(_admin()), "count": count, "wrong": count + 1}
 
 
-def open_points_in_sprint(world) -> dict:
-    active = _sprint("AGENT", "active")
-    issues = active.issues.exclude(issue_type="subtask")
-    open_points = sum(i.story_points or 0 for i in _open(issues))
-    total = sum(i.story_points or 0 for i in issues)
-    return {**_signin(_admin()), "sprint_name": active.name, "count": open_points, "wrong": total}
+def open_points_in_sprint(world, rng=None) -> dict:
+    """The open story points of a sprint; `wrong` is its total, done issues counted (the misreading), or
+    one more when nothing of the sprint is done (a future sprint)."""
+    for sprint in _answer_sprints(rng):
+        issues = sprint.issues.exclude(issue_type="subtask")
+        open_points = sum(i.story_points or 0 for i in _open(issues))
+        total = sum(i.story_points or 0 for i in issues)
+        if open_points:
+            return {**_signin(_admin()), "sprint_name": sprint.name, "count": open_points,
+                    "wrong": total if total != open_points else open_points + 1}
+    raise NoCandidate("no sprint with open story points")
 
 
 # --- bulk -------------------------------------------------------------------------------------------

@@ -163,7 +163,7 @@ def test_the_blockers_answer_counts_blocks_links_not_priority(small):
         query=f'sprint = "{sprint.name}" AND issueLinkType = blocks AND status != Done', person=admin
     )
     assert total == key["count"] and sorted(i.key for i in found) == key["keys"]
-    assert len({key["count"], key["by_priority"], key["any_side"]}) == 3
+    assert key["count"] not in (key["by_priority"], key["any_side"])
 
 
 def test_the_lost_steps_key_names_a_bug_whose_steps_the_fault_moves_into_a_comment(small):
