@@ -46,6 +46,7 @@ LAUNCH_ARGS = [
 ]
 
 
+CAPTURE_TIMEOUT_S = 30  # what an observation's CDP commands may take, all together, before the browser counts as crashed
 OBSERVE_TRIES = 3  # an observation that raced a navigation is taken again, at most this many times in all
 
 
@@ -82,6 +83,8 @@ def shared_browser():
             # runs that loop while our code runs. Set once, here, where the loop starts.
             os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
             _host.playwright = sync_playwright().start()
+            # owned from here: a launch that fails must still have its driver stopped by shutdown_browser
+            _host.pid = os.getpid()
         _host.browser = _host.playwright.chromium.launch(
             executable_path=settings.CHROMIUM_PATH, headless=True, args=LAUNCH_ARGS
         )
@@ -727,14 +730,29 @@ def _stamp_axtree_screenshot(page, cdp) -> tuple[dict, dict, dict]:
         return (page.evaluate(STAMP_JS), _cdp_send(cdp, "Accessibility.getFullAXTree"),
                 _cdp_send(cdp, "Page.captureScreenshot", _SCREENSHOT))
 
-    async def together():
-        return await asyncio.gather(
-            page_impl.evaluate(STAMP_JS, None),
-            cdp_impl.send("Accessibility.getFullAXTree", None, None),
-            cdp_impl.send("Page.captureScreenshot", _SCREENSHOT, None),
-        )
+    return tuple(_bounded(run, lambda: asyncio.gather(
+        page_impl.evaluate(STAMP_JS, None),
+        cdp_impl.send("Accessibility.getFullAXTree", None, None),
+        cdp_impl.send("Page.captureScreenshot", _SCREENSHOT, None),
+    )))
 
-    return tuple(run(together()))
+
+def _bounded(run, make):
+    """The awaitable `make()` gives, run by the sync API's loop (`run`), but no longer than CAPTURE_TIMEOUT_S.
+
+    A CDP command has no timeout of its own, and one sent as Chromium died can stay
+    unanswered for good (seen when a worker's Chromium was killed mid-observation: the
+    worker waited forever while its heartbeat kept the episode alive). A browser that
+    does not answer in that time is taken for crashed: the episode's worker retries it.
+    """
+
+    async def bounded():
+        return await asyncio.wait_for(make(), CAPTURE_TIMEOUT_S)
+
+    try:
+        return run(bounded())
+    except TimeoutError:
+        raise BrowserCrashed(f"the browser did not answer within {CAPTURE_TIMEOUT_S} s") from None
 
 
 def _cdp_send(cdp, method: str, params: dict | None = None) -> dict:
@@ -745,7 +763,7 @@ def _cdp_send(cdp, method: str, params: dict | None = None) -> dict:
         run, impl = cdp._sync, cdp._impl_obj
     except AttributeError:  # not the pinned Playwright's CDPSession
         return cdp.send(method, params)
-    return run(impl.send(method, params, None))
+    return _bounded(run, lambda: impl.send(method, params, None))
 
 
 def _what(element: str) -> str:

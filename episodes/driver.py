@@ -24,7 +24,7 @@ from .browser import BrowserCrashed, EpisodeSession, shutdown_browser
 from .claims import ClaimLost, claim_current, claim_touch, episode_retry
 from .creation import EpisodeError, episode_create
 from .external import request_doc
-from .heartbeat import heartbeat_follow
+from .heartbeat import browser_call, heartbeat_follow
 from .models import Episode, Step
 from .runs import run_cancelled
 from .server import replica_server
@@ -154,9 +154,10 @@ class EpisodeDriver:
         request_log_open(world=self.world)
         for attempt in (1, 2):
             try:
-                self.session = session_open(world=self.world, start_page=self.instance.start_page,
-                                            instruction=self.instance.instruction,
-                                            trace_path=trace_file_for(self.episode) if self.episode.trace else None)
+                with browser_call():
+                    self.session = session_open(world=self.world, start_page=self.instance.start_page,
+                                                instruction=self.instance.instruction,
+                                                trace_path=trace_file_for(self.episode) if self.episode.trace else None)
                 break
             except PlaywrightTimeout:
                 # nothing has happened in the world yet, so a start page that loaded too
@@ -164,7 +165,8 @@ class EpisodeDriver:
                 if attempt == 2:
                     raise
                 log.warning("episode %s: the start page timed out; opening it again", self.episode.pk)
-        self.observation = self.session.observe()
+        with browser_call():
+            self.observation = self.session.observe()
         self._seen = requests_so_far(world=self.world)  # loading the start page is no step of the agent's
         # the page the agent's first action acts on: the viewer outlines that action's target on it
         png = _obs_get(self.observation, "screenshot")
@@ -190,7 +192,8 @@ class EpisodeDriver:
         world_step(world=self.world, index=self.index)
         action, parsed = _parsed_action(action_text)
         started = time.perf_counter()
-        result = self.session.step(action_text)
+        with browser_call():
+            result = self.session.step(action_text)
         measured = (time.perf_counter() - started) * 1000
         obs = _obs_get(result, "observation", result)
         self.world.refresh_from_db(fields=["clock"])
@@ -216,7 +219,8 @@ class EpisodeDriver:
         """The final page (none for an errored episode) and the agent's messages; raises what the browser raised."""
         final_page = None
         if self.session is not None and status != Episode.Status.ERRORED:
-            final_page = self.session.final_page()
+            with browser_call():
+                final_page = self.session.final_page()
         return final_page, list(getattr(self.session, "messages", []) or [])
 
     def finish(self, *, status: str | None = None, error: str = "", ended: tuple | None = None) -> Episode:
@@ -251,7 +255,8 @@ class EpisodeDriver:
         if self.session is not None:
             session, self.session = self.session, None
             try:
-                session.close()
+                with browser_call():
+                    session.close()
             except Exception:  # a crashed browser may fail to close; the episode is already decided
                 log.warning("closing the session of episode %s failed", self.episode.pk, exc_info=True)
             trace = getattr(session, "trace_path", None)  # a stand-in session (tests) has none
@@ -275,7 +280,8 @@ def episode_run(*, episode_id: int, agent=None) -> Episode:
             return _episode_drive(driver, agent)
         except BrowserCrashed as exc:
             driver.close()
-            shutdown_browser()  # the next session launches a new Chromium
+            with browser_call():
+                shutdown_browser()  # the next session launches a new Chromium
             tries = episode_retry(episode_id=episode_id, tries=driver.tries, reason=f"browser crashed: {exc}")
             if tries is None:
                 return Episode.objects.select_related("task", "world").get(pk=episode_id)

@@ -62,23 +62,33 @@ def celery_worker_argv(*, node: str, queue: str, concurrency: int = 1) -> list[s
             "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"]
 
 
-def chromium_kill(pid: int) -> int:
-    """SIGKILL every Chromium process under process `pid` (a worker: its browser, renderers, GPU and zygote processes).
-
-    What a browser crash looks like to the worker: Playwright's driver stays, the browser is gone.
-    Returns how many processes were killed.
-    """
+def chromium_processes(pid: int) -> list[psutil.Process]:
+    """The Chromium processes under process `pid` (a worker: its browser, renderers, GPU and zygote processes)."""
     try:
         below = psutil.Process(pid).children(recursive=True)
     except psutil.NoSuchProcess:
-        return 0
-    killed = 0
+        return []
+    found = []
     for proc in below:
         try:
             if proc.name().startswith(("chrom", "headless_shell")):
-                os.kill(proc.pid, signal.SIGKILL)
-                killed += 1
-        except (psutil.NoSuchProcess, ProcessLookupError):  # it ended while we looked (a renderer closing)
+                found.append(proc)
+        except psutil.NoSuchProcess:  # it ended while we looked (a renderer closing)
+            continue
+    return found
+
+
+def chromium_kill(pid: int) -> int:
+    """SIGKILL every Chromium process under process `pid`; returns how many died.
+
+    What a browser crash looks like to the worker: Playwright's driver stays, the browser is gone.
+    """
+    killed = 0
+    for proc in chromium_processes(pid):
+        try:
+            os.kill(proc.pid, signal.SIGKILL)
+            killed += 1
+        except ProcessLookupError:
             continue
     return killed
 

@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
+from .fleet import chromium_processes
 from .models import Episode, WorkerHeartbeat
 
 log = logging.getLogger("replicagym.episodes")
@@ -59,8 +60,18 @@ def heartbeat_write(*, name: str | None = None) -> WorkerHeartbeat:
 # episode the process is running whatever the episode is doing (an agent may think
 # for minutes between steps), so a silent episode means a lost worker, nothing else.
 _beat_lock = threading.Lock()
-# "episode" and "tries" name the claim it beats for: a claim is fenced by its try number
-_beat = {"pid": None, "episode": None, "tries": None}
+# "episode" and "tries" name the claim it beats for: a claim is fenced by its try number;
+# "browser_since" is when the browser call at hand began (None between calls)
+_beat = {"pid": None, "episode": None, "tries": None, "browser_since": None}
+
+# A browser call that has not returned in this long never will: Playwright leaves some
+# commands sent to a Chromium that died at that moment unanswered for good. Every call the
+# engine makes is bounded far below this (navigation 10 s, settle 3 s, a capture 30 s).
+BROWSER_WEDGED_SECONDS = 120
+# Playwright reports a browser that died within a second or so when it reports it at all:
+# a call still waiting this long with no Chromium left under the process is wedged too.
+BROWSER_GONE_SECONDS = 15
+WEDGED_EXIT_STATUS = 75  # EX_TEMPFAIL: what restarts the worker (bin/start's supervisor, Celery's pool) should
 
 
 def heartbeat_start() -> None:
@@ -77,11 +88,30 @@ def heartbeat_start() -> None:
 def _heartbeat_loop(name: str) -> None:
     while True:
         time.sleep(settings.WORKER_HEARTBEAT_SECONDS)
+        waited = browser_wedged()
+        if waited is not None:
+            # The worker's thread is stuck in the browser and this thread would keep its episode
+            # alive for ever: the process ends, its episode is swept as a lost worker's, and
+            # whatever supervises the worker starts a fresh one.
+            log.critical("%s: a browser call has not returned for %.0f s; exiting", name, waited)
+            os._exit(WEDGED_EXIT_STATUS)
         try:
             connection.close_if_unusable_or_obsolete()
             heartbeat_beat(name=name)
         except Exception:  # a busy or restarting database: the next beat tries again
             log.warning("heartbeat of %s failed", name, exc_info=True)
+
+
+def browser_wedged() -> float | None:
+    """How long the browser call at hand has waited, if it will never return (it waited too long, or long with
+    its Chromium gone); None otherwise."""
+    since = _beat["browser_since"]
+    if since is None:
+        return None
+    waited = time.monotonic() - since
+    if waited > BROWSER_WEDGED_SECONDS or (waited > BROWSER_GONE_SECONDS and not chromium_processes(os.getpid())):
+        return waited
+    return None
 
 
 def heartbeat_beat(*, name: str) -> bool:
@@ -103,6 +133,16 @@ def episode_heartbeat(episode_id: int, tries: int):
         yield
     finally:
         _beat.update(episode=None, tries=None)
+
+
+@contextmanager
+def browser_call():
+    """Marks a call into the browser, which the heartbeat thread (where there is one) watches for a wedge."""
+    _beat["browser_since"] = time.monotonic()
+    try:
+        yield
+    finally:
+        _beat["browser_since"] = None
 
 
 def heartbeat_follow(*, episode_id: int, tries: int) -> None:

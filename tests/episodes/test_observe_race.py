@@ -46,3 +46,29 @@ def test_another_playwright_error_is_not_taken_for_a_navigation():
     with pytest.raises(PlaywrightError, match="has been closed"):
         session.observe()
     assert session.settles == 0
+
+
+def test_a_cdp_command_chromium_never_answers_is_a_crash_after_the_capture_timeout(monkeypatch):
+    import asyncio
+    import threading
+
+    from episodes import browser
+
+    monkeypatch.setattr(browser, "CAPTURE_TIMEOUT_S", 0.05)
+    outcome = {}
+
+    def capture():  # in a thread of its own: an earlier test's Playwright may have left this one's loop marked running
+        loop = asyncio.new_event_loop()
+        unanswered = loop.create_future()  # a reply that never comes, as from a Chromium killed mid-command
+        try:
+            browser._bounded(loop.run_until_complete, lambda: unanswered)
+        except browser.BrowserCrashed as exc:
+            outcome.update(error=str(exc), cancelled=unanswered.cancelled())
+        finally:
+            loop.close()
+
+    thread = threading.Thread(target=capture)
+    thread.start()
+    thread.join(timeout=10)
+    # a crash, and the wait given up rather than left pending
+    assert outcome == {"error": "the browser did not answer within 0.05 s", "cancelled": True}

@@ -1,4 +1,4 @@
-"""The kill test, shortened for CI: kill -9 a worker mid-episode in two runs, on the embedded default and on Redis."""
+"""The kill test, shortened for CI: kill -9 a worker (or its Chromium) mid-episode in two runs, on the embedded default and on Redis."""
 import json
 import os
 import subprocess
@@ -17,13 +17,13 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 TRIALS, EPISODES = 2, 4
 
 
-def _killtest(**env) -> dict:
+def _killtest(kill: str = "worker", **env) -> dict:
     sync_test_pack()
     connection.close()  # the command and its workers use their own connections
     command = subprocess.Popen(
         [sys.executable, str(ROOT / "manage.py"), "killtest", "--no-sync", "--task", "testbed.open-note",
          "--trials", str(TRIALS), "--episodes", str(EPISODES), "--lost-after", "4", "--mid-episode", "--seed", "7",
-         "--trial-timeout", "240"],
+         "--trial-timeout", "240", "--kill", kill],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "DJANGO_SETTINGS_MODULE": "replicagym.settings", "DATABASE_URL": worker_database_url(),
              "REPLICAGYM_DATA_DIR": str(settings.DATA_DIR), **env},
@@ -36,7 +36,8 @@ def _killtest(**env) -> dict:
         pytest.fail(f"killtest did not finish: {err[-3000:]}")
     assert command.returncode == 0, err[-3000:]
     totals = json.loads(out.strip().splitlines()[-1])
-    assert totals["trials"] == totals["kills"] == TRIALS and totals["failed_checks"] == 0
+    assert totals["trials"] == totals["kills"] == totals[f"{kill}_kills"] == TRIALS and totals["failed_checks"] == 0
+    assert totals["lost"] == totals["stuck"] == totals["duplicated"] == 0
     assert totals["episodes"] == totals["succeeded"] == TRIALS * EPISODES
     # each kill hit a running episode, and each such episode ran again rather than being lost or errored
     assert totals["killed_mid_episode"] >= 1 and totals["redeliveries"] >= totals["killed_mid_episode"]
@@ -51,6 +52,14 @@ def _killtest(**env) -> dict:
 def test_killing_a_worker_mid_run_loses_no_episode_on_the_embedded_database_queue():
     env = {"CELERY_BROKER_URL": "filesystem://"}
     assert _killtest(**env)["broker"].startswith("embedded")
+
+
+@pytest.mark.worker
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_killing_a_workers_chromium_mid_run_loses_no_episode_its_worker_retries_it():
+    # each kill hit an episode, which its own worker (never lost) ran again with a new browser
+    assert _killtest("browser", CELERY_BROKER_URL="filesystem://")["browser_kills"] == TRIALS
 
 
 @pytest.mark.worker

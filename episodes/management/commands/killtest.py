@@ -34,7 +34,7 @@ from replicagym.catalogue.packs import PackError, task_sync_all
 
 from bench.scenario import resolve_task
 from episodes.creation import episode_create
-from episodes.fleet import ROOT, celery_worker_argv, chromium_kill, run_recorded_once, worker_env
+from episodes.fleet import ROOT, celery_worker_argv, chromium_kill, chromium_processes, run_recorded_once, worker_env
 from episodes.heartbeat import worker_identity
 from episodes.models import Episode, Run
 from episodes.runs import enqueue_episodes, run_create
@@ -89,6 +89,15 @@ class Workers:
         os.killpg(self.procs[i].pid, signal.SIGKILL)
         self.procs[i].wait()
         self.procs[i] = self._start(i)
+
+    def revive(self) -> int:
+        """Start again the workers that ended by themselves (one wedged in its browser exits), as bin/start's supervisor would."""
+        revived = 0
+        for i, proc in enumerate(self.procs):
+            if proc.poll() is not None:
+                self.procs[i] = self._start(i)
+                revived += 1
+        return revived
 
     def kill_browser(self, i: int) -> int:
         """SIGKILL worker i's Chromium (the worker lives on); returns how many processes died."""
@@ -185,6 +194,7 @@ class Command(BaseCommand):
             "stuck": sum(r["stuck"] for r in results),
             "duplicated": sum(r["duplicated"] for r in results),
             "killed_mid_episode": sum(r["running_at_kill"] for r in results),
+            "workers_restarted_after_exiting": sum(r["revived"] for r in results),
             "redeliveries": sum(r["redeliveries"] for r in results),
             "succeeded": sum(r["statuses"].get("succeeded", 0) for r in results),
             "failed_checks": sum(len(r["problems"]) for r in results),
@@ -223,21 +233,28 @@ class Command(BaseCommand):
                 break
             # the victim's episode ended during the delay (a short task, a loaded machine): kill it in its next one
             delay = 0
+        if what == "browser":
+            # a worker's first episode launches its Chromium: a kill before that would hit nothing
+            while not chromium_processes(pool.procs[victim].pid) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            running_at_kill = self._running_on(run, pool.procs[victim].pid)
         done_at_kill = finished.count()
         if what == "worker":
             pool.kill_and_restart(victim)
         elif not pool.kill_browser(victim):
-            self._say(f"worker {victim} had no Chromium to kill (it had not launched one yet)")
+            self._say(f"worker {victim} had no Chromium to kill")
         killed_at = time.monotonic()
         # upkeep as the scheduler does, quickly, until the run is done
+        revived = 0
         while time.monotonic() < deadline:
+            revived += pool.revive()
             scheduler_tick(stale_after=lost_after)
             if Run.objects.filter(pk=run.pk, status=Run.Status.DONE).exists():
                 break
             time.sleep(0.5)
         ended = time.monotonic()
         recorded = run_recorded_once(run, task)
-        return {**recorded, **self._tally(run, task), "killed": what, "victim": victim, "done_at_kill": done_at_kill,
+        return {**recorded, **self._tally(run, task), "killed": what, "revived": revived, "victim": victim, "done_at_kill": done_at_kill,
                 "running_at_kill": running_at_kill, "seconds": ended - started, "recovery_seconds": ended - killed_at}
 
     @staticmethod
