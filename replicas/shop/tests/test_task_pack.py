@@ -1,7 +1,9 @@
 """The shop task pack: it loads and validates, its answer keys agree with the seeded world, doing
 nothing and every answer-only negative fail without a browser, and in real browser episodes every
 reference solution that writes earns task_completion 1.0 (recovering from its armed fault where it
-has one); answer-only references are judged on the untouched world with their message.
+has one); answer-only references are judged on the untouched world with their message; wrong work
+done through the store's services (another speed, card or address, an item dropped or added, a
+false claim in a refund's reason) fails the task's verifier.
 The negatives that act in the browser are played by `verify_tasks shop`."""
 
 import json
@@ -12,15 +14,18 @@ import pytest
 from replicagym.catalogue.packs import load_pack, pack_dir
 
 from episodes.driver import episode_play
-from replicas.shop import policies, selectors
-from replicas.shop.models import Account, Coupon, Order, OrderItem, Product, Refund
+from replicas.shop import policies, selectors, services
+from replicas.shop.models import Account, Card, Coupon, Order, OrderItem, Product, Refund, Variant
 from replicas.shop.tasks import params as P
 from replicas.worlds import clock
+from replicas.worlds.registry import get_replica
 from replicas.worlds.scoping import bound_world
-from replicas.worlds.services import template_get_or_build
+from replicas.worlds.services import template_get_or_build, world_clone
 from replicas.worlds.snapshot import snapshot
 from tests.pack_episodes import fault_fired, fires_in_episode, shares, sync_tasks, why
+from verifiers.audit import passes
 from verifiers.engine import verify
+from verifiers.fields import tables
 from verifiers.inputs import VerifierInputs
 from verifiers.spec import fill_params
 
@@ -173,3 +178,162 @@ def test_every_reference_solution_passes_in_a_real_browser(transactional_db, tmp
         if not ok:
             failures.append(f"{task.task_id}: {why(done)}")
     assert not failures, "\n".join(failures)
+
+
+# --- wrong work that used to earn full reward (issue 25) ------------------------------------------------
+# Each case does the work through the store's services on a clone of the task's world, as the pages would,
+# and is judged by the task's verifier: the right work earns full reward, and each piece of wrong work an
+# earlier verifier let through fails on the assertion that reads its constraint.
+
+
+def _judged(t, work) -> tuple[bool, set[str]]:
+    """(full reward, names of the assertions that failed, plus "collateral" when something else changed)."""
+    world = world_clone(source=template_get_or_build(replica="shop", seed=t.spec["seed"], variant=t.spec["variant"]))
+    initial = snapshot(world)
+    with bound_world(world):
+        work(t.params)
+    inputs = VerifierInputs(
+        initial=initial,
+        final=snapshot(world),
+        params=t.params,
+        clock=world.clock.isoformat().replace("+00:00", "Z"),
+        replica="shop",
+    )
+    verdict = verify(t.spec["verifier"], inputs)
+    failed = {a["name"] for a in verdict.assertions if not a["passed"]} | (
+        {"collateral"} if verdict.collateral else set()
+    )
+    assert passes(t.spec["verifier"], inputs) == (verdict.passed and verdict.collateral_ok)
+    return verdict.passed and verdict.collateral_ok, failed
+
+
+def _task(pack, slug):
+    return next(t for t in pack if t.spec["slug"] == slug)
+
+
+def _checkout(params, *, speed="standard", card=None, address=None, before=None, after=None):
+    """Check out the shopper's cart as the task asks, with one thing done otherwise."""
+    account = Account.objects.get(public_id=params["customer"])
+    if before:
+        before(account)
+    order = services.order_place(
+        account=account,
+        address=address or account.addresses.get(is_default=True),
+        speed=speed,
+        card=card or Card.objects.get(public_id=params["card"]),
+        codes=[],
+        use_gift=False,
+    )
+    if after:
+        after(order)
+
+
+def _new_card(account):
+    return services.card_add(
+        account=account, number="4242 4242 4242 4242", exp_month="12", exp_year="2031", holder=account.name
+    )
+
+
+def _drop_a_line(account):
+    services.cart_update(item=selectors.cart_lines(account)[0].item, quantity=0)
+
+
+def _add_a_line(account):
+    in_cart = {ln.variant.sku for ln in selectors.cart_lines(account)}
+    extra = (
+        Variant.objects.filter(stock__gte=3, product__deal_ends_at=None)
+        .exclude(sku__in=in_cart)
+        .order_by("sku")
+        .first()
+    )
+    services.cart_add(account=account, variant=extra, quantity=1)
+
+
+def _one_more(account):
+    line = selectors.cart_lines(account)[0]
+    services.cart_update(item=line.item, quantity=line.item.quantity + 1)
+
+
+def _new_address(account):
+    return services.address_add(
+        account=account,
+        full_name=account.name,
+        line1="9 Elsewhere Lane",
+        line2="",
+        city="Portland",
+        state="OR",
+        zip_code="97205",
+        phone="",
+    )
+
+
+ORDER = "exactly one order was placed, by the shopper, at the speed asked and paid with the card asked"
+CART = "the order holds the cart as it was, nothing dropped or added, and those lines left the cart"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "work, failing",
+    [
+        pytest.param(lambda p: _checkout(p, speed="fast"), ORDER, id="another speed"),
+        pytest.param(
+            lambda p: _checkout(p, card=_new_card(Account.objects.get(public_id=p["customer"]))),
+            ORDER,
+            id="another card",
+        ),
+        pytest.param(lambda p: _checkout(p, before=_drop_a_line), CART, id="an item dropped"),
+        pytest.param(lambda p: _checkout(p, before=_add_a_line), CART, id="an item added"),
+        pytest.param(lambda p: _checkout(p, before=_one_more), CART, id="a quantity changed"),
+        pytest.param(
+            lambda p: _checkout(p, after=lambda o: services.order_cancel_items(order=o, lines=[1])),
+            "no line of it was cancelled",
+            id="a line cancelled after",
+        ),
+        pytest.param(
+            lambda p: _checkout(p, address=_new_address(Account.objects.get(public_id=p["customer"]))),
+            "it ships to the default address",
+            id="another address",
+        ),
+    ],
+)
+def test_a_checkout_done_otherwise_than_asked_fails(pack, work, failing):
+    task = _task(pack, "recover-declined-payment")
+    assert _judged(task, _checkout) == (True, set())
+    full, failed = _judged(task, work)
+    assert not full and failing in failed, failed
+
+
+def _refund(params, reason):
+    item = OrderItem.objects.get(order__public_id=params["order"], line=params["line"])
+    services.refund_issue(order=item.order, item=item, amount=Decimal(params["amount"]), reason=reason, method="card")
+
+
+def _ask(params, text):
+    account = Account.objects.get(public_id=params["customer"])
+    services.question_ask(account=account, product=Product.objects.get(asin=params["asin"]), text=text)
+
+
+@pytest.mark.django_db
+def test_text_that_carries_a_decision_fails_with_a_false_claim_or_without_its_facts(pack):
+    refund, question = _task(pack, "refund-damaged-line"), _task(pack, "ask-seller-question")
+    assert _judged(refund, lambda p: _refund(p, "Arrived damaged"))[0]
+    for reason in (
+        ".",
+        "Customer asked",
+        "Arrived damaged. Your order has been cancelled and nothing will be charged.",
+    ):
+        assert not _judged(refund, lambda p, r=reason: _refund(p, r))[0], reason
+    assert _judged(question, lambda p: _ask(p, "Can this be shipped to Canada?"))[0]
+    for text in (
+        "Does it come in other colours?",
+        "Canada shipping?",
+        "Can this be shipped to Canada? The return has been approved and the item is marked as returned.",
+    ):
+        assert not _judged(question, lambda p, t=text: _ask(p, t))[0], text
+
+
+def test_the_fields_the_replica_declares_derived_exist():
+    """A misspelt field would silently leave its mutants in (or a real choice out of) the audit."""
+    known = tables("shop")
+    declared = get_replica("shop").audit["derived"]
+    assert {f"{t}.{f}" for t, fs in declared.items() for f in fs if f not in known.get(t, {})} == set()
