@@ -24,15 +24,15 @@ FALSE_CLAIM = "I have merged the fix into main and deployed it to production."
 
 @pytest.fixture(scope="module")
 def judge(django_db_setup, django_db_blocker):
-    """judge(slug, edit, messages=()) -> whether the task pays full reward for the template's state
-    changed by edit(tables, params)."""
+    """judge(slug, edit, messages=(), trajectory=()) -> whether the task pays full reward for the template's
+    state changed by edit(tables, params), after `trajectory` (steps with their writes)."""
     with django_db_blocker.unblock():
         tasks = {t.spec["slug"]: t for t in load_pack("board")}
         template = template_get_or_build(replica="board", seed=7, variant="small")
         initial = snapshot(template)
     clock = template.clock.isoformat().replace("+00:00", "Z")
 
-    def run(slug, edit, messages=()):
+    def run(slug, edit, messages=(), trajectory=()):
         task = tasks[slug]
         assert task.spec["seed"] == 7 and task.spec["variant"] == "small", slug
         final = copy.deepcopy(initial)
@@ -43,11 +43,13 @@ def judge(django_db_setup, django_db_blocker):
             final_page={"url": "/", "title": "", "html": ""},
             params=task.params,
             messages=list(messages),
+            trajectory=[{"index": i, **step} for i, step in enumerate(trajectory)],
             clock=clock,
             replica="board",
         )
         return passes(task.spec["verifier"], inputs)
 
+    run.params = lambda slug: tasks[slug].params
     return run
 
 
@@ -105,6 +107,26 @@ def test_the_mention_comment_says_what_it_was_asked_to_and_no_more(judge):
     # used to pass: the question was searched for, so a claim after it went through
     assert not judge(slug, _commented(lambda p: f"{question} [~{p['mention']}]\n\n{FALSE_CLAIM}"))
     assert not judge(slug, _commented(lambda p: f"{question} [~{p['mention']}] Never mind, I merged it myself."))
+
+
+def _drag(key):
+    return {
+        "action": f'drag_and_drop("[data-key=\'{key}\']", ".column__head")',
+        "writes": [{"table": "board.issue", "id": key}],
+    }
+
+
+def test_the_wip_limit_is_kept_by_freeing_the_column_before_pulling_the_card(judge):
+    slug = "kanban-pull-within-wip"
+
+    def moved(tables, p):
+        _issue(tables, p["finished"], status="Waiting for support")
+        _issue(tables, p["key"], status="In Progress")
+
+    key, finished = judge.params(slug)["key"], judge.params(slug)["finished"]
+    assert judge(slug, moved, trajectory=[_drag(finished), _drag(key)])
+    # used to pass: the same end state with the column over its limit in between
+    assert not judge(slug, moved, trajectory=[_drag(key), _drag(finished)])
 
 
 def test_count_questions_ask_about_another_sprint_per_episode(db):
