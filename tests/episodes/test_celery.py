@@ -22,7 +22,9 @@ def test_worker_ping_writes_a_heartbeat_showing_the_standard_library_platform_mo
         beat = wait_for(lambda: WorkerHeartbeat.objects.first(), timeout=60, what="a worker heartbeat row")
     assert beat.system == "Linux" == platform.system()
     assert beat.python == platform.python_version()
-    assert beat.pid > 0 and beat.name == f"{beat.hostname}:{beat.pid}"
+    # hostname:pid:instance, the instance drawn per process (a restarted worker may get the same pid)
+    host, pid, instance = beat.name.split(":")
+    assert beat.pid > 0 and (host, int(pid)) == (beat.hostname, beat.pid) and len(instance) == 8
 
 
 @pytest.mark.django_db
