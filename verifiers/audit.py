@@ -148,7 +148,13 @@ def _typed(trajectory: list) -> list[str]:
 
 
 def _is_typed(value, typed: list[str]) -> bool:
-    return isinstance(value, str) and len(value) >= MIN_TYPED and any(t in value or value in t for t in typed)
+    """Whether a saved text is the agent's writing: all of it typed, or holding typed text of a few words.
+
+    A ticket number typed into a search box does not make the server's note that cites it
+    ("Merged into #8012") the agent's text."""
+    if not isinstance(value, str) or len(value) < MIN_TYPED:
+        return False
+    return any(value in t or (t in value and len(t.split()) >= MIN_TYPED) for t in typed)
 
 
 def _facts(text: str, params: dict) -> list[str]:
@@ -401,6 +407,8 @@ def mutants_of(
     """Every mutant of the reference episode's inputs, in a stable order."""
     m = _Mutator(inputs, hints)
     for table, ops in inputs.diff["tables"].items():
+        if not m.chooseable(table):  # every field derived: the server's own record (an event log) of the work
+            continue
         touched = set(ops["added"]) | set(ops["changed"]) | set(ops["removed"])
         for key, row in ops["added"].items():
             yield from m.added(table, key, row)
