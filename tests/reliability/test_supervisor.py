@@ -30,13 +30,15 @@ def _supervise(*programs: str, grace: float = 5, env=None) -> subprocess.Popen:
 
 
 def _children(sup: subprocess.Popen) -> dict[str, int]:
-    """The supervised programs by their command's last word, with their pids."""
+    """The supervised `sleep N` programs by N, with their pids (a child forked but not yet the program is left out)."""
     out = {}
     for child in psutil.Process(sup.pid).children():
         try:
-            out[child.cmdline()[-1]] = child.pid
+            argv = child.cmdline()
         except psutil.NoSuchProcess:
             continue
+        if argv[:1] == ["sleep"]:
+            out[argv[-1]] = child.pid
     return out
 
 
@@ -62,7 +64,7 @@ def test_a_killed_program_is_started_again_and_a_stop_takes_every_program_down()
         first = _wait_for(lambda: len(c := _children(sup)) == 2 and c, 10, "the programs did not start")
         os.kill(first["600"], signal.SIGKILL)
         again = _wait_for(
-            lambda: (c := _children(sup)).get("600") not in (None, first["600"]) and c,
+            lambda: (c := _children(sup)).get("600") not in (None, first["600"]) and "601" in c and c,
             10,
             "the killed program was not started again",
         )
