@@ -33,6 +33,10 @@ class ObservingAgent(ScriptedAgent):
         super().__init__(actions)
         self.seen = []
 
+    def reset(self, task_info=None):
+        super().reset(task_info)
+        self.seen = []  # a try the engine starts over (after a browser crash) shows every page again
+
     def act(self, observation):
         self.seen.append(observation)
         return super().act(observation)
