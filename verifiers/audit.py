@@ -273,6 +273,8 @@ class _Mutator:
         elif info.kind == "text" and _is_typed(value, self.typed):
             wrong = [("text", label, v) for label, v in _text_variants(value, self.inputs.params, self.hints)]
         for kind, label, new in wrong:
+            if _same(new, value):  # half of 0.00, a text with nothing to cut: no wrong work at all
+                continue
             yield Mutant(f"{kind}:{where}={label}", kind, self.set_field(table, key, name, new))
 
     # the diff's rows ---------------------------------------------------------------------
@@ -377,6 +379,15 @@ class _Mutator:
             "channel",
             dataclasses.replace(self.inputs, trajectory=replaced),
         )
+
+
+def _same(a, b) -> bool:
+    if a is None or b is None:
+        return a is b
+    try:
+        return Decimal(str(a)) == Decimal(str(b))
+    except InvalidOperation:
+        return a == b
 
 
 def _plus_one(match: re.Match) -> str:

@@ -212,3 +212,10 @@ def test_text_facts_kills_every_text_mutant_of_a_refusal_that_names_its_order():
     report = _audit({"assertions": [facts]}, _inputs(after, trajectory=typed, params={"order": 4419}))
     assert report.by_kind["text"][0] >= 5
     assert [s.id for s in report.survivors if s.kind == "text"] == []
+
+
+def test_a_wrong_value_equal_to_the_right_one_is_no_mutant():
+    after = [*RENAMED, _note(14, "New", owner=2)]  # an added note with 0.00 hours
+    ids = {m.id for m in mutants_of(_inputs(after), hints=AuditHints())}
+    assert "choice:testbed.note[14].estimate_hours=+1" in ids
+    assert "choice:testbed.note[14].estimate_hours=half" not in ids  # half of 0.00 is 0.00
