@@ -2,7 +2,9 @@
 
 A browser test syncs only its share of a pack (`sync_tasks`), so one world template is
 built per test rather than per task, and the shares (`shares`) run side by side on the
-xdist workers instead of one long test holding one worker.
+xdist workers instead of one long test holding one worker. Each reference episode that passes
+is audited as well (`audit_holes`: the mutants of `audit_tasks`, judged in milliseconds), so every
+CI pass checks that no played task lets an undeclared mutant through.
 
 On SQLite the pack tests play every task; on PostgreSQL only a fixed sample of it
 (`kind_sample`): the suite's time goal (issue 28) has no room for the packs' browser
@@ -18,6 +20,7 @@ from pathlib import Path
 from django.db import connection
 from replicagym.catalogue.packs import pack_dir, task_current, task_files, task_sync
 
+from episodes.audit import episode_audit
 from replicas.worlds.faults.data import data_fault_applier
 
 # What an episode costs, in milliseconds of a quiet 2-core machine: opening and verifying it, each
@@ -109,3 +112,10 @@ def why(episode) -> str:
     failed = [(a["name"], a["detail"]) for a in (episode.verdict or {}).get("assertions", []) if not a["passed"]]
     errors = [(s.index, s.action, s.error) for s in episode.steps.order_by("index") if s.error]
     return f"status={episode.status} error={episode.error!r} failed={failed} step errors={errors}"
+
+
+def audit_holes(task, episode) -> list[str]:
+    """The mutation audit of a passing reference episode (`audit_tasks` without its extra episodes):
+    each mutant that still earns full reward and that the task does not declare, and each failed check."""
+    report = episode_audit(task=task, episode=episode)
+    return [f"{task.task_id}: survivor {s.id}" for s in report.undeclared] + [f"{task.task_id}: {p}" for p in report.problems]

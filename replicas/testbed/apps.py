@@ -19,6 +19,7 @@ class TestbedConfig(registry.ReplicaConfig):
     bench_task = "testbed.complete-note"
     policies = {"editable_owners": "replicas.testbed.policies:editable_owners"}
     pickers = {"member": "replicas.testbed.tasks.params:member_signin"}
+    audit = {"credential_params": ["email", "password"]}
 
     # Models load after the app configs: the hooks import them when called.
     def sign_in(self, world, role=None):

@@ -18,7 +18,7 @@ from replicas.board.tasks import params as P
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import snapshot
-from tests.pack_episodes import fault_fired, fires_in_episode, shares, sync_tasks, why
+from tests.pack_episodes import audit_holes, fault_fired, fires_in_episode, shares, sync_tasks, why
 from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs
 from verifiers.placeholders import fill
@@ -195,4 +195,6 @@ def test_every_reference_solution_passes_in_a_real_browser(transactional_db, tmp
             failures.append(f"{task.task_id}: {why(done)}")
         elif fires_in_episode(task) and not fault_fired(done):
             failures.append(f"{task.task_id}: the armed fault never fired")
+        else:
+            failures += audit_holes(task, done)
     assert not failures, "\n".join(failures)

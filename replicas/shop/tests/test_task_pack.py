@@ -22,7 +22,7 @@ from replicas.worlds.registry import get_replica
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build, world_clone
 from replicas.worlds.snapshot import snapshot
-from tests.pack_episodes import fault_fired, fires_in_episode, shares, sync_tasks, why
+from tests.pack_episodes import audit_holes, fault_fired, fires_in_episode, shares, sync_tasks, why
 from verifiers.audit import passes
 from verifiers.engine import verify
 from verifiers.fields import tables
@@ -177,6 +177,8 @@ def test_every_reference_solution_passes_in_a_real_browser(transactional_db, tmp
             ok = fault_fired(done) and done.rewards["error_recovery"] == 1.0
         if not ok:
             failures.append(f"{task.task_id}: {why(done)}")
+        else:
+            failures += audit_holes(task, done)
     assert not failures, "\n".join(failures)
 
 

@@ -17,7 +17,7 @@ from replicas.worlds import clock
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import snapshot
-from tests.pack_episodes import fault_fired, fires_in_episode, shares, sync_tasks, why
+from tests.pack_episodes import audit_holes, fault_fired, fires_in_episode, shares, sync_tasks, why
 from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs
 from verifiers.rewards import reward_signals
@@ -235,7 +235,7 @@ def _reference_passes_and_negatives_fail(task) -> list[str]:
     # doing nothing is checked without a browser (test_doing_nothing_fails_every_task): an empty
     # episode's only inputs are the untouched world and no answer
     faulty = fires_in_episode(task)  # a data fault changes the world, it does not fire
-    problems = []
+    problems = audit_holes(task, done)
     if faulty and not fault_fired(done):  # issue 6's must-show: the oracle meets the armed fault...
         problems.append(f"{task.task_id}: the armed fault never fired")
     elif faulty and done.rewards["error_recovery"] != 1.0:  # ...and recovers from it
