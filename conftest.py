@@ -1,4 +1,5 @@
 """Fixtures shared by the whole suite."""
+
 import pytest
 from replicagym.accounts.roles import Role, role_grant
 from replicagym.accounts.tokens import token_create
@@ -61,6 +62,7 @@ def world_client(client, settings):
 # --- who is who: an admin (pytest-django's admin_user, a superuser), an author, an annotator,
 # an outsider (signed in, no role) and an agent token scoped to the test pack's "smoke" suite.
 
+
 def _user(django_user_model, name, role=None):
     user = django_user_model.objects.create_user(username=name, password="pw-123456")
     if role is not None:
@@ -87,8 +89,14 @@ def outsider_user(db, django_user_model):
 def agent_token(db, django_user_model):
     """An IssuedToken (`.token`, `.secret`) of user "agent" for the "smoke" suite: open-note, not report-owner."""
     sync_test_pack()
-    return token_create(user=_user(django_user_model, "agent"), suites=["smoke"], expires_days=30,
-                        max_concurrent=2, max_per_hour=5, name="fixture")
+    return token_create(
+        user=_user(django_user_model, "agent"),
+        suites=["smoke"],
+        expires_days=30,
+        max_concurrent=2,
+        max_per_hour=5,
+        name="fixture",
+    )
 
 
 @pytest.fixture
@@ -113,4 +121,6 @@ def pytest_collection_modifyitems(config, items):
     workers, and the many quick ones fill the gaps at the end instead of one long test
     keeping a worker busy after the others are done.
     """
-    items.sort(key=lambda item: item.get_closest_marker("browser") is None and item.get_closest_marker("worker") is None)
+    items.sort(
+        key=lambda item: item.get_closest_marker("browser") is None and item.get_closest_marker("worker") is None
+    )

@@ -14,6 +14,7 @@ element argument is a Playwright selector is rewritten to the bid BrowserGym sta
 on that element before the step (the lookup is not timed); relative `goto` paths are
 made absolute. Everything else is BrowserGym's default behaviour.
 """
+
 import json
 import sys
 import time
@@ -71,8 +72,13 @@ def run_episode(spec: dict, episode: dict) -> dict:
         close_start = time.perf_counter()
         env.close()
         close_ms = (time.perf_counter() - close_start) * 1000
-    return {"reset_ms": reset_ms, "steps_ms": steps, "close_ms": close_ms,
-            "episode_ms": reset_ms + sum(steps) + close_ms, "errors": errors}
+    return {
+        "reset_ms": reset_ms,
+        "steps_ms": steps,
+        "close_ms": close_ms,
+        "episode_ms": reset_ms + sum(steps) + close_ms,
+        "errors": errors,
+    }
 
 
 def main():
@@ -80,8 +86,14 @@ def main():
     from importlib.metadata import version
 
     results = [run_episode(spec, episode) for episode in spec["episodes"]]
-    json.dump({"browsergym_version": version("browsergym-core"), "playwright_version": version("playwright"),
-               "episodes": results}, sys.stdout)
+    json.dump(
+        {
+            "browsergym_version": version("browsergym-core"),
+            "playwright_version": version("playwright"),
+            "episodes": results,
+        },
+        sys.stdout,
+    )
 
 
 if __name__ == "__main__":

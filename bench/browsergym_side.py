@@ -6,6 +6,7 @@ BrowserGym pins playwright==1.44.0, so it lives in its own virtual environment,
 .venv is never touched. Its chat window launches Chromium from Playwright's default
 path, which the setup points at the system Chromium with a symlink.
 """
+
 import hashlib
 import json
 import os
@@ -51,7 +52,9 @@ def ensure_venv(progress=lambda line: None) -> Path:
     progress(f"bench: installing {REQUIREMENTS.name} into {VENV.name}")
     done = subprocess.run(
         [str(venv_python()), "-m", "pip", "install", "-q", "--disable-pip-version-check", "-r", str(REQUIREMENTS)],
-        capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S,
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_TIMEOUT_S,
     )
     if done.returncode != 0:
         raise RuntimeError(f"installing {REQUIREMENTS.name} failed: {done.stderr.strip()[-1500:]}")
@@ -73,11 +76,22 @@ def ensure_chromium_link() -> None:
 
 
 def run_browsergym(*, python: Path, instruction: str, actions, episodes: list[dict]) -> dict:
-    doc = {"chromium": settings.CHROMIUM_PATH, "instruction": instruction, "actions": list(actions),
-           "episodes": episodes}
+    doc = {
+        "chromium": settings.CHROMIUM_PATH,
+        "instruction": instruction,
+        "actions": list(actions),
+        "episodes": episodes,
+    }
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "PYTHONPATH"))}
-    done = subprocess.run([str(python), str(DRIVER)], input=json.dumps(doc), capture_output=True, text=True,
-                          timeout=DRIVER_TIMEOUT_S, env=env, cwd=ROOT)
+    done = subprocess.run(
+        [str(python), str(DRIVER)],
+        input=json.dumps(doc),
+        capture_output=True,
+        text=True,
+        timeout=DRIVER_TIMEOUT_S,
+        env=env,
+        cwd=ROOT,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"the BrowserGym driver failed ({done.returncode}): {done.stderr.strip()[-1500:]}")
     return json.loads(done.stdout)
@@ -101,8 +115,13 @@ def run_ours(*, scenario, world, port: int) -> dict:
         close_start = time.perf_counter()
         session.close()
         close_ms = (time.perf_counter() - close_start) * 1000
-    return {"reset_ms": open_ms, "steps_ms": steps, "close_ms": close_ms,
-            "episode_ms": open_ms + sum(steps) + close_ms, "errors": errors}
+    return {
+        "reset_ms": open_ms,
+        "steps_ms": steps,
+        "close_ms": close_ms,
+        "episode_ms": open_ms + sum(steps) + close_ms,
+        "errors": errors,
+    }
 
 
 def _side(episodes: list[dict]) -> dict:
@@ -114,8 +133,9 @@ def _side(episodes: list[dict]) -> dict:
     }
 
 
-def bench_browsergym(*, task_id: str | None, replica: str | None = None, repeat: int = 3,
-                     progress=lambda line: None) -> dict:
+def bench_browsergym(
+    *, task_id: str | None, replica: str | None = None, repeat: int = 3, progress=lambda line: None
+) -> dict:
     scenario = scenario_for(task_id, replica)
     python = ensure_venv(progress)
     ensure_chromium_link()
@@ -127,8 +147,9 @@ def bench_browsergym(*, task_id: str | None, replica: str | None = None, repeat:
             origin = world_origin(world, port)
             # no cookies: the task signs in itself, on both sides
             bg_episodes.append({"origin": origin, "start_url": origin + scenario.start_page, "cookies": []})
-        bg = run_browsergym(python=python, instruction=scenario.instruction, actions=scenario.actions,
-                            episodes=bg_episodes)
+        bg = run_browsergym(
+            python=python, instruction=scenario.instruction, actions=scenario.actions, episodes=bg_episodes
+        )
         # one untimed episode starts our long-lived browser, as a worker's would already be running
         run_ours(scenario=scenario, world=worlds[-1], port=port)
         ours_runs = [run_ours(scenario=scenario, world=w, port=port) for w in worlds[repeat:-1]]
@@ -137,9 +158,11 @@ def bench_browsergym(*, task_id: str | None, replica: str | None = None, repeat:
             world_delete(world=world)
     ours, theirs = _side(ours_runs), _side(bg["episodes"])
     per_action = [
-        {"action": action,
-         "ours_ms": summary([e["steps_ms"][i] for e in ours_runs if i < len(e["steps_ms"])])["median_ms"],
-         "browsergym_ms": summary([e["steps_ms"][i] for e in bg["episodes"] if i < len(e["steps_ms"])])["median_ms"]}
+        {
+            "action": action,
+            "ours_ms": summary([e["steps_ms"][i] for e in ours_runs if i < len(e["steps_ms"])])["median_ms"],
+            "browsergym_ms": summary([e["steps_ms"][i] for e in bg["episodes"] if i < len(e["steps_ms"])])["median_ms"],
+        }
         for i, action in enumerate(scenario.actions)
     ]
     return {

@@ -1,4 +1,5 @@
 """Child processes of the benchmark (servers, workers) that must see this process's database."""
+
 import os
 import sys
 from pathlib import Path
@@ -30,7 +31,9 @@ def child_env(**extra) -> dict:
     env = dict(os.environ)
     env["DJANGO_SETTINGS_MODULE"] = os.environ.get("DJANGO_SETTINGS_MODULE", "replicagym.settings")
     env["DATABASE_URL"] = database_url()
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "platform"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "platform"), env.get("PYTHONPATH", "")]).rstrip(
+        os.pathsep
+    )
     env.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's sync API runs an event loop
     env.update({k: str(v) for k, v in extra.items()})
     return env

@@ -1,4 +1,5 @@
 """Small measuring helpers shared by the benchmark sections: timers, summaries, RSS."""
+
 import math
 import resource
 import statistics
@@ -140,4 +141,3 @@ def tree_rss_by_kind_mb(pid: int | None = None) -> dict[str, float]:
         kind = _kind(process, tree[0].pid)
         out[kind] = out.get(kind, 0.0) + _memory(process, "rss") / MIB
     return {kind: round(mb, 1) for kind, mb in sorted(out.items())}
-

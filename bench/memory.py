@@ -6,6 +6,7 @@ its descendants, before and while N sessions are open on the replica's signed-in
 shared Chromium pages are split between the processes sharing them, not counted
 once per renderer.
 """
+
 from episodes.browser import shared_browser
 from replicas.worlds.services import world_create, world_delete
 
@@ -15,7 +16,9 @@ from .steps import open_session, step_page
 from .throughput import run_round
 
 
-def bench_memory(*, task_id: str | None, replica: str | None = None, episodes: int = 4, worker_episodes: int = 2) -> dict:
+def bench_memory(
+    *, task_id: str | None, replica: str | None = None, episodes: int = 4, worker_episodes: int = 2
+) -> dict:
     task = resolve_task(task_id, replica)
     worker = run_round(workers=1, task_id=task.task_id, episodes=worker_episodes, seconds=300)
     shared_browser()

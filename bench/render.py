@@ -8,6 +8,7 @@ even when other jobs load the machine) and the SQL queries of one render. A page
 does not render is reported with its status under `failed` (the replica's bench_pages
 needs fixing) and the others are still measured; the section fails when none renders.
 """
+
 import statistics
 import time
 from urllib.parse import urlsplit
@@ -59,7 +60,14 @@ def bench_render(*, replica: str | None = None, variant: str = "default", reques
         user = signed_in_user(world)
         if user is not None:
             client.cookies[settings.SESSION_COOKIE_NAME] = user.session_key
-        out = {"replica": config.label, "variant": variant, "seed": seed, "requests": requests, "pages": {}, "failed": {}}
+        out = {
+            "replica": config.label,
+            "variant": variant,
+            "seed": seed,
+            "requests": requests,
+            "pages": {},
+            "failed": {},
+        }
         for path in pages:
             try:
                 for _ in range(WARM_UP):
@@ -77,8 +85,10 @@ def bench_render(*, replica: str | None = None, variant: str = "default", reques
                 wall.append((time.perf_counter() - start) * 1000)
                 cpu.append((time.process_time() - start_cpu) * 1000)
             out["pages"][path] = {
-                "median_ms": round(statistics.median(wall), 2), "p95_ms": round(percentile(wall, 95), 2),
-                "cpu_median_ms": round(statistics.median(cpu), 2), "queries": len(queries),
+                "median_ms": round(statistics.median(wall), 2),
+                "p95_ms": round(percentile(wall, 95), 2),
+                "cpu_median_ms": round(statistics.median(cpu), 2),
+                "queries": len(queries),
             }
         if not out["pages"]:
             raise PageError(f"no bench page of {config.label} renders: {'; '.join(out['failed'].values())}")

@@ -1,4 +1,5 @@
 """Runs the benchmark sections, collects one JSON report, and renders its short table."""
+
 import os
 import platform
 import time
@@ -46,8 +47,18 @@ class BenchOptions:
         if not quick:
             return cls()
         return cls(
-            repeat=5, variants=["default", "10k"], step_repeat=10, requests=400, render_requests=10, server_seconds=5.0,
-            workers=[1, 2], episodes=3, throughput_seconds=90.0, memory_episodes=2, browsergym_repeat=1, quick=True,
+            repeat=5,
+            variants=["default", "10k"],
+            step_repeat=10,
+            requests=400,
+            render_requests=10,
+            server_seconds=5.0,
+            workers=[1, 2],
+            episodes=3,
+            throughput_seconds=90.0,
+            memory_episodes=2,
+            browsergym_repeat=1,
+            quick=True,
         )
 
     def override(self, **values) -> "BenchOptions":
@@ -81,11 +92,22 @@ def _run_one(name: str, options: BenchOptions) -> dict:
     if name == "render":
         return bench_render(replica=options.replica, variant=options.world_variant, requests=options.render_requests)
     if name == "throughput":
-        return bench_throughput(task_id=options.task, replica=options.replica, workers=options.workers, episodes=options.episodes,
-                                seconds=options.throughput_seconds)
+        return bench_throughput(
+            task_id=options.task,
+            replica=options.replica,
+            workers=options.workers,
+            episodes=options.episodes,
+            seconds=options.throughput_seconds,
+        )
     if name == "server":
-        return bench_server(replica=options.replica, variant=options.world_variant, kinds=options.servers, concurrency=options.concurrency,
-                            requests=options.requests, seconds=options.server_seconds)
+        return bench_server(
+            replica=options.replica,
+            variant=options.world_variant,
+            kinds=options.servers,
+            concurrency=options.concurrency,
+            requests=options.requests,
+            seconds=options.server_seconds,
+        )
     if name == "memory":
         return bench_memory(task_id=options.task, replica=options.replica, episodes=options.memory_episodes)
     if name == "browsergym":
@@ -145,7 +167,12 @@ def checks(sections: dict) -> list[dict]:
         add(f"reset median at {variant} (ms)", median, f"<= {limit}", median is not None and median <= limit)
     for variant, v in (_get(sections, "pool", "variants") or {}).items():
         median = _get(v, "take", "median_ms")
-        add(f"pool take median at {variant} (ms)", median, f"<= {TAKE_TARGET_MS}", median is not None and median <= TAKE_TARGET_MS)
+        add(
+            f"pool take median at {variant} (ms)",
+            median,
+            f"<= {TAKE_TARGET_MS}",
+            median is not None and median <= TAKE_TARGET_MS,
+        )
     pages = _get(sections, "render", "pages") or {}
     if pages:  # the replica issues' goal: every bench page renders in at most 30 ms (median) on a default world
         slowest = max(pages, key=lambda page: pages[page]["median_ms"])
@@ -163,12 +190,21 @@ def checks(sections: dict) -> list[dict]:
     served = _get(sections, "server", "servers", "engine")
     if isinstance(served, dict) and "latency" in served:
         p95 = served["latency"]["p95_ms"]
-        add(f"replica server p95 at {served['concurrency']} concurrent clients (ms)", p95, f"<= {SERVER_P95_MS}",
-            p95 is not None and served["concurrency"] >= 8 and p95 <= SERVER_P95_MS)
+        add(
+            f"replica server p95 at {served['concurrency']} concurrent clients (ms)",
+            p95,
+            f"<= {SERVER_P95_MS}",
+            p95 is not None and served["concurrency"] >= 8 and p95 <= SERVER_P95_MS,
+        )
     rss = _get(sections, "memory", "worker_peak_rss_mb")
     add("worker peak RSS (MiB)", rss, f"<= {WORKER_RSS_MB}", rss is not None and rss <= WORKER_RSS_MB)
     two = _get(sections, "throughput", "by_workers", "2", "episodes_per_min")
-    add("oracle episodes per minute with 2 workers", two, f">= {EPISODES_PER_MIN_2}", two is not None and two >= EPISODES_PER_MIN_2)
+    add(
+        "oracle episodes per minute with 2 workers",
+        two,
+        f">= {EPISODES_PER_MIN_2}",
+        two is not None and two >= EPISODES_PER_MIN_2,
+    )
     return out
 
 
@@ -206,40 +242,67 @@ def table(report: dict) -> str:
                 if "skipped" in v:
                     row(variant, "skipped")
                 else:
-                    row(f"{variant} ({v['rows']} rows)", _fmt(v["take"]["median_ms"], " ms"), _fmt(v["clone"]["median_ms"], " ms"),
-                        _fmt(v["take"]["p95_ms"], " ms"), _fmt(v["refill"]["median_ms"], " ms"))
+                    row(
+                        f"{variant} ({v['rows']} rows)",
+                        _fmt(v["take"]["median_ms"], " ms"),
+                        _fmt(v["clone"]["median_ms"], " ms"),
+                        _fmt(v["take"]["p95_ms"], " ms"),
+                        _fmt(v["refill"]["median_ms"], " ms"),
+                    )
         elif name == "start":
-            row("world + context + first observation", _fmt(_get(result, "total", "median_ms"), " ms"),
-                _fmt(_get(result, "total", "p95_ms"), " ms"))
+            row(
+                "world + context + first observation",
+                _fmt(_get(result, "total", "median_ms"), " ms"),
+                _fmt(_get(result, "total", "p95_ms"), " ms"),
+            )
             for part in ("world", "open", "observe"):
-                row(f"  {part}", _fmt(_get(result, part, "median_ms"), " ms"), _fmt(_get(result, part, "p95_ms"), " ms"))
+                row(
+                    f"  {part}", _fmt(_get(result, part, "median_ms"), " ms"), _fmt(_get(result, part, "p95_ms"), " ms")
+                )
         elif name == "step":
             row("", "median", "p95")
-            row("engine step (action+settle+obs)", _fmt(_get(result, "engine", "median_ms"), " ms"),
-                _fmt(_get(result, "engine", "p95_ms"), " ms"))
-            row("raw Playwright (action+shot+aria)", _fmt(_get(result, "raw", "median_ms"), " ms"),
-                _fmt(_get(result, "raw", "p95_ms"), " ms"))
+            row(
+                "engine step (action+settle+obs)",
+                _fmt(_get(result, "engine", "median_ms"), " ms"),
+                _fmt(_get(result, "engine", "p95_ms"), " ms"),
+            )
+            row(
+                "raw Playwright (action+shot+aria)",
+                _fmt(_get(result, "raw", "median_ms"), " ms"),
+                _fmt(_get(result, "raw", "p95_ms"), " ms"),
+            )
             row("ratio engine / raw", _fmt(result.get("ratio_to_raw"), "x"))
         elif name == "render":
             row(f"page ({result['replica']}, {result['variant']})", "median", "p95", "cpu median", "queries")
             for path, v in result["pages"].items():
-                row(path if len(path) <= 44 else path[:41] + "...", _fmt(v["median_ms"], " ms"), _fmt(v["p95_ms"], " ms"),
-                    _fmt(v["cpu_median_ms"], " ms"), _fmt(v["queries"]))
+                row(
+                    path if len(path) <= 44 else path[:41] + "...",
+                    _fmt(v["median_ms"], " ms"),
+                    _fmt(v["p95_ms"], " ms"),
+                    _fmt(v["cpu_median_ms"], " ms"),
+                    _fmt(v["queries"]),
+                )
             for path, why in result.get("failed", {}).items():
                 row(path if len(path) <= 44 else path[:41] + "...", f"FAILED: {why.split(' answered ')[-1]}")
         elif name == "throughput":
             row("workers (episodes passed / run)", "episodes/min", "episode med")
             for w, v in result.get("by_workers", {}).items():
-                row(f"{w} ({v.get('passed')}/{v.get('episodes')} passed)", _fmt(v.get("episodes_per_min")),
-                    _fmt(_get(v, "episode", "median_ms"), " ms"))
+                row(
+                    f"{w} ({v.get('passed')}/{v.get('episodes')} passed)",
+                    _fmt(v.get("episodes_per_min")),
+                    _fmt(_get(v, "episode", "median_ms"), " ms"),
+                )
         elif name == "server":
             row("server", "req/s", "p95")
             for kind, v in result["servers"].items():
                 if "skipped" in v:
                     row(kind, "skipped")
                 else:
-                    row(f"{kind} (c={v['concurrency']}, {v['ok']}/{v['requests']} ok)", _fmt(v["rps"]),
-                        _fmt(v["latency"]["p95_ms"], " ms"))
+                    row(
+                        f"{kind} (c={v['concurrency']}, {v['ok']}/{v['requests']} ok)",
+                        _fmt(v["rps"]),
+                        _fmt(v["latency"]["p95_ms"], " ms"),
+                    )
         elif name == "memory":
             row("peak RSS of a worker process", _fmt(result.get("worker_peak_rss_mb"), " MiB"))
             for kind, mb in (result.get("worker_peak_rss_by_kind_mb") or {}).items():
@@ -247,10 +310,18 @@ def table(report: dict) -> str:
             row("per concurrent episode (PSS)", _fmt(result.get("per_episode_mb"), " MiB"))
         elif name == "browsergym":
             row("", "ours", "BrowserGym", "ratio")
-            row("step median", _fmt(_get(result, "ours", "step", "median_ms"), " ms"),
-                _fmt(_get(result, "browsergym", "step", "median_ms"), " ms"), _fmt(result.get("ratio_step"), "x"))
-            row("episode (reset + steps)", _fmt(_get(result, "ours", "episode", "median_ms"), " ms"),
-                _fmt(_get(result, "browsergym", "episode", "median_ms"), " ms"), _fmt(result.get("ratio_episode"), "x"))
+            row(
+                "step median",
+                _fmt(_get(result, "ours", "step", "median_ms"), " ms"),
+                _fmt(_get(result, "browsergym", "step", "median_ms"), " ms"),
+                _fmt(result.get("ratio_step"), "x"),
+            )
+            row(
+                "episode (reset + steps)",
+                _fmt(_get(result, "ours", "episode", "median_ms"), " ms"),
+                _fmt(_get(result, "browsergym", "episode", "median_ms"), " ms"),
+                _fmt(result.get("ratio_episode"), "x"),
+            )
     if report.get("checks"):
         lines.append("checks:")
         for c in report["checks"]:

@@ -1,6 +1,7 @@
 """What the benchmarks drive, from the replica's contract: its bench task (filled from its
 answer key) for the start, step, throughput, memory and BrowserGym sections, its bench
 pages and a signed-in user for the server and step sections, and fresh worlds."""
+
 from dataclasses import dataclass
 
 from replicagym.catalogue.models import Task
@@ -47,8 +48,10 @@ def resolve_task(task_id: str | None, replica: str | None = None):
     for task in Task.objects.filter(replica=config.label, is_current=True).order_by("task_id"):
         if task.reference_solution:
             return task
-    raise TaskNotFound(f"no task {config.bench_task!r} and no {config.label} task with a reference solution in the catalogue "
-                       f"(sync its pack first: manage.py task_sync {config.label})")
+    raise TaskNotFound(
+        f"no task {config.bench_task!r} and no {config.label} task with a reference solution in the catalogue "
+        f"(sync its pack first: manage.py task_sync {config.label})"
+    )
 
 
 def scenario_for(task_id: str | None, replica: str | None = None) -> Scenario:
@@ -57,8 +60,15 @@ def scenario_for(task_id: str | None, replica: str | None = None) -> Scenario:
     actions = tuple(task.reference_solution)
     if not actions:
         raise ValueError(f"task {task.task_id!r} has no reference solution to drive")
-    return Scenario(task_id=task.task_id, replica=task.replica, seed=task.seed, variant=task.variant,
-                    instruction=task.instruction, start_page=task.start_page, actions=actions)
+    return Scenario(
+        task_id=task.task_id,
+        replica=task.replica,
+        seed=task.seed,
+        variant=task.variant,
+        instruction=task.instruction,
+        start_page=task.start_page,
+        actions=actions,
+    )
 
 
 def scenario_world(scenario: Scenario):

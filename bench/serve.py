@@ -7,6 +7,7 @@ prints `{"port": N}` once it answers and exits (stopping it) when its standard i
 closes. `gunicorn` is production's web command (docker/compose.yaml) on this machine.
 `ServerProcess` starts either and stops it again.
 """
+
 import json
 import os
 import shutil
@@ -58,8 +59,12 @@ class ServerProcess:
         env = child_env(REPLICAGYM_SERVE_URL="")
         if self.kind == "engine":
             self.proc = subprocess.Popen(
-                [python(), "-m", "bench.serve"], cwd=ROOT, env=env,
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                [python(), "-m", "bench.serve"],
+                cwd=ROOT,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
             )
             line = self.proc.stdout.readline()
             if not line:
@@ -72,9 +77,21 @@ class ServerProcess:
                 raise RuntimeError("gunicorn is not installed in this environment")
             self.port = _free_port()
             self.proc = subprocess.Popen(
-                [exe, "--bind", f"127.0.0.1:{self.port}", "--workers", str(self.workers),
-                 "--threads", str(self.threads), "--log-level", "warning", "replicagym.wsgi"],
-                cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                [
+                    exe,
+                    "--bind",
+                    f"127.0.0.1:{self.port}",
+                    "--workers",
+                    str(self.workers),
+                    "--threads",
+                    str(self.threads),
+                    "--log-level",
+                    "warning",
+                    "replicagym.wsgi",
+                ],
+                cwd=ROOT,
+                env=env,
+                stdin=subprocess.DEVNULL,
             )
             self._wait_listening()
         return self

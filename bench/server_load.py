@@ -6,6 +6,7 @@ process: the one episodes are served by (`engine`, judged by the checks) and pro
 gunicorn command. The run is bounded both in requests and in seconds, and only ever talks
 to 127.0.0.1.
 """
+
 import http.client
 import threading
 import time
@@ -75,8 +76,9 @@ def _worker(port, host_header, cookie, pages, offset, budget, deadline, results,
         conn.close()
 
 
-def load(*, port: int, host_header: str, cookie: str, pages: list[str], concurrency: int,
-         requests: int, seconds: float) -> dict:
+def load(
+    *, port: int, host_header: str, cookie: str, pages: list[str], concurrency: int, requests: int, seconds: float
+) -> dict:
     """Fetch `pages` round-robin from `concurrency` threads until `requests` or `seconds` run out."""
     if concurrency < 1 or requests < 1 or seconds <= 0:
         raise ValueError("concurrency and requests must be at least 1, seconds positive")
@@ -114,8 +116,16 @@ def load(*, port: int, host_header: str, cookie: str, pages: list[str], concurre
     }
 
 
-def bench_server(*, replica: str | None = None, variant: str = "default", seed: int = 7, concurrency: int = 8,
-                 requests: int = 2000, seconds: float = 20.0, kinds=("engine", "gunicorn")) -> dict:
+def bench_server(
+    *,
+    replica: str | None = None,
+    variant: str = "default",
+    seed: int = 7,
+    concurrency: int = 8,
+    requests: int = 2000,
+    seconds: float = 20.0,
+    kinds=("engine", "gunicorn"),
+) -> dict:
     config = bench_replica(replica)
     world = world_create(replica=config.label, seed=seed, variant=variant)
     try:
@@ -132,10 +142,24 @@ def bench_server(*, replica: str | None = None, variant: str = "default", seed: 
                 if not served:
                     raise RuntimeError(f"no page of the world answers 200: {failing}")
                 # warm-up: templates compiled, connections opened, caches filled; not counted
-                load(port=server.port, host_header=host, cookie=cookie, pages=served,
-                     concurrency=2, requests=len(served) * 2, seconds=seconds)
-                result = load(port=server.port, host_header=host, cookie=cookie, pages=served,
-                              concurrency=concurrency, requests=requests, seconds=seconds)
+                load(
+                    port=server.port,
+                    host_header=host,
+                    cookie=cookie,
+                    pages=served,
+                    concurrency=2,
+                    requests=len(served) * 2,
+                    seconds=seconds,
+                )
+                result = load(
+                    port=server.port,
+                    host_header=host,
+                    cookie=cookie,
+                    pages=served,
+                    concurrency=concurrency,
+                    requests=requests,
+                    seconds=seconds,
+                )
                 out["servers"][kind] = {"server": server.describe(), "pages_not_served": failing, **result}
         return out
     finally:

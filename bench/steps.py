@@ -5,6 +5,7 @@ it is compared with is what Playwright alone needs for the same action plus a
 screenshot and an `aria_snapshot()` of the same page, measured in the same run,
 interleaved with the engine's steps so both see the same machine load.
 """
+
 import re
 import time
 from urllib.parse import urlsplit
@@ -103,11 +104,15 @@ def bench_steps(*, replica: str | None = None, repeat: int = 30, variant: str = 
         url = session.origin + start_page
         element = page.locator(f'[bid="{bid}"]')
         kinds = {
-            "fill": (lambda i: f'fill("{bid}", "Benchmark reply {i}")',
-                     lambda i: element.fill(f"Benchmark reply {i}", timeout=RAW_TIMEOUT_MS)),
+            "fill": (
+                lambda i: f'fill("{bid}", "Benchmark reply {i}")',
+                lambda i: element.fill(f"Benchmark reply {i}", timeout=RAW_TIMEOUT_MS),
+            ),
             "click": (lambda i: f'click("{bid}")', lambda i: element.click(timeout=RAW_TIMEOUT_MS)),
-            "navigate": (lambda i: f'goto("{start_page}")',
-                         lambda i: page.goto(url, wait_until="load", timeout=RAW_TIMEOUT_MS)),
+            "navigate": (
+                lambda i: f'goto("{start_page}")',
+                lambda i: page.goto(url, wait_until="load", timeout=RAW_TIMEOUT_MS),
+            ),
         }
         engine = {k: Stopwatch() for k in kinds}
         raw = {k: Stopwatch() for k in kinds}
@@ -137,8 +142,11 @@ def bench_steps(*, replica: str | None = None, repeat: int = 30, variant: str = 
         all_engine = [ms for w in engine.values() for ms in w.samples_ms]
         all_raw = [ms for w in raw.values() for ms in w.samples_ms]
         by_kind = {
-            kind: {"engine": engine[kind].summary(), "raw": raw[kind].summary(),
-                   "ratio": ratio(engine[kind].summary()["median_ms"], raw[kind].summary()["median_ms"])}
+            kind: {
+                "engine": engine[kind].summary(),
+                "raw": raw[kind].summary(),
+                "ratio": ratio(engine[kind].summary()["median_ms"], raw[kind].summary()["median_ms"]),
+            }
             for kind in kinds
         }
         eng, rw = summary(all_engine), summary(all_raw)

@@ -5,6 +5,7 @@ Each worker is a separate process with its own Chromium and replica server
 workers get ready first (untimed: Django, the browser launch, the server), then start
 together; the round's wall time runs from that start to the last worker's end.
 """
+
 import json
 import os
 import subprocess
@@ -22,8 +23,14 @@ READY_TIMEOUT_S = 120
 def _start_workers(count: int, job: dict) -> list[subprocess.Popen]:
     procs = []
     for _ in range(count):
-        proc = subprocess.Popen([python(), "-m", "bench.worker"], cwd=ROOT, env=child_env(),
-                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            [python(), "-m", "bench.worker"],
+            cwd=ROOT,
+            env=child_env(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         proc.stdin.write(json.dumps(job) + "\n")
         proc.stdin.flush()
         procs.append(proc)
@@ -77,8 +84,9 @@ def run_round(*, workers: int, task_id: str, episodes: int, seconds: float) -> d
     }
 
 
-def bench_throughput(*, task_id: str | None, replica: str | None = None, workers=(1, 2, 4), episodes: int = 8,
-                     seconds: float = 240.0) -> dict:
+def bench_throughput(
+    *, task_id: str | None, replica: str | None = None, workers=(1, 2, 4), episodes: int = 8, seconds: float = 240.0
+) -> dict:
     task = resolve_task(task_id, replica)
     # build the template once here, so no round pays for it or races to build it
     world_delete(world=scenario_world(scenario_for(task.task_id)))
@@ -88,7 +96,9 @@ def bench_throughput(*, task_id: str | None, replica: str | None = None, workers
     cores = os.cpu_count() or 1
     rates = [(int(w), r["episodes_per_min"] or 0) for w, r in by_workers.items()]
     up_to_cores = sorted((w, rate) for w, rate in rates if w <= cores)
-    grows = all(b[1] > a[1] for a, b in zip(up_to_cores, up_to_cores[1:], strict=False)) if len(up_to_cores) > 1 else None
+    grows = (
+        all(b[1] > a[1] for a, b in zip(up_to_cores, up_to_cores[1:], strict=False)) if len(up_to_cores) > 1 else None
+    )
     return {
         "task": task.task_id,
         "episodes_per_worker": episodes,

@@ -5,6 +5,7 @@ worker would, and reports their times and its memory.
 first stdin line, gets ready (Django, its Chromium, its replica server), prints
 `{"ready": true}`, waits for a `go` line, runs, and prints one JSON result line.
 """
+
 import json
 import os
 import sys
@@ -61,21 +62,29 @@ def run(job: dict, go) -> dict:
             t0 = time.perf_counter()
             episode = episode_create(task=job["task_id"], agent="oracle", status=Episode.Status.RUNNING)
             done = episode_run(episode_id=episode.pk)
-            episodes.append({
-                "ms": round((time.perf_counter() - t0) * 1000, 1),
-                "status": done.status,
-                "steps": done.steps.count(),
-                "passed": bool((done.verdict or {}).get("passed")),
-                "error": done.error[:200],
-            })
+            episodes.append(
+                {
+                    "ms": round((time.perf_counter() - t0) * 1000, 1),
+                    "status": done.status,
+                    "steps": done.steps.count(),
+                    "passed": bool((done.verdict or {}).get("passed")),
+                    "error": done.error[:200],
+                }
+            )
         wall = time.perf_counter() - start
         pss = tree_pss_mb()
     finally:
         sampler.stop()
         shutdown_browser()
-    return {"pid": os.getpid(), "episodes": episodes, "wall_s": round(wall, 2),
-            "peak_python_rss_mb": peak_rss_mb(), "peak_tree_rss_mb": sampler.peak_tree_mb,
-            "peak_tree_rss_by_kind_mb": sampler.peak_by_kind, "end_tree_pss_mb": pss}
+    return {
+        "pid": os.getpid(),
+        "episodes": episodes,
+        "wall_s": round(wall, 2),
+        "peak_python_rss_mb": peak_rss_mb(),
+        "peak_tree_rss_mb": sampler.peak_tree_mb,
+        "peak_tree_rss_by_kind_mb": sampler.peak_by_kind,
+        "end_tree_pss_mb": pss,
+    }
 
 
 def main():

@@ -1,4 +1,5 @@
 """Warm pool: the world part of an episode start taken from the pool vs cloned, per size variant."""
+
 from django.db import connection
 
 from replicas.worlds.pool import pool_fill, pool_ready, world_take
@@ -11,7 +12,9 @@ from .scenario import bench_replica
 TAKE_TARGET_MS = 2.0
 
 
-def bench_world_pool(*, replica: str | None = None, seed: int = 7, variants=("default", "100k"), repeat: int = 20) -> dict:
+def bench_world_pool(
+    *, replica: str | None = None, seed: int = 7, variants=("default", "100k"), repeat: int = 20
+) -> dict:
     """Median and p95 of the world part of a start, from a ready pool (`world_take`) and by a clone (`world_create`).
 
     Untimed between samples: the taken or cloned world is deleted and the pool is topped
@@ -23,8 +26,14 @@ def bench_world_pool(*, replica: str | None = None, seed: int = 7, variants=("de
         raise ValueError("repeat must be at least 1")
     config = bench_replica(replica)
     replica = config.label
-    out = {"replica": replica, "seed": seed, "backend": connection.vendor, "repeat": repeat,
-           "take_target_median_ms": TAKE_TARGET_MS, "variants": {}}
+    out = {
+        "replica": replica,
+        "seed": seed,
+        "backend": connection.vendor,
+        "repeat": repeat,
+        "take_target_median_ms": TAKE_TARGET_MS,
+        "variants": {},
+    }
     for variant in variants:
         if variant not in config.variants:
             out["variants"][variant] = {"skipped": f"replica {replica!r} has no variant {variant!r}"}
@@ -48,8 +57,13 @@ def bench_world_pool(*, replica: str | None = None, seed: int = 7, variants=("de
             with clone:
                 world = world_create(**key)
             world_delete(world=world)
-        row = {"rows": template.rows, "clone": clone.summary(), "take": take.summary(), "refill": refill.summary(),
-               "missed": missed}
+        row = {
+            "rows": template.rows,
+            "clone": clone.summary(),
+            "take": take.summary(),
+            "refill": refill.summary(),
+            "missed": missed,
+        }
         if row["take"]["median_ms"]:
             row["clone_over_take"] = round(row["clone"]["median_ms"] / row["take"]["median_ms"], 1)
         row["meets_target"] = row["take"]["median_ms"] <= TAKE_TARGET_MS

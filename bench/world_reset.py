@@ -1,4 +1,5 @@
 """World reset: a fresh world of the bench replica cloned from its cached template, per size variant."""
+
 import time
 
 from django.db import connection

@@ -3,6 +3,7 @@
 Two workers may store the same content at the same moment: the unique hash decides,
 and the loser reads the winner's row.
 """
+
 import hashlib
 import os
 import tempfile

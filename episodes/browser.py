@@ -7,6 +7,7 @@ error, never an exception), runs it with a short timeout, waits until the page h
 settled (network idle and a quiet DOM, capped; never a fixed sleep) and returns the
 next observation. A crashed browser or page raises `BrowserCrashed`.
 """
+
 import asyncio
 import base64
 import logging
@@ -46,7 +47,9 @@ LAUNCH_ARGS = [
 ]
 
 
-CAPTURE_TIMEOUT_S = 30  # what an observation's CDP commands may take, all together, before the browser counts as crashed
+CAPTURE_TIMEOUT_S = (
+    30  # what an observation's CDP commands may take, all together, before the browser counts as crashed
+)
 OBSERVE_TRIES = 3  # an observation that raced a navigation is taken again, at most this many times in all
 
 
@@ -59,6 +62,7 @@ class _ActionFailed(Exception):
 
 
 # --- the long-lived browser ---------------------------------------------------------
+
 
 class _Host(threading.local):
     # Playwright's sync API is bound to the thread that started it, so "one browser per
@@ -106,6 +110,7 @@ def shutdown_browser() -> None:
 
 
 # --- origins ----------------------------------------------------------------------------
+
 
 def _origin_key(url: str):
     parts = urlsplit(url)
@@ -160,8 +165,19 @@ _NOT_TRACKED = {"eventsource", "websocket"}  # long-lived by design: never "idle
 class EpisodeSession:
     """One episode's browser context, confined to `origin`. Use `EpisodeSession.open(...)`."""
 
-    def __init__(self, *, origin, instruction, viewport, action_timeout_ms, navigation_timeout_ms,
-                 settle_cap_ms, quiet_ms, include_html, files_dir):
+    def __init__(
+        self,
+        *,
+        origin,
+        instruction,
+        viewport,
+        action_timeout_ms,
+        navigation_timeout_ms,
+        settle_cap_ms,
+        quiet_ms,
+        include_html,
+        files_dir,
+    ):
         self.origin = normalise_origin(origin)
         self._origin_key = _origin_key(self.origin)
         self.instruction = instruction
@@ -193,10 +209,22 @@ class EpisodeSession:
     # --- lifecycle ---------------------------------------------------------------------
 
     @classmethod
-    def open(cls, *, origin: str, start_url: str, instruction: str, viewport=(1280, 800),
-             action_timeout_ms: int = 3000, navigation_timeout_ms: int = 10_000, settle_cap_ms: int = 3000,
-             quiet_ms: int = 50, include_html: bool = False, files_dir=None,
-             frozen_time: datetime | None = None, trace_path: Path | None = None) -> "EpisodeSession":
+    def open(
+        cls,
+        *,
+        origin: str,
+        start_url: str,
+        instruction: str,
+        viewport=(1280, 800),
+        action_timeout_ms: int = 3000,
+        navigation_timeout_ms: int = 10_000,
+        settle_cap_ms: int = 3000,
+        quiet_ms: int = 50,
+        include_html: bool = False,
+        files_dir=None,
+        frozen_time: datetime | None = None,
+        trace_path: Path | None = None,
+    ) -> "EpisodeSession":
         """A new context on the shared browser, at `start_url` (a path or a URL on `origin`).
 
         `frozen_time` fixes the page's Date.now() (e.g. to the world clock) while timers
@@ -204,9 +232,15 @@ class EpisodeSession:
         `trace_path` records a Playwright trace (screenshots, DOM snapshots) written there on close.
         """
         session = cls(
-            origin=origin, instruction=instruction, viewport=viewport, action_timeout_ms=action_timeout_ms,
-            navigation_timeout_ms=navigation_timeout_ms, settle_cap_ms=settle_cap_ms, quiet_ms=quiet_ms,
-            include_html=include_html, files_dir=files_dir,
+            origin=origin,
+            instruction=instruction,
+            viewport=viewport,
+            action_timeout_ms=action_timeout_ms,
+            navigation_timeout_ms=navigation_timeout_ms,
+            settle_cap_ms=settle_cap_ms,
+            quiet_ms=quiet_ms,
+            include_html=include_html,
+            files_dir=files_dir,
         )
         url = session._resolve(start_url)
         if url is None:
@@ -342,26 +376,38 @@ class EpisodeSession:
             main = request.is_navigation_request() and request.frame.parent_frame is None
         except PlaywrightError:  # a request without a frame (a worker's): not a navigation
             main = False
-        self.blocked_requests.append({
-            "url": request.url, "method": request.method, "resource_type": request.resource_type,
-            "navigation": main, "step": self.step_index,
-        })
+        self.blocked_requests.append(
+            {
+                "url": request.url,
+                "method": request.method,
+                "resource_type": request.resource_type,
+                "navigation": main,
+                "step": self.step_index,
+            }
+        )
         log.info("blocked %s %s (outside %s)", request.method, request.url, self.origin)
         if main:
             self._blocked_navigation = request.url
         route.abort("blockedbyclient")
 
     def _block_websocket(self, ws):
-        self.blocked_requests.append({
-            "url": ws.url, "method": "GET", "resource_type": "websocket", "navigation": False,
-            "step": self.step_index,
-        })
+        self.blocked_requests.append(
+            {
+                "url": ws.url,
+                "method": "GET",
+                "resource_type": "websocket",
+                "navigation": False,
+                "step": self.step_index,
+            }
+        )
         ws.close(code=1008, reason="outside the world's origin")
 
     def _check_alive(self, exc: BaseException | None = None):
         crashed = not self._tabs or any(t.crashed for t in self._tabs)
         if crashed or self.browser is None or not self.browser.is_connected() or self.context is None:
-            raise BrowserCrashed(f"the browser or the page crashed{': ' + str(exc).splitlines()[0] if exc else ''}") from exc
+            raise BrowserCrashed(
+                f"the browser or the page crashed{': ' + str(exc).splitlines()[0] if exc else ''}"
+            ) from exc
 
     # --- URLs ------------------------------------------------------------------------------
 
@@ -411,7 +457,9 @@ class EpisodeSession:
                 self._check_alive(exc)
                 error = _clean_error(exc, action)
             if self._blocked_navigation and not error:
-                error = f"navigation to {self._blocked_navigation} was blocked: it is outside this world ({self.origin})"
+                error = (
+                    f"navigation to {self._blocked_navigation} was blocked: it is outside this world ({self.origin})"
+                )
         t1 = time.perf_counter()
         settled = self._settle()
         if self._blocked_navigation:
@@ -525,11 +573,18 @@ class EpisodeSession:
             case A.Goto():
                 url = self._resolve(action.url)
                 if url is None:
-                    self.blocked_requests.append({
-                        "url": action.url, "method": "GET", "resource_type": "document", "navigation": True,
-                        "step": self.step_index,
-                    })
-                    raise _ActionFailed(f"goto({action.url!r}) was refused: only pages of this world ({self.origin}) can be opened")
+                    self.blocked_requests.append(
+                        {
+                            "url": action.url,
+                            "method": "GET",
+                            "resource_type": "document",
+                            "navigation": True,
+                            "step": self.step_index,
+                        }
+                    )
+                    raise _ActionFailed(
+                        f"goto({action.url!r}) was refused: only pages of this world ({self.origin}) can be opened"
+                    )
                 self._goto(url)
             case A.GoBack():
                 page.go_back(wait_until="commit", timeout=self.navigation_timeout_ms)
@@ -727,14 +782,22 @@ def _stamp_axtree_screenshot(page, cdp) -> tuple[dict, dict, dict]:
     try:
         run, page_impl, cdp_impl = page._sync, page._impl_obj, cdp._impl_obj
     except AttributeError:
-        return (page.evaluate(STAMP_JS), _cdp_send(cdp, "Accessibility.getFullAXTree"),
-                _cdp_send(cdp, "Page.captureScreenshot", _SCREENSHOT))
+        return (
+            page.evaluate(STAMP_JS),
+            _cdp_send(cdp, "Accessibility.getFullAXTree"),
+            _cdp_send(cdp, "Page.captureScreenshot", _SCREENSHOT),
+        )
 
-    return tuple(_bounded(run, lambda: asyncio.gather(
-        page_impl.evaluate(STAMP_JS, None),
-        cdp_impl.send("Accessibility.getFullAXTree", None, None),
-        cdp_impl.send("Page.captureScreenshot", _SCREENSHOT, None),
-    )))
+    return tuple(
+        _bounded(
+            run,
+            lambda: asyncio.gather(
+                page_impl.evaluate(STAMP_JS, None),
+                cdp_impl.send("Accessibility.getFullAXTree", None, None),
+                cdp_impl.send("Page.captureScreenshot", _SCREENSHOT, None),
+            ),
+        )
+    )
 
 
 def _bounded(run, make):
@@ -770,15 +833,23 @@ def _what(element: str) -> str:
     return f"bid {element!r}" if A.is_bid(element) else f"selector {element!r}"
 
 
-_ROUTINE_LOG = re.compile(r"^(\d+ × )?(waiting|retrying|attempting|locator resolved|scrolling|done|performing|elementHandle\.)")
+_ROUTINE_LOG = re.compile(
+    r"^(\d+ × )?(waiting|retrying|attempting|locator resolved|scrolling|done|performing|elementHandle\.)"
+)
 
 
 def _clean_error(exc: PlaywrightError, action: A.Action) -> str:
     """A short, useful message from a Playwright error: its first line and the reason in its call log."""
     text = str(getattr(exc, "message", None) or exc)
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    head = re.sub(r"^(Locator|Page|Mouse|Keyboard|FileChooser|ElementHandle)\.\w+:\s*", "", lines[0]) if lines else "failed"
-    log_lines = [ln.lstrip("- ").strip() for ln in lines[lines.index("Call log:") + 1 :]] if "Call log:" in lines else []
+    head = (
+        re.sub(r"^(Locator|Page|Mouse|Keyboard|FileChooser|ElementHandle)\.\w+:\s*", "", lines[0])
+        if lines
+        else "failed"
+    )
+    log_lines = (
+        [ln.lstrip("- ").strip() for ln in lines[lines.index("Call log:") + 1 :]] if "Call log:" in lines else []
+    )
     reasons = [ln for ln in log_lines if not _ROUTINE_LOG.match(ln)]
     reason = reasons[-1] if reasons else ""
     if isinstance(action, A.ElementAction) and isinstance(exc, PlaywrightTimeoutError):

@@ -7,6 +7,7 @@ episode once it was put back or claimed again. A worker is lost when its heartbe
 (episodes.heartbeat) is silent; an episode whose browser crashed is retried at once by
 its own worker (episode_retry), on the same budget of tries.
 """
+
 import logging
 from datetime import timedelta
 
@@ -45,14 +46,20 @@ def claim_touch(*, episode_id: int, tries: int, beat: bool = True) -> None:
     """
     current = claim_current(episode_id=episode_id, tries=tries)
     if not (current.update(heartbeat_at=timezone.now()) if beat else current.exists()):
-        raise ClaimLost(f"episode {episode_id} is no longer running under try {tries}: a later claim or the sweep has it")
+        raise ClaimLost(
+            f"episode {episode_id} is no longer running under try {tries}: a later claim or the sweep has it"
+        )
 
 
 def episode_claim(*, episode_id: int, worker: str) -> bool:
     """Move a queued episode to running for `worker`; False if anyone else got it first."""
     now = timezone.now()
     claimed = Episode.objects.filter(pk=episode_id, status=Episode.Status.QUEUED).update(
-        status=Episode.Status.RUNNING, claimed_by=worker, started_at=now, heartbeat_at=now, tries=F("tries") + 1,
+        status=Episode.Status.RUNNING,
+        claimed_by=worker,
+        started_at=now,
+        heartbeat_at=now,
+        tries=F("tries") + 1,
     )
     return claimed == 1
 
@@ -65,8 +72,12 @@ def episode_claim_next(*, queue: str, worker: str) -> int | None:
     fetch, because there is none: the row stays queued until a worker holds it.
     """
     while True:
-        pk = (Episode.objects.filter(queue=queue, status=Episode.Status.QUEUED)
-              .order_by("-priority", "pk").values_list("pk", flat=True).first())
+        pk = (
+            Episode.objects.filter(queue=queue, status=Episode.Status.QUEUED)
+            .order_by("-priority", "pk")
+            .values_list("pk", flat=True)
+            .first()
+        )
         if pk is None:
             return None
         if episode_claim(episode_id=pk, worker=worker):
@@ -89,9 +100,11 @@ def episode_sweep(*, stale_after: timedelta | None = None, max_tries: int | None
     cutoff = now - stale_after
     silent_worker = WorkerHeartbeat.objects.filter(name=OuterRef("claimed_by"), seen_at__lt=cutoff)
     # episodes driven through the API by a client's own browser have no worker to lose
-    running = (Episode.objects.filter(status=Episode.Status.RUNNING, heartbeat_at__lt=cutoff)
-               .filter(Exists(silent_worker) | models.Q(heartbeat_at__lt=now - ABANDONED_AFTER))
-               .exclude(claimed_by__startswith=API_CLAIM))
+    running = (
+        Episode.objects.filter(status=Episode.Status.RUNNING, heartbeat_at__lt=cutoff)
+        .filter(Exists(silent_worker) | models.Q(heartbeat_at__lt=now - ABANDONED_AFTER))
+        .exclude(claimed_by__startswith=API_CLAIM)
+    )
     out = {"requeued": [], "errored": []}
     for pk in list(running.order_by("pk").values_list("pk", flat=True)):
         outcome = _episode_recover(pk=pk, cutoff=cutoff, stale_after=stale_after, max_tries=max_tries)
@@ -103,27 +116,42 @@ def episode_sweep(*, stale_after: timedelta | None = None, max_tries: int | None
 @transaction.atomic
 def _episode_recover(*, pk: int, cutoff, stale_after: timedelta, max_tries: int) -> str | None:
     # conditional again, under the row lock: the worker may have finished or beaten since the read
-    episode = (Episode.objects.select_for_update(of=("self",)).select_related("task", "world")
-               .filter(pk=pk, status=Episode.Status.RUNNING, heartbeat_at__lt=cutoff).first())
+    episode = (
+        Episode.objects.select_for_update(of=("self",))
+        .select_related("task", "world")
+        .filter(pk=pk, status=Episode.Status.RUNNING, heartbeat_at__lt=cutoff)
+        .first()
+    )
     if episode is None:
         return None
     silence = (timezone.now() - episode.heartbeat_at).total_seconds()
     lost = f"worker {episode.claimed_by} lost: no heartbeat for {silence:.0f} s"
     if not episode.queue or episode.tries >= max_tries:
-        why = f"after {episode.tries} tries" if episode.queue else "it belongs to no queue, so no worker can take it again"
-        Episode.objects.filter(pk=pk).update(status=Episode.Status.ERRORED, finished_at=timezone.now(),
-                                             error=f"{lost}; {why}")
+        why = (
+            f"after {episode.tries} tries"
+            if episode.queue
+            else "it belongs to no queue, so no worker can take it again"
+        )
+        Episode.objects.filter(pk=pk).update(
+            status=Episode.Status.ERRORED, finished_at=timezone.now(), error=f"{lost}; {why}"
+        )
         return "errored"
     _episode_restart(episode, status=Episode.Status.QUEUED, claimed_by="", started_at=None, heartbeat_at=None)
-    log.warning("episode %s: %s; back in queue %s (try %s of %s)", pk, lost, episode.queue, episode.tries + 1, max_tries)
+    log.warning(
+        "episode %s: %s; back in queue %s (try %s of %s)", pk, lost, episode.queue, episode.tries + 1, max_tries
+    )
     return "requeued"
 
 
 def _episode_restart(episode, **fields) -> None:
     """Give `episode` a fresh world and no steps, so its next try starts from the task's initial state and records one set of steps."""
     old_world = episode.world
-    fresh = world_create(replica=episode.task.replica, seed=episode.world_seed, variant=episode.task.variant,
-                         faults=episode.instance.faults if episode.faults else [])
+    fresh = world_create(
+        replica=episode.task.replica,
+        seed=episode.world_seed,
+        variant=episode.task.variant,
+        faults=episode.instance.faults if episode.faults else [],
+    )
     episode.steps.all().delete()
     Episode.objects.filter(pk=episode.pk).update(world=fresh, error="", **fields)
     if old_world is not None:
@@ -140,13 +168,18 @@ def episode_retry(*, episode_id: int, tries: int, reason: str, max_tries: int | 
     or is no longer this claim's (nothing is changed then).
     """
     max_tries = settings.EPISODE_MAX_TRIES if max_tries is None else max_tries
-    episode = (Episode.objects.select_for_update(of=("self",)).select_related("task", "world")
-               .filter(pk=episode_id, status=Episode.Status.RUNNING, tries=tries).first())
+    episode = (
+        Episode.objects.select_for_update(of=("self",))
+        .select_related("task", "world")
+        .filter(pk=episode_id, status=Episode.Status.RUNNING, tries=tries)
+        .first()
+    )
     if episode is None:
         return None
     if tries >= max_tries:
         claim_current(episode_id=episode_id, tries=tries).update(
-            status=Episode.Status.ERRORED, finished_at=timezone.now(), error=f"{reason}; after {tries} tries"[:5000])
+            status=Episode.Status.ERRORED, finished_at=timezone.now(), error=f"{reason}; after {tries} tries"[:5000]
+        )
         return None
     now = timezone.now()
     _episode_restart(episode, tries=F("tries") + 1, started_at=now, heartbeat_at=now)

@@ -1,4 +1,5 @@
 """Episode creation: a queued (or, for the gym and the API, running) episode in a fresh world with its faults armed."""
+
 import time
 
 from django.db import transaction
@@ -48,10 +49,24 @@ def _resolve_task(task) -> Task:
     return task_current(task)
 
 
-def episode_create(*, task, agent: str, run=None, attempt: int = 0, owner=None, seed: int | None = None,
-                   variation: int | None = None, vary: bool = False, agent_seed: int | None = None,
-                   status: str = Episode.Status.QUEUED, claimed_by: str = "", faults: bool = True,
-                   agent_settings: dict | None = None, priority: int = 0, trace: bool = False) -> Episode:
+def episode_create(
+    *,
+    task,
+    agent: str,
+    run=None,
+    attempt: int = 0,
+    owner=None,
+    seed: int | None = None,
+    variation: int | None = None,
+    vary: bool = False,
+    agent_seed: int | None = None,
+    status: str = Episode.Status.QUEUED,
+    claimed_by: str = "",
+    faults: bool = True,
+    agent_settings: dict | None = None,
+    priority: int = 0,
+    trace: bool = False,
+) -> Episode:
     """A queued episode of `task` (a Task version or a task id) in a fresh world with the task's faults armed.
 
     `seed` overrides the task's world seed; the answer key is then computed for that world.
@@ -74,7 +89,9 @@ def episode_create(*, task, agent: str, run=None, attempt: int = 0, owner=None, 
     instance = task.with_params(params)
     with transaction.atomic():
         # from the warm pool when one is ready (a claim), else a clone; the pool refills after commit
-        world, _ = world_take(replica=task.replica, seed=world_seed, variant=task.variant, faults=instance.faults if faults else [])
+        world, _ = world_take(
+            replica=task.replica, seed=world_seed, variant=task.variant, faults=instance.faults if faults else []
+        )
         initial = world_snapshot_store(world, initial=True)
         now = timezone.now()
         running = status == Episode.Status.RUNNING
@@ -84,13 +101,31 @@ def episode_create(*, task, agent: str, run=None, attempt: int = 0, owner=None, 
             # keeps the pages it serves (the last one is the final page).
             limits = instance.limits
             request_log_open(
-                world=world, keep_pages=True, max_steps=int(limits["max_steps"]),
-                deadline=time.time() + float(limits["max_seconds"]), step_seconds=float(limits["step_seconds"]),
+                world=world,
+                keep_pages=True,
+                max_steps=int(limits["max_steps"]),
+                deadline=time.time() + float(limits["max_seconds"]),
+                step_seconds=float(limits["step_seconds"]),
             )
         return Episode.objects.create(
-            task=task, agent=agent, world=world, run=run, attempt=attempt, owner=owner,
-            seed=attempt if agent_seed is None else agent_seed, world_seed=world_seed, variation=chosen.variation, params=params,
-            initial_state=initial, status=status, faults=faults, agent_settings=agent_settings or {}, priority=priority, trace=trace,
-            claimed_by=(claimed_by or worker_name()) if running else "", started_at=now if running else None,
-            heartbeat_at=now if running else None, tries=1 if running else 0,
+            task=task,
+            agent=agent,
+            world=world,
+            run=run,
+            attempt=attempt,
+            owner=owner,
+            seed=attempt if agent_seed is None else agent_seed,
+            world_seed=world_seed,
+            variation=chosen.variation,
+            params=params,
+            initial_state=initial,
+            status=status,
+            faults=faults,
+            agent_settings=agent_settings or {},
+            priority=priority,
+            trace=trace,
+            claimed_by=(claimed_by or worker_name()) if running else "",
+            started_at=now if running else None,
+            heartbeat_at=now if running else None,
+            tries=1 if running else 0,
         )

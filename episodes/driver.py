@@ -2,6 +2,7 @@
 
 The loop never sleeps: it waits only on the browser's settle signal and the agent's answer.
 """
+
 import difflib
 import logging
 import os
@@ -67,27 +68,56 @@ def _axtree_change(before, after) -> str:
     old, new = _obs_get(before, "axtree"), _obs_get(after, "axtree")
     if not isinstance(old, str) or not isinstance(new, str) or old == new:
         return ""
-    lines = [line for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=0)
-             if line[:1] in "+-" and not line.startswith(("+++", "---"))]
+    lines = [
+        line
+        for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=0)
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
     if len(lines) > AXTREE_CHANGE_LINES:
         lines = [*lines[:AXTREE_CHANGE_LINES], f"... {len(lines) - AXTREE_CHANGE_LINES} more lines"]
     return "\n".join(lines)
 
 
-def _record_step(*, episode, tries, index, action_text, parsed, result, obs, fault_events, timings, changed=None,
-                 requests=(), writes=None, target_box=None, axtree_change=""):
+def _record_step(
+    *,
+    episode,
+    tries,
+    index,
+    action_text,
+    parsed,
+    result,
+    obs,
+    fault_events,
+    timings,
+    changed=None,
+    requests=(),
+    writes=None,
+    target_box=None,
+    axtree_change="",
+):
     png = _obs_get(obs, "screenshot")
     shot = screenshot_store(png=png) if isinstance(png, (bytes, bytearray)) and png else None
     with transaction.atomic():
         # fenced: only the current claim writes steps (a worker presumed lost raises ClaimLost here)
         claim_touch(episode_id=episode.pk, tries=tries)
         Step.objects.create(
-            episode=episode, index=index, action=action_text, parsed=parsed,
-            error=_obs_get(result, "error") or "", url=_obs_get(obs, "url", "")[:2000],
+            episode=episode,
+            index=index,
+            action=action_text,
+            parsed=parsed,
+            error=_obs_get(result, "error") or "",
+            url=_obs_get(obs, "url", "")[:2000],
             title=(_obs_get(obs, "title") or "")[:500],
-            action_ms=timings.get("action", 0), settle_ms=timings.get("settle", 0), observe_ms=timings.get("observe", 0),
-            fault_events=fault_events, screenshot=shot, changed=changed, requests=list(requests), writes=writes,
-            target_box=target_box, axtree_change=axtree_change,
+            action_ms=timings.get("action", 0),
+            settle_ms=timings.get("settle", 0),
+            observe_ms=timings.get("observe", 0),
+            fault_events=fault_events,
+            screenshot=shot,
+            changed=changed,
+            requests=list(requests),
+            writes=writes,
+            target_box=target_box,
+            axtree_change=axtree_change,
         )
 
 
@@ -113,15 +143,25 @@ def session_open(*, world, start_page: str, instruction: str, trace_path: Path |
     _host, port = replica_server()
     origin = world_origin(world, port)
     # the page's own Date.now() reads the world clock too, so screenshots repeat across runs
-    return EpisodeSession.open(origin=origin, start_url=origin + start_page, instruction=instruction, frozen_time=world.clock,
-                               trace_path=trace_path)
+    return EpisodeSession.open(
+        origin=origin,
+        start_url=origin + start_page,
+        instruction=instruction,
+        frozen_time=world.clock,
+        trace_path=trace_path,
+    )
 
 
 def agent_for(episode):
     """The agent object for an episode's agent spec (see episodes.agents), reset for its task."""
     # an owned episode's agent was named in the UI or the API: fenced as when its run was launched
-    return agent_from_spec(episode.agent, task=episode.instance, seed=episode.seed, settings=episode.agent_settings,
-                           fenced=episode.owner_id is not None)
+    return agent_from_spec(
+        episode.agent,
+        task=episode.instance,
+        seed=episode.seed,
+        settings=episode.agent_settings,
+        fenced=episode.owner_id is not None,
+    )
 
 
 class EpisodeDriver:
@@ -155,9 +195,12 @@ class EpisodeDriver:
         for attempt in (1, 2):
             try:
                 with browser_call():
-                    self.session = session_open(world=self.world, start_page=self.instance.start_page,
-                                                instruction=self.instance.instruction,
-                                                trace_path=trace_file_for(self.episode) if self.episode.trace else None)
+                    self.session = session_open(
+                        world=self.world,
+                        start_page=self.instance.start_page,
+                        instruction=self.instance.instruction,
+                        trace_path=trace_file_for(self.episode) if self.episode.trace else None,
+                    )
                 break
             except PlaywrightTimeout:
                 # nothing has happened in the world yet, so a start page that loaded too
@@ -171,7 +214,9 @@ class EpisodeDriver:
         # the page the agent's first action acts on: the viewer outlines that action's target on it
         png = _obs_get(self.observation, "screenshot")
         if isinstance(png, (bytes, bytearray)) and png:
-            claim_current(episode_id=self.episode.pk, tries=self.tries).update(start_screenshot=screenshot_store(png=png))
+            claim_current(episode_id=self.episode.pk, tries=self.tries).update(
+                start_screenshot=screenshot_store(png=png)
+            )
         return self.observation
 
     @property
@@ -205,11 +250,22 @@ class EpisodeDriver:
         requests = logged_requests(world=self.world, since=self._seen)
         if requests:
             self._seen = requests[-1].seq
-        _record_step(episode=self.episode, tries=self.tries, index=self.index, action_text=action_text, parsed=parsed, result=result,
-                     obs=obs, fault_events=events, timings=_timings(result, measured),
-                     changed=_page_changed(self.observation, obs),
-                     requests=[request_doc(r) for r in requests], writes=[w for r in requests for w in r.writes],
-                     target_box=_obs_get(result, "target_box"), axtree_change=_axtree_change(self.observation, obs))
+        _record_step(
+            episode=self.episode,
+            tries=self.tries,
+            index=self.index,
+            action_text=action_text,
+            parsed=parsed,
+            result=result,
+            obs=obs,
+            fault_events=events,
+            timings=_timings(result, measured),
+            changed=_page_changed(self.observation, obs),
+            requests=[request_doc(r) for r in requests],
+            writes=[w for r in requests for w in r.writes],
+            target_box=_obs_get(result, "target_box"),
+            axtree_change=_axtree_change(self.observation, obs),
+        )
         world_clock_advance(world=self.world, seconds=float(self.limits["step_seconds"]))
         self.index += 1
         self.observation = obs
@@ -232,7 +288,9 @@ class EpisodeDriver:
             status, error = self._failure(exc)
         finally:
             self.close()
-        return episode_finish(episode=self.episode, messages=messages, final_page=final_page, status=status, error=error)
+        return episode_finish(
+            episode=self.episode, messages=messages, final_page=final_page, status=status, error=error
+        )
 
     def fail(self, exc: BaseException) -> Episode:
         """End the episode errored after `exc`, keeping the steps recorded so far."""
@@ -329,6 +387,7 @@ def _episode_drive(driver: EpisodeDriver, agent) -> Episode:
 
 
 # --- fixed action lists ---------------------------------------------------------
+
 
 def episode_play(*, task_id, actions: list[str], seed: int | None = None, trace: bool = False) -> Episode:
     """Run a fixed action list on a task in this process (verify_tasks, tests); returns the finished episode."""

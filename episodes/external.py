@@ -1,4 +1,5 @@
 """Episodes in the agent's own browser (API episodes): their steps are their world's request log."""
+
 import logging
 from datetime import timedelta
 
@@ -17,8 +18,14 @@ log = logging.getLogger("replicagym.episodes")
 
 
 def request_doc(r) -> dict:
-    return {"seq": r.seq, "method": r.method, "path": r.path, "fields": r.fields, "status": r.status,
-            "clock": r.clock.isoformat().replace("+00:00", "Z")}
+    return {
+        "seq": r.seq,
+        "method": r.method,
+        "path": r.path,
+        "fields": r.fields,
+        "status": r.status,
+        "clock": r.clock.isoformat().replace("+00:00", "Z"),
+    }
 
 
 def _external_steps_record(episode) -> list[Step]:
@@ -48,12 +55,21 @@ def _external_steps_record(episode) -> list[Step]:
         else:
             changed = bool(writes) or 300 <= first.status < 400 or first.status == 204
         fields = f" [{', '.join(first.fields)}]" if first.fields else ""
-        steps.append(Step(
-            episode=episode, index=index, action=f"{first.method} {first.path}{fields}", parsed=None,
-            error=f"HTTP {last.status}" if last.status >= 400 else "", url=(origin + last.path)[:2000],
-            action_ms=sum(r.ms for r in group), fault_events=[e for e in events if seen < e["seq"] <= upto],
-            changed=changed, requests=[request_doc(r) for r in group], writes=writes,
-        ))
+        steps.append(
+            Step(
+                episode=episode,
+                index=index,
+                action=f"{first.method} {first.path}{fields}",
+                parsed=None,
+                error=f"HTTP {last.status}" if last.status >= 400 else "",
+                url=(origin + last.path)[:2000],
+                action_ms=sum(r.ms for r in group),
+                fault_events=[e for e in events if seen < e["seq"] <= upto],
+                changed=changed,
+                requests=[request_doc(r) for r in group],
+                writes=writes,
+            )
+        )
         seen, previous_path, previous_wrote = upto, last.path, bool(writes)
     try:
         with transaction.atomic():
@@ -76,14 +92,23 @@ def episode_finish_external(*, episode, messages: list[str]) -> Episode:
     request_log_close(world=world, reason="the episode is finished")
     _external_steps_record(episode)
     served = last_page(world=world)
-    page = {"url": world_origin(world) + served["path"], "title": served["title"], "html": served["html"]} if served else None
+    page = (
+        {"url": world_origin(world) + served["path"], "title": served["title"], "html": served["html"]}
+        if served
+        else None
+    )
     status = None
     elapsed = (timezone.now() - episode.started_at).total_seconds() if episode.started_at else 0
     limit = float(episode.instance.limits["max_seconds"])
     if elapsed > limit:
         status = Episode.Status.TIMED_OUT
-    return episode_finish(episode=episode, messages=messages, final_page=page, status=status,
-                          error=f"finished after {elapsed:.0f} s, over the limit of {limit:.0f} s" if status else "")
+    return episode_finish(
+        episode=episode,
+        messages=messages,
+        final_page=page,
+        status=status,
+        error=f"finished after {elapsed:.0f} s, over the limit of {limit:.0f} s" if status else "",
+    )
 
 
 # An agent whose time is up may still be sending its /finish: the sweep leaves it this long to.
@@ -100,8 +125,9 @@ def external_episodes_expire(*, grace: timedelta = FINISH_GRACE) -> list[int]:
     episode's, and the world gc collects it.
     """
     now = timezone.now()
-    running = (Episode.objects.filter(status=Episode.Status.RUNNING, claimed_by__startswith=API_CLAIM,
-                                      started_at__lt=now - grace).select_related("task", "world"))
+    running = Episode.objects.filter(
+        status=Episode.Status.RUNNING, claimed_by__startswith=API_CLAIM, started_at__lt=now - grace
+    ).select_related("task", "world")
     expired = []
     for episode in running:
         if episode.started_at + timedelta(seconds=float(episode.instance.limits["max_seconds"])) + grace > now:
@@ -115,7 +141,9 @@ def external_episodes_expire(*, grace: timedelta = FINISH_GRACE) -> list[int]:
             # and the episode would hold its slot for good, which is what this sweep is for
             log.exception("ending API episode %s past its time limit failed", episode.pk)
             Episode.objects.filter(pk=episode.pk, status=Episode.Status.RUNNING).update(
-                status=Episode.Status.ERRORED, finished_at=timezone.now(),
-                error=f"past its time limit; ending it failed: {type(exc).__name__}: {exc}"[:5000])
+                status=Episode.Status.ERRORED,
+                finished_at=timezone.now(),
+                error=f"past its time limit; ending it failed: {type(exc).__name__}: {exc}"[:5000],
+            )
         expired.append(episode.pk)
     return expired

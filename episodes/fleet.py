@@ -5,6 +5,7 @@
 workers from here and both end on the same question: did the run record each of
 its episodes exactly once?
 """
+
 import os
 import signal
 import sys
@@ -58,8 +59,23 @@ def venv_bin(name: str) -> str:
 
 def celery_worker_argv(*, node: str, queue: str, concurrency: int = 1) -> list[str]:
     """A Celery worker on one queue; no gossip, mingle or broker heartbeats: workers here never talk to each other."""
-    return [venv_bin("celery"), "-A", "replicagym", "worker", "-Q", queue, "-c", str(concurrency), "-n", node,
-            "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "WARNING"]
+    return [
+        venv_bin("celery"),
+        "-A",
+        "replicagym",
+        "worker",
+        "-Q",
+        queue,
+        "-c",
+        str(concurrency),
+        "-n",
+        node,
+        "--without-gossip",
+        "--without-mingle",
+        "--without-heartbeat",
+        "-l",
+        "WARNING",
+    ]
 
 
 def chromium_processes(pid: int) -> list[psutil.Process]:
@@ -121,5 +137,9 @@ def run_recorded_once(run: Run, task) -> dict:
             problems.append(f"episode {ep.pk} passed with no verdict or final state")
         elif len(indexes) != reference:
             problems.append(f"episode {ep.pk} passed with {len(indexes)} steps, the reference has {reference}")
-    return {"episodes": len(eps), "statuses": statuses, "problems": problems,
-            "redeliveries": sum(max(0, ep.tries - 1) for ep in eps)}
+    return {
+        "episodes": len(eps),
+        "statuses": statuses,
+        "problems": problems,
+        "redeliveries": sum(max(0, ep.tries - 1) for ep in eps),
+    }

@@ -9,6 +9,7 @@ Nothing here imports a model or the engine at module level: gymnasium imports th
 module for its entry points, possibly before Django is set up, so the catalogue and
 the engine are imported when an env is made or reset.
 """
+
 import io
 import logging
 import os
@@ -39,7 +40,10 @@ class UnicodeText(spaces.Text):
         return f"UnicodeText({self.min_length}, {self.max_length})"
 
     def __eq__(self, other) -> bool:
-        return isinstance(other, UnicodeText) and (self.min_length, self.max_length) == (other.min_length, other.max_length)
+        return isinstance(other, UnicodeText) and (self.min_length, self.max_length) == (
+            other.min_length,
+            other.max_length,
+        )
 
 
 def _png_to_array(png: bytes, shape: tuple[int, int]) -> np.ndarray:
@@ -80,8 +84,16 @@ class ReplicaEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 1}
 
-    def __init__(self, task: str, *, render_mode: str | None = None, dom: bool = False, viewport=(1280, 800),
-                 world_seed: int | None = None, trace: bool = False):
+    def __init__(
+        self,
+        task: str,
+        *,
+        render_mode: str | None = None,
+        dom: bool = False,
+        viewport=(1280, 800),
+        world_seed: int | None = None,
+        trace: bool = False,
+    ):
         _django_ready()
         from replicagym.catalogue.packs import task_current
 
@@ -142,8 +154,14 @@ class ReplicaEnv(gymnasium.Env):
         world_seed = options.get("world_seed", self.world_seed)
         variation = int(self.np_random.integers(0, VARIATION_MAX, endpoint=True))
         self.episode = episode_create(
-            task=self.task_id, agent="gym", seed=world_seed, variation=variation, agent_seed=seed or 0,
-            status=Episode.Status.RUNNING, claimed_by=f"{GYM_CLAIM}{os.getpid()}", trace=self.trace,
+            task=self.task_id,
+            agent="gym",
+            seed=world_seed,
+            variation=variation,
+            agent_seed=seed or 0,
+            status=Episode.Status.RUNNING,
+            claimed_by=f"{GYM_CLAIM}{os.getpid()}",
+            trace=self.trace,
         )
         self.driver = EpisodeDriver(self.episode)
         try:
@@ -312,8 +330,12 @@ def register_task(task_id: str) -> str:
 
 
 def _register(env_id: str, task_id: str) -> None:
-    gymnasium.register(id=env_id, entry_point="episodes.gym:ReplicaEnv",
-                       vector_entry_point="episodes.gym:replica_vector_env", kwargs={"task": task_id})
+    gymnasium.register(
+        id=env_id,
+        entry_point="episodes.gym:ReplicaEnv",
+        vector_entry_point="episodes.gym:replica_vector_env",
+        kwargs={"task": task_id},
+    )
 
 
 try:

@@ -2,6 +2,7 @@
 
 The claim/sweep side (episodes.claims) tells a lost worker from a busy one by these.
 """
+
 import logging
 import os
 import platform
@@ -49,8 +50,11 @@ def heartbeat_write(*, name: str | None = None) -> WorkerHeartbeat:
     beat, _ = WorkerHeartbeat.objects.update_or_create(
         name=name,
         defaults={
-            "hostname": host, "pid": pid or 0, "system": platform.system(),
-            "python": platform.python_version(), "seen_at": timezone.now(),
+            "hostname": host,
+            "pid": pid or 0,
+            "system": platform.system(),
+            "python": platform.python_version(),
+            "seen_at": timezone.now(),
         },
     )
     return beat
@@ -121,8 +125,11 @@ def heartbeat_beat(*, name: str) -> bool:
     if current is None:
         return False
     # fenced by the claim: an episode swept away and claimed again (by anyone) is not kept alive by this beat
-    return bool(Episode.objects.filter(pk=current, status=Episode.Status.RUNNING, claimed_by=name, tries=tries).update(
-        heartbeat_at=timezone.now()))
+    return bool(
+        Episode.objects.filter(pk=current, status=Episode.Status.RUNNING, claimed_by=name, tries=tries).update(
+            heartbeat_at=timezone.now()
+        )
+    )
 
 
 @contextmanager

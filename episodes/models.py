@@ -1,4 +1,5 @@
 """Episodes as data: runs, episodes, their steps, screenshots stored once, worker heartbeats."""
+
 from django.conf import settings
 from django.db import models
 
@@ -14,24 +15,42 @@ class Run(models.Model):
 
     ENDED = (Status.DONE, Status.CANCELLED)
 
-    suite = models.ForeignKey("catalogue.Suite", null=True, blank=True, on_delete=models.PROTECT, related_name="runs",
-                              help_text="The suite version run; null when the tasks come from the filter alone.")
-    task_filter = models.CharField(max_length=200, blank=True, default="",
-                                   help_text="Shell-style pattern over task ids (shop.checkout-*); blank: every task of the suite.")
+    suite = models.ForeignKey(
+        "catalogue.Suite",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="runs",
+        help_text="The suite version run; null when the tasks come from the filter alone.",
+    )
+    task_filter = models.CharField(
+        max_length=200,
+        blank=True,
+        default="",
+        help_text="Shell-style pattern over task ids (shop.checkout-*); blank: every task of the suite.",
+    )
     agent = models.CharField(max_length=300)
-    agent_settings = models.JSONField(default=dict, blank=True, help_text="Settings of the agent (timeout, temperature...).")
+    agent_settings = models.JSONField(
+        default=dict, blank=True, help_text="Settings of the agent (timeout, temperature...)."
+    )
     attempts = models.PositiveIntegerField(default=1)
     workers = models.PositiveIntegerField(default=1)
     faults = models.BooleanField(default=True, help_text="Arm each task's faults; off runs the tasks without them.")
     priority = models.SmallIntegerField(default=0, help_text="Workers take episodes of higher-priority runs first.")
     trace = models.BooleanField(default=False, help_text="Record a Playwright trace of each of its episodes.")
-    seed = models.BigIntegerField(null=True, blank=True,
-                                  help_text="Each episode's variation derives from it, the task and the attempt (episodes.variation); "
-                                            "null: every episode plays the task's own seed and picks.")
-    shared_variation = models.BooleanField(default=False,
-                                           help_text="Every attempt of a task plays the same variation (a group rollout: one start state).")
+    seed = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text="Each episode's variation derives from it, the task and the attempt (episodes.variation); "
+        "null: every episode plays the task's own seed and picks.",
+    )
+    shared_variation = models.BooleanField(
+        default=False, help_text="Every attempt of a task plays the same variation (a group rollout: one start state)."
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     report = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True, help_text="When it was done or cancelled.")
@@ -77,33 +96,57 @@ class Episode(models.Model):
     FINAL = (Status.SUCCEEDED, Status.FAILED, Status.ERRORED, Status.TIMED_OUT)
     ENDED = (*FINAL, Status.CANCELLED)
 
-    task = models.ForeignKey("catalogue.Task", on_delete=models.PROTECT, related_name="episodes",
-                             help_text="The task version the episode ran.")
-    agent = models.CharField(max_length=300, help_text="Agent spec: oracle, random:SEED, replay:FILE, http:URL, openai:MODEL, external.")
+    task = models.ForeignKey(
+        "catalogue.Task",
+        on_delete=models.PROTECT,
+        related_name="episodes",
+        help_text="The task version the episode ran.",
+    )
+    agent = models.CharField(
+        max_length=300, help_text="Agent spec: oracle, random:SEED, replay:FILE, http:URL, openai:MODEL, external."
+    )
     world = models.ForeignKey("worlds.World", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="episodes")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="episodes"
+    )
     run = models.ForeignKey(Run, null=True, blank=True, on_delete=models.CASCADE, related_name="episodes")
     attempt = models.PositiveIntegerField(default=0)
     seed = models.BigIntegerField(default=0, help_text="Seed handed to seeded agents (random).")
-    world_seed = models.BigIntegerField(default=0, help_text="The world's seed (the task's, unless overridden or varied).")
-    variation = models.BigIntegerField(null=True, blank=True,
-                                       help_text="Seed of the episode's variation: its world seed and its pickers' choices "
-                                                 "(episodes.variation); null: the task's fixed picks on world_seed.")
+    world_seed = models.BigIntegerField(
+        default=0, help_text="The world's seed (the task's, unless overridden or varied)."
+    )
+    variation = models.BigIntegerField(
+        null=True,
+        blank=True,
+        help_text="Seed of the episode's variation: its world seed and its pickers' choices "
+        "(episodes.variation); null: the task's fixed picks on world_seed.",
+    )
     params = models.JSONField(default=dict, blank=True, help_text="The answer key for this episode's world.")
     faults = models.BooleanField(default=True, help_text="The task's faults are armed in its world.")
     agent_settings = models.JSONField(default=dict, blank=True, help_text="Its run's agent settings.")
     priority = models.SmallIntegerField(default=0, help_text="Its run's priority: workers take higher first.")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
-    queue = models.CharField(max_length=200, blank=True,
-                             help_text="The queue workers take it from; blank: its creator runs it (run_suite's pool, the gym, the API).")
-    tries = models.PositiveIntegerField(default=0, help_text="Times a worker claimed it; a worker lost mid-episode costs one.")
+    queue = models.CharField(
+        max_length=200,
+        blank=True,
+        help_text="The queue workers take it from; blank: its creator runs it (run_suite's pool, the gym, the API).",
+    )
+    tries = models.PositiveIntegerField(
+        default=0, help_text="Times a worker claimed it; a worker lost mid-episode costs one."
+    )
     claimed_by = models.CharField(max_length=200, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life of the worker running it.")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
-    start_screenshot = models.ForeignKey(Screenshot, null=True, blank=True, on_delete=models.PROTECT, related_name="+",
-                                         help_text="The start page as the agent first saw it.")
+    start_screenshot = models.ForeignKey(
+        Screenshot,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+        help_text="The start page as the agent first saw it.",
+    )
     initial_state = models.ForeignKey(Snapshot, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     final_state = models.ForeignKey(Snapshot, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     messages = models.JSONField(default=list, blank=True, help_text="What the agent sent to the user.")
@@ -113,12 +156,22 @@ class Episode(models.Model):
     final_url = models.CharField(max_length=2000, blank=True)
     final_title = models.CharField(max_length=500, blank=True)
     clock_end = models.DateTimeField(null=True, blank=True, help_text="The world clock when the episode ended.")
-    trace = models.BooleanField(default=False, help_text="Record a Playwright trace (opt-in: traces cost time and disk).")
-    trace_path = models.CharField(max_length=300, blank=True, default="", help_text="Its Playwright trace (zip), relative to DATA_DIR; blank if none.")
+    trace = models.BooleanField(
+        default=False, help_text="Record a Playwright trace (opt-in: traces cost time and disk)."
+    )
+    trace_path = models.CharField(
+        max_length=300,
+        blank=True,
+        default="",
+        help_text="Its Playwright trace (zip), relative to DATA_DIR; blank if none.",
+    )
 
     class Meta:
-        indexes = [models.Index(fields=["status", "heartbeat_at"]), models.Index(fields=["run", "status"]),
-                   models.Index(fields=["queue", "status", "-priority"])]
+        indexes = [
+            models.Index(fields=["status", "heartbeat_at"]),
+            models.Index(fields=["run", "status"]),
+            models.Index(fields=["queue", "status", "-priority"]),
+        ]
 
     def __str__(self):
         return f"episode {self.pk} ({self.task.task_id}, {self.agent}, {self.status})"
@@ -149,17 +202,27 @@ class Step(models.Model):
     settle_ms = models.FloatField(default=0)
     observe_ms = models.FloatField(default=0)
     fault_events = models.JSONField(default=list, blank=True)
-    changed = models.BooleanField(null=True, help_text="The step changed the URL or the page (accessibility tree); null if unknown.")
-    requests = models.JSONField(default=list, blank=True,
-                                help_text="The world's logged requests during the step: seq, method, path, field names, status, clock.")
-    writes = models.JSONField(null=True, blank=True,
-                              help_text='Rows the step wrote: [{"table", "id" (public), "op"}]; null if unknown.')
+    changed = models.BooleanField(
+        null=True, help_text="The step changed the URL or the page (accessibility tree); null if unknown."
+    )
+    requests = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="The world's logged requests during the step: seq, method, path, field names, status, clock.",
+    )
+    writes = models.JSONField(
+        null=True, blank=True, help_text='Rows the step wrote: [{"table", "id" (public), "op"}]; null if unknown.'
+    )
     screenshot = models.ForeignKey(Screenshot, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
-    axtree_change = models.TextField(blank=True, default="",
-                                     help_text="How the step changed the accessibility tree: its -/+ lines (capped).")
-    target_box = models.JSONField(null=True, blank=True,
-                                  help_text='Where the element the action targeted was before it ran: {"x", "y", "width", "height"} '
-                                            "in screenshot pixels; null when the action names no element or it was not found.")
+    axtree_change = models.TextField(
+        blank=True, default="", help_text="How the step changed the accessibility tree: its -/+ lines (capped)."
+    )
+    target_box = models.JSONField(
+        null=True,
+        blank=True,
+        help_text='Where the element the action targeted was before it ran: {"x", "y", "width", "height"} '
+        "in screenshot pixels; null when the action names no element or it was not found.",
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["episode", "index"], name="one_step_per_index")]

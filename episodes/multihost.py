@@ -22,6 +22,7 @@ either, and whatever a run killed outright (SIGKILL) left behind is removed by t
 run that takes its slot. Every host process dies with this one (parent-death signal),
 and teardown runs in a finally: processes, namespaces, links and the Redis database.
 """
+
 import asyncio
 import fcntl
 import os
@@ -70,15 +71,15 @@ class MultihostError(RuntimeError):
 
 @dataclass(frozen=True)
 class Host:
-    role: str     # "web", "worker_a", "worker_b"
-    name: str     # its network namespace, its hostname and the root side of its veth
+    role: str  # "web", "worker_a", "worker_b"
+    name: str  # its network namespace, its hostname and the root side of its veth
     address: str
 
 
 @dataclass(frozen=True)
 class Layout:
     slot: int
-    run_id: str   # PREFIX + slot + 4 hex digits; the bridge's name
+    run_id: str  # PREFIX + slot + 4 hex digits; the bridge's name
     gateway: str  # the bridge's address in the root namespace: where the forwarders listen
     hosts: tuple[Host, ...]
 
@@ -106,26 +107,37 @@ class Layout:
 def layout_for(slot: int) -> Layout:
     run_id = f"{PREFIX}{slot}{secrets.token_hex(2)}"  # interface names hold 15 characters: this is 9
     net = SUBNET.format(slot=slot)
-    hosts = (Host("web", f"{run_id}-web", f"{net}.2"), Host("worker_a", f"{run_id}-wa", f"{net}.3"),
-             Host("worker_b", f"{run_id}-wb", f"{net}.4"))
+    hosts = (
+        Host("web", f"{run_id}-web", f"{net}.2"),
+        Host("worker_a", f"{run_id}-wa", f"{net}.3"),
+        Host("worker_b", f"{run_id}-wb", f"{net}.4"),
+    )
     return Layout(slot=slot, run_id=run_id, gateway=f"{net}.1", hosts=hosts)
 
 
 # --- what the machine must offer ---------------------------------------------------------------
+
 
 def missing_requirements(*, redis_url: str) -> list[str]:
     """Why multihost cannot run here (empty: it can): root, iproute2, util-linux, PostgreSQL, Redis."""
     missing = []
     if os.geteuid() != 0:
         missing.append("not root: network namespaces and veth pairs need root")
-    for tool, package in (("ip", "iproute2"), ("unshare", "util-linux"), ("setpriv", "util-linux"), ("hostname", "hostname")):
+    for tool, package in (
+        ("ip", "iproute2"),
+        ("unshare", "util-linux"),
+        ("setpriv", "util-linux"),
+        ("hostname", "hostname"),
+    ):
         if shutil.which(tool) is None:
             missing.append(f"no `{tool}` on PATH (install {package})")
     if not missing and subprocess.run(["ip", "netns", "list"], capture_output=True).returncode != 0:
         missing.append("`ip netns` does not work here")
     conf = connection.settings_dict
     if conf["ENGINE"].endswith("sqlite3"):
-        missing.append("the database is SQLite: a SQLite file cannot be shared between hosts; set DATABASE_URL=postgres://...")
+        missing.append(
+            "the database is SQLite: a SQLite file cannot be shared between hosts; set DATABASE_URL=postgres://..."
+        )
     elif not reachable(conf["HOST"] or "127.0.0.1", int(conf["PORT"] or 5432)):
         missing.append(f"no PostgreSQL on {conf['HOST'] or '127.0.0.1'}:{conf['PORT'] or 5432}")
     redis_host, redis_port = redis_address(redis_url)
@@ -151,6 +163,7 @@ def redis_address(redis_url: str) -> tuple[str, int]:
 
 # --- slots ---------------------------------------------------------------------------------------
 
+
 @contextmanager
 def slot_held():
     """Hold the first free slot (an exclusive lock on its file) for the whole run; yields its number."""
@@ -171,6 +184,7 @@ def slot_held():
 
 
 # --- the network ---------------------------------------------------------------------------------
+
 
 def ip(*args: str, netns: str | None = None, check: bool = True) -> str:
     argv = ["ip", *(["-n", netns] if netns else []), *args]
@@ -235,6 +249,7 @@ def leftovers(prefix: str) -> list[str]:
 
 # --- the forwarders ------------------------------------------------------------------------------
 
+
 class _Pipe(asyncio.Protocol):
     """One side of a forwarded connection: what it receives goes out on its peer, and its end ends the peer."""
 
@@ -291,12 +306,15 @@ class Forwarder:
                 super().connection_made(transport)
                 stats["connections"][transport.get_extra_info("peername")[0]] += 1
                 transport.pause_reading()  # until the upstream connection is there to take the bytes
-                self.connecting = forwarder.loop.create_task(self.connect_upstream())  # held: a task is weakly referenced
+                self.connecting = forwarder.loop.create_task(
+                    self.connect_upstream()
+                )  # held: a task is weakly referenced
 
             async def connect_upstream(self):
                 try:
                     upstream, _ = await forwarder.loop.create_connection(
-                        lambda: _Pipe(stats, forwarder.transports, peer=self.transport), *target)
+                        lambda: _Pipe(stats, forwarder.transports, peer=self.transport), *target
+                    )
                 except OSError:
                     self.transport.close()
                     return
@@ -324,15 +342,34 @@ class Forwarder:
             self.loop.close()
 
     def summary(self) -> dict:
-        return {service: {"connections": dict(s["connections"]), "bytes": s["bytes"]} for service, s in self.traffic.items()}
+        return {
+            service: {"connections": dict(s["connections"]), "bytes": s["bytes"]} for service, s in self.traffic.items()
+        }
 
 
 # --- the hosts' processes ------------------------------------------------------------------------
 
+
 def host_argv(host: Host, argv: list[str]) -> list[str]:
     """`argv` on `host`: in its network namespace, with its name as hostname, killed (SIGTERM) when we die."""
-    return ["setpriv", "--pdeathsig", "TERM", "--", "ip", "netns", "exec", host.name,
-            "unshare", "--uts", "--", "sh", "-c", 'hostname "$0" && exec "$@"', host.name, *argv]
+    return [
+        "setpriv",
+        "--pdeathsig",
+        "TERM",
+        "--",
+        "ip",
+        "netns",
+        "exec",
+        host.name,
+        "unshare",
+        "--uts",
+        "--",
+        "sh",
+        "-c",
+        'hostname "$0" && exec "$@"',
+        host.name,
+        *argv,
+    ]
 
 
 class HostProcesses:
@@ -345,8 +382,15 @@ class HostProcesses:
     def start(self, host: Host, what: str, argv: list[str], env: dict) -> subprocess.Popen:
         label = f"{host.role}-{what}"
         with open(self.logs / f"{label}.log", "ab") as log:
-            proc = subprocess.Popen(host_argv(host, argv), cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True)
+            proc = subprocess.Popen(
+                host_argv(host, argv),
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+            )
         self.procs.append((label, proc))
         return proc
 
@@ -389,12 +433,29 @@ def hosts_env(layout: Layout, *, database: str, broker: str) -> dict:
 
 def hosts_start(layout: Layout, procs: HostProcesses, env: dict, *, concurrency: int) -> None:
     """The web host's gunicorn and scheduler (as docker/compose.yaml runs them), and a Celery worker per worker host."""
-    procs.start(layout.web, "gunicorn", [venv_bin("gunicorn"), "--bind", f"{layout.web.address}:{WEB_PORT}",
-                                         "--workers", "2", "--threads", "4", "replicagym.wsgi"], env)
+    procs.start(
+        layout.web,
+        "gunicorn",
+        [
+            venv_bin("gunicorn"),
+            "--bind",
+            f"{layout.web.address}:{WEB_PORT}",
+            "--workers",
+            "2",
+            "--threads",
+            "4",
+            "replicagym.wsgi",
+        ],
+        env,
+    )
     procs.start(layout.web, "scheduler", [venv_bin("python"), str(ROOT / "manage.py"), "scheduler"], env)
     for host in layout.workers:
-        procs.start(host, "celery", celery_worker_argv(node=f"worker@{host.name}", queue=DEFAULT_QUEUE,
-                                                       concurrency=concurrency), env)
+        procs.start(
+            host,
+            "celery",
+            celery_worker_argv(node=f"worker@{host.name}", queue=DEFAULT_QUEUE, concurrency=concurrency),
+            env,
+        )
 
 
 def hosts_wait_ready(layout: Layout, procs: HostProcesses, *, broker_url: str) -> None:
@@ -425,12 +486,15 @@ def hosts_wait_ready(layout: Layout, procs: HostProcesses, *, broker_url: str) -
 
 # --- the run, through the API --------------------------------------------------------------------
 
+
 def api_client(layout: Layout, *, username: str, password: str) -> httpx.Client:
     """A session on the web host's API, signed in through its login page as a person would (cookie and CSRF token)."""
     client = httpx.Client(base_url=layout.web_url, timeout=30)
     client.get("/accounts/login/").raise_for_status()
-    signed_in = client.post("/accounts/login/", data={
-        "username": username, "password": password, "csrfmiddlewaretoken": client.cookies["csrftoken"]})
+    signed_in = client.post(
+        "/accounts/login/",
+        data={"username": username, "password": password, "csrfmiddlewaretoken": client.cookies["csrftoken"]},
+    )
     if "sessionid" not in client.cookies:
         raise MultihostError(f"signing in as {username} on {layout.web_url} failed (HTTP {signed_in.status_code})")
     client.headers["X-CSRFToken"] = client.cookies["csrftoken"]  # rotated at sign-in
@@ -451,8 +515,10 @@ def run_follow(client: httpx.Client, run_id: int, procs: HostProcesses, *, timeo
     while True:
         procs.check_alive()
         progress = client.get(f"/api/runs/{run_id}").raise_for_status().json()["progress"]
-        line = (f"run {run_id}: {progress['status']}, {progress['ended']}/{progress['total']} ended "
-                f"({progress['succeeded']} passed, {progress['running']} running)")
+        line = (
+            f"run {run_id}: {progress['status']}, {progress['ended']}/{progress['total']} ended "
+            f"({progress['succeeded']} passed, {progress['running']} running)"
+        )
         if line != last:
             say(line)
             last = line
@@ -473,16 +539,22 @@ def hosts_problems(layout: Layout, by_worker: dict[str, int], traffic: dict) -> 
     by_host = Counter()
     for worker, count in by_worker.items():
         by_host[worker_identity(worker)[0]] += count
-    problems = [f"{count} episode(s) claimed by {host or 'nobody'}, not a worker host"
-                for host, count in by_host.items() if host not in {h.name for h in layout.workers}]
+    problems = [
+        f"{count} episode(s) claimed by {host or 'nobody'}, not a worker host"
+        for host, count in by_host.items()
+        if host not in {h.name for h in layout.workers}
+    ]
     problems += [f"worker host {h.name} ran no episode" for h in layout.workers if not by_host[h.name]]
     for service in ("postgres", "redis"):
         seen = traffic.get(service, {}).get("connections", {})
-        problems += [f"{h.name} never reached {service} through the forwarder" for h in layout.hosts if not seen.get(h.address)]
+        problems += [
+            f"{h.name} never reached {service} through the forwarder" for h in layout.hosts if not seen.get(h.address)
+        ]
     return problems
 
 
 # --- the whole --------------------------------------------------------------------------------------
+
 
 def redis_flush(url: str) -> None:
     with redis.Redis.from_url(url, socket_timeout=5) as client:
@@ -496,13 +568,16 @@ def services_forwarded(layout: Layout, forwarder: Forwarder, *, db: tuple[str, i
     return {
         "database_url": database_url(host=layout.gateway, port=db_port),
         "broker_url": f"redis://{layout.gateway}:{redis_port}/{layout.redis_db}",
-        "lines": {"postgres": f"{layout.gateway}:{db_port} -> {db[0]}:{db[1]}",
-                  "redis": f"{layout.gateway}:{redis_port} -> {redis_at[0]}:{redis_at[1]} db {layout.redis_db}"},
+        "lines": {
+            "postgres": f"{layout.gateway}:{db_port} -> {db[0]}:{db[1]}",
+            "redis": f"{layout.gateway}:{redis_port} -> {redis_at[0]}:{redis_at[1]} db {layout.redis_db}",
+        },
     }
 
 
-def run_played(layout: Layout, procs: HostProcesses, *, task, episodes: int, username: str, password: str,
-               timeout: float, say) -> int:
+def run_played(
+    layout: Layout, procs: HostProcesses, *, task, episodes: int, username: str, password: str, timeout: float, say
+) -> int:
     """Sign in on the web host, launch the run there, follow it until it has ended; returns the run's id."""
     client = api_client(layout, username=username, password=password)
     try:
@@ -522,8 +597,14 @@ def run_checked(layout: Layout, run_id: int, *, task, episodes: int, traffic: di
     problems = recorded["problems"] + hosts_problems(layout, by_worker, traffic)
     if recorded["episodes"] != episodes:
         problems.insert(0, f"the run has {recorded['episodes']} episodes, not {episodes}")
-    return {"run": run_id, "episodes": recorded["episodes"], "statuses": recorded["statuses"],
-            "redeliveries": recorded["redeliveries"], "by_worker": by_worker, "problems": problems}
+    return {
+        "run": run_id,
+        "episodes": recorded["episodes"],
+        "statuses": recorded["statuses"],
+        "redeliveries": recorded["redeliveries"],
+        "by_worker": by_worker,
+        "problems": problems,
+    }
 
 
 def layout_teardown(layout: Layout, procs: HostProcesses, forwarder: Forwarder | None, *, broker_url: str) -> list[str]:
@@ -538,8 +619,17 @@ def layout_teardown(layout: Layout, procs: HostProcesses, forwarder: Forwarder |
         return leftovers(layout.run_id)
 
 
-def multihost_run(*, task, episodes: int, username: str, password: str, redis_url: str, concurrency: int = 1,
-                  timeout: float = 600, say=print) -> dict:
+def multihost_run(
+    *,
+    task,
+    episodes: int,
+    username: str,
+    password: str,
+    redis_url: str,
+    concurrency: int = 1,
+    timeout: float = 600,
+    say=print,
+) -> dict:
     """Build the layout, run `episodes` oracle episodes of `task` submitted through the web host's API, tear down.
 
     Returns the summary: episodes by worker, their states, the forwarders' traffic, wall
@@ -557,8 +647,13 @@ def multihost_run(*, task, episodes: int, username: str, password: str, redis_ur
         logs.mkdir(parents=True, exist_ok=True)
         procs = HostProcesses(logs)
         forwarder = None
-        summary = {"id": layout.run_id, "slot": slot, "logs": str(logs), "problems": [],
-                   "hosts": {h.role: f"{h.name} {h.address}" for h in layout.hosts}}
+        summary = {
+            "id": layout.run_id,
+            "slot": slot,
+            "logs": str(logs),
+            "problems": [],
+            "hosts": {h.role: f"{h.name} {h.address}" for h in layout.hosts},
+        }
         try:
             if stale := leftovers(f"{PREFIX}{slot}"):  # what a run of this slot killed outright left behind
                 say(f"multihost: removing what an earlier run of slot {slot} left: {', '.join(stale)}")
@@ -568,27 +663,49 @@ def multihost_run(*, task, episodes: int, username: str, password: str, redis_ur
             forwarder = Forwarder()
             services = services_forwarded(layout, forwarder, db=db, redis_at=redis_at)
             summary["services"] = services["lines"]
-            say(f"multihost {layout.run_id}: bridge {layout.bridge} {layout.gateway}/24; "
-                + "; ".join(f"{h.role} {h.name} {h.address}" for h in layout.hosts))
-            say(f"multihost {layout.run_id}: postgres at {services['lines']['postgres']}, redis at "
-                f"{services['lines']['redis']}; the hosts' logs in {logs}")
+            say(
+                f"multihost {layout.run_id}: bridge {layout.bridge} {layout.gateway}/24; "
+                + "; ".join(f"{h.role} {h.name} {h.address}" for h in layout.hosts)
+            )
+            say(
+                f"multihost {layout.run_id}: postgres at {services['lines']['postgres']}, redis at "
+                f"{services['lines']['redis']}; the hosts' logs in {logs}"
+            )
             connection.close()  # the hosts open their own; ours reopens on demand
-            hosts_start(layout, procs, hosts_env(layout, database=services["database_url"], broker=services["broker_url"]),
-                        concurrency=concurrency)
+            hosts_start(
+                layout,
+                procs,
+                hosts_env(layout, database=services["database_url"], broker=services["broker_url"]),
+                concurrency=concurrency,
+            )
             hosts_wait_ready(layout, procs, broker_url=broker_url)
             summary["setup_seconds"] = round(time.monotonic() - started, 1)
-            say(f"hosts ready in {summary['setup_seconds']} s: API {layout.web_url}, "
-                f"workers {', '.join(h.name for h in layout.workers)}")
-            run_id = run_played(layout, procs, task=task, episodes=episodes, username=username, password=password,
-                                timeout=timeout, say=say)
+            say(
+                f"hosts ready in {summary['setup_seconds']} s: API {layout.web_url}, "
+                f"workers {', '.join(h.name for h in layout.workers)}"
+            )
+            run_id = run_played(
+                layout,
+                procs,
+                task=task,
+                episodes=episodes,
+                username=username,
+                password=password,
+                timeout=timeout,
+                say=say,
+            )
             summary["run_seconds"] = round(time.monotonic() - started - summary["setup_seconds"], 1)
-            summary.update(run_checked(layout, run_id, task=task, episodes=episodes, traffic=forwarder.traffic),
-                           traffic=forwarder.summary())
+            summary.update(
+                run_checked(layout, run_id, task=task, episodes=episodes, traffic=forwarder.traffic),
+                traffic=forwarder.summary(),
+            )
         finally:
             summary["leftovers"] = layout_teardown(layout, procs, forwarder, broker_url=broker_url)
             summary["wall_seconds"] = round(time.monotonic() - started, 1)
-            say(f"multihost {layout.run_id}: torn down in {summary['wall_seconds']} s wall, "
-                f"left over: {', '.join(summary['leftovers']) or 'nothing'}")
+            say(
+                f"multihost {layout.run_id}: torn down in {summary['wall_seconds']} s wall, "
+                f"left over: {', '.join(summary['leftovers']) or 'nothing'}"
+            )
     if summary["leftovers"]:
         summary["problems"].append(f"left over: {', '.join(summary['leftovers'])}")
     if not summary["problems"]:  # the logs are for finding out what went wrong; nothing did

@@ -6,6 +6,7 @@ the same actions on the same world give the same bids. The accessibility tree is
 Chromium's own (CDP `Accessibility.getFullAXTree`), flattened to text lines such as
 `[12] button 'Submit as Solved', focused`, with each node's bid.
 """
+
 import base64
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,8 +23,22 @@ HTML_JS = f"() => {{ {ENGINE_JS}\n return window.__replicagym.html(); }}"
 _TRANSPARENT_ROLES = {"generic", "none", "presentation", "LineBreak", "InlineTextBox"}
 # AX properties worth an agent's attention, in this order.
 _PROPERTIES = (
-    "focused", "disabled", "required", "readonly", "invalid", "checked", "pressed", "selected",
-    "expanded", "level", "multiselectable", "haspopup", "valuemin", "valuemax", "valuetext", "autocomplete",
+    "focused",
+    "disabled",
+    "required",
+    "readonly",
+    "invalid",
+    "checked",
+    "pressed",
+    "selected",
+    "expanded",
+    "level",
+    "multiselectable",
+    "haspopup",
+    "valuemin",
+    "valuemax",
+    "valuetext",
+    "autocomplete",
 )
 _VALUE_ROLES = {"textbox", "searchbox", "combobox", "spinbutton", "slider", "ListBox", "listbox"}
 

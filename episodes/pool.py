@@ -3,6 +3,7 @@
 Nothing here imports models at module level: a spawned child unpickles these
 functions before Django is set up.
 """
+
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 
@@ -37,9 +38,14 @@ def run_one(episode_id: int) -> dict:
 def episode_summary(ep) -> dict:
     seconds = (ep.finished_at - ep.started_at).total_seconds() if ep.started_at and ep.finished_at else 0.0
     return {
-        "id": ep.pk, "task": ep.task.task_id, "attempt": ep.attempt, "status": ep.status,
-        "steps": ep.steps.count(), "seconds": round(seconds, 2),
-        "reward": (ep.rewards or {}).get("episode_reward"), "error": ep.error.splitlines()[0] if ep.error else "",
+        "id": ep.pk,
+        "task": ep.task.task_id,
+        "attempt": ep.attempt,
+        "status": ep.status,
+        "steps": ep.steps.count(),
+        "seconds": round(seconds, 2),
+        "reward": (ep.rewards or {}).get("episode_reward"),
+        "error": ep.error.splitlines()[0] if ep.error else "",
     }
 
 

@@ -7,6 +7,7 @@ seed (the attempt number), which is what makes the samples of a group differ.
 `group_rollout_collect` waits for the group and returns each episode's rewards (the
 agent-facing view: signals, never the verifier's detail) and trajectory.
 """
+
 import math
 import time
 from dataclasses import dataclass, field
@@ -63,8 +64,17 @@ def group_advantages(rewards: list[float], *, eps: float = 1e-6) -> list[float]:
     return [(r - mean) / (std + eps) for r in rewards]
 
 
-def group_rollout_start(*, task: str, agent: str, size: int, agent_settings: dict | None = None, faults: bool = True,
-                        queue: str | None = None, owner=None, trace: bool = False) -> Run:
+def group_rollout_start(
+    *,
+    task: str,
+    agent: str,
+    size: int,
+    agent_settings: dict | None = None,
+    faults: bool = True,
+    queue: str | None = None,
+    owner=None,
+    trace: bool = False,
+) -> Run:
     """Queue G episodes of `task` (its current version, one variation for all) for the workers; returns the group's run."""
     if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_GROUP:
         raise RolloutError(f"a group has 1 to {MAX_GROUP} episodes, not {size!r}")
@@ -77,8 +87,18 @@ def group_rollout_start(*, task: str, agent: str, size: int, agent_settings: dic
     try:
         # the task id as the run's filter: it holds no wildcard, so it matches this one task
         # one variation for the whole group: its samples must start from the same state to compare
-        return run_launch(task_filter=task_obj.task_id, agent=agent, agent_settings=agent_settings, attempts=size,
-                          workers=size, faults=faults, owner=owner, queue=queue, trace=trace, shared_variation=True)
+        return run_launch(
+            task_filter=task_obj.task_id,
+            agent=agent,
+            agent_settings=agent_settings,
+            attempts=size,
+            workers=size,
+            faults=faults,
+            owner=owner,
+            queue=queue,
+            trace=trace,
+            shared_variation=True,
+        )
     except RunError as exc:
         raise RolloutError(str(exc)) from None
 
@@ -87,11 +107,15 @@ def group_rollout_collect(*, run_id: int, timeout: float = 600.0) -> GroupRollou
     """Wait until every episode of the group has ended (RolloutError after `timeout` s), then read them."""
     deadline = time.monotonic() + timeout
     while True:
-        open_count = Episode.objects.filter(run_id=run_id, status__in=[Episode.Status.QUEUED, Episode.Status.RUNNING]).count()
+        open_count = Episode.objects.filter(
+            run_id=run_id, status__in=[Episode.Status.QUEUED, Episode.Status.RUNNING]
+        ).count()
         if not open_count:
             break
         if time.monotonic() > deadline:
-            raise RolloutError(f"group {run_id}: {open_count} episode(s) still open after {timeout:g} s (are workers running?)")
+            raise RolloutError(
+                f"group {run_id}: {open_count} episode(s) still open after {timeout:g} s (are workers running?)"
+            )
         time.sleep(POLL_SECONDS)
     run = Run.objects.filter(pk=run_id).first()
     if run is None:
@@ -113,9 +137,13 @@ def _episode_rollout(episode: Episode) -> EpisodeRollout:
     rewards = view["rewards"] or {}
     steps = trajectory_parse("\n".join(trajectory_lines(episode)), source=f"episode {episode.pk}").steps
     return EpisodeRollout(
-        episode=episode.pk, attempt=episode.attempt, status=episode.status,
+        episode=episode.pk,
+        attempt=episode.attempt,
+        status=episode.status,
         # an episode that ended without rewards (errored, cancelled) scores 0, as the gym env does
-        reward=float(rewards.get("episode_reward", 0.0)), rewards=rewards,
+        reward=float(rewards.get("episode_reward", 0.0)),
+        rewards=rewards,
         passed=view["verdict"]["passed"] if view["verdict"] else None,
-        actions=[s["action"] for s in steps], trajectory=steps,
+        actions=[s["action"] for s in steps],
+        trajectory=steps,
     )

@@ -9,6 +9,7 @@ claim one afterwards) and lets each running episode stop at its next step
 (`run_cancelled`, asked by the episode driver): it ends cancelled, with the steps it took,
 no verdict and every reward 0, so nothing is left half-written.
 """
+
 import fnmatch
 import re
 from collections import defaultdict
@@ -69,7 +70,7 @@ def agent_settings_validate(agent: str, agent_settings) -> dict:
     if agent_settings in (None, ""):
         return {}
     if not isinstance(agent_settings, dict):
-        raise RunError("agent settings must be a JSON object, as in {\"timeout\": 30}")
+        raise RunError('agent settings must be a JSON object, as in {"timeout": 30}')
     kind = agent_kind(agent)
     out = {}
     for name, value in agent_settings.items():
@@ -78,7 +79,11 @@ def agent_settings_validate(agent: str, agent_settings) -> dict:
         type_, low, high, kinds = AGENT_SETTINGS[name]
         if kind not in kinds:
             raise RunError(f"agent setting {name!r} applies to {' and '.join(kinds)} agents, not {kind}")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or (type_ is int and not float(value).is_integer()):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, float))
+            or (type_ is int and not float(value).is_integer())
+        ):
             raise RunError(f"agent setting {name!r} must be a {'whole ' if type_ is int else ''}number, not {value!r}")
         if not low <= value <= high:
             raise RunError(f"agent setting {name!r} must be from {low} to {high}, not {value!r}")
@@ -95,9 +100,22 @@ def run_tasks(*, suite: Suite | None, task_filter: str = "") -> list[Task]:
     return tasks
 
 
-def run_create(*, suite: str | None = None, task_filter: str = "", agent: str, agent_settings: dict | None = None,
-               attempts: int = 1, workers: int = 1, faults: bool = True, priority: int = 0, owner=None,
-               trace: bool = False, seed: int | None = None, vary: bool = True, shared_variation: bool = False) -> Run:
+def run_create(
+    *,
+    suite: str | None = None,
+    task_filter: str = "",
+    agent: str,
+    agent_settings: dict | None = None,
+    attempts: int = 1,
+    workers: int = 1,
+    faults: bool = True,
+    priority: int = 0,
+    owner=None,
+    trace: bool = False,
+    seed: int | None = None,
+    vary: bool = True,
+    shared_variation: bool = False,
+) -> Run:
     """A queued run, after checking every input (RunError says what is wrong; nothing is written then).
 
     Its episodes vary (episodes.variation) from `seed` (drawn when not given), each task's attempts apart
@@ -147,9 +165,20 @@ def run_create(*, suite: str | None = None, task_filter: str = "", agent: str, a
             agent_from_spec(agent, task=task, seed=0, settings=agent_settings, fenced=owner is not None)
         except AgentError as exc:
             raise RunError(f"agent {agent}: {exc} (task {task.task_id})") from None
-    return Run.objects.create(suite=suite_obj, task_filter=task_filter, agent=agent, agent_settings=agent_settings,
-                              attempts=attempts, workers=workers, faults=faults, priority=priority, owner=owner,
-                              trace=trace, seed=seed, shared_variation=shared_variation)
+    return Run.objects.create(
+        suite=suite_obj,
+        task_filter=task_filter,
+        agent=agent,
+        agent_settings=agent_settings,
+        attempts=attempts,
+        workers=workers,
+        faults=faults,
+        priority=priority,
+        owner=owner,
+        trace=trace,
+        seed=seed,
+        shared_variation=shared_variation,
+    )
 
 
 def run_episodes_create(*, run_id: int, enqueue: bool = True, queue: str | None = None) -> list[Episode]:
@@ -159,9 +188,18 @@ def run_episodes_create(*, run_id: int, enqueue: bool = True, queue: str | None 
         if run.episodes.exists() or run.is_ended:  # a redelivered run_start, or a run cancelled before its fan-out
             return list(run.episodes.order_by("pk"))
         episodes = [
-            episode_create(task=task, agent=run.agent, run=run, attempt=attempt, owner=run.owner, faults=run.faults,
-                           agent_settings=run.agent_settings, priority=run.priority, trace=run.trace,
-                           variation=run_variation(run, task, attempt))
+            episode_create(
+                task=task,
+                agent=run.agent,
+                run=run,
+                attempt=attempt,
+                owner=run.owner,
+                faults=run.faults,
+                agent_settings=run.agent_settings,
+                priority=run.priority,
+                trace=run.trace,
+                variation=run_variation(run, task, attempt),
+            )
             for task in run_tasks(suite=run.suite, task_filter=run.task_filter)
             for attempt in range(run.attempts)
         ]
@@ -206,7 +244,9 @@ def enqueue_episodes(episode_ids: list[int], *, queue: str | None = None) -> Non
 def episodes_requeued(episode_ids: list[int]) -> None:
     """Hand episodes the sweep put back to their queues again (a broker's message went with the lost worker)."""
     by_queue = defaultdict(list)
-    for pk, queue in Episode.objects.filter(pk__in=episode_ids, status=Episode.Status.QUEUED).values_list("pk", "queue"):
+    for pk, queue in Episode.objects.filter(pk__in=episode_ids, status=Episode.Status.QUEUED).values_list(
+        "pk", "queue"
+    ):
         by_queue[queue].append(pk)
     for queue, pks in by_queue.items():
         enqueue_episodes(pks, queue=queue)
@@ -227,7 +267,8 @@ def run_cancel(*, run_id: int) -> Run:
         now = timezone.now()
         # conditional on QUEUED: an episode a worker claimed a moment ago is running and stops by itself
         Episode.objects.filter(run=run, status=Episode.Status.QUEUED).update(
-            status=Episode.Status.CANCELLED, finished_at=now, error=f"run {run_id} was cancelled before it started")
+            status=Episode.Status.CANCELLED, finished_at=now, error=f"run {run_id} was cancelled before it started"
+        )
         Run.objects.filter(pk=run.pk).update(status=Run.Status.CANCELLED, finished_at=now)
     run.refresh_from_db()
     return run
@@ -249,7 +290,11 @@ def runs_finish(*, run_ids: list[int] | None = None) -> list[int]:
     candidates = open_runs.exclude(episodes__status__in=[Episode.Status.QUEUED, Episode.Status.RUNNING]).distinct()
     done = []
     for pk in candidates.values_list("pk", flat=True):
-        if Run.objects.filter(pk=pk).exclude(status__in=Run.ENDED).update(status=Run.Status.DONE, finished_at=timezone.now()):
+        if (
+            Run.objects.filter(pk=pk)
+            .exclude(status__in=Run.ENDED)
+            .update(status=Run.Status.DONE, finished_at=timezone.now())
+        ):
             done.append(pk)
     return done
 
@@ -272,8 +317,15 @@ def run_progress(run: Run) -> dict:
     if not run.is_ended and ended and elapsed > 0:
         eta = round((queued + running) * elapsed / ended, 1)
     return {
-        "run": run.pk, "status": run.status, "total": total, "queued": queued, "running": running,
-        "succeeded": counts.get(Episode.Status.SUCCEEDED, 0), "failed": failed,
-        "cancelled": counts.get(Episode.Status.CANCELLED, 0), "ended": ended,
-        "elapsed_seconds": round(elapsed, 1), "eta_seconds": 0.0 if run.is_ended else eta,
+        "run": run.pk,
+        "status": run.status,
+        "total": total,
+        "queued": queued,
+        "running": running,
+        "succeeded": counts.get(Episode.Status.SUCCEEDED, 0),
+        "failed": failed,
+        "cancelled": counts.get(Episode.Status.CANCELLED, 0),
+        "ended": ended,
+        "elapsed_seconds": round(elapsed, 1),
+        "eta_seconds": 0.0 if run.is_ended else eta,
     }

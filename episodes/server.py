@@ -17,6 +17,7 @@ requests at once (a page and its scripts, styles and images load in parallel).
 
 `python -m episodes.server` is the child's entry point (see `main`).
 """
+
 import atexit
 import http.client
 import json
@@ -124,8 +125,12 @@ def _database_name() -> str:
 def _child_env() -> dict:
     root = Path(settings.BASE_DIR)
     env = dict(os.environ)
-    env["DJANGO_SETTINGS_MODULE"] = settings.SETTINGS_MODULE or os.environ.get("DJANGO_SETTINGS_MODULE", "replicagym.settings")
-    env["PYTHONPATH"] = os.pathsep.join([str(root), str(root / "platform"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    env["DJANGO_SETTINGS_MODULE"] = settings.SETTINGS_MODULE or os.environ.get(
+        "DJANGO_SETTINGS_MODULE", "replicagym.settings"
+    )
+    env["PYTHONPATH"] = os.pathsep.join([str(root), str(root / "platform"), env.get("PYTHONPATH", "")]).rstrip(
+        os.pathsep
+    )
     env.pop("REPLICAGYM_SERVE_URL", None)
     return env
 
@@ -158,7 +163,10 @@ def _start() -> _ServerProcess:
     port = listener.getsockname()[1]
     watch_read, watch_write = os.pipe()  # both ends close-on-exec; only the read end is handed over
     config = {
-        "listen_fd": listener.fileno(), "watch_fd": watch_read, "workers": workers, "threads": threads,
+        "listen_fd": listener.fileno(),
+        "watch_fd": watch_read,
+        "workers": workers,
+        "threads": threads,
         "db_name": _database_name(),
     }
     try:
@@ -166,8 +174,12 @@ def _start() -> _ServerProcess:
             [sys.executable, "-m", "episodes.server", json.dumps(config)],
             # its output goes to our standard error: our standard output may be a protocol
             # (bench workers answer in JSON lines on theirs)
-            cwd=settings.BASE_DIR, env=_child_env(), stdin=subprocess.DEVNULL, stdout=2,
-            pass_fds=(listener.fileno(), watch_read), start_new_session=True,
+            cwd=settings.BASE_DIR,
+            env=_child_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=2,
+            pass_fds=(listener.fileno(), watch_read),
+            start_new_session=True,
         )
     except BaseException:
         _close_fd(watch_write)
@@ -194,8 +206,12 @@ def replica_server() -> tuple[str, int]:
             if _server is not None and _server.pid == os.getpid():
                 _server.stop()  # it died: reap it before starting another
             _server = _start()
-            log.info("replica server (gunicorn, %s x %s threads) listening on %s:%s",
-                     _server.workers, _server.threads, *_server.address)
+            log.info(
+                "replica server (gunicorn, %s x %s threads) listening on %s:%s",
+                _server.workers,
+                _server.threads,
+                *_server.address,
+            )
         return _server.address
 
 
@@ -222,6 +238,7 @@ atexit.register(replica_server_stop)
 
 
 # --- the child: gunicorn serving this project ---------------------------------------------
+
 
 def _watch_parent(fd: int):
     """In gunicorn's master: a read on the watch pipe ends when the engine's process is gone."""

@@ -6,6 +6,7 @@ again (Redis after its visibility timeout, RabbitMQ at once); the scheduler's sw
 also puts the episode back in its queue once its heartbeat stops, and the
 conditional claim makes sure it runs once however many messages arrive.
 """
+
 import logging
 
 from celery import shared_task
@@ -18,7 +19,9 @@ from .workers import EPISODE_HARD_LIMIT, EPISODE_SOFT_LIMIT, episode_execute
 log = logging.getLogger("replicagym.episodes")
 
 
-@shared_task(name="episodes.run_episode", acks_late=True, soft_time_limit=EPISODE_SOFT_LIMIT, time_limit=EPISODE_HARD_LIMIT)
+@shared_task(
+    name="episodes.run_episode", acks_late=True, soft_time_limit=EPISODE_SOFT_LIMIT, time_limit=EPISODE_HARD_LIMIT
+)
 def run_episode(episode_id: int) -> str:
     heartbeat_start()  # before the claim: a claimed episode always has a worker heartbeat to watch
     if not episode_claim(episode_id=episode_id, worker=worker_name()):

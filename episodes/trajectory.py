@@ -4,6 +4,7 @@
 agent replays its `action` fields). The format is versioned in the header so a
 reader can refuse what it does not understand.
 """
+
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -96,7 +97,9 @@ def trajectory_parse(text: str, *, source: str = "trajectory") -> Trajectory:
     if header.get("format") != FORMAT:
         raise TrajectoryError(f"{source}: line 1: not a {FORMAT} header")
     if header.get("version") != VERSION:
-        raise TrajectoryError(f"{source}: line 1: version {header.get('version')!r} is not supported (expected {VERSION})")
+        raise TrajectoryError(
+            f"{source}: line 1: version {header.get('version')!r} is not supported (expected {VERSION})"
+        )
     for number, step in enumerate(steps, start=2):
         if not isinstance(step.get("action"), str):
             raise TrajectoryError(f"{source}: line {number}: step has no 'action' string")

@@ -1,4 +1,5 @@
 """Finishing an episode: final snapshot, the verifier's verdict and the reward signals, written once."""
+
 import dataclasses
 import logging
 
@@ -39,20 +40,30 @@ def _jsonable(value):
 
 def episode_verifier_inputs(*, episode, final_doc: dict, messages: list[str], final_page: dict | None):
     """What the verifier reads of an episode: its world's start and end, final page, steps and messages."""
-    return verifier_inputs_for(world=episode.world, initial=episode.initial_state.doc, final=final_doc,
-                               final_page=final_page, trajectory=_trajectory(episode), messages=messages,
-                               params=episode.params)
+    return verifier_inputs_for(
+        world=episode.world,
+        initial=episode.initial_state.doc,
+        final=final_doc,
+        final_page=final_page,
+        trajectory=_trajectory(episode),
+        messages=messages,
+        params=episode.params,
+    )
 
 
-def verdict_compute(*, episode, final_doc: dict, messages: list[str], final_page: dict | None,
-                    ended_by_agent: bool = True) -> tuple[dict, dict]:
+def verdict_compute(
+    *, episode, final_doc: dict, messages: list[str], final_page: dict | None, ended_by_agent: bool = True
+) -> tuple[dict, dict]:
     """(verdict, rewards) from the verifier, read-only over the inputs (`ended_by_agent`: see reward_signals)."""
     instance = episode.instance
     inputs = episode_verifier_inputs(episode=episode, final_doc=final_doc, messages=messages, final_page=final_page)
     verdict = verify(instance.verifier, inputs)
     rewards = reward_signals(
-        verdict=verdict, trajectory=inputs.trajectory, reference_steps=len(instance.reference_solution) or 1,
-        weights=instance.reward_weights, ended_by_agent=ended_by_agent,
+        verdict=verdict,
+        trajectory=inputs.trajectory,
+        reference_steps=len(instance.reference_solution) or 1,
+        weights=instance.reward_weights,
+        ended_by_agent=ended_by_agent,
     )
     doc = _jsonable(verdict)
     if not isinstance(doc, dict):
@@ -61,8 +72,9 @@ def verdict_compute(*, episode, final_doc: dict, messages: list[str], final_page
     return doc, dict(rewards)
 
 
-def episode_finish(*, episode, messages: list[str], final_page: dict | None, status: str | None = None,
-                   error: str = "") -> Episode:
+def episode_finish(
+    *, episode, messages: list[str], final_page: dict | None, status: str | None = None, error: str = ""
+) -> Episode:
     """Final snapshot, verdict and rewards; the status follows the verdict unless already decided.
 
     A status decided before the verdict (timed out, closed before its end, errored, cancelled)
@@ -86,8 +98,13 @@ def episode_finish(*, episode, messages: list[str], final_page: dict | None, sta
     # an errored episode has no trustworthy end state, a cancelled one never reached its end: neither is scored
     if final is not None and status not in (Episode.Status.ERRORED, Episode.Status.CANCELLED):
         try:
-            verdict, rewards = verdict_compute(episode=episode, final_doc=final.doc, messages=messages,
-                                               final_page=final_page, ended_by_agent=status is None)
+            verdict, rewards = verdict_compute(
+                episode=episode,
+                final_doc=final.doc,
+                messages=messages,
+                final_page=final_page,
+                ended_by_agent=status is None,
+            )
         except Exception as exc:  # the verifier must never take the episode record down with it
             log.exception("verifier failed on episode %s", episode.pk)
             status, error = Episode.Status.ERRORED, f"verifier failed: {type(exc).__name__}: {exc}"
@@ -98,9 +115,16 @@ def episode_finish(*, episode, messages: list[str], final_page: dict | None, sta
     page = final_page or {}
     with transaction.atomic():
         updated = Episode.objects.filter(pk=episode.pk, status=Episode.Status.RUNNING, tries=claimed_try).update(
-            status=status, error=error[:5000], verdict=verdict, rewards=rewards, final_state=final,
-            messages=list(messages), final_url=(page.get("url") or "")[:2000], final_title=(page.get("title") or "")[:500],
-            finished_at=timezone.now(), clock_end=world.clock if world else None,
+            status=status,
+            error=error[:5000],
+            verdict=verdict,
+            rewards=rewards,
+            final_state=final,
+            messages=list(messages),
+            final_url=(page.get("url") or "")[:2000],
+            final_title=(page.get("title") or "")[:500],
+            finished_at=timezone.now(),
+            clock_end=world.clock if world else None,
         )
     if not updated:
         log.warning("episode %s was no longer running when it finished (swept?)", episode.pk)

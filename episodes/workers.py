@@ -5,6 +5,7 @@ episode of its queue with a conditional UPDATE and runs it under its heartbeat. 
 worker killed at any moment leaves either a queued row (nothing was taken) or a
 running row whose heartbeat stops; the scheduler's sweep puts the latter back.
 """
+
 import logging
 import threading
 from datetime import timedelta
@@ -53,7 +54,8 @@ def episode_execute(*, episode_id: int) -> str:
                 reason = f"worker: {type(exc).__name__}: {exc}"
             # only this claim's episode: if the sweep gave it to another worker, that one owns it now
             Episode.objects.filter(pk=episode_id, status=Episode.Status.RUNNING, tries=tries).update(
-                status=Episode.Status.ERRORED, finished_at=timezone.now(), error=reason[:5000])
+                status=Episode.Status.ERRORED, finished_at=timezone.now(), error=reason[:5000]
+            )
             status = Episode.Status.ERRORED
         finally:
             if run_id is not None:
@@ -97,7 +99,9 @@ def scheduler_tick(*, stale_after: timedelta | None = None, gc_after: timedelta 
     # an episode's world is promised to it until the episode ends, however long it waits in the queue
     open_worlds = Episode.objects.filter(status__in=[Episode.Status.QUEUED, Episode.Status.RUNNING]).exclude(world=None)
     gc_after = timedelta(hours=settings.WORLD_GC_HOURS) if gc_after is None else gc_after
-    out["worlds_collected"] = world_gc(older_than=gc_after, keep=open_worlds.values_list("world_id", flat=True))["worlds"]
+    out["worlds_collected"] = world_gc(older_than=gc_after, keep=open_worlds.values_list("world_id", flat=True))[
+        "worlds"
+    ]
     # the variation pool's templates, a few a tick so a tick stays short; episodes draw only among built ones
     out["templates_built"] = [f"{r}/{v}/{s}" for r, v, s in variation_templates_build(limit=TEMPLATES_PER_TICK)]
     return out

@@ -1,12 +1,16 @@
 """Test runs started from the task editor: one task version, the episodes that check its verifier."""
+
 from django.conf import settings
 from django.db import models
 
 
 class TestRun(models.Model):
-    task = models.ForeignKey("catalogue.Task", on_delete=models.PROTECT, related_name="+",
-                             help_text="The task version tested.")
-    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    task = models.ForeignKey(
+        "catalogue.Task", on_delete=models.PROTECT, related_name="+", help_text="The task version tested."
+    )
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

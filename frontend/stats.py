@@ -1,4 +1,5 @@
 """Pass rates and queue figures the dashboard and the catalogue show, read from episodes."""
+
 from django.db.models import Count, Max, Q
 
 from episodes.models import Episode, Run
@@ -7,10 +8,11 @@ from episodes.models import Episode, Run
 def task_pass_rates(task_ids) -> dict[str, dict]:
     """For each task_id: passed/total over the episodes of its current version's latest run or, without runs, all of them."""
     rates = {}
-    rows = (Episode.objects.filter(task__task_id__in=list(task_ids), task__is_current=True,
-                                   status__in=Episode.FINAL)
-            .values("task__task_id")
-            .annotate(total=Count("id"), passed=Count("id", filter=Q(status=Episode.Status.SUCCEEDED))))
+    rows = (
+        Episode.objects.filter(task__task_id__in=list(task_ids), task__is_current=True, status__in=Episode.FINAL)
+        .values("task__task_id")
+        .annotate(total=Count("id"), passed=Count("id", filter=Q(status=Episode.Status.SUCCEEDED)))
+    )
     for row in rows:
         rates[row["task__task_id"]] = _rate(row["passed"], row["total"])
     return rates
@@ -19,18 +21,27 @@ def task_pass_rates(task_ids) -> dict[str, dict]:
 def suite_latest_runs(suite_names) -> dict[str, dict]:
     """For each suite name: its latest run with at least one finished episode, and that run's pass rate."""
     latest = {}
-    runs = (Run.objects.filter(suite__name__in=list(suite_names))
-            .annotate(total=Count("episodes", filter=Q(episodes__status__in=Episode.FINAL)),
-                      passed=Count("episodes", filter=Q(episodes__status=Episode.Status.SUCCEEDED)))
-            .filter(total__gt=0).select_related("suite").order_by("-created_at"))
+    runs = (
+        Run.objects.filter(suite__name__in=list(suite_names))
+        .annotate(
+            total=Count("episodes", filter=Q(episodes__status__in=Episode.FINAL)),
+            passed=Count("episodes", filter=Q(episodes__status=Episode.Status.SUCCEEDED)),
+        )
+        .filter(total__gt=0)
+        .select_related("suite")
+        .order_by("-created_at")
+    )
     for run in runs:
         latest.setdefault(run.suite.name, {"run": run, **_rate(run.passed, run.total)})
     return latest
 
 
 def queue_depth() -> dict[str, int]:
-    counts = dict(Episode.objects.filter(status__in=[Episode.Status.QUEUED, Episode.Status.RUNNING])
-                  .values_list("status").annotate(n=Count("id")))
+    counts = dict(
+        Episode.objects.filter(status__in=[Episode.Status.QUEUED, Episode.Status.RUNNING])
+        .values_list("status")
+        .annotate(n=Count("id"))
+    )
     return {"queued": counts.get(Episode.Status.QUEUED, 0), "running": counts.get(Episode.Status.RUNNING, 0)}
 
 

@@ -4,6 +4,7 @@ example (must fail) and the random agent, queued as ordinary episodes for the wo
 Fixed action lists reach the workers as replay files (episodes.trajectory's format) under
 DATA_DIR/test_runs/, so any worker of this machine plays them with the replay agent.
 """
+
 import json
 from pathlib import Path
 
@@ -31,8 +32,17 @@ def _replay_file(task: Task, label: str, actions: list[str]) -> str:
     folder = Path(settings.DATA_DIR) / "test_runs" / task.content_hash[:16]
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{label}.jsonl"
-    lines = [json.dumps({"format": FORMAT, "version": VERSION, "task": task.task_id, "task_version": task.content_hash,
-                         "source": "task editor test run"})]
+    lines = [
+        json.dumps(
+            {
+                "format": FORMAT,
+                "version": VERSION,
+                "task": task.task_id,
+                "task_version": task.content_hash,
+                "source": "task editor test run",
+            }
+        )
+    ]
     lines += [json.dumps({"index": i, "action": action}) for i, action in enumerate(actions)]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return str(path)
@@ -42,11 +52,18 @@ def test_run_start(*, task: Task, author=None) -> TestRun:
     """Queue the checks of a task version's verifier; refuses a task without a reference solution."""
     if not task.reference_solution:
         raise TestRunError("the task has no reference solution: add one before a test run")
-    plan = [("reference", TestRunEpisode.Expect.PASS, "oracle"),
-            ("doing nothing", TestRunEpisode.Expect.FAIL, "replay:" + _replay_file(task, "nothing", []))]
+    plan = [
+        ("reference", TestRunEpisode.Expect.PASS, "oracle"),
+        ("doing nothing", TestRunEpisode.Expect.FAIL, "replay:" + _replay_file(task, "nothing", [])),
+    ]
     for i, example in enumerate(task.negative_examples):
-        plan.append((f"negative: {example.get('name') or i + 1}", TestRunEpisode.Expect.FAIL,
-                     "replay:" + _replay_file(task, f"negative-{i}", example["actions"])))
+        plan.append(
+            (
+                f"negative: {example.get('name') or i + 1}",
+                TestRunEpisode.Expect.FAIL,
+                "replay:" + _replay_file(task, f"negative-{i}", example["actions"]),
+            )
+        )
     plan.append(("random agent", TestRunEpisode.Expect.ANY, f"random:{RANDOM_SEED}"))
     with transaction.atomic():
         run = TestRun.objects.create(task=task, author=author)

@@ -1,4 +1,5 @@
 """The platform's own pages: dashboard, catalogue, suites, worlds, settings and task authoring."""
+
 from django.urls import path
 
 from .views import account, catalogue, dashboard, editor, suites, task_page, test_runs, worlds

@@ -1,10 +1,11 @@
-""""Open this world" from the editor: a link that signs a browser in on a world's own origin.
+""" "Open this world" from the editor: a link that signs a browser in on a world's own origin.
 
 A world is served on its own host, so the platform cannot set the replica's session cookie
 for it. The editor makes the replica user's session (ReplicaConfig.sign_in) and hands the
 browser a short-lived link signed for that one world; this middleware, on the world's host,
 turns the link into the session cookie and sends the browser on to the start page.
 """
+
 from django.conf import settings
 from django.core import signing
 from django.http import HttpResponseRedirect

@@ -118,4 +118,6 @@ def audit_holes(task, episode) -> list[str]:
     """The mutation audit of a passing reference episode (`audit_tasks` without its extra episodes):
     each mutant that still earns full reward and that the task does not declare, and each failed check."""
     report = episode_audit(task=task, episode=episode)
-    return [f"{task.task_id}: survivor {s.id}" for s in report.undeclared] + [f"{task.task_id}: {p}" for p in report.problems]
+    return [f"{task.task_id}: survivor {s.id}" for s in report.undeclared] + [
+        f"{task.task_id}: {p}" for p in report.problems
+    ]

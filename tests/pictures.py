@@ -5,6 +5,7 @@ antialiased edge pixels one or two levels apart (seen in CI: 55 pixels of a 1280
 3 levels summed over R, G and B). Anything an agent could see differs by far more: a moved, added or
 recoloured element changes thousands of pixels by tens of levels.
 """
+
 import io
 
 import numpy as np

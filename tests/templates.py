@@ -7,6 +7,7 @@ test then clones it (milliseconds). After the module it is removed, since other 
 expect an empty database. A transactional test's flush removes it as well: the tests after
 it in that module build their own, as they would without this fixture.
 """
+
 import pytest
 from django.db import connection
 

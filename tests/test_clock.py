@@ -1,4 +1,5 @@
 """The world clock: each world has its own now, and only it tells time."""
+
 from datetime import timedelta
 
 import pytest

@@ -1,4 +1,5 @@
 """docker/ stays in step with the code: the compose file names modules and settings that exist."""
+
 import importlib
 import re
 import shutil

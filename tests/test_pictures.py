@@ -1,4 +1,5 @@
 """The screenshot comparison tells raster noise from a difference an agent could see."""
+
 import io
 
 from PIL import Image, ImageDraw

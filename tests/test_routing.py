@@ -1,4 +1,5 @@
 """Requests are bound to exactly one world by their host."""
+
 import pytest
 from django.db import connection
 
@@ -74,8 +75,9 @@ def test_the_platform_host_does_not_serve_replica_pages(client, world):
 DEBUG_LEAKS = [b"Traceback", b"Local vars", b"INSTALLED_APPS", b"DATABASES", b"replicagym", b"Request information"]
 
 
-def test_a_failing_view_answers_with_the_worlds_error_page_never_djangos_debug_page(world, world_client, settings,
-                                                                                     monkeypatch, caplog):
+def test_a_failing_view_answers_with_the_worlds_error_page_never_djangos_debug_page(
+    world, world_client, settings, monkeypatch, caplog
+):
     settings.DEBUG = True  # the embedded default: the servers episodes use share it
     client = world_client(world)
 
@@ -95,8 +97,9 @@ def test_a_failing_view_answers_with_the_worlds_error_page_never_djangos_debug_p
     assert not [leak for leak in DEBUG_LEAKS if leak in too_many.content]
 
 
-def test_a_write_whose_view_fails_is_rolled_back_where_the_request_holds_the_worlds_lock(world, world_client,
-                                                                                        monkeypatch):
+def test_a_write_whose_view_fails_is_rolled_back_where_the_request_holds_the_worlds_lock(
+    world, world_client, monkeypatch
+):
     with bound_world(world):
         note = Note.objects.order_by("public_id").first()
 

@@ -1,4 +1,5 @@
 """Configuration is parsed strictly: a bad value stops start-up naming the variable."""
+
 import json
 import os
 import subprocess
@@ -21,10 +22,18 @@ def test_sqlite_urls_resolve_relative_to_the_project_and_use_wal():
 
 def test_postgres_urls_are_split_into_their_parts():
     cfg = parse_database_url("DATABASE_URL", "postgres://u:p%40ss@db.local:6543/gym", ROOT)
-    assert (cfg["USER"], cfg["PASSWORD"], cfg["HOST"], cfg["PORT"], cfg["NAME"]) == ("u", "p@ss", "db.local", "6543", "gym")
+    assert (cfg["USER"], cfg["PASSWORD"], cfg["HOST"], cfg["PORT"], cfg["NAME"]) == (
+        "u",
+        "p@ss",
+        "db.local",
+        "6543",
+        "gym",
+    )
 
 
-@pytest.mark.parametrize("url", ["mysql://x/y", "postgres://host:99999999/db", "postgres://host/", "sqlite://", "nonsense"])
+@pytest.mark.parametrize(
+    "url", ["mysql://x/y", "postgres://host:99999999/db", "postgres://host/", "sqlite://", "nonsense"]
+)
 def test_bad_database_urls_name_the_variable(url):
     with pytest.raises(ImproperlyConfigured, match="DATABASE_URL"):
         parse_database_url("DATABASE_URL", url, ROOT)
@@ -100,7 +109,9 @@ def test_production_mode_hides_the_cookies_from_scripts_and_sends_hsts_over_http
     plain = _settings({**PRODUCTION}, tmp_path)
     assert plain["DEBUG"] is False and plain["CSRF_COOKIE_HTTPONLY"] and plain["SESSION_COOKIE_HTTPONLY"]
     assert plain["SECURE_HSTS_SECONDS"] >= 365 * 24 * 3600
-    assert not plain["SESSION_COOKIE_SECURE"] and plain["SECURE_PROXY_SSL_HEADER"] is None  # served over http: cookies must still travel
+    assert (
+        not plain["SESSION_COOKIE_SECURE"] and plain["SECURE_PROXY_SSL_HEADER"] is None
+    )  # served over http: cookies must still travel
     https = _settings({**PRODUCTION, "REPLICAGYM_HTTPS": "true"}, tmp_path)
     assert https["SESSION_COOKIE_SECURE"] and https["CSRF_COOKIE_SECURE"]
     assert https["SECURE_PROXY_SSL_HEADER"] == ["HTTP_X_FORWARDED_PROTO", "https"]
@@ -110,7 +121,10 @@ def test_the_world_secret_is_generated_once_and_kept_across_restarts_unless_set(
     first, again = _settings({}, tmp_path), _settings({}, tmp_path)
     assert len(first["WORLD_SECRET"]) >= 32 and first["WORLD_SECRET"] == again["WORLD_SECRET"]
     assert (tmp_path / "world-secret").stat().st_mode & 0o077 == 0  # readable by its owner only
-    assert _settings({"REPLICAGYM_WORLD_SECRET": "from-the-environment"}, tmp_path)["WORLD_SECRET"] == "from-the-environment"
+    assert (
+        _settings({"REPLICAGYM_WORLD_SECRET": "from-the-environment"}, tmp_path)["WORLD_SECRET"]
+        == "from-the-environment"
+    )
     other = tmp_path / "elsewhere"
     other.mkdir()
     assert _settings({}, other)["WORLD_SECRET"] != first["WORLD_SECRET"]  # another installation, another secret

@@ -1,4 +1,5 @@
 """`manage.py world`: the command line that creates, shows and compares worlds."""
+
 import fcntl
 import json
 import os
@@ -70,7 +71,9 @@ def cli_env(tmp_path_factory, worker_id):
     ],
 )
 def test_bad_arguments_exit_non_zero_with_one_clear_line(cli_env, args, message):
-    result = subprocess.run([sys.executable, "manage.py", "world", *args], cwd=ROOT, env=cli_env, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "world", *args], cwd=ROOT, env=cli_env, capture_output=True, text=True
+    )
     assert result.returncode != 0
     assert result.stdout == ""
     lines = result.stderr.strip().splitlines()

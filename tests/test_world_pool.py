@@ -1,4 +1,5 @@
 """The warm pool of worlds: a pooled world is a fresh clone in all but timing, handed out once, kept current."""
+
 import threading
 from datetime import timedelta
 
@@ -92,7 +93,9 @@ def test_a_rolled_back_take_puts_the_world_back(pool_on):
 def test_fill_tops_up_to_the_size_and_only_current_worlds_count(pool_on):
     assert pool_fill(**KEY, size=3) == 3
     assert pool_fill(**KEY, size=3) == 0
-    World.objects.filter(pooled=True).filter(pk=World.objects.filter(pooled=True).first().pk).update(generator_version="old")
+    World.objects.filter(pooled=True).filter(pk=World.objects.filter(pooled=True).first().pk).update(
+        generator_version="old"
+    )
     assert pool_ready(**KEY) == 2
     assert pool_fill(**KEY, size=3) == 1
     assert {(r["generator_version"] == "old", r["ready"]) for r in pool_status()} == {(True, 1), (False, 3)}
@@ -178,8 +181,9 @@ def test_concurrent_claims_in_processes_never_share_a_world(pool_on):
     pool_fill(**KEY, size=5)
     db_name = str(connection.settings_dict["NAME"])
     connection.close()
-    with ProcessPoolExecutor(max_workers=3, mp_context=get_context("spawn"), initializer=child_setup,
-                             initargs=(db_name,)) as executor:
+    with ProcessPoolExecutor(
+        max_workers=3, mp_context=get_context("spawn"), initializer=child_setup, initargs=(db_name,)
+    ) as executor:
         claimed = list(executor.map(claim_in_child, [KEY] * 8))
     taken = [pk for pk in claimed if pk is not None]
     assert len(taken) == len(set(taken)) == 5

@@ -1,4 +1,5 @@
 """Worlds: determinism, cloning, isolation, lifecycle."""
+
 import pytest
 
 from replicas.testbed.models import Member, Note

@@ -22,6 +22,7 @@ tests/episodes/test_action_fuzz.py).
 An element argument is a bid (`^[a-z]{0,2}\\d+$`, stamped into the DOM by the
 engine) or else a Playwright selector (`role=button[name='Submit']`, `#id`, ...).
 """
+
 import ast
 import json
 import math
@@ -68,7 +69,9 @@ def _parse_call(text: str) -> tuple[str, list, dict]:
     if isinstance(call, ast.Name):
         raise ActionError(f"expected '(' after {call.id}: an action is a call such as {call.id}(...)")
     if not isinstance(call, ast.Call):
-        raise ActionError(f"an action starts with a function name, found {_snippet(call)} at column {_column(text, call)}")
+        raise ActionError(
+            f"an action starts with a function name, found {_snippet(call)} at column {_column(text, call)}"
+        )
     if not isinstance(call.func, ast.Name):
         raise ActionError(
             f"an action starts with a function name, found {_snippet(call.func)} at column {_column(text, call.func)}"
@@ -164,9 +167,11 @@ def _literal_value(node: ast.expr, text: str):
                 raise ActionError(f"the string at column {_column(text, node)} is not valid Unicode") from None
         return node.value
     if (
-        isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd)
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub | ast.UAdd)
         and isinstance(node.operand, ast.Constant)
-        and isinstance(node.operand.value, int | float) and not isinstance(node.operand.value, bool)
+        and isinstance(node.operand.value, int | float)
+        and not isinstance(node.operand.value, bool)
     ):
         return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
     if isinstance(node, ast.List | ast.Tuple):
@@ -191,6 +196,7 @@ def _snippet(node: ast.expr) -> str:
 
 
 # --- argument kinds ----------------------------------------------------------------
+
 
 def _check(kind: str, value, where: str):
     """Validate and normalise one argument; `where` names it in messages."""
@@ -225,7 +231,7 @@ def _check(kind: str, value, where: str):
         return value
     if kind == "modifiers":
         if not isinstance(value, list):
-            raise ActionError(f"{where} must be a list such as [\"Shift\"], not {_type_name(value)}")
+            raise ActionError(f'{where} must be a list such as ["Shift"], not {_type_name(value)}')
         for m in value:
             if m not in MODIFIERS:
                 raise ActionError(f"{where}: {m!r} is not one of {', '.join(MODIFIERS)}")
@@ -242,7 +248,9 @@ def _check(kind: str, value, where: str):
 def _type_name(value) -> str:
     if isinstance(value, bool):
         return "a boolean"
-    return {str: "a string", int: "an integer", float: "a number", list: "a list"}.get(type(value), type(value).__name__)
+    return {str: "a string", int: "an integer", float: "a number", list: "a list"}.get(
+        type(value), type(value).__name__
+    )
 
 
 def _arg(kind: str, default=MISSING):
@@ -250,6 +258,7 @@ def _arg(kind: str, default=MISSING):
 
 
 # --- the actions ----------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Action:
@@ -537,11 +546,40 @@ class KeyboardUp(Action):
 ACTIONS: dict[str, type[Action]] = {
     cls.name: cls
     for cls in (
-        Click, DblClick, Hover, Fill, Clear, SelectOption, Check, Uncheck, Press, Focus, DragAndDrop,
-        UploadFile, Scroll, Goto, GoBack, GoForward, NewTab, TabFocus, TabClose, SendMsgToUser,
-        ReportInfeasible, Noop, MouseMove, MouseClick, MouseDblClick, MouseDown, MouseUp,
-        MouseDragAndDrop, MouseUploadFile, KeyboardType, KeyboardInsertText, KeyboardPress,
-        KeyboardDown, KeyboardUp,
+        Click,
+        DblClick,
+        Hover,
+        Fill,
+        Clear,
+        SelectOption,
+        Check,
+        Uncheck,
+        Press,
+        Focus,
+        DragAndDrop,
+        UploadFile,
+        Scroll,
+        Goto,
+        GoBack,
+        GoForward,
+        NewTab,
+        TabFocus,
+        TabClose,
+        SendMsgToUser,
+        ReportInfeasible,
+        Noop,
+        MouseMove,
+        MouseClick,
+        MouseDblClick,
+        MouseDown,
+        MouseUp,
+        MouseDragAndDrop,
+        MouseUploadFile,
+        KeyboardType,
+        KeyboardInsertText,
+        KeyboardPress,
+        KeyboardDown,
+        KeyboardUp,
     )
 }
 # Other names agents use for the same action.

@@ -18,7 +18,8 @@ def agent_view(verdict: dict | None, rewards: dict | None) -> dict:
     view_rewards = None
     if rewards is not None:
         view_rewards = {
-            str(name): float(value) for name, value in rewards.items()
+            str(name): float(value)
+            for name, value in rewards.items()
             if isinstance(value, int | float) and not isinstance(value, bool)
         }
     view_verdict = None

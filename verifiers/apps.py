@@ -1,4 +1,5 @@
 """The verifiers app: installed so that `manage.py verify_tasks` is found; it has no models."""
+
 from django.apps import AppConfig
 
 

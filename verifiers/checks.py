@@ -5,6 +5,7 @@ every assertion, registered with `@register_check("name")`. Replicas register th
 own in their `checks_module` (ReplicaConfig; default `<app>.checks`), imported the
 first time a spec of theirs is validated or verified.
 """
+
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -25,7 +26,10 @@ class Check:
 def register_check(name: str, *, args_schema: dict | None = None, validate_args: Callable | None = None):
     def decorate(fn):
         existing = _REGISTRY.get(name)
-        if existing is not None and (existing.fn.__module__, existing.fn.__qualname__) != (fn.__module__, fn.__qualname__):
+        if existing is not None and (existing.fn.__module__, existing.fn.__qualname__) != (
+            fn.__module__,
+            fn.__qualname__,
+        ):
             raise ValueError(f"python check {name!r} is already registered by {existing.fn.__module__}")
         _REGISTRY[name] = Check(name, fn, args_schema, validate_args)
         return fn

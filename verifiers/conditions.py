@@ -6,6 +6,7 @@ A condition is either a value (meaning `eq`) or an object of operators and optio
 `{"amount": "49.99", "currency": "USD"}` (money), `{"clock": "+3d"}` (world clock relative),
 `{"set": ["vip", "billing"]}` (order-free list).
 """
+
 import json
 import re
 from dataclasses import dataclass, field
@@ -31,8 +32,11 @@ OPS_BY_KIND = {
 }
 OPTIONS_BY_KIND = {
     "text": {"case_insensitive", "normalize_whitespace"},
-    "int": {"tolerance"}, "float": {"tolerance"}, "decimal": {"tolerance"},
-    "datetime": {"tolerance"}, "date": set(),
+    "int": {"tolerance"},
+    "float": {"tolerance"},
+    "decimal": {"tolerance"},
+    "datetime": {"tolerance"},
+    "date": set(),
 }
 
 
@@ -155,13 +159,18 @@ def _check_value(value, info, kind, path, op):
     literal = _is_literal(value)
     if kind in ("int", "float"):
         if isinstance(value, bool) or not isinstance(value, (int, float) if kind == "float" else int):
-            raise ConditionError(path, f"expected {'a number' if kind == 'float' else 'an integer'} for {kind} field {info.name!r}, got {json.dumps(value)}")
+            raise ConditionError(
+                path,
+                f"expected {'a number' if kind == 'float' else 'an integer'} for {kind} field {info.name!r}, got {json.dumps(value)}",
+            )
     elif kind == "decimal":
         if literal and "amount" in value:
             if "currency" in value and info.currency_field is None:
                 raise ConditionError(path, f"field {info.name!r} has no currency field alongside it")
-            if "currency" in value and not has_placeholder(value["currency"]) and not (
-                isinstance(value["currency"], str) and re.fullmatch(r"[A-Za-z]{3}", value["currency"])
+            if (
+                "currency" in value
+                and not has_placeholder(value["currency"])
+                and not (isinstance(value["currency"], str) and re.fullmatch(r"[A-Za-z]{3}", value["currency"]))
             ):
                 raise ConditionError(path, f"currency must be a three-letter code, got {json.dumps(value['currency'])}")
             value = value["amount"]
@@ -183,7 +192,10 @@ def _check_value(value, info, kind, path, op):
                 raise BadValue(value)
             parse_datetime(value) if kind == "datetime" else parse_date(value)
         except BadValue:
-            raise ConditionError(path, f"expected a {kind} (ISO 8601 or {{\"clock\": \"+3d\"}}) for field {info.name!r}, got {json.dumps(value)}")
+            raise ConditionError(
+                path,
+                f'expected a {kind} (ISO 8601 or {{"clock": "+3d"}}) for field {info.name!r}, got {json.dumps(value)}',
+            )
     elif kind == "bool":
         if not isinstance(value, bool):
             raise ConditionError(path, f"expected true or false for field {info.name!r}, got {json.dumps(value)}")
@@ -194,7 +206,9 @@ def _check_value(value, info, kind, path, op):
             raise ConditionError(path, f"{value!r} is not a choice of field {info.name!r} ({', '.join(info.choices)})")
     elif kind == "ref":
         if isinstance(value, bool) or not isinstance(value, (str, int)):
-            raise ConditionError(path, f"expected the public key of the row that {info.name!r} refers to, got {json.dumps(value)}")
+            raise ConditionError(
+                path, f"expected the public key of the row that {info.name!r} refers to, got {json.dumps(value)}"
+            )
     elif kind == "json":
         if literal and "set" in value and not isinstance(value["set"], list):
             raise ConditionError(path, "set takes a list")
@@ -207,7 +221,9 @@ class _Incomparable(Exception):
     pass
 
 
-def condition_holds(raw, info, actual, *, row=None, clock: datetime | None = None, value_kind: str | None = None) -> bool:
+def condition_holds(
+    raw, info, actual, *, row=None, clock: datetime | None = None, value_kind: str | None = None
+) -> bool:
     """Whether the field value `actual` (as in a snapshot) satisfies condition `raw`."""
     kind = value_kind or info.kind
     cond = parse_condition(raw)

@@ -6,6 +6,7 @@ text; visibility follows the `hidden` attribute, inline `display:none` /
 `visibility:hidden`, `aria-hidden`, closed `<dialog>`/`<details>`, and
 `data-rg-hidden` (the engine may stamp it where the computed style hides an element).
 """
+
 import re
 import weakref
 
@@ -14,8 +15,24 @@ import lxml.html
 
 NEVER_RENDERED = {"head", "script", "style", "template", "noscript", "title", "meta", "link", "base"}
 NAME_FROM_CONTENT = {
-    "button", "link", "heading", "option", "cell", "columnheader", "rowheader", "tab", "menuitem",
-    "menuitemcheckbox", "menuitemradio", "checkbox", "radio", "switch", "treeitem", "tooltip", "row", "listitem",
+    "button",
+    "link",
+    "heading",
+    "option",
+    "cell",
+    "columnheader",
+    "rowheader",
+    "tab",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "checkbox",
+    "radio",
+    "switch",
+    "treeitem",
+    "tooltip",
+    "row",
+    "listitem",
 }
 LANDMARK_SCOPES = {"article", "aside", "main", "nav", "section"}
 
@@ -64,7 +81,9 @@ def text_of(node: Node, *, rendered_only: bool = True) -> str:
 
 # --- visibility -------------------------------------------------------------------------------
 
-_STYLE_HIDDEN = re.compile(r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)", re.I)
+_STYLE_HIDDEN = re.compile(
+    r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important\s*)?(?:;|$)", re.I
+)
 
 
 def _hides(node: Node) -> bool:
@@ -144,12 +163,36 @@ def role_of(node: Node) -> str | None:
         table = next((anc for anc in node.iterancestors() if anc.tag == "table"), None)
         return "gridcell" if table is not None and table.get("role") == "grid" else "cell"
     return {
-        "button": "button", "textarea": "textbox", "option": "option", "optgroup": "group", "ul": "list",
-        "ol": "list", "menu": "list", "li": "listitem", "table": "table", "tr": "row", "thead": "rowgroup",
-        "tbody": "rowgroup", "tfoot": "rowgroup", "nav": "navigation", "main": "main", "aside": "complementary",
-        "article": "article", "dialog": "dialog", "fieldset": "group", "details": "group", "progress": "progressbar",
-        "meter": "meter", "hr": "separator", "output": "status", "p": "paragraph", "blockquote": "blockquote",
-        "dl": "list", "dt": "term", "dd": "definition", "summary": "button",
+        "button": "button",
+        "textarea": "textbox",
+        "option": "option",
+        "optgroup": "group",
+        "ul": "list",
+        "ol": "list",
+        "menu": "list",
+        "li": "listitem",
+        "table": "table",
+        "tr": "row",
+        "thead": "rowgroup",
+        "tbody": "rowgroup",
+        "tfoot": "rowgroup",
+        "nav": "navigation",
+        "main": "main",
+        "aside": "complementary",
+        "article": "article",
+        "dialog": "dialog",
+        "fieldset": "group",
+        "details": "group",
+        "progress": "progressbar",
+        "meter": "meter",
+        "hr": "separator",
+        "output": "status",
+        "p": "paragraph",
+        "blockquote": "blockquote",
+        "dl": "list",
+        "dt": "term",
+        "dd": "definition",
+        "summary": "button",
     }.get(tag)
 
 

@@ -4,6 +4,7 @@ Pure and read-only: it reads snapshots, their diff, the final page's HTML, the
 trajectory and the agent's messages; it never touches the database. Python
 checks get a deep copy of the inputs, so a faulty check cannot alter them.
 """
+
 import copy
 import json
 import re
@@ -127,7 +128,11 @@ def _count_text(count) -> str:
     if isinstance(count, int):
         return str(count)
     lo, hi = count.get("min"), count.get("max")
-    return f"{lo} to {hi}" if lo is not None and hi is not None else (f"at least {lo}" if lo is not None else f"at most {hi}")
+    return (
+        f"{lo} to {hi}"
+        if lo is not None and hi is not None
+        else (f"at least {lo}" if lo is not None else f"at most {hi}")
+    )
 
 
 def _keys(keys) -> str:
@@ -168,7 +173,9 @@ def _diff(a, ctx, spec):
     if a.get("only_allowed"):
         collateral = collateral_changes(spec, ctx.inputs, ctx=ctx)
         if collateral:
-            return False, f"{len(collateral)} change(s) outside allowed_changes: " + _keys(_describe(c) for c in collateral)
+            return False, f"{len(collateral)} change(s) outside allowed_changes: " + _keys(
+                _describe(c) for c in collateral
+            )
         return True, "nothing changed outside allowed_changes"
     table, op, fields = a["table"], a["op"], ctx.fields[a["table"]]
     matched = []
@@ -217,8 +224,10 @@ def collateral_changes(spec: dict, inputs: VerifierInputs, *, ctx=None) -> list[
         for op in ("added", "removed", "changed"):
             for key, row, changes in _diff_rows(ctx, table, op):
                 applicable = [
-                    r for r in rules
-                    if r["table"] == table and op in r.get("ops", ("added", "changed", "removed"))
+                    r
+                    for r in rules
+                    if r["table"] == table
+                    and op in r.get("ops", ("added", "changed", "removed"))
                     and _row_matches(r.get("where", {}), key, row, fields, ctx.clock)
                 ]
                 if op != "changed":
@@ -245,7 +254,11 @@ def _page(a, ctx, spec):
         return True, f"the final page is {path}"
     el = a["element"]
     found = dom.find(
-        ctx.page, role=el.get("role"), name=el.get("name"), label=el.get("label"), text=el.get("text"),
+        ctx.page,
+        role=el.get("role"),
+        name=el.get("name"),
+        label=el.get("label"),
+        text=el.get("text"),
         exact=el.get("exact", False),
     )
     what = ", ".join(f"{k}={v!r}" for k, v in el.items() if k != "exact")
@@ -274,7 +287,10 @@ def _page(a, ctx, spec):
         info = FieldInfo("value", as_kind, nullable=True)
         values = [dom.value_of(n) for n in candidates]
         if not any(condition_holds(a["value"], info, v, clock=ctx.clock) for v in values):
-            return False, f"element with {what} holds {_keys(json.dumps(v) for v in values)}, expected {json.dumps(a['value'])}"
+            return (
+                False,
+                f"element with {what} holds {_keys(json.dumps(v) for v in values)}, expected {json.dumps(a['value'])}",
+            )
     return True, f"{len(candidates)} element(s) with {what} on {path}"
 
 
@@ -320,7 +336,10 @@ def _one_answer(a, found: list, fits, show) -> tuple[bool, str]:
         hit = next((c for c in found if fits(c)), None)
         return (True, show(hit)) if hit is not None else (False, f"none of {_keys(show(c) for c in found)} is right")
     if len(found) > 1:
-        return False, f"it states {len(found)} candidates ({_keys(show(c) for c in found)}); an answer states exactly one"
+        return (
+            False,
+            f"it states {len(found)} candidates ({_keys(show(c) for c in found)}); an answer states exactly one",
+        )
     return fits(found[0]), show(found[0]) if fits(found[0]) else f"{show(found[0])} is not right"
 
 
@@ -419,6 +438,7 @@ _ANSWER_MATCH = {
 
 # --- trajectory -----------------------------------------------------------------------------
 
+
 def fault_label(event) -> str:
     if isinstance(event, dict):
         for key in ("fault", "kind", "name", "type"):
@@ -482,7 +502,8 @@ def _trajectory(a, ctx, spec):
     for requirement in a.get("written_by", []):
         matcher = {"fault": requirement.get("fault", "")}
         passed, detail = written_by(
-            requirement, steps,
+            requirement,
+            steps,
             lambda pos, m=matcher: any(p <= pos and _event_matches(m, e) for p, e in fault_positions),
         )
         if not passed:

@@ -3,6 +3,7 @@
 Read from the replica's world models through the registry, so a spec is checked
 against the models as they are, and comparisons are chosen by the field's type.
 """
+
 from dataclasses import dataclass
 from functools import cache
 

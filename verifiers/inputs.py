@@ -1,4 +1,5 @@
 """What a verifier reads: the world's state at the start and end, their diff, the final page, the trajectory."""
+
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -38,8 +39,9 @@ class VerifierInputs:
         return parse_datetime(self.clock) if self.clock else None
 
 
-def verifier_inputs_for(*, world, initial: dict, final: dict, final_page=None, trajectory=(), messages=(),
-                        params=None) -> VerifierInputs:
+def verifier_inputs_for(
+    *, world, initial: dict, final: dict, final_page=None, trajectory=(), messages=(), params=None
+) -> VerifierInputs:
     """The inputs for an episode that ran in `world`: its state at the start (`initial`) and at
     the end (`final`, the snapshot the episode stores), its final page, steps and messages."""
     return VerifierInputs(

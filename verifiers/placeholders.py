@@ -5,6 +5,7 @@ the verifier spec. A string that is exactly `"{name}"` becomes the param's value
 its JSON type; inside a longer string the value is spliced in as text (escaped under
 keys whose strings are regular expressions). `{{` and `}}` stand for literal braces.
 """
+
 import copy
 import json
 import re

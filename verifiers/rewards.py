@@ -36,6 +36,7 @@ Staff keep the full picture in the stored verdict (assertions, collateral change
   what must not change voids the episode. Default weights
   `{"task_completion": 1}`, i.e. task_completion × collateral.
 """
+
 from replicas.worlds.faults import recovery_outcomes
 
 from .actions import action_parts
@@ -170,7 +171,9 @@ def unscored_signals() -> dict:
     return {**dict.fromkeys(SIGNALS, 0.0), "episode_reward": 0.0}
 
 
-def reward_signals(*, verdict, trajectory, reference_steps, weights=None, collateral_ok=None, ended_by_agent=True) -> dict:
+def reward_signals(
+    *, verdict, trajectory, reference_steps, weights=None, collateral_ok=None, ended_by_agent=True
+) -> dict:
     """The reward signals of one episode and `episode_reward`, all in [0, 1].
 
     `verdict` is a Verdict or its stored dict (to recompute rewards with other

@@ -4,6 +4,7 @@ A verifier that passes the empty trajectory checks nothing; one that fails the
 reference solution is wrong or the task is impossible; one that passes a negative
 example lets a known wrong way through.
 """
+
 from dataclasses import dataclass, field
 
 

@@ -4,6 +4,7 @@
 starts with the JSON path of the problem, e.g.
 `assertions[2].where.statuss: unknown field 'statuss' of <replica>.ticket`.
 """
+
 import hashlib
 import json
 import re
@@ -165,7 +166,9 @@ def _validate_state(a, path, known, replica, spec):
 def _validate_diff(a, path, known, replica, spec):
     if a.get("only_allowed"):
         if "allowed_changes" not in spec:
-            raise SpecError(f"{path}.only_allowed", "only_allowed needs the spec's allowed_changes (an empty list allows nothing)")
+            raise SpecError(
+                f"{path}.only_allowed", "only_allowed needs the spec's allowed_changes (an empty list allows nothing)"
+            )
         return
     fields = _table(known, a["table"], f"{path}.table")
     _check_where(a.get("where", {}), fields, a["table"], f"{path}.where")
@@ -194,7 +197,9 @@ def _validate_page(a, path, known, replica, spec):
 
 def _validate_answer(a, path, known, replica, spec):
     kind = a["type"]
-    needs = {"number": "expected", "money": "expected", "date": "expected", "one_of": "values", "regex": "pattern"}[kind]
+    needs = {"number": "expected", "money": "expected", "date": "expected", "one_of": "values", "regex": "pattern"}[
+        kind
+    ]
     if needs not in a:
         raise SpecError(path, f"an answer of type {kind} needs {needs!r}")
     misplaced = {"values", "pattern", "expected"} - {needs}
@@ -220,7 +225,9 @@ def _check_answer_strictness(a, path, kind):
     match = a.get("match")
     if kind in ("number", "money", "date"):
         if match not in (None, "one", "any"):
-            raise SpecError(f"{path}.match", f'an answer of type {kind} matches "one" (the default) or "any", not {match!r}')
+            raise SpecError(
+                f"{path}.match", f'an answer of type {kind} matches "one" (the default) or "any", not {match!r}'
+            )
         if "candidates" in a:
             raise SpecError(f"{path}.candidates", f"the candidates of an answer of type {kind} are its {kind} values")
         if match == "any" and not str(a.get("reason", "")).strip():
@@ -230,10 +237,14 @@ def _check_answer_strictness(a, path, kind):
             )
         return
     if match not in (None, "full", "search"):
-        raise SpecError(f"{path}.match", f'an answer of type {kind} matches "full" (the default) or "search", not {match!r}')
+        raise SpecError(
+            f"{path}.match", f'an answer of type {kind} matches "full" (the default) or "search", not {match!r}'
+        )
     if "candidates" in a:
         if match != "search":
-            raise SpecError(f"{path}.candidates", 'candidates apply to "match": "search" (a full match is one candidate)')
+            raise SpecError(
+                f"{path}.candidates", 'candidates apply to "match": "search" (a full match is one candidate)'
+            )
         _check_regex(a["candidates"], f"{path}.candidates")
 
 
@@ -275,7 +286,9 @@ def _validate_trajectory(a, path, known, replica, spec):
     for i, requirement in enumerate(a.get("written_by", [])):
         where = f"{path}.written_by[{i}]"
         if requirement["action"] not in ACTIONS:
-            raise SpecError(f"{where}.action", f"unknown action {requirement['action']!r} (actions: {', '.join(sorted(ACTIONS))})")
+            raise SpecError(
+                f"{where}.action", f"unknown action {requirement['action']!r} (actions: {', '.join(sorted(ACTIONS))})"
+            )
         for j, write in enumerate(requirement["writes"]):
             _table(known, write["table"], f"{where}.writes[{j}].table")
         for field in ("args", "fault"):
@@ -286,7 +299,9 @@ def _validate_trajectory(a, path, known, replica, spec):
 def _validate_python(a, path, known, replica, spec):
     check = checks.get_check(a["check"])
     if check is None:
-        raise SpecError(f"{path}.check", f"unknown python check {a['check']!r} (registered: {', '.join(checks.names()) or 'none'})")
+        raise SpecError(
+            f"{path}.check", f"unknown python check {a['check']!r} (registered: {', '.join(checks.names()) or 'none'})"
+        )
     if check.args_schema is not None:
         error = first_schema_error(jsonschema.Draft202012Validator(check.args_schema), a.get("args", {}))
         if error is not None:

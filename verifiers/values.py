@@ -3,14 +3,27 @@
 Verifiers compare meanings, not spellings: "$0.00" equals "0", "2026-03-05" equals
 "March 5, 2026", and 49.99 is never found inside "149.99".
 """
+
 import re
 import unicodedata
 from datetime import UTC, date, datetime, timedelta
 from decimal import Decimal, InvalidOperation
 
 CURRENCY_SYMBOLS = {
-    "US$": "USD", "CA$": "CAD", "C$": "CAD", "A$": "AUD", "AU$": "AUD", "NZ$": "NZD", "HK$": "HKD",
-    "$": "$", "€": "EUR", "£": "GBP", "¥": "¥", "₹": "INR", "R$": "BRL", "CHF": "CHF",
+    "US$": "USD",
+    "CA$": "CAD",
+    "C$": "CAD",
+    "A$": "AUD",
+    "AU$": "AUD",
+    "NZ$": "NZD",
+    "HK$": "HKD",
+    "$": "$",
+    "€": "EUR",
+    "£": "GBP",
+    "¥": "¥",
+    "₹": "INR",
+    "R$": "BRL",
+    "CHF": "CHF",
 }
 # A bare "$" or "¥" names no one currency: a Canadian desk writes "$140.62" for CAD.
 AMBIGUOUS_SYMBOLS = {
@@ -18,8 +31,31 @@ AMBIGUOUS_SYMBOLS = {
     "¥": {"JPY", "CNY"},
 }
 CURRENCY_CODES = {
-    "USD", "EUR", "GBP", "JPY", "CAD", "AUD", "NZD", "CHF", "SEK", "NOK", "DKK", "PLN", "CZK", "HUF",
-    "INR", "BRL", "MXN", "SGD", "HKD", "CNY", "ZAR", "KRW", "TRY", "ILS", "AED",
+    "USD",
+    "EUR",
+    "GBP",
+    "JPY",
+    "CAD",
+    "AUD",
+    "NZD",
+    "CHF",
+    "SEK",
+    "NOK",
+    "DKK",
+    "PLN",
+    "CZK",
+    "HUF",
+    "INR",
+    "BRL",
+    "MXN",
+    "SGD",
+    "HKD",
+    "CNY",
+    "ZAR",
+    "KRW",
+    "TRY",
+    "ILS",
+    "AED",
 }
 
 # A number as people write it: "1,234.50", "1.234,50", "49.99", "0", "-3". It may not
@@ -139,9 +175,20 @@ def money_in(text: str) -> list[tuple[Decimal, str | None]]:
 MONTHS = {
     name: i + 1
     for i, names in enumerate(
-        [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
-         ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
-         ("october", "oct"), ("november", "nov"), ("december", "dec")]
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ]
     )
     for name in names
 }

@@ -6,6 +6,7 @@
 A trainer would turn each episode's trajectory (its actions, and the observations it
 logged) into token log-probabilities and weight them by the advantage printed here.
 """
+
 import argparse
 import os
 
@@ -26,8 +27,10 @@ def main():
     group = group_rollout(task=args.task, agent=args.agent, size=args.size, timeout=900)
     print(f"group {group.run}: {len(group.episodes)} episodes of {group.task}")
     for episode, advantage in zip(group.episodes, group.advantages(), strict=True):
-        print(f"  episode {episode.episode:>6}  {episode.status:<10} reward {episode.reward:.3f}  "
-              f"advantage {advantage:+.3f}  steps {len(episode.actions)}")
+        print(
+            f"  episode {episode.episode:>6}  {episode.status:<10} reward {episode.reward:.3f}  "
+            f"advantage {advantage:+.3f}  steps {len(episode.actions)}"
+        )
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 """Agents: what picks the actions of an episode (see `agent_from_spec`)."""
+
 from pathlib import Path
 
 from .base import Agent, AgentError, task_info
@@ -8,14 +9,23 @@ from .remote import HttpAgent
 from .scripted import OracleAgent, ReplayAgent, ScriptedAgent
 
 __all__ = [
-    "Agent", "AgentError", "HttpAgent", "NoisyOracleAgent", "OracleAgent", "RandomAgent", "ReplayAgent",
-    "ScriptedAgent", "agent_from_spec",
+    "Agent",
+    "AgentError",
+    "HttpAgent",
+    "NoisyOracleAgent",
+    "OracleAgent",
+    "RandomAgent",
+    "ReplayAgent",
+    "ScriptedAgent",
+    "agent_from_spec",
 ]
 
 SPECS = "oracle, noisy-oracle[:RATE[:SEED]], random, replay:FILE, http:URL, openai:MODEL"
 
 
-def agent_from_spec(spec: str, *, task=None, seed: int = 0, settings: dict | None = None, fenced: bool = False) -> Agent:
+def agent_from_spec(
+    spec: str, *, task=None, seed: int = 0, settings: dict | None = None, fenced: bool = False
+) -> Agent:
     """Build (and reset) the agent named by `spec`; AgentError says what is wrong.
 
     `settings` go to the remote agents' constructors (timeout, max_failures, temperature:

@@ -1,4 +1,5 @@
 """The agent interface: `reset(task_info)` once per episode, then `act(observation) -> action text`."""
+
 from typing import Any
 
 

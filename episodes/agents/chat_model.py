@@ -4,6 +4,7 @@ Its own module, imported only when an `openai:MODEL` agent is made (`episodes.ag
 the SDK's types take most of a second to import, which every Django process (the web,
 each worker, each command) would otherwise pay at start.
 """
+
 import base64
 import json
 import re
@@ -54,8 +55,16 @@ class OpenAIAgent(RemoteAgent):
     MAX_AXTREE_CHARS = 30_000
     HISTORY = 8
 
-    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 timeout: float = 60.0, max_failures: int = 5, temperature: float = 0.0):
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 60.0,
+        max_failures: int = 5,
+        temperature: float = 0.0,
+    ):
         super().__init__(timeout=timeout, max_failures=max_failures)
         if not model or not isinstance(model, str):
             raise AgentError("openai agent needs a model name, as in openai:gpt-4o")
@@ -66,8 +75,13 @@ class OpenAIAgent(RemoteAgent):
         self.history: list[str] = []
         # The SDK insists on a key; a local OpenAI-compatible server without auth ignores it.
         # No retries: a failed step becomes noop() and the episode's own limits decide.
-        self.client = openai.OpenAI(base_url=self.base_url, api_key=self.api_key or "unused", timeout=timeout,
-                                    max_retries=0, http_client=http_client(timeout))
+        self.client = openai.OpenAI(
+            base_url=self.base_url,
+            api_key=self.api_key or "unused",
+            timeout=timeout,
+            max_retries=0,
+            http_client=http_client(timeout),
+        )
 
     def reset(self, task_info=None):
         super().reset(task_info)
@@ -90,15 +104,19 @@ class OpenAIAgent(RemoteAgent):
         image = "data:image/png;base64," + base64.b64encode(observation.screenshot).decode("ascii")
         return [
             {"role": "system", "content": SYSTEM_PROMPT.format(actions=actions)},
-            {"role": "user", "content": [
-                {"type": "text", "text": text},
-                {"type": "image_url", "image_url": {"url": image}},
-            ]},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": text},
+                    {"type": "image_url", "image_url": {"url": image}},
+                ],
+            },
         ]
 
     def _ask(self, observation) -> str | None:
         reply = self.client.chat.completions.create(
-            model=self.model, messages=self.messages_for(observation), temperature=self.temperature)
+            model=self.model, messages=self.messages_for(observation), temperature=self.temperature
+        )
         if not reply.choices or reply.choices[0].message is None:
             raise ValueError("reply has no choices[0].message")
         content = reply.choices[0].message.content

@@ -6,6 +6,7 @@ careless person does: it acts on the wrong element (a click on another visible c
 of the step), skips the step, or stops early. The slips depend only on (seed, episode seed, step),
 so an episode replays the same way and the k attempts of a run (episode seeds 0..k-1) differ.
 """
+
 import json
 import random
 

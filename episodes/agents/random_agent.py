@@ -1,12 +1,27 @@
 """A seeded random baseline: valid actions over the visible interactive elements of the AX tree."""
+
 import json
 import random
 import re
 
 from .base import Agent
 
-_LINE = re.compile(r"^(?P<indent>\t*)\[(?P<bid>[a-z]{0,2}\d+)\] (?P<role>\S+)(?: (?P<name>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"))?(?P<props>.*)$")
-_CLICKABLE = {"link", "button", "checkbox", "radio", "menuitem", "tab", "switch", "option", "treeitem", "menuitemcheckbox", "menuitemradio"}
+_LINE = re.compile(
+    r"^(?P<indent>\t*)\[(?P<bid>[a-z]{0,2}\d+)\] (?P<role>\S+)(?: (?P<name>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"))?(?P<props>.*)$"
+)
+_CLICKABLE = {
+    "link",
+    "button",
+    "checkbox",
+    "radio",
+    "menuitem",
+    "tab",
+    "switch",
+    "option",
+    "treeitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+}
 _TEXT = {"textbox", "searchbox"}
 _WORDS = ("refund", "urgent", "thanks", "order", "duplicate", "invoice", "hello", "42", "escalate", "closed")
 

@@ -4,6 +4,7 @@ A remote failure (timeout, refused connection, bad reply) never stops the episod
 itself: the step becomes `noop()` and the problem is kept in `agent.errors`. After
 `max_failures` failures in a row the agent gives up (act returns None).
 """
+
 import json
 from urllib.parse import urlsplit
 

@@ -1,4 +1,5 @@
 """Agents that play a fixed list of actions: the task's reference solution, or a recorded trajectory."""
+
 from pathlib import Path
 
 from verifiers.actions import ActionError, parse_action

@@ -6,122 +6,249 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('catalogue', '0001_initial'),
-        ('worlds', '0001_initial'),
+        ("catalogue", "0001_initial"),
+        ("worlds", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Screenshot',
+            name="Screenshot",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('sha256', models.CharField(max_length=64, unique=True)),
-                ('path', models.CharField(help_text='Relative to DATA_DIR.', max_length=200)),
-                ('size', models.PositiveIntegerField()),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("sha256", models.CharField(max_length=64, unique=True)),
+                ("path", models.CharField(help_text="Relative to DATA_DIR.", max_length=200)),
+                ("size", models.PositiveIntegerField()),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
         ),
         migrations.CreateModel(
-            name='Snapshot',
+            name="Snapshot",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('state_hash', models.CharField(max_length=64, unique=True)),
-                ('doc', models.JSONField()),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("state_hash", models.CharField(max_length=64, unique=True)),
+                ("doc", models.JSONField()),
             ],
         ),
         migrations.CreateModel(
-            name='WorkerHeartbeat',
+            name="WorkerHeartbeat",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(help_text='hostname:pid', max_length=200, unique=True)),
-                ('hostname', models.CharField(max_length=200)),
-                ('pid', models.PositiveIntegerField()),
-                ('system', models.CharField(help_text='platform.system() inside the worker', max_length=60)),
-                ('python', models.CharField(max_length=40)),
-                ('seen_at', models.DateTimeField()),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.CharField(help_text="hostname:pid", max_length=200, unique=True)),
+                ("hostname", models.CharField(max_length=200)),
+                ("pid", models.PositiveIntegerField()),
+                ("system", models.CharField(help_text="platform.system() inside the worker", max_length=60)),
+                ("python", models.CharField(max_length=40)),
+                ("seen_at", models.DateTimeField()),
             ],
         ),
         migrations.CreateModel(
-            name='Run',
+            name="Run",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('agent', models.CharField(max_length=300)),
-                ('attempts', models.PositiveIntegerField(default=1)),
-                ('workers', models.PositiveIntegerField(default=1)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done')], default='queued', max_length=10)),
-                ('report', models.JSONField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('owner', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('suite', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='catalogue.suite')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("agent", models.CharField(max_length=300)),
+                ("attempts", models.PositiveIntegerField(default=1)),
+                ("workers", models.PositiveIntegerField(default=1)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("queued", "Queued"), ("running", "Running"), ("done", "Done")],
+                        default="queued",
+                        max_length=10,
+                    ),
+                ),
+                ("report", models.JSONField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "suite",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="runs", to="catalogue.suite"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Episode',
+            name="Episode",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('agent', models.CharField(help_text='Agent spec: oracle, random:SEED, replay:FILE, http:URL, openai:MODEL, external.', max_length=300)),
-                ('attempt', models.PositiveIntegerField(default=0)),
-                ('seed', models.BigIntegerField(default=0, help_text='Seed handed to seeded agents (random).')),
-                ('world_seed', models.BigIntegerField(default=0, help_text="The world's seed (the task's, unless overridden).")),
-                ('params', models.JSONField(blank=True, default=dict, help_text="The answer key for this episode's world.")),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('errored', 'Errored'), ('timed_out', 'Timed out')], default='queued', max_length=10)),
-                ('claimed_by', models.CharField(blank=True, max_length=200)),
-                ('heartbeat_at', models.DateTimeField(blank=True, help_text='Last sign of life of the worker running it.', null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('started_at', models.DateTimeField(blank=True, null=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('messages', models.JSONField(blank=True, default=list, help_text='What the agent sent to the user.')),
-                ('verdict', models.JSONField(blank=True, null=True)),
-                ('rewards', models.JSONField(blank=True, null=True)),
-                ('error', models.TextField(blank=True)),
-                ('final_url', models.CharField(blank=True, max_length=2000)),
-                ('final_title', models.CharField(blank=True, max_length=500)),
-                ('clock_end', models.DateTimeField(blank=True, help_text='The world clock when the episode ended.', null=True)),
-                ('owner', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='episodes', to=settings.AUTH_USER_MODEL)),
-                ('task', models.ForeignKey(help_text='The task version the episode ran.', on_delete=django.db.models.deletion.PROTECT, related_name='episodes', to='catalogue.task')),
-                ('world', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='worlds.world')),
-                ('run', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='episodes', to='episodes.run')),
-                ('final_state', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='episodes.snapshot')),
-                ('initial_state', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='episodes.snapshot')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "agent",
+                    models.CharField(
+                        help_text="Agent spec: oracle, random:SEED, replay:FILE, http:URL, openai:MODEL, external.",
+                        max_length=300,
+                    ),
+                ),
+                ("attempt", models.PositiveIntegerField(default=0)),
+                ("seed", models.BigIntegerField(default=0, help_text="Seed handed to seeded agents (random).")),
+                (
+                    "world_seed",
+                    models.BigIntegerField(default=0, help_text="The world's seed (the task's, unless overridden)."),
+                ),
+                (
+                    "params",
+                    models.JSONField(blank=True, default=dict, help_text="The answer key for this episode's world."),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("queued", "Queued"),
+                            ("running", "Running"),
+                            ("succeeded", "Succeeded"),
+                            ("failed", "Failed"),
+                            ("errored", "Errored"),
+                            ("timed_out", "Timed out"),
+                        ],
+                        default="queued",
+                        max_length=10,
+                    ),
+                ),
+                ("claimed_by", models.CharField(blank=True, max_length=200)),
+                (
+                    "heartbeat_at",
+                    models.DateTimeField(
+                        blank=True, help_text="Last sign of life of the worker running it.", null=True
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("started_at", models.DateTimeField(blank=True, null=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("messages", models.JSONField(blank=True, default=list, help_text="What the agent sent to the user.")),
+                ("verdict", models.JSONField(blank=True, null=True)),
+                ("rewards", models.JSONField(blank=True, null=True)),
+                ("error", models.TextField(blank=True)),
+                ("final_url", models.CharField(blank=True, max_length=2000)),
+                ("final_title", models.CharField(blank=True, max_length=500)),
+                (
+                    "clock_end",
+                    models.DateTimeField(blank=True, help_text="The world clock when the episode ended.", null=True),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="episodes",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "task",
+                    models.ForeignKey(
+                        help_text="The task version the episode ran.",
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="episodes",
+                        to="catalogue.task",
+                    ),
+                ),
+                (
+                    "world",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="worlds.world",
+                    ),
+                ),
+                (
+                    "run",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="episodes",
+                        to="episodes.run",
+                    ),
+                ),
+                (
+                    "final_state",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="episodes.snapshot",
+                    ),
+                ),
+                (
+                    "initial_state",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="episodes.snapshot",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Step',
+            name="Step",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveIntegerField()),
-                ('action', models.TextField(help_text='The action string as the agent wrote it.')),
-                ('parsed', models.JSONField(blank=True, help_text='The parsed action, null when it did not parse.', null=True)),
-                ('error', models.TextField(blank=True, help_text='The last action error the agent saw after this step.')),
-                ('url', models.CharField(blank=True, max_length=2000)),
-                ('title', models.CharField(blank=True, max_length=500)),
-                ('action_ms', models.FloatField(default=0)),
-                ('settle_ms', models.FloatField(default=0)),
-                ('observe_ms', models.FloatField(default=0)),
-                ('fault_events', models.JSONField(blank=True, default=list)),
-                ('episode', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='steps', to='episodes.episode')),
-                ('screenshot', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='episodes.screenshot')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("index", models.PositiveIntegerField()),
+                ("action", models.TextField(help_text="The action string as the agent wrote it.")),
+                (
+                    "parsed",
+                    models.JSONField(blank=True, help_text="The parsed action, null when it did not parse.", null=True),
+                ),
+                (
+                    "error",
+                    models.TextField(blank=True, help_text="The last action error the agent saw after this step."),
+                ),
+                ("url", models.CharField(blank=True, max_length=2000)),
+                ("title", models.CharField(blank=True, max_length=500)),
+                ("action_ms", models.FloatField(default=0)),
+                ("settle_ms", models.FloatField(default=0)),
+                ("observe_ms", models.FloatField(default=0)),
+                ("fault_events", models.JSONField(blank=True, default=list)),
+                (
+                    "episode",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="steps", to="episodes.episode"
+                    ),
+                ),
+                (
+                    "screenshot",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="episodes.screenshot",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['episode', 'index'],
+                "ordering": ["episode", "index"],
             },
         ),
         migrations.AddIndex(
-            model_name='episode',
-            index=models.Index(fields=['status', 'heartbeat_at'], name='episodes_ep_status_32d3fe_idx'),
+            model_name="episode",
+            index=models.Index(fields=["status", "heartbeat_at"], name="episodes_ep_status_32d3fe_idx"),
         ),
         migrations.AddIndex(
-            model_name='episode',
-            index=models.Index(fields=['run', 'status'], name='episodes_ep_run_id_2efbd6_idx'),
+            model_name="episode",
+            index=models.Index(fields=["run", "status"], name="episodes_ep_run_id_2efbd6_idx"),
         ),
         migrations.AddConstraint(
-            model_name='step',
-            constraint=models.UniqueConstraint(fields=('episode', 'index'), name='one_step_per_index'),
+            model_name="step",
+            constraint=models.UniqueConstraint(fields=("episode", "index"), name="one_step_per_index"),
         ),
     ]

@@ -4,15 +4,16 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('episodes', '0001_initial'),
+        ("episodes", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='step',
-            name='changed',
-            field=models.BooleanField(help_text='The step changed the URL or the page (accessibility tree); null if unknown.', null=True),
+            model_name="step",
+            name="changed",
+            field=models.BooleanField(
+                help_text="The step changed the URL or the page (accessibility tree); null if unknown.", null=True
+            ),
         ),
     ]

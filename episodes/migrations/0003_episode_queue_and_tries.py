@@ -5,27 +5,32 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('catalogue', '0001_initial'),
-        ('episodes', '0002_step_changed'),
-        ('worlds', '0002_faultstate_faultevent_faultprogress'),
+        ("catalogue", "0001_initial"),
+        ("episodes", "0002_step_changed"),
+        ("worlds", "0002_faultstate_faultevent_faultprogress"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='episode',
-            name='queue',
-            field=models.CharField(blank=True, help_text="The queue workers take it from; blank: its creator runs it (run_suite's pool, the gym, the API).", max_length=200),
+            model_name="episode",
+            name="queue",
+            field=models.CharField(
+                blank=True,
+                help_text="The queue workers take it from; blank: its creator runs it (run_suite's pool, the gym, the API).",
+                max_length=200,
+            ),
         ),
         migrations.AddField(
-            model_name='episode',
-            name='tries',
-            field=models.PositiveIntegerField(default=0, help_text='Times a worker claimed it; a worker lost mid-episode costs one.'),
+            model_name="episode",
+            name="tries",
+            field=models.PositiveIntegerField(
+                default=0, help_text="Times a worker claimed it; a worker lost mid-episode costs one."
+            ),
         ),
         migrations.AddIndex(
-            model_name='episode',
-            index=models.Index(fields=['queue', 'status'], name='episodes_ep_queue_46ab9b_idx'),
+            model_name="episode",
+            index=models.Index(fields=["queue", "status"], name="episodes_ep_queue_46ab9b_idx"),
         ),
     ]

@@ -4,20 +4,27 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('episodes', '0003_episode_queue_and_tries'),
+        ("episodes", "0003_episode_queue_and_tries"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='step',
-            name='requests',
-            field=models.JSONField(blank=True, default=list, help_text="The world's logged requests during the step: seq, method, path, field names, status, clock."),
+            model_name="step",
+            name="requests",
+            field=models.JSONField(
+                blank=True,
+                default=list,
+                help_text="The world's logged requests during the step: seq, method, path, field names, status, clock.",
+            ),
         ),
         migrations.AddField(
-            model_name='step',
-            name='writes',
-            field=models.JSONField(blank=True, help_text='Rows the step wrote: [{"table", "id" (public), "op"}]; null if unknown.', null=True),
+            model_name="step",
+            name="writes",
+            field=models.JSONField(
+                blank=True,
+                help_text='Rows the step wrote: [{"table", "id" (public), "op"}]; null if unknown.',
+                null=True,
+            ),
         ),
     ]

@@ -6,91 +6,138 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('catalogue', '0001_initial'),
-        ('episodes', '0004_step_requests_and_writes'),
-        ('worlds', '0004_request_log_step_clock'),
+        ("catalogue", "0001_initial"),
+        ("episodes", "0004_step_requests_and_writes"),
+        ("worlds", "0004_request_log_step_clock"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.RemoveIndex(
-            model_name='episode',
-            name='episodes_ep_queue_46ab9b_idx',
+            model_name="episode",
+            name="episodes_ep_queue_46ab9b_idx",
         ),
         migrations.AddField(
-            model_name='episode',
-            name='agent_settings',
+            model_name="episode",
+            name="agent_settings",
             field=models.JSONField(blank=True, default=dict, help_text="Its run's agent settings."),
         ),
         migrations.AddField(
-            model_name='episode',
-            name='faults',
+            model_name="episode",
+            name="faults",
             field=models.BooleanField(default=True, help_text="The task's faults are armed in its world."),
         ),
         migrations.AddField(
-            model_name='episode',
-            name='priority',
+            model_name="episode",
+            name="priority",
             field=models.SmallIntegerField(default=0, help_text="Its run's priority: workers take higher first."),
         ),
         migrations.AddField(
-            model_name='episode',
-            name='start_screenshot',
-            field=models.ForeignKey(blank=True, help_text='The start page as the agent first saw it.', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='episodes.screenshot'),
+            model_name="episode",
+            name="start_screenshot",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="The start page as the agent first saw it.",
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="+",
+                to="episodes.screenshot",
+            ),
         ),
         migrations.AddField(
-            model_name='episode',
-            name='trace_path',
-            field=models.CharField(blank=True, default='', help_text='Its Playwright trace (zip), relative to DATA_DIR; blank if none.', max_length=300),
+            model_name="episode",
+            name="trace_path",
+            field=models.CharField(
+                blank=True,
+                default="",
+                help_text="Its Playwright trace (zip), relative to DATA_DIR; blank if none.",
+                max_length=300,
+            ),
         ),
         migrations.AddField(
-            model_name='run',
-            name='agent_settings',
-            field=models.JSONField(blank=True, default=dict, help_text='Settings of the agent (timeout, temperature...).'),
+            model_name="run",
+            name="agent_settings",
+            field=models.JSONField(
+                blank=True, default=dict, help_text="Settings of the agent (timeout, temperature...)."
+            ),
         ),
         migrations.AddField(
-            model_name='run',
-            name='faults',
-            field=models.BooleanField(default=True, help_text="Arm each task's faults; off runs the tasks without them."),
+            model_name="run",
+            name="faults",
+            field=models.BooleanField(
+                default=True, help_text="Arm each task's faults; off runs the tasks without them."
+            ),
         ),
         migrations.AddField(
-            model_name='run',
-            name='priority',
-            field=models.SmallIntegerField(default=0, help_text='Workers take episodes of higher-priority runs first.'),
+            model_name="run",
+            name="priority",
+            field=models.SmallIntegerField(default=0, help_text="Workers take episodes of higher-priority runs first."),
         ),
         migrations.AddField(
-            model_name='run',
-            name='task_filter',
-            field=models.CharField(blank=True, default='', help_text='Shell-style pattern over task ids (shop.checkout-*); blank: every task of the suite.', max_length=200),
+            model_name="run",
+            name="task_filter",
+            field=models.CharField(
+                blank=True,
+                default="",
+                help_text="Shell-style pattern over task ids (shop.checkout-*); blank: every task of the suite.",
+                max_length=200,
+            ),
         ),
         migrations.AddField(
-            model_name='step',
-            name='target_box',
-            field=models.JSONField(blank=True, help_text='Where the element the action targeted was before it ran: {"x", "y", "width", "height"} in screenshot pixels; null when the action names no element or it was not found.', null=True),
+            model_name="step",
+            name="target_box",
+            field=models.JSONField(
+                blank=True,
+                help_text='Where the element the action targeted was before it ran: {"x", "y", "width", "height"} in screenshot pixels; null when the action names no element or it was not found.',
+                null=True,
+            ),
         ),
         migrations.AlterField(
-            model_name='episode',
-            name='status',
-            field=models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('succeeded', 'Succeeded'), ('failed', 'Failed'), ('errored', 'Errored'), ('timed_out', 'Timed out'), ('cancelled', 'Cancelled')], default='queued', max_length=10),
+            model_name="episode",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("queued", "Queued"),
+                    ("running", "Running"),
+                    ("succeeded", "Succeeded"),
+                    ("failed", "Failed"),
+                    ("errored", "Errored"),
+                    ("timed_out", "Timed out"),
+                    ("cancelled", "Cancelled"),
+                ],
+                default="queued",
+                max_length=10,
+            ),
         ),
         migrations.AlterField(
-            model_name='run',
-            name='finished_at',
-            field=models.DateTimeField(blank=True, help_text='When it was done or cancelled.', null=True),
+            model_name="run",
+            name="finished_at",
+            field=models.DateTimeField(blank=True, help_text="When it was done or cancelled.", null=True),
         ),
         migrations.AlterField(
-            model_name='run',
-            name='status',
-            field=models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('cancelled', 'Cancelled')], default='queued', max_length=10),
+            model_name="run",
+            name="status",
+            field=models.CharField(
+                choices=[("queued", "Queued"), ("running", "Running"), ("done", "Done"), ("cancelled", "Cancelled")],
+                default="queued",
+                max_length=10,
+            ),
         ),
         migrations.AlterField(
-            model_name='run',
-            name='suite',
-            field=models.ForeignKey(blank=True, help_text='The suite version run; null when the tasks come from the filter alone.', null=True, on_delete=django.db.models.deletion.PROTECT, related_name='runs', to='catalogue.suite'),
+            model_name="run",
+            name="suite",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="The suite version run; null when the tasks come from the filter alone.",
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="runs",
+                to="catalogue.suite",
+            ),
         ),
         migrations.AddIndex(
-            model_name='episode',
-            index=models.Index(fields=['queue', 'status', '-priority'], name='episodes_ep_queue_4f9331_idx'),
+            model_name="episode",
+            index=models.Index(fields=["queue", "status", "-priority"], name="episodes_ep_queue_4f9331_idx"),
         ),
     ]

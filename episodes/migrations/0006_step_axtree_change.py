@@ -4,15 +4,16 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('episodes', '0005_runs_as_a_service'),
+        ("episodes", "0005_runs_as_a_service"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='step',
-            name='axtree_change',
-            field=models.TextField(blank=True, default='', help_text='How the step changed the accessibility tree: its -/+ lines (capped).'),
+            model_name="step",
+            name="axtree_change",
+            field=models.TextField(
+                blank=True, default="", help_text="How the step changed the accessibility tree: its -/+ lines (capped)."
+            ),
         ),
     ]

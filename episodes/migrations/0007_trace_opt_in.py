@@ -4,20 +4,21 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('episodes', '0006_step_axtree_change'),
+        ("episodes", "0006_step_axtree_change"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='episode',
-            name='trace',
-            field=models.BooleanField(default=False, help_text='Record a Playwright trace (opt-in: traces cost time and disk).'),
+            model_name="episode",
+            name="trace",
+            field=models.BooleanField(
+                default=False, help_text="Record a Playwright trace (opt-in: traces cost time and disk)."
+            ),
         ),
         migrations.AddField(
-            model_name='run',
-            name='trace',
-            field=models.BooleanField(default=False, help_text='Record a Playwright trace of each of its episodes.'),
+            model_name="run",
+            name="trace",
+            field=models.BooleanField(default=False, help_text="Record a Playwright trace of each of its episodes."),
         ),
     ]

@@ -4,30 +4,42 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('episodes', '0007_trace_opt_in'),
+        ("episodes", "0007_trace_opt_in"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='episode',
-            name='variation',
-            field=models.BigIntegerField(blank=True, help_text="Seed of the episode's variation: its world seed and its pickers' choices (episodes.variation); null: the task's fixed picks on world_seed.", null=True),
+            model_name="episode",
+            name="variation",
+            field=models.BigIntegerField(
+                blank=True,
+                help_text="Seed of the episode's variation: its world seed and its pickers' choices (episodes.variation); null: the task's fixed picks on world_seed.",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='run',
-            name='seed',
-            field=models.BigIntegerField(blank=True, help_text="Each episode's variation derives from it, the task and the attempt (episodes.variation); null: every episode plays the task's own seed and picks.", null=True),
+            model_name="run",
+            name="seed",
+            field=models.BigIntegerField(
+                blank=True,
+                help_text="Each episode's variation derives from it, the task and the attempt (episodes.variation); null: every episode plays the task's own seed and picks.",
+                null=True,
+            ),
         ),
         migrations.AddField(
-            model_name='run',
-            name='shared_variation',
-            field=models.BooleanField(default=False, help_text='Every attempt of a task plays the same variation (a group rollout: one start state).'),
+            model_name="run",
+            name="shared_variation",
+            field=models.BooleanField(
+                default=False,
+                help_text="Every attempt of a task plays the same variation (a group rollout: one start state).",
+            ),
         ),
         migrations.AlterField(
-            model_name='episode',
-            name='world_seed',
-            field=models.BigIntegerField(default=0, help_text="The world's seed (the task's, unless overridden or varied)."),
+            model_name="episode",
+            name="world_seed",
+            field=models.BigIntegerField(
+                default=0, help_text="The world's seed (the task's, unless overridden or varied)."
+            ),
         ),
     ]

@@ -5,6 +5,7 @@ choice, `v` JSON if it parses else text, `j` JSON, `l` one string per line, `c` 
 strings, `m` a multiple choice), so the server rebuilds the spec without knowing the form, and an
 error's JSON path names the input it belongs to.
 """
+
 import json
 import re
 from decimal import Decimal, InvalidOperation

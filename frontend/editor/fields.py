@@ -6,6 +6,7 @@ docs/schemas/verifier.schema.json (one set of inputs per assertion kind), the te
 docs/schemas/template.schema.json: a new fault, assertion kind or template param kind shows up
 in the editor without touching it. Tables are picked from the replica's models.
 """
+
 import json
 from dataclasses import dataclass, field
 from functools import cache
@@ -94,7 +95,11 @@ def _text(kind: str, value) -> str:
     if kind == "v" and isinstance(value, str):
         return value
     if kind == "j":
-        return json.dumps(value, ensure_ascii=False, indent=1) if isinstance(value, (dict, list)) and len(json.dumps(value)) > 60 else json.dumps(value, ensure_ascii=False)
+        return (
+            json.dumps(value, ensure_ascii=False, indent=1)
+            if isinstance(value, (dict, list)) and len(json.dumps(value)) > 60
+            else json.dumps(value, ensure_ascii=False)
+        )
     return json.dumps(value, ensure_ascii=False)
 
 
@@ -114,27 +119,71 @@ def from_schema(root: dict, node: dict, path: str, value, raw: dict, *, name: st
         options = [("", "choose a table")] + [(t, t) for t in sorted(tables(replica))]
         return make("s", path, label, "select", value, raw, help=help_text, options=options, refresh=True)
     if "const" in node:
-        return make("e", path, label, "select", value, raw, help=help_text,
-                    options=[("", "(no)"), (json.dumps(node["const"]), "yes" if node["const"] is True else str(node["const"]))])
+        return make(
+            "e",
+            path,
+            label,
+            "select",
+            value,
+            raw,
+            help=help_text,
+            options=[("", "(no)"), (json.dumps(node["const"]), "yes" if node["const"] is True else str(node["const"]))],
+        )
     if "enum" in node:
         options = ([] if name in required else [("", "(default)")]) + [(json.dumps(v), str(v)) for v in node["enum"]]
-        return make("e", path, label, "select", value, raw, help=help_text, options=options,
-                    refresh=name in ("kind", "name") and name in required)
+        return make(
+            "e",
+            path,
+            label,
+            "select",
+            value,
+            raw,
+            help=help_text,
+            options=options,
+            refresh=name in ("kind", "name") and name in required,
+        )
     if types == "integer":
-        return make("i", path, label, "number", value, raw, help=help_text, minimum=node.get("minimum"), maximum=node.get("maximum"))
+        return make(
+            "i",
+            path,
+            label,
+            "number",
+            value,
+            raw,
+            help=help_text,
+            minimum=node.get("minimum"),
+            maximum=node.get("maximum"),
+        )
     if types == "number":
         return make("n", path, label, "number", value, raw, help=help_text)
     if types == "boolean":
-        return make("e", path, label, "select", value, raw, help=help_text,
-                    options=[("", "(default)"), ("true", "yes"), ("false", "no")])
+        return make(
+            "e",
+            path,
+            label,
+            "select",
+            value,
+            raw,
+            help=help_text,
+            options=[("", "(default)"), ("true", "yes"), ("false", "no")],
+        )
     if types == "string":
         widget = "textarea" if name in LONG_TEXT else "text"
         return make("s", path, label, widget, value, raw, help=help_text)
     items = resolve(root, node.get("items", {})) if types == "array" else {}
     if types == "array" and "enum" in items:
         current = value if isinstance(value, list) else []
-        return make("m", path, label, "multi", value, raw, help=help_text,
-                    options=[(json.dumps(v), str(v)) for v in items["enum"]], selected=[json.dumps(v) for v in current])
+        return make(
+            "m",
+            path,
+            label,
+            "multi",
+            value,
+            raw,
+            help=help_text,
+            options=[(json.dumps(v), str(v)) for v in items["enum"]],
+            selected=[json.dumps(v) for v in current],
+        )
     if types == "array" and items.get("type") == "string":
         return make("l", path, label, "lines", value, raw, help=help_text + " One per line.")
     if isinstance(types, list) or types is None and "oneOf" not in node and "properties" not in node:
@@ -148,8 +197,12 @@ def _object_inputs(root, node, path, value, raw, *, replica, skip=()) -> list[In
     required = tuple(node.get("required", ()))
     names = [n for n in node.get("properties", {}) if n not in skip]
     names.sort(key=lambda n: (n not in ("name",), n not in required))
-    inputs = [from_schema(root, node["properties"][n], f"{path}.{n}", value.get(n), raw, name=n, replica=replica,
-                          required=required) for n in names]
+    inputs = [
+        from_schema(
+            root, node["properties"][n], f"{path}.{n}", value.get(n), raw, name=n, replica=replica, required=required
+        )
+        for n in names
+    ]
     for i, n in zip(inputs, names, strict=True):
         i.optional = n not in required
     table = value.get("table")
@@ -171,8 +224,17 @@ def assertion_items(spec: dict, raw: dict, replica: str) -> list[Item]:
     for i, assertion in enumerate((spec.get("verifier") or {}).get("assertions") or []):
         path = f"verifier.assertions[{i}]"
         kind = assertion.get("kind") if assertion.get("kind") in kinds else "state"
-        kind_input = make("e", f"{path}.kind", "Kind", "select", kind, raw, refresh=True,
-                          options=[(json.dumps(k), k) for k in kinds], help=root["$defs"][kind].get("description", ""))
+        kind_input = make(
+            "e",
+            f"{path}.kind",
+            "Kind",
+            "select",
+            kind,
+            raw,
+            refresh=True,
+            options=[(json.dumps(k), k) for k in kinds],
+            help=root["$defs"][kind].get("description", ""),
+        )
         inputs = _object_inputs(root, root["$defs"][kind], path, assertion, raw, replica=replica, skip=("kind",))
         items.append(Item(path, f"Assertion {i + 1}: {assertion.get('name') or kind}", [kind_input, *inputs]))
     return items
@@ -180,9 +242,16 @@ def assertion_items(spec: dict, raw: dict, replica: str) -> list[Item]:
 
 def allowed_change_items(spec: dict, raw: dict, replica: str) -> list[Item]:
     root = schema("verifier")
-    return [Item(f"verifier.allowed_changes[{i}]", f"Allowed change {i + 1}",
-                 _object_inputs(root, root["$defs"]["allowed_change"], f"verifier.allowed_changes[{i}]", rule, raw, replica=replica))
-            for i, rule in enumerate((spec.get("verifier") or {}).get("allowed_changes") or [])]
+    return [
+        Item(
+            f"verifier.allowed_changes[{i}]",
+            f"Allowed change {i + 1}",
+            _object_inputs(
+                root, root["$defs"]["allowed_change"], f"verifier.allowed_changes[{i}]", rule, raw, replica=replica
+            ),
+        )
+        for i, rule in enumerate((spec.get("verifier") or {}).get("allowed_changes") or [])
+    ]
 
 
 def fault_names() -> list[str]:
@@ -196,12 +265,25 @@ def fault_items(spec: dict, raw: dict, replica: str) -> list[Item]:
     for i, fault in enumerate(spec.get("faults") or []):
         path = f"faults[{i}]"
         name = fault.get("name") if fault.get("name") in fault_names() else fault_names()[0]
-        name_input = make("e", f"{path}.name", "Fault", "select", name, raw, refresh=True,
-                          options=[(json.dumps(n), n) for n in fault_names()], help=info.get(name, {}).get("description", ""))
-        params = _object_inputs(root, root["$defs"]["params"][name], f"{path}.params", fault.get("params"), raw, replica=replica)
+        name_input = make(
+            "e",
+            f"{path}.name",
+            "Fault",
+            "select",
+            name,
+            raw,
+            refresh=True,
+            options=[(json.dumps(n), n) for n in fault_names()],
+            help=info.get(name, {}).get("description", ""),
+        )
+        params = _object_inputs(
+            root, root["$defs"]["params"][name], f"{path}.params", fault.get("params"), raw, replica=replica
+        )
         trigger = []
         if info.get(name, {}).get("triggerable", True):
-            trigger = _object_inputs(root, root["$defs"]["trigger"], f"{path}.trigger", fault.get("trigger"), raw, replica=replica)
+            trigger = _object_inputs(
+                root, root["$defs"]["trigger"], f"{path}.trigger", fault.get("trigger"), raw, replica=replica
+            )
         items.append(Item(path, f"Fault {i + 1}: {name}", [name_input, *params, *trigger]))
     return items
 
@@ -216,43 +298,110 @@ def param_items(spec: dict, raw: dict, replica: str, kinds: dict) -> list[Item]:
     for i, step in enumerate(steps):
         path = f"params[{i}]"
         kind = kinds.get(path) or next((k for k in PARAM_KINDS if k in step), "pick")
-        kind_input = Input(name=f"kind:{path}", path=f"{path}.kind", label="Kind", widget="select", value=kind, refresh=True,
-                           options=[(k, k) for k in PARAM_KINDS], help=resolve(root, props[kind]).get("description", ""))
-        inputs = [make("s", f"{path}.name", "Name", "text", step.get("name"), raw, help="used as {name} in the instruction, start page, faults and verifier"), kind_input]
+        kind_input = Input(
+            name=f"kind:{path}",
+            path=f"{path}.kind",
+            label="Kind",
+            widget="select",
+            value=kind,
+            refresh=True,
+            options=[(k, k) for k in PARAM_KINDS],
+            help=resolve(root, props[kind]).get("description", ""),
+        )
+        inputs = [
+            make(
+                "s",
+                f"{path}.name",
+                "Name",
+                "text",
+                step.get("name"),
+                raw,
+                help="used as {name} in the instruction, start page, faults and verifier",
+            ),
+            kind_input,
+        ]
         body = step.get(kind)
         node = resolve(root, props[kind])
         if "properties" in node:
             inputs += _object_inputs(root, node, f"{path}.{kind}", body, raw, replica=replica)
         elif kind in ("policy", "picker"):
             names = sorted(config.policies if kind == "policy" else config.pickers)
-            inputs.append(make("s", f"{path}.{kind}", kind.capitalize(), "select", body, raw,
-                               options=[("", f"choose a {kind}")] + [(n, n) for n in names], help=node.get("description", "")))
-            inputs.append(make("j", f"{path}.args", "Arguments (optional)", "json", step.get("args"), raw,
-                               help="JSON object; strings may hold {placeholders} of earlier params."))
+            inputs.append(
+                make(
+                    "s",
+                    f"{path}.{kind}",
+                    kind.capitalize(),
+                    "select",
+                    body,
+                    raw,
+                    options=[("", f"choose a {kind}")] + [(n, n) for n in names],
+                    help=node.get("description", ""),
+                )
+            )
+            inputs.append(
+                make(
+                    "j",
+                    f"{path}.args",
+                    "Arguments (optional)",
+                    "json",
+                    step.get("args"),
+                    raw,
+                    help="JSON object; strings may hold {placeholders} of earlier params.",
+                )
+            )
             # "" (keep the picker's own keys) differs from no prefix (<name>_), so the choice is a select of JSON values
             prefixes = [("", f"(default: {step.get('name') or 'name'}_)"), ('""', "none: keep the keys as they are")]
             if isinstance(step.get("prefix"), str) and step["prefix"]:
                 prefixes.append((json.dumps(step["prefix"]), step["prefix"]))
-            inputs.append(make("e", f"{path}.prefix", "Key prefix (optional)", "select", step.get("prefix"), raw,
-                               options=prefixes, help=props["prefix"].get("description", "")))
+            inputs.append(
+                make(
+                    "e",
+                    f"{path}.prefix",
+                    "Key prefix (optional)",
+                    "select",
+                    step.get("prefix"),
+                    raw,
+                    options=prefixes,
+                    help=props["prefix"].get("description", ""),
+                )
+            )
         elif kind == "value":
             inputs.append(make("v", f"{path}.value", "Value", "text", body, raw, help=node.get("description", "")))
         else:
-            inputs.append(make("s", f"{path}.{kind}", kind.capitalize(), "text", body, raw, help=node.get("description", "")))
+            inputs.append(
+                make("s", f"{path}.{kind}", kind.capitalize(), "text", body, raw, help=node.get("description", ""))
+            )
         # what every kind may carry: a note for authors, and whether the value stays out of the answer key
         inputs.append(make("s", f"{path}.description", "Description (optional)", "text", step.get("description"), raw))
-        inputs.append(from_schema(root, props["internal"], f"{path}.internal", step.get("internal"), raw,
-                                  name="internal", replica=replica))
+        inputs.append(
+            from_schema(
+                root, props["internal"], f"{path}.internal", step.get("internal"), raw, name="internal", replica=replica
+            )
+        )
         items.append(Item(path, f"Param {i + 1}: {step.get('name') or kind}", inputs))
     return items
 
 
 def negative_items(spec: dict, raw: dict) -> list[Item]:
-    return [Item(f"negative_examples[{i}]", f"Negative example {i + 1}", [
-        make("s", f"negative_examples[{i}].name", "What it does wrong", "text", ex.get("name"), raw),
-        make("l", f"negative_examples[{i}].actions", "Actions", "lines", ex.get("actions"), raw,
-             help="One action per line, as the agent would write it: click(\"a51\"), fill(\"#id_email\", \"{agent_email}\")."),
-    ]) for i, ex in enumerate(spec.get("negative_examples") or [])]
+    return [
+        Item(
+            f"negative_examples[{i}]",
+            f"Negative example {i + 1}",
+            [
+                make("s", f"negative_examples[{i}].name", "What it does wrong", "text", ex.get("name"), raw),
+                make(
+                    "l",
+                    f"negative_examples[{i}].actions",
+                    "Actions",
+                    "lines",
+                    ex.get("actions"),
+                    raw,
+                    help='One action per line, as the agent would write it: click("a51"), fill("#id_email", "{agent_email}").',
+                ),
+            ],
+        )
+        for i, ex in enumerate(spec.get("negative_examples") or [])
+    ]
 
 
 def basic_inputs(spec: dict, raw: dict, replica_names: list[str]) -> dict[str, Input]:
@@ -262,37 +411,120 @@ def basic_inputs(spec: dict, raw: dict, replica_names: list[str]) -> dict[str, I
     limits = spec.get("limits") or {}
     weights = spec.get("reward_weights") or {}
     out = {
-        "slug": make("s", "slug", "Slug", "text", spec.get("slug"), raw, help="lowercase words joined by -; the task id is <replica>.<slug>"),
+        "slug": make(
+            "s",
+            "slug",
+            "Slug",
+            "text",
+            spec.get("slug"),
+            raw,
+            help="lowercase words joined by -; the task id is <replica>.<slug>",
+        ),
         "title": make("s", "title", "Title", "text", spec.get("title"), raw),
-        "difficulty": make("s", "difficulty", "Difficulty", "select", spec.get("difficulty"), raw,
-                           options=[("", "choose"), ("easy", "easy"), ("medium", "medium"), ("hard", "hard")]),
-        "replica": make("s", "replica", "Replica", "select", replica, raw, refresh=True,
-                        options=[("", "choose a replica")] + [(r, r) for r in replica_names]),
-        "variant": make("s", "variant", "Variant", "select", spec.get("variant"), raw, options=[(v, v) for v in variants]),
-        "seed": make("i", "seed", "Seed", "number", spec.get("seed"), raw, minimum=0, help="the world the answer key is computed on"),
-        "instruction": make("s", "instruction", "Instruction", "textarea", spec.get("instruction"), raw,
-                            help="What the agent is told. {name} inserts a param of the template."),
-        "start_page": make("s", "start_page", "Start page", "text", spec.get("start_page"), raw,
-                           help="A path in the world; may hold {placeholders}. The replica's pages: " + ", ".join(start_pages)),
+        "difficulty": make(
+            "s",
+            "difficulty",
+            "Difficulty",
+            "select",
+            spec.get("difficulty"),
+            raw,
+            options=[("", "choose"), ("easy", "easy"), ("medium", "medium"), ("hard", "hard")],
+        ),
+        "replica": make(
+            "s",
+            "replica",
+            "Replica",
+            "select",
+            replica,
+            raw,
+            refresh=True,
+            options=[("", "choose a replica")] + [(r, r) for r in replica_names],
+        ),
+        "variant": make(
+            "s", "variant", "Variant", "select", spec.get("variant"), raw, options=[(v, v) for v in variants]
+        ),
+        "seed": make(
+            "i",
+            "seed",
+            "Seed",
+            "number",
+            spec.get("seed"),
+            raw,
+            minimum=0,
+            help="the world the answer key is computed on",
+        ),
+        "instruction": make(
+            "s",
+            "instruction",
+            "Instruction",
+            "textarea",
+            spec.get("instruction"),
+            raw,
+            help="What the agent is told. {name} inserts a param of the template.",
+        ),
+        "start_page": make(
+            "s",
+            "start_page",
+            "Start page",
+            "text",
+            spec.get("start_page"),
+            raw,
+            help="A path in the world; may hold {placeholders}. The replica's pages: " + ", ".join(start_pages),
+        ),
         "tags": make("c", "tags", "Tags", "text", spec.get("tags"), raw, help="comma-separated"),
-        "description": make("s", "description", "Notes for authors (optional)", "textarea", spec.get("description"), raw,
-                            help="Why the task exists and what it tests; agents never see it."),
-        "reference_solution": make("l", "reference_solution", "Reference solution", "lines", spec.get("reference_solution"), raw,
-                                   help="One action per line; it must pass the verifier."),
-        "interaction": make("j", "interaction", "Interaction the task requires (optional)", "json", spec.get("interaction"), raw,
-                            help='For a task about a UI interaction: {"action": "drag_and_drop", "writes": [{"table": ..., '
-                                 '"id": "{key}"}], "reason": ...} (or a list): those rows must be written by a step of that '
-                                 'action and no other, "fault" names one that must have fired by then. JSON.'),
-        "audit": make("j", "audit", "Mutation audit declarations (optional)", "json", spec.get("audit"), raw,
-                      help='What audit_tasks is told, each with a one-line reason: {"equivalent": {"<mutant id pattern>": '
-                           '"why the instruction allows it"}, "unread_params": {"<param>": "why no assertion reads it"}, '
-                           '"fixed_key": "why the answer is the same on every seed"}. JSON.'),
+        "description": make(
+            "s",
+            "description",
+            "Notes for authors (optional)",
+            "textarea",
+            spec.get("description"),
+            raw,
+            help="Why the task exists and what it tests; agents never see it.",
+        ),
+        "reference_solution": make(
+            "l",
+            "reference_solution",
+            "Reference solution",
+            "lines",
+            spec.get("reference_solution"),
+            raw,
+            help="One action per line; it must pass the verifier.",
+        ),
+        "interaction": make(
+            "j",
+            "interaction",
+            "Interaction the task requires (optional)",
+            "json",
+            spec.get("interaction"),
+            raw,
+            help='For a task about a UI interaction: {"action": "drag_and_drop", "writes": [{"table": ..., '
+            '"id": "{key}"}], "reason": ...} (or a list): those rows must be written by a step of that '
+            'action and no other, "fault" names one that must have fired by then. JSON.',
+        ),
+        "audit": make(
+            "j",
+            "audit",
+            "Mutation audit declarations (optional)",
+            "json",
+            spec.get("audit"),
+            raw,
+            help='What audit_tasks is told, each with a one-line reason: {"equivalent": {"<mutant id pattern>": '
+            '"why the instruction allows it"}, "unread_params": {"<param>": "why no assertion reads it"}, '
+            '"fixed_key": "why the answer is the same on every seed"}. JSON.',
+        ),
     }
-    for name, label in (("max_steps", "Max steps"), ("max_seconds", "Max seconds"), ("step_seconds", "World seconds per step")):
-        out[f"limits.{name}"] = make("i", f"limits.{name}", label + " (optional)", "number", limits.get(name), raw, minimum=1)
+    for name, label in (
+        ("max_steps", "Max steps"),
+        ("max_seconds", "Max seconds"),
+        ("step_seconds", "World seconds per step"),
+    ):
+        out[f"limits.{name}"] = make(
+            "i", f"limits.{name}", label + " (optional)", "number", limits.get(name), raw, minimum=1
+        )
     for signal in REWARD_SIGNALS:
-        out[f"reward_weights.{signal}"] = make("n", f"reward_weights.{signal}", signal.replace("_", " ").capitalize(), "number",
-                                               weights.get(signal), raw)
+        out[f"reward_weights.{signal}"] = make(
+            "n", f"reward_weights.{signal}", signal.replace("_", " ").capitalize(), "number", weights.get(signal), raw
+        )
     return out
 
 

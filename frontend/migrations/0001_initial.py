@@ -6,39 +6,71 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('catalogue', '0001_initial'),
-        ('episodes', '0005_runs_as_a_service'),
+        ("catalogue", "0001_initial"),
+        ("episodes", "0005_runs_as_a_service"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='TestRun',
+            name="TestRun",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('author', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('task', models.ForeignKey(help_text='The task version tested.', on_delete=django.db.models.deletion.PROTECT, related_name='+', to='catalogue.task')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "author",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "task",
+                    models.ForeignKey(
+                        help_text="The task version tested.",
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="catalogue.task",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='TestRunEpisode',
+            name="TestRunEpisode",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('label', models.CharField(max_length=200)),
-                ('expect', models.CharField(choices=[('pass', 'must pass'), ('fail', 'must fail'), ('any', 'either (a baseline)')], max_length=4)),
-                ('episode', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='episodes.episode')),
-                ('test_run', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='items', to='frontend.testrun')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("label", models.CharField(max_length=200)),
+                (
+                    "expect",
+                    models.CharField(
+                        choices=[("pass", "must pass"), ("fail", "must fail"), ("any", "either (a baseline)")],
+                        max_length=4,
+                    ),
+                ),
+                (
+                    "episode",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="episodes.episode"
+                    ),
+                ),
+                (
+                    "test_run",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="items", to="frontend.testrun"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['pk'],
+                "ordering": ["pk"],
             },
         ),
     ]

@@ -1,4 +1,5 @@
 """Template helpers the platform's pages share: who is signed in, which section is open."""
+
 from django import template
 from replicagym.accounts.roles import user_roles
 

@@ -1,4 +1,5 @@
 """The catalogue: current tasks filtered and searched, and one task's page."""
+
 from django.core.paginator import Paginator
 from django.db.models import Q
 from django.shortcuts import render
@@ -32,7 +33,9 @@ def task_list(request):
     f = _filters(request)
     tasks = Task.objects.filter(is_current=True)
     if f["q"]:
-        tasks = tasks.filter(Q(title__icontains=f["q"]) | Q(task_id__icontains=f["q"]) | Q(spec__instruction__icontains=f["q"]))
+        tasks = tasks.filter(
+            Q(title__icontains=f["q"]) | Q(task_id__icontains=f["q"]) | Q(spec__instruction__icontains=f["q"])
+        )
     if f["replica"]:
         tasks = tasks.filter(replica=f["replica"])
     if f["suite"]:
@@ -50,15 +53,29 @@ def task_list(request):
         rows = [r for r in rows if (r["gate"].verdict if r["gate"] else "none") == f["gate"]]
     if f["rate"] in PASS_RATE_BANDS:
         band = PASS_RATE_BANDS[f["rate"]][1]
-        rows = [r for r in rows if (r["rate"] is None if band is None
-                                    else r["rate"] is not None and band[0] <= r["rate"]["percent"] <= band[1])]
+        rows = [
+            r
+            for r in rows
+            if (
+                r["rate"] is None
+                if band is None
+                else r["rate"] is not None and band[0] <= r["rate"]["percent"] <= band[1]
+            )
+        ]
     page = Paginator(rows, 50).get_page(request.GET.get("page"))
     context = {
-        "page": page, "count": len(rows), "f": f,
+        "page": page,
+        "count": len(rows),
+        "f": f,
         "replica_names": sorted(replicas()),
         "suite_names": Suite.objects.filter(is_current=True).order_by("name").values_list("name", flat=True),
-        "tags": sorted({tag for spec in Task.objects.filter(is_current=True).values_list("spec", flat=True)
-                        for tag in (spec.get("tags") or [])}),
+        "tags": sorted(
+            {
+                tag
+                for spec in Task.objects.filter(is_current=True).values_list("spec", flat=True)
+                for tag in (spec.get("tags") or [])
+            }
+        ),
         "difficulties": Task.Difficulty.choices,
         "rate_bands": [(k, label) for k, (label, _) in PASS_RATE_BANDS.items()],
         "gate_states": GATE_STATES.items(),

@@ -1,4 +1,5 @@
 """The task editor: a task built in the browser from the schemas, validated as the author types, saved as versions."""
+
 from django.contrib import messages
 from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
@@ -29,8 +30,11 @@ MAX_PREVIEW_SEEDS = 12
 def _blank(replica: str) -> dict:
     config = get_replica(replica)
     return {
-        "replica": replica, "variant": "default" if "default" in config.variants else sorted(config.variants)[0],
-        "seed": 1, "difficulty": "easy", "start_page": next(iter(config.start_pages.values()), "/"),
+        "replica": replica,
+        "variant": "default" if "default" in config.variants else sorted(config.variants)[0],
+        "seed": 1,
+        "difficulty": "easy",
+        "start_page": next(iter(config.start_pages.values()), "/"),
         "verifier": {"assertions": [{"kind": "state"}]},
     }
 
@@ -71,8 +75,21 @@ def _layout(spec: dict, raw: dict, kinds: dict) -> dict:
 
 def _slots(layout: dict) -> list[str]:
     """Every path an error can be shown at, the most specific first."""
-    paths = ["slug", "params", "faults", "verifier", "verifier.assertions", "verifier.allowed_changes",
-             "negative_examples", "reference_solution", "limits", "reward_weights", "new_suite", "interaction", "audit"]
+    paths = [
+        "slug",
+        "params",
+        "faults",
+        "verifier",
+        "verifier.assertions",
+        "verifier.allowed_changes",
+        "negative_examples",
+        "reference_solution",
+        "limits",
+        "reward_weights",
+        "new_suite",
+        "interaction",
+        "audit",
+    ]
     paths += [i.path for i in layout["basic"].values()]
     for section in ("params", "faults", "assertions", "allowed_changes", "negatives"):
         for item in layout[section]:
@@ -97,11 +114,18 @@ def _context(spec, raw, kinds, *, errors=(), params=None, task=None, suites=(), 
     layout = _layout(spec, raw, kinds)
     placed, general = _place(errors, _slots(layout))
     return {
-        **layout, "spec": spec, "errors": placed, "general_errors": general, "error_count": len(errors),
-        "params_preview": params, "param_names": fields.param_names(spec, params),
-        "instruction_preview": _preview(spec, params), "task": task,
+        **layout,
+        "spec": spec,
+        "errors": placed,
+        "general_errors": general,
+        "error_count": len(errors),
+        "params_preview": params,
+        "param_names": fields.param_names(spec, params),
+        "instruction_preview": _preview(spec, params),
+        "task": task,
         "suite_names": list(Suite.objects.filter(is_current=True).order_by("name").values_list("name", flat=True)),
-        "suites_selected": list(suites), "new_suite": new_suite,
+        "suites_selected": list(suites),
+        "new_suite": new_suite,
     }
 
 
@@ -135,8 +159,11 @@ def _decoded(request):
     if spec.get("replica") not in replicas():
         spec["replica"] = sorted(replicas())[0]
     verifier = spec.get("verifier")
-    if isinstance(verifier, dict) and "allowed_changes" not in verifier and any(
-            isinstance(a, dict) and a.get("only_allowed") for a in verifier.get("assertions") or []):
+    if (
+        isinstance(verifier, dict)
+        and "allowed_changes" not in verifier
+        and any(isinstance(a, dict) and a.get("only_allowed") for a in verifier.get("assertions") or [])
+    ):
         # a form cannot send an empty list: "only allowed changes" with none listed means nothing may change
         verifier["allowed_changes"] = []
     return form, spec
@@ -218,9 +245,18 @@ def editor_save(request):
         else:
             messages.success(request, f"Saved {saved.task_id}, version {saved.version}.")
             return redirect("frontend:task", task_id=saved.task_id)
-    messages.error(request, f"Not saved: {len(errors)} problem{'s' if len(errors) != 1 else ''} to fix (shown at each field).")
-    context = _context(spec, form.raw, _kinds(request.POST), errors=errors, task=task, suites=suites,
-                       new_suite=request.POST.get("new_suite", ""))
+    messages.error(
+        request, f"Not saved: {len(errors)} problem{'s' if len(errors) != 1 else ''} to fix (shown at each field)."
+    )
+    context = _context(
+        spec,
+        form.raw,
+        _kinds(request.POST),
+        errors=errors,
+        task=task,
+        suites=suites,
+        new_suite=request.POST.get("new_suite", ""),
+    )
     return render(request, "frontend/editor.html", {**context, **_demonstration_posted(request)}, status=422)
 
 
@@ -233,15 +269,25 @@ def editor_instances(request):
     try:
         seeds = [int(s) for s in text.replace(",", " ").split()]
     except ValueError:
-        return render(request, "frontend/editor_instances.html", {"error": f"seeds are whole numbers separated by commas, not {text!r}"})
+        return render(
+            request,
+            "frontend/editor_instances.html",
+            {"error": f"seeds are whole numbers separated by commas, not {text!r}"},
+        )
     if not seeds or len(seeds) > MAX_PREVIEW_SEEDS or any(s < 0 for s in seeds):
-        return render(request, "frontend/editor_instances.html", {"error": f"give 1 to {MAX_PREVIEW_SEEDS} seeds (0 or more)"})
+        return render(
+            request, "frontend/editor_instances.html", {"error": f"give 1 to {MAX_PREVIEW_SEEDS} seeds (0 or more)"}
+        )
     errors, _params = draft_errors({**spec, "seed": seeds[0]})
     template_problems = [e for e in errors if e[0].startswith("params")]
     if not isinstance(spec.get("params"), list):
-        return render(request, "frontend/editor_instances.html", {"error": "the task has no template params to instantiate"})
+        return render(
+            request, "frontend/editor_instances.html", {"error": "the task has no template params to instantiate"}
+        )
     if template_problems and not any("no " in m and "matches" in m for _, m in template_problems):
-        return render(request, "frontend/editor_instances.html", {"error": "; ".join(f"{p}: {m}" for p, m in template_problems)})
+        return render(
+            request, "frontend/editor_instances.html", {"error": "; ".join(f"{p}: {m}" for p, m in template_problems)}
+        )
     return render(request, "frontend/editor_instances.html", {"instances": draft_instances(spec, seeds)})
 
 
@@ -258,7 +304,11 @@ def editor_open_world(request):
         return render(request, "frontend/editor_world.html", {"problems": problems})
     world = world_create(replica=config.label, seed=seed, variant=variant)
     user = config.sign_in(world, role or None) if config.roles else None
-    start = spec.get("start_page") if isinstance(spec.get("start_page"), str) and "{" not in spec.get("start_page", "") else "/"
+    start = (
+        spec.get("start_page")
+        if isinstance(spec.get("start_page"), str) and "{" not in spec.get("start_page", "")
+        else "/"
+    )
     url = world_signin_url(world=world, user=user, next_path=start) if user else world_url(world, start)
     return render(request, "frontend/editor_world.html", {"world": world, "url": url, "user": user, "role": role})
 
@@ -278,11 +328,13 @@ def _world_of(spec: dict) -> tuple:
 
 # --- reference solution and negative examples recorded by demonstration ---------------------
 
+
 def _answer_key(spec: dict) -> dict | None:
     """The draft's params on its seed, even while other parts of the draft are unfinished; None if they fail."""
     errors, params = draft_errors(spec)
-    if params is not None or any(path.split(".")[0].split("[")[0] in ("params", "replica", "variant", "seed")
-                                 for path, _ in errors):
+    if params is not None or any(
+        path.split(".")[0].split("[")[0] in ("params", "replica", "variant", "seed") for path, _ in errors
+    ):
         return params
     try:
         return task_params(spec)
@@ -291,8 +343,12 @@ def _answer_key(spec: dict) -> dict | None:
 
 
 def _demonstration_context(request, recording, **extra) -> dict:
-    return {"demonstration": recording, "demonstration_link": demonstration_url(recording, port=request.get_port()),
-            "demonstration_steps": recording.steps.count(), **extra}
+    return {
+        "demonstration": recording,
+        "demonstration_link": demonstration_url(recording, port=request.get_port()),
+        "demonstration_steps": recording.steps.count(),
+        **extra,
+    }
 
 
 def _demonstration_posted(request) -> dict:
@@ -300,8 +356,9 @@ def _demonstration_posted(request) -> dict:
     if not request.POST.get("demonstration"):
         return {}
     try:
-        return _demonstration_context(request, demonstration_of(recording_id=request.POST["demonstration"],
-                                                                user=request.user))
+        return _demonstration_context(
+            request, demonstration_of(recording_id=request.POST["demonstration"], user=request.user)
+        )
     except AnnotationError:
         return {}
 
@@ -332,13 +389,16 @@ def editor_record(request):
     start = filled(start)
     if not start.startswith("/") or "{" in start:
         start = next(iter(config.start_pages.values()), "/")
-    brief = {"title": spec.get("title") or "Untitled task",
-             "task_id": f"{config.label}.{spec['slug']}" if isinstance(spec.get("slug"), str) else "",
-             "instruction": filled(spec["instruction"]) if isinstance(spec.get("instruction"), str) else "",
-             "start_page": start}
+    brief = {
+        "title": spec.get("title") or "Untitled task",
+        "task_id": f"{config.label}.{spec['slug']}" if isinstance(spec.get("slug"), str) else "",
+        "instruction": filled(spec["instruction"]) if isinstance(spec.get("instruction"), str) else "",
+        "start_page": start,
+    }
     try:
-        recording = demonstration_start(replica=config.label, variant=variant, seed=seed, faults=faults,
-                                        user=request.user, brief=brief)
+        recording = demonstration_start(
+            replica=config.label, variant=variant, seed=seed, faults=faults, user=request.user, brief=brief
+        )
     except AnnotationError as exc:
         return render(request, "frontend/editor_demonstration.html", {"demonstration_problems": [str(exc)]})
     return render(request, "frontend/editor_demonstration.html", _demonstration_context(request, recording))
@@ -362,11 +422,15 @@ def editor_pull(request):
         if world is None:
             raise AnnotationError(f"the world of demonstration {recording.pk} is gone: record a new one")
         if (world.replica, world.variant, world.seed) != (spec.get("replica"), spec.get("variant"), spec.get("seed")):
-            raise AnnotationError(f"demonstration {recording.pk} was recorded in {world.replica} {world.variant} seed "
-                                  f"{world.seed}, not in the draft's world: record a new one")
+            raise AnnotationError(
+                f"demonstration {recording.pk} was recorded in {world.replica} {world.variant} seed "
+                f"{world.seed}, not in the draft's world: record a new one"
+            )
         actions = demonstration_actions(recording)
         if not actions:
-            raise AnnotationError(f"demonstration {recording.pk} has no steps yet: do the task in the recording tab first")
+            raise AnnotationError(
+                f"demonstration {recording.pk} has no steps yet: do the task in the recording tab first"
+            )
     except AnnotationError as exc:
         response = render(request, "frontend/editor_demonstration_error.html", {"message": str(exc)})
         response["HX-Retarget"] = "#demonstration-error"  # only the panel's message changes, not the form
@@ -380,9 +444,14 @@ def editor_pull(request):
         codec.append(spec, "negative_examples", {"name": f"recorded demonstration {recording.pk}", "actions": actions})
     suites, _ = _suites_posted(request.POST)
     task = Task.objects.filter(task_id=request.POST.get("task_id", ""), is_current=True).first()
-    context = _context(spec, raw, _kinds(request.POST), task=task, suites=suites, new_suite=request.POST.get("new_suite", ""))
+    context = _context(
+        spec, raw, _kinds(request.POST), task=task, suites=suites, new_suite=request.POST.get("new_suite", "")
+    )
     note = f"Pulled {len(actions)} action{'s' if len(actions) != 1 else ''} of demonstration {recording.pk} into {PULL_TARGETS[into]}."
-    response = render(request, "frontend/editor_form.html",
-                      {**context, **_demonstration_context(request, recording, demonstration_note=note)})
+    response = render(
+        request,
+        "frontend/editor_form.html",
+        {**context, **_demonstration_context(request, recording, demonstration_note=note)},
+    )
     response["HX-Trigger-After-Settle"] = "editorChanged"  # the validator checks the pulled actions
     return response

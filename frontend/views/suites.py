@@ -1,4 +1,5 @@
 """Suites: the current version of each, its tasks and its latest run."""
+
 from django.contrib import messages
 from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
@@ -13,9 +14,13 @@ from .. import stats
 def suite_list(request):
     suites = list(Suite.objects.filter(is_current=True).annotate(n_tasks=Count("tasks")).order_by("name"))
     latest = stats.suite_latest_runs([s.name for s in suites])
-    return render(request, "frontend/suites.html", {
-        "suites": [{"suite": s, "latest": latest.get(s.name)} for s in suites],
-    })
+    return render(
+        request,
+        "frontend/suites.html",
+        {
+            "suites": [{"suite": s, "latest": latest.get(s.name)} for s in suites],
+        },
+    )
 
 
 @role_required(Role.AUTHOR)
@@ -23,11 +28,16 @@ def suite_detail(request, name):
     suite = get_object_or_404(Suite, name=name, is_current=True)
     tasks = list(suite.tasks.order_by("task_id"))
     rates = stats.task_pass_rates([t.task_id for t in tasks])
-    return render(request, "frontend/suite.html", {
-        "suite": suite, "rows": [{"task": t, "rate": rates.get(t.task_id)} for t in tasks],
-        "latest": stats.suite_latest_runs([suite.name]).get(suite.name),
-        "versions": Suite.objects.filter(name=name).annotate(n_tasks=Count("tasks")).order_by("-created_at")[:20],
-    })
+    return render(
+        request,
+        "frontend/suite.html",
+        {
+            "suite": suite,
+            "rows": [{"task": t, "rate": rates.get(t.task_id)} for t in tasks],
+            "latest": stats.suite_latest_runs([suite.name]).get(suite.name),
+            "versions": Suite.objects.filter(name=name).annotate(n_tasks=Count("tasks")).order_by("-created_at")[:20],
+        },
+    )
 
 
 @role_required(Role.AUTHOR)
@@ -39,7 +49,10 @@ def suite_edit(request, name=None):
     errors = []
     if request.method == "POST":
         chosen = request.POST.getlist("tasks")
-        form = {"name": name or request.POST.get("name", "").strip(), "description": request.POST.get("description", "").strip()}
+        form = {
+            "name": name or request.POST.get("name", "").strip(),
+            "description": request.POST.get("description", "").strip(),
+        }
         if not name and Suite.objects.filter(name=form["name"]).exists():
             errors = [("name", f"a suite {form['name']!r} exists already: edit it instead")]
         else:
@@ -50,7 +63,15 @@ def suite_edit(request, name=None):
             else:
                 messages.success(request, f"Saved suite {saved.name}, version {saved.version[:12]}.")
                 return redirect("frontend:suite", name=saved.name)
-    return render(request, "frontend/suite_edit.html", {
-        "suite": suite, "form": form, "chosen": set(chosen), "errors": dict(errors),
-        "tasks": Task.objects.filter(is_current=True).order_by("replica", "task_id"),
-    }, status=422 if errors else 200)
+    return render(
+        request,
+        "frontend/suite_edit.html",
+        {
+            "suite": suite,
+            "form": form,
+            "chosen": set(chosen),
+            "errors": dict(errors),
+            "tasks": Task.objects.filter(is_current=True).order_by("replica", "task_id"),
+        },
+        status=422 if errors else 200,
+    )

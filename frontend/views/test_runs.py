@@ -1,4 +1,5 @@
 """Test runs from the editor or the task page: queued as episodes, results arriving live (htmx polling)."""
+
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -25,7 +26,11 @@ def test_run_create(request, task_id):
 def test_run_page(request, task_id, pk):
     run = get_object_or_404(TestRun.objects.select_related("task"), pk=pk, task__task_id=task_id)
     rows = test_run_rows(run)
-    context = {"run": run, "rows": rows, "done": test_run_done(rows),
-               "verdict_ok": all(r["ok"] for r in rows) if test_run_done(rows) else None}
+    context = {
+        "run": run,
+        "rows": rows,
+        "done": test_run_done(rows),
+        "verdict_ok": all(r["ok"] for r in rows) if test_run_done(rows) else None,
+    }
     template = "frontend/test_run_results.html" if request.htmx else "frontend/test_run.html"
     return render(request, template, context)

@@ -1,4 +1,5 @@
 """Worlds: the live (non-template) worlds and the cached templates they are cloned from."""
+
 from django.core.paginator import Paginator
 from django.shortcuts import render
 from replicagym.accounts.roles import Role, role_required

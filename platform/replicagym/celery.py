@@ -2,6 +2,7 @@
 
 (The embedded default queues episodes in the database; its workers are `manage.py worker`.)
 """
+
 import os
 
 from celery import Celery

@@ -3,6 +3,7 @@
 Each raises ImproperlyConfigured naming the variable, so a bad value stops
 start-up with a message instead of surfacing later as an odd failure.
 """
+
 import os
 import secrets
 import time
@@ -64,7 +65,7 @@ def parse_database_url(name: str, url: str, base_dir: Path) -> dict:
         # sqlite:///relative/path (from the project folder) or sqlite:////absolute/path
         if not url.startswith("sqlite:///") or parts.query:
             raise ImproperlyConfigured(f"{name}={url!r}: write sqlite:///relative or sqlite:////absolute")
-        db_path = unquote(url[len("sqlite:///"):])
+        db_path = unquote(url[len("sqlite:///") :])
         if not db_path:
             raise ImproperlyConfigured(f"{name}={url!r} names no SQLite file")
         return {
@@ -98,17 +99,13 @@ def parse_database_url(name: str, url: str, base_dir: Path) -> dict:
             "CONN_MAX_AGE": 60,
             "CONN_HEALTH_CHECKS": True,
         }
-    raise ImproperlyConfigured(
-        f"{name}={url!r}: unsupported scheme {parts.scheme!r} (use sqlite:/// or postgres://)"
-    )
+    raise ImproperlyConfigured(f"{name}={url!r}: unsupported scheme {parts.scheme!r} (use sqlite:/// or postgres://)")
 
 
 def parse_broker_url(name: str, url: str) -> str:
     scheme = urlsplit(url).scheme
     if scheme not in ("redis", "rediss", "amqp", "amqps", "filesystem", "memory"):
-        raise ImproperlyConfigured(
-            f"{name}={url!r}: unsupported broker scheme {scheme!r} (use redis:// or amqp://)"
-        )
+        raise ImproperlyConfigured(f"{name}={url!r}: unsupported broker scheme {scheme!r} (use redis:// or amqp://)")
     return url
 
 

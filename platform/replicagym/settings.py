@@ -4,6 +4,7 @@ The embedded default needs no services: a SQLite file under DATA_DIR and a Celer
 broker kept in files under DATA_DIR. DATABASE_URL and CELERY_BROKER_URL switch to
 PostgreSQL and Redis or RabbitMQ.
 """
+
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -25,7 +26,9 @@ if not SECRET_KEY:
         raise ImproperlyConfigured("SECRET_KEY must be set when REPLICAGYM_PRODUCTION is true")
     SECRET_KEY = "dev-only-insecure-key-replicagym"  # noqa: S105 - never used in production mode
 if PRODUCTION and DEBUG:
-    raise ImproperlyConfigured("DEBUG must be off when REPLICAGYM_PRODUCTION is true: its error pages show settings and routes")
+    raise ImproperlyConfigured(
+        "DEBUG must be off when REPLICAGYM_PRODUCTION is true: its error pages show settings and routes"
+    )
 
 # Replica users' credentials derive from the world's seed and this secret, so knowing
 # the seed is not enough to sign in as another desk user. Not part of any snapshot.
@@ -72,9 +75,7 @@ def _discover_replicas() -> list[str]:
     """Every folder under replicas/ with an apps.py is a replica app (no central list)."""
     folder = BASE_DIR / "replicas"
     return sorted(
-        f"replicas.{p.name}"
-        for p in folder.iterdir()
-        if p.is_dir() and (p / "apps.py").exists() and p.name != "worlds"
+        f"replicas.{p.name}" for p in folder.iterdir() if p.is_dir() and (p / "apps.py").exists() and p.name != "worlds"
     )
 
 

@@ -1,4 +1,5 @@
 """Settings for the test suite: the real settings plus what only tests need."""
+
 import os
 from pathlib import Path
 
@@ -9,7 +10,8 @@ from pathlib import Path
 _worker = os.environ.get("PYTEST_XDIST_WORKER")
 if _worker and os.environ.get("REPLICAGYM_DATA_DIR") and "REPLICAGYM_TEST_WORKER_DATA_DIR" not in os.environ:
     os.environ["REPLICAGYM_DATA_DIR"] = os.environ["REPLICAGYM_TEST_WORKER_DATA_DIR"] = str(
-        Path(os.environ["REPLICAGYM_DATA_DIR"]) / _worker)
+        Path(os.environ["REPLICAGYM_DATA_DIR"]) / _worker
+    )
 
 from .settings import *  # noqa: E402, F403
 from .settings import DATA_DIR, DATABASES  # noqa: E402

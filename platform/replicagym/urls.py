@@ -1,4 +1,5 @@
 """URLs of the platform host. Worlds are served on their own hosts (see replicas.worlds.routing)."""
+
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.http import JsonResponse

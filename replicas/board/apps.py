@@ -7,7 +7,16 @@ from functools import cached_property
 from replicas.worlds import registry
 
 # The messy layers of seed.LAYERS (listed here so apps.py stays import-light).
-ALL_LAYERS = ["stale", "duplicates", "label_drift", "ended_sprint", "blocker_chains", "departed", "epic_drift", "legacy_fields"]
+ALL_LAYERS = [
+    "stale",
+    "duplicates",
+    "label_drift",
+    "ended_sprint",
+    "blocker_chains",
+    "departed",
+    "epic_drift",
+    "legacy_fields",
+]
 VENDOR = "board/vendor"
 ATLASKIT = {"@atlaskit/tokens": "20.7.0", "@atlaskit/css-reset": "8.4.6"}
 # the product's own typeface is not published: Inter, self-hosted like the support desk's
@@ -64,8 +73,13 @@ class BoardConfig(registry.ReplicaConfig):
         ("@atlaskit/tokens/dist/esm/artifacts/themes/atlassian-spacing.js", f"{VENDOR}/tokens-spacing.js"),
         ("@atlaskit/tokens/dist/esm/artifacts/themes/atlassian-typography.js", f"{VENDOR}/tokens-typography.js"),
         ("@atlaskit/tokens/LICENSE", f"{VENDOR}/LICENSE-tokens"),
-        *[(f"@fontsource/inter/files/inter-latin-{weight}-normal.woff2", f"{VENDOR}/fonts/inter-latin-{weight}-normal.woff2")
-          for weight in (400, 500, 600, 700)],
+        *[
+            (
+                f"@fontsource/inter/files/inter-latin-{weight}-normal.woff2",
+                f"{VENDOR}/fonts/inter-latin-{weight}-normal.woff2",
+            )
+            for weight in (400, 500, 600, 700)
+        ],
         ("@fontsource/inter/LICENSE", f"{VENDOR}/fonts/LICENSE-inter"),
     ]
 
@@ -87,6 +101,10 @@ class BoardConfig(registry.ReplicaConfig):
         return person_sign_in(world, self.check_role(role))
 
     def bench_pages(self, world):
-        return ["/browse/AGENT-1", "/projects/AGENT/board", "/projects/AGENT/backlog",
-                "/issues?jql=project%20%3D%20AGENT%20AND%20status%20%21%3D%20Done%20ORDER%20BY%20priority%20DESC",
-                "/projects/OPS/board"]
+        return [
+            "/browse/AGENT-1",
+            "/projects/AGENT/board",
+            "/projects/AGENT/backlog",
+            "/issues?jql=project%20%3D%20AGENT%20AND%20status%20%21%3D%20Done%20ORDER%20BY%20priority%20DESC",
+            "/projects/OPS/board",
+        ]

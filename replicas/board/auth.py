@@ -1,4 +1,5 @@
 """Team members' passwords and sessions: the sign-in form, the `sign_in` contract and the views share them."""
+
 import hashlib
 
 from django.contrib.sessions.backends.db import SessionStore
@@ -10,8 +11,28 @@ from .models import Person
 
 SESSION_PERSON = "board_person"
 SESSION_WORLD = "board_world"
-_WORDS = ["amber", "birch", "cedar", "delta", "ember", "fjord", "grove", "harbor", "indigo", "juniper",
-          "kestrel", "lumen", "maple", "nectar", "orchid", "pebble", "quartz", "raven", "sierra", "tundra"]
+_WORDS = [
+    "amber",
+    "birch",
+    "cedar",
+    "delta",
+    "ember",
+    "fjord",
+    "grove",
+    "harbor",
+    "indigo",
+    "juniper",
+    "kestrel",
+    "lumen",
+    "maple",
+    "nectar",
+    "orchid",
+    "pebble",
+    "quartz",
+    "raven",
+    "sierra",
+    "tundra",
+]
 
 
 def person_password(*, seed: int, username: str) -> str:
@@ -51,5 +72,9 @@ def person_sign_in(world, role: str) -> ReplicaUser | None:
         store = SessionStore()
         session_sign_in(store, world, person)
         store.create()
-    return ReplicaUser(role=role, login=person.email, password=person_password(seed=world.seed, username=person.username),
-                       session_key=store.session_key)
+    return ReplicaUser(
+        role=role,
+        login=person.email,
+        password=person_password(seed=world.seed, username=person.username),
+        session_key=store.session_key,
+    )

@@ -1,4 +1,5 @@
 """Python checks of the issue board's task verifiers (registered when a board spec is checked)."""
+
 from verifiers.checks import register_check
 
 _ARGS = {
@@ -25,7 +26,9 @@ def rows_hold(inputs, *, table, field, expected):
     wrong = []
     for key, value in sorted(expected.items()):
         actual = rows.get(key, {}).get(field) if key in rows else "(missing)"
-        same = sorted(actual) == sorted(value) if isinstance(value, list) and isinstance(actual, list) else actual == value
+        same = (
+            sorted(actual) == sorted(value) if isinstance(value, list) and isinstance(actual, list) else actual == value
+        )
         if not same:
             wrong.append(f"{key}: {actual!r}, expected {value!r}")
     return not wrong, "; ".join(wrong[:5]) or f"{len(expected)} row(s) of {table} hold the expected {field}"

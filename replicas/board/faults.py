@@ -2,6 +2,7 @@
 its sign-in check, its error page, and its data faults: a card someone else moves (`stale_record`) and a
 bug whose Steps to reproduce field disagrees with its reporter's comment (`data_conflict`), so the
 workflow's validator refuses to start it until the agent fixes the field."""
+
 from django.http import HttpResponse, JsonResponse
 from django.utils.html import format_html
 
@@ -21,14 +22,19 @@ def session_is_signed_in(session) -> bool:
 def error_response(request, *, status: int, code: str, message: str) -> HttpResponse:
     """The product's error: JSON for the board's drag and drop, its error page otherwise."""
     if wants_json(request):
-        return JsonResponse({"ok": False, "error": f"We couldn't save your change ({status}). Try again.", "code": code}, status=status)
+        return JsonResponse(
+            {"ok": False, "error": f"We couldn't save your change ({status}). Try again.", "code": code}, status=status
+        )
     page = format_html(
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Something went wrong - Tracklane</title></head>'
         '<body style="margin:0;font:14px/20px Inter,system-ui,sans-serif;color:#292A2E;background:#F8F8F8">'
         '<main style="max-width:480px;margin:16vh auto;padding:32px;background:#fff;border-radius:6px;box-shadow:0 8px 12px #1E1F2126">'
         '<h1 style="margin:0 0 8px;font-size:20px">Something went wrong</h1><p style="margin:0 0 8px;color:#505258">{}</p>'
         '<p style="margin:0 0 20px;color:#6B6E76">Error {} ({})</p><a href="{}" style="color:#1868DB;font-weight:600">Go back</a></main></body></html>',
-        message, status, code, request.headers.get("Referer") or "/",
+        message,
+        status,
+        code,
+        request.headers.get("Referer") or "/",
     )
     return HttpResponse(page, status=status)
 
@@ -41,12 +47,18 @@ def stale_record(ctx) -> dict:
     """
     if ctx.phase == "arm":
         record = ctx.params.get("record")
-        candidates = Issue.objects.filter(sprint__state="active", status=W.TODO, assignee__isnull=False).exclude(issue_type="subtask")
+        candidates = Issue.objects.filter(sprint__state="active", status=W.TODO, assignee__isnull=False).exclude(
+            issue_type="subtask"
+        )
         if record is not None:
             candidates = candidates.filter(key=str(record))
-        issues = [i for i in candidates.order_by("project__key", "number") if i.issue_type != "bug" or i.steps_to_reproduce]
+        issues = [
+            i for i in candidates.order_by("project__key", "number") if i.issue_type != "bug" or i.steps_to_reproduce
+        ]
         if not issues:
-            raise DataFaultError(f"no To Do issue of an active sprint {record!r}" if record else "no To Do issue in an active sprint")
+            raise DataFaultError(
+                f"no To Do issue of an active sprint {record!r}" if record else "no To Do issue in an active sprint"
+            )
         issue = ctx.rng.choice(issues) if record is None else issues[0]
         route = f"^/(projects/{issue.project.key}/board|browse/{issue.key}/transition)$"
         return {"model": "issue", "record": issue.key, "route": route}
@@ -78,13 +90,25 @@ def data_conflict(ctx) -> dict:
         candidates = candidates.filter(project__key="AGENT", parent__isnull=True)
     issue = candidates.select_related("reporter").order_by("project__key", "number").first()
     if issue is None:
-        raise DataFaultError(f"no To Do bug with steps to reproduce {record!r}" if record else "no AGENT To Do bug with steps")
+        raise DataFaultError(
+            f"no To Do bug with steps to reproduce {record!r}" if record else "no AGENT To Do bug with steps"
+        )
     steps = issue.steps_to_reproduce
     at = max(issue.created_at, issue.updated_at)
-    comment = Comment.objects.create(public_id=next_public_id(Comment, 10001), issue=issue, author=issue.reporter,
-                                     body=STEPS_LOST + steps, created_at=at)
+    comment = Comment.objects.create(
+        public_id=next_public_id(Comment, 10001),
+        issue=issue,
+        author=issue.reporter,
+        body=STEPS_LOST + steps,
+        created_at=at,
+    )
     Issue.objects.filter(pk=issue.pk).update(steps_to_reproduce="")
-    return {"model": "issue", "record": issue.key, "changed": {"steps_to_reproduce": [steps, ""]}, "comment": comment.public_id}
+    return {
+        "model": "issue",
+        "record": issue.key,
+        "changed": {"steps_to_reproduce": [steps, ""]},
+        "comment": comment.public_id,
+    }
 
 
 DATA_FAULTS = {"stale_record": stale_record, "data_conflict": data_conflict}

@@ -1,4 +1,5 @@
 """Forms of the issue board: every value a person sends is checked here before a service sees it."""
+
 import re
 
 from django import forms
@@ -49,11 +50,19 @@ class IssueForm(forms.Form):
     def __init__(self, *, issue: Issue, data=None):
         self.issue = issue
         initial = {
-            "summary": issue.summary, "description": issue.description, "steps_to_reproduce": issue.steps_to_reproduce,
-            "assignee": issue.assignee.username if issue.assignee else "", "priority": issue.priority,
-            "labels": " ".join(issue.labels), "components": issue.components, "fix_versions": issue.fix_versions,
-            "story_points": issue.story_points, "sprint": str(issue.sprint.public_id) if issue.sprint else "",
-            "due_date": issue.due_date, "resolution": issue.resolution, "epic": issue.epic.key if issue.epic else "",
+            "summary": issue.summary,
+            "description": issue.description,
+            "steps_to_reproduce": issue.steps_to_reproduce,
+            "assignee": issue.assignee.username if issue.assignee else "",
+            "priority": issue.priority,
+            "labels": " ".join(issue.labels),
+            "components": issue.components,
+            "fix_versions": issue.fix_versions,
+            "story_points": issue.story_points,
+            "sprint": str(issue.sprint.public_id) if issue.sprint else "",
+            "due_date": issue.due_date,
+            "resolution": issue.resolution,
+            "epic": issue.epic.key if issue.epic else "",
         }
         super().__init__(data=data, initial=initial)
         people = list(Person.objects.filter(active=True).order_by("name"))
@@ -61,9 +70,14 @@ class IssueForm(forms.Form):
             people.append(issue.assignee)
         self.people = {p.username: p for p in people}
         self.fields["assignee"].choices = [("", "Unassigned")] + [
-            (p.username, p.name if p.active else f"{p.name} (deactivated)") for p in people]
-        self.fields["components"].choices = [(c, c) for c in issue.project.components.order_by("name").values_list("name", flat=True)]
-        self.fields["fix_versions"].choices = [(v, v) for v in issue.project.versions.order_by("name").values_list("name", flat=True)]
+            (p.username, p.name if p.active else f"{p.name} (deactivated)") for p in people
+        ]
+        self.fields["components"].choices = [
+            (c, c) for c in issue.project.components.order_by("name").values_list("name", flat=True)
+        ]
+        self.fields["fix_versions"].choices = [
+            (v, v) for v in issue.project.versions.order_by("name").values_list("name", flat=True)
+        ]
         sprints = list(issue.project.sprints.exclude(state=Sprint.State.CLOSED).order_by("number"))
         if issue.sprint and issue.sprint not in sprints:
             sprints.insert(0, issue.sprint)
@@ -82,7 +96,9 @@ class IssueForm(forms.Form):
         """(bound field, CustomField, legacy value or "") for the issue view's Details."""
         for name, field in self.custom.items():
             current = self.initial.get(name, "")
-            legacy = current if field.kind == CustomField.Kind.SELECT and current and current not in field.options else ""
+            legacy = (
+                current if field.kind == CustomField.Kind.SELECT and current and current not in field.options else ""
+            )
             yield self[name], field, legacy
 
     def clean_labels(self):
@@ -108,7 +124,9 @@ class IssueForm(forms.Form):
         data = dict(self.cleaned_data)
         # a post that leaves a custom field out (a client that predates it) leaves its value alone
         values = {name: data.pop(name) for name in self.custom}
-        data["custom"] = {field: custom_field_value(field, values[name]) for name, field in self.custom.items() if name in self.data}
+        data["custom"] = {
+            field: custom_field_value(field, values[name]) for name, field in self.custom.items() if name in self.data
+        }
         data["assignee"] = self.people.get(data["assignee"]) if data["assignee"] else None
         data["sprint"] = self.sprints.get(data["sprint"]) if data["sprint"] else None
         if self.issue.status != W.DONE and not data["resolution"]:
@@ -137,10 +155,14 @@ def custom_form_field(field: CustomField, current: str) -> forms.Field:
 class CreateForm(forms.Form):
     """The create screen. Sub-tasks are created from their parent's issue view, as in the product."""
 
-    issue_type = forms.ChoiceField(choices=[(t, W.TYPE_NAMES[t]) for t in ("story", "task", "bug", "epic")], label="Issue type")
+    issue_type = forms.ChoiceField(
+        choices=[(t, W.TYPE_NAMES[t]) for t in ("story", "task", "bug", "epic")], label="Issue type"
+    )
     summary = forms.CharField(max_length=255)
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 5}))
-    steps_to_reproduce = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}), label="Steps to reproduce (bugs)")
+    steps_to_reproduce = forms.CharField(
+        required=False, widget=forms.Textarea(attrs={"rows": 3}), label="Steps to reproduce (bugs)"
+    )
     assignee = forms.ChoiceField(required=False)
     priority = forms.ChoiceField(choices=[(p, p) for p in W.PRIORITIES], initial="Medium")
     labels = forms.CharField(required=False, max_length=500)
@@ -157,13 +179,23 @@ class CreateForm(forms.Form):
         people = list(Person.objects.filter(active=True).order_by("name"))
         self.people = {p.username: p for p in people}
         self.fields["assignee"].choices = [("", "Unassigned")] + [(p.username, p.name) for p in people]
-        self.fields["assignee"].error_messages["invalid_choice"] = "Choose someone on the team, or leave the issue unassigned."
-        self.fields["components"].choices = [(c, c) for c in project.components.order_by("name").values_list("name", flat=True)]
-        self.fields["fix_versions"].choices = [(v, v) for v in project.versions.order_by("name").values_list("name", flat=True)]
-        self.sprints = {str(s.public_id): s for s in project.sprints.exclude(state=Sprint.State.CLOSED).order_by("number")}
+        self.fields["assignee"].error_messages["invalid_choice"] = (
+            "Choose someone on the team, or leave the issue unassigned."
+        )
+        self.fields["components"].choices = [
+            (c, c) for c in project.components.order_by("name").values_list("name", flat=True)
+        ]
+        self.fields["fix_versions"].choices = [
+            (v, v) for v in project.versions.order_by("name").values_list("name", flat=True)
+        ]
+        self.sprints = {
+            str(s.public_id): s for s in project.sprints.exclude(state=Sprint.State.CLOSED).order_by("number")
+        }
         if self.sprints:
             self.fields["sprint"].choices = [("", "Backlog")] + [(k, s.name) for k, s in self.sprints.items()]
-            self.fields["sprint"].error_messages["invalid_choice"] = "Choose an open sprint of this project, or the backlog."
+            self.fields["sprint"].error_messages["invalid_choice"] = (
+                "Choose an open sprint of this project, or the backlog."
+            )
         else:  # a kanban project plans no sprints
             del self.fields["sprint"]
         _styled(self)
@@ -206,17 +238,24 @@ class CreateForm(forms.Form):
 
 
 class SubtaskForm(forms.Form):
-    """"Create subtask" in the issue view: a summary and, optionally, who does it."""
+    """ "Create subtask" in the issue view: a summary and, optionally, who does it."""
 
-    summary = forms.CharField(max_length=255, error_messages={
-        "required": "A sub-task needs a summary.", "max_length": "A summary can be at most 255 characters long."})
+    summary = forms.CharField(
+        max_length=255,
+        error_messages={
+            "required": "A sub-task needs a summary.",
+            "max_length": "A summary can be at most 255 characters long.",
+        },
+    )
     assignee = forms.ChoiceField(required=False)
 
     def __init__(self, *, people, data=None):
         super().__init__(data=data)
         self.people = {p.username: p for p in people}
         self.fields["assignee"].choices = [("", "Unassigned")] + [(p.username, p.name) for p in people]
-        self.fields["assignee"].error_messages["invalid_choice"] = "Choose someone on the team, or leave the sub-task unassigned."
+        self.fields["assignee"].error_messages["invalid_choice"] = (
+            "Choose someone on the team, or leave the sub-task unassigned."
+        )
 
     def values(self) -> dict:
         username = self.cleaned_data["assignee"]
@@ -226,12 +265,23 @@ class SubtaskForm(forms.Form):
 class SprintStartForm(forms.Form):
     """The "Start sprint" dialog: how long the sprint runs and what it is for."""
 
-    weeks = forms.TypedChoiceField(coerce=int, initial=2, label="Duration",
-                                   choices=[(n, f"{n} week{'s' if n > 1 else ''}") for n in (1, 2, 3, 4)],
-                                   error_messages={"invalid_choice": "Duration must be 1, 2, 3 or 4 weeks.",
-                                                   "required": "Choose how long the sprint runs."})
-    goal = forms.CharField(required=False, max_length=200, label="Sprint goal", widget=forms.Textarea(attrs={"rows": 2}),
-                           error_messages={"max_length": "A sprint goal can be at most 200 characters long."})
+    weeks = forms.TypedChoiceField(
+        coerce=int,
+        initial=2,
+        label="Duration",
+        choices=[(n, f"{n} week{'s' if n > 1 else ''}") for n in (1, 2, 3, 4)],
+        error_messages={
+            "invalid_choice": "Duration must be 1, 2, 3 or 4 weeks.",
+            "required": "Choose how long the sprint runs.",
+        },
+    )
+    goal = forms.CharField(
+        required=False,
+        max_length=200,
+        label="Sprint goal",
+        widget=forms.Textarea(attrs={"rows": 2}),
+        error_messages={"max_length": "A sprint goal can be at most 200 characters long."},
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -257,7 +307,9 @@ class BulkForm(forms.Form):
             data.setlist("keys", [",".join(data.getlist("keys"))])
         super().__init__(data=data)
         self.people = {p.username: p for p in people}
-        self.fields["assignee"].choices = [("", "No change"), ("-", "Unassigned")] + [(p.username, p.name) for p in people]
+        self.fields["assignee"].choices = [("", "No change"), ("-", "Unassigned")] + [
+            (p.username, p.name) for p in people
+        ]
         self.fields["status"].choices = [("", "No change")] + [(s, s) for s in statuses]
         _styled(self)
 
@@ -277,15 +329,25 @@ class BulkForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        if not self.errors and not (data.get("assignee") or data.get("priority") or data.get("labels_add") or data.get("labels_remove")
-                                    or data.get("status")):
+        if not self.errors and not (
+            data.get("assignee")
+            or data.get("priority")
+            or data.get("labels_add")
+            or data.get("labels_remove")
+            or data.get("status")
+        ):
             raise forms.ValidationError("Choose at least one change to make.")
         return data
 
     def changes(self) -> dict:
         data = self.cleaned_data
-        values = {"priority": data["priority"], "labels_add": data["labels_add"], "labels_remove": data["labels_remove"],
-                  "status": data["status"], "resolution": data["resolution"]}
+        values = {
+            "priority": data["priority"],
+            "labels_add": data["labels_add"],
+            "labels_remove": data["labels_remove"],
+            "status": data["status"],
+            "resolution": data["resolution"],
+        }
         if data["assignee"]:
             values["assignee"] = None if data["assignee"] == "-" else self.people[data["assignee"]]
         return values
@@ -325,7 +387,9 @@ class AttachmentForm(forms.Form):
         upload = self.cleaned_data["file"]
         name = upload.name.strip()
         if not ATTACHMENT_NAME.fullmatch(name) or name in (".", ".."):
-            raise forms.ValidationError("That file name can't be used: no slashes or control characters, at most 255 characters.")
+            raise forms.ValidationError(
+                "That file name can't be used: no slashes or control characters, at most 255 characters."
+            )
         if upload.size > MAX_ATTACHMENT:
             raise forms.ValidationError("Files can be at most 10 MB.")
         return upload

@@ -11,18 +11,40 @@ Custom fields by name ("Customer tier" = Enterprise) or by id (cf[10010] = Enter
 passes the world's fields to the parser, which checks each operator against the field's kind.
 Errors read like the product's, with the position of the bad token.
 """
+
 import re
 from dataclasses import dataclass
 
 from . import workflow as W
 
-TOKEN = re.compile(r'\s*(?:(?P<str>"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\')|(?P<op>!=|>=|<=|!~|[=~<>(),])|(?P<word>[^\s=!~<>(),"\']+))')
+TOKEN = re.compile(
+    r'\s*(?:(?P<str>"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\')|(?P<op>!=|>=|<=|!~|[=~<>(),])|(?P<word>[^\s=!~<>(),"\']+))'
+)
 FIELDS = {
-    "project": "project", "key": "key", "issuekey": "key", "id": "key", "type": "type", "issuetype": "type",
-    "status": "status", "resolution": "resolution", "priority": "priority", "assignee": "assignee", "reporter": "reporter",
-    "labels": "labels", "label": "labels", "component": "component", "fixversion": "fixVersion", "sprint": "sprint",
-    "epic": "epic", "parent": "parent", "summary": "summary", "text": "text", "storypoints": "storyPoints",
-    '"story points"': "storyPoints", "description": "description", "issuelinktype": "issueLinkType",
+    "project": "project",
+    "key": "key",
+    "issuekey": "key",
+    "id": "key",
+    "type": "type",
+    "issuetype": "type",
+    "status": "status",
+    "resolution": "resolution",
+    "priority": "priority",
+    "assignee": "assignee",
+    "reporter": "reporter",
+    "labels": "labels",
+    "label": "labels",
+    "component": "component",
+    "fixversion": "fixVersion",
+    "sprint": "sprint",
+    "epic": "epic",
+    "parent": "parent",
+    "summary": "summary",
+    "text": "text",
+    "storypoints": "storyPoints",
+    '"story points"': "storyPoints",
+    "description": "description",
+    "issuelinktype": "issueLinkType",
 }
 ORDERABLE = {"priority", "key", "status", "assignee", "created", "updated", "rank", "storyPoints", "duedate", "type"}
 LIST_FIELDS = {"labels", "component", "fixVersion", "issueLinkType"}
@@ -59,9 +81,11 @@ def tokenize(text: str) -> list[Tok]:
             break
         m = TOKEN.match(text, pos)
         if m is None or m.end() == pos:
-            raise JQLError(f"Error in the JQL Query: The character '{text[pos:].strip()[0]}' is a reserved JQL character. "
-                           f"You must enclose it in a string or use the escape '\\u{ord(text[pos:].strip()[0]):04x}' instead. "
-                           f"(line 1, character {pos + 1})")
+            raise JQLError(
+                f"Error in the JQL Query: The character '{text[pos:].strip()[0]}' is a reserved JQL character. "
+                f"You must enclose it in a string or use the escape '\\u{ord(text[pos:].strip()[0]):04x}' instead. "
+                f"(line 1, character {pos + 1})"
+            )
         kind = m.lastgroup
         tokens.append(Tok(kind, m.group(kind), m.start(kind)))
         pos = m.end()
@@ -117,7 +141,9 @@ class Parser:
     def fail(self, expecting: str):
         tok = self.tok
         got = "the end of the query" if tok.kind == "end" else f"'{tok.text}'"
-        raise JQLError(f"Error in the JQL Query: Expecting {expecting} but got {got}. (line 1, character {tok.pos + 1})")
+        raise JQLError(
+            f"Error in the JQL Query: Expecting {expecting} but got {got}. (line 1, character {tok.pos + 1})"
+        )
 
     def parse(self) -> Query:
         where = None
@@ -178,7 +204,11 @@ class Parser:
 
     def field_name(self, tok: Tok) -> str:
         raw = tok.text.lower()
-        name = FIELDS.get(raw) or FIELDS.get(tok.value.lower()) or ({"created", "updated", "rank", "duedate"} & {raw} and raw)
+        name = (
+            FIELDS.get(raw)
+            or FIELDS.get(tok.value.lower())
+            or ({"created", "updated", "rank", "duedate"} & {raw} and raw)
+        )
         if not name and tok.value.lower() in self.custom:
             name = self.custom[tok.value.lower()][0]
         if not name:

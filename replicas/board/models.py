@@ -2,6 +2,7 @@
 sprints, issues and what hangs off them (comments and their mentions, history, links, watchers,
 attachments, custom field values), and people's saved filters. Every row belongs to one world;
 issue keys like AGENT-142 are the public ids."""
+
 from django.db import models
 
 from replicas.worlds.models import WorldForeignKey, WorldModel
@@ -164,7 +165,9 @@ class Issue(WorldModel):
     description = models.TextField(blank=True)
     steps_to_reproduce = models.TextField(blank=True)
     status = models.CharField(max_length=20, choices=[(s, s) for s in workflow.ALL_STATUSES])
-    resolution = models.CharField(max_length=20, blank=True, choices=[("", "Unresolved")] + [(r, r) for r in workflow.RESOLUTIONS])
+    resolution = models.CharField(
+        max_length=20, blank=True, choices=[("", "Unresolved")] + [(r, r) for r in workflow.RESOLUTIONS]
+    )
     priority = models.CharField(max_length=10, choices=[(p, p) for p in workflow.PRIORITIES])
     assignee = WorldForeignKey(Person, null=True, blank=True, on_delete=models.SET_NULL, related_name="assigned")
     reporter = WorldForeignKey(Person, on_delete=models.PROTECT, related_name="reported")

@@ -1,4 +1,5 @@
 """Runs a JQL query (jql.py) over the bound world's issues, as a person sees them."""
+
 import re
 from decimal import Decimal, InvalidOperation
 
@@ -6,7 +7,14 @@ from . import jql
 from . import workflow as W
 from .models import CustomField, FieldValue, Issue, Link, Person, Project, Sprint, Workflow
 
-TYPE_ALIASES = {"epic": "epic", "story": "story", "task": "task", "bug": "bug", "sub-task": "subtask", "subtask": "subtask"}
+TYPE_ALIASES = {
+    "epic": "epic",
+    "story": "story",
+    "task": "task",
+    "bug": "bug",
+    "sub-task": "subtask",
+    "subtask": "subtask",
+}
 MAX_RESULTS = 500
 
 
@@ -15,6 +23,8 @@ def _values_error(field: str, value: str):
 
 
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
 def world_statuses() -> list[str]:
     """The statuses of the bound world's workflows (every project's), in workflow.ALL_STATUSES order."""
     known = {s for statuses in Workflow.objects.values_list("statuses", flat=True) for s in statuses}
@@ -56,7 +66,9 @@ class Runner:
 
     def custom_value(self, ref: str, issue: Issue):
         if self._values is None:  # read only by queries that name a custom field
-            self._values = {(v.issue_id, f"cf:{v.field.public_id}"): v.value for v in FieldValue.objects.select_related("field")}
+            self._values = {
+                (v.issue_id, f"cf:{v.field.public_id}"): v.value for v in FieldValue.objects.select_related("field")
+            }
         value = self._values.get((issue.id, ref))
         if value is not None and self.fields[ref].kind == "number":
             try:
@@ -86,7 +98,9 @@ class Runner:
                 raise jql.JQLError(f"The value '{value}' is not a number: '{field.name}' takes numbers.") from None
         if field.kind == "date":
             if not DATE.fullmatch(value):
-                raise jql.JQLError(f"Date value '{value}' for field '{field.name}' is invalid. The valid format is 'yyyy-MM-dd'.")
+                raise jql.JQLError(
+                    f"Date value '{value}' for field '{field.name}' is invalid. The valid format is 'yyyy-MM-dd'."
+                )
             return value
         if field.kind == "select":
             option = next((o for o in field.options if o.lower() == value.lower()), None)
@@ -174,13 +188,24 @@ class Runner:
         if field in self.fields:
             return lambda i: self.custom_value(field, i)
         return {
-            "project": lambda i: i.project_id, "key": lambda i: i.key, "type": lambda i: i.issue_type,
-            "status": lambda i: i.status, "resolution": lambda i: i.resolution, "priority": lambda i: i.priority,
-            "assignee": lambda i: i.assignee_id, "reporter": lambda i: i.reporter_id, "labels": lambda i: i.labels,
-            "component": lambda i: i.components, "fixVersion": lambda i: i.fix_versions, "sprint": lambda i: i.sprint_id,
-            "epic": lambda i: i.epic.key if i.epic_id else None, "parent": lambda i: i.parent.key if i.parent_id else None,
-            "summary": lambda i: i.summary, "description": lambda i: i.description,
-            "text": lambda i: f"{i.summary}\n{i.description}", "storyPoints": lambda i: i.story_points,
+            "project": lambda i: i.project_id,
+            "key": lambda i: i.key,
+            "type": lambda i: i.issue_type,
+            "status": lambda i: i.status,
+            "resolution": lambda i: i.resolution,
+            "priority": lambda i: i.priority,
+            "assignee": lambda i: i.assignee_id,
+            "reporter": lambda i: i.reporter_id,
+            "labels": lambda i: i.labels,
+            "component": lambda i: i.components,
+            "fixVersion": lambda i: i.fix_versions,
+            "sprint": lambda i: i.sprint_id,
+            "epic": lambda i: i.epic.key if i.epic_id else None,
+            "parent": lambda i: i.parent.key if i.parent_id else None,
+            "summary": lambda i: i.summary,
+            "description": lambda i: i.description,
+            "text": lambda i: f"{i.summary}\n{i.description}",
+            "storyPoints": lambda i: i.story_points,
             "issueLinkType": self.link_phrases,
         }[field]
 
@@ -196,7 +221,11 @@ class Runner:
             return lambda issue: not parts[0](issue)
         get, op, field = self.getter(node.field), node.op, node.field
         if op in ("is", "is not"):
-            empty = (lambda v: not v) if field in jql.LIST_FIELDS or field in ("resolution",) else (lambda v: v is None or v == "")
+            empty = (
+                (lambda v: not v)
+                if field in jql.LIST_FIELDS or field in ("resolution",)
+                else (lambda v: v is None or v == "")
+            )
             return (lambda issue: empty(get(issue))) if op == "is" else (lambda issue: not empty(get(issue)))
         values = [self.normalise(node, v) for v in node.values]
         if field in jql.TEXT_FIELDS or op in ("~", "!~"):
@@ -205,7 +234,12 @@ class Runner:
             return hit if op == "~" else (lambda issue: not hit(issue))
         if op in ("<", "<=", ">", ">="):
             bound = values[0]
-            cmp = {"<": lambda a: a < bound, "<=": lambda a: a <= bound, ">": lambda a: a > bound, ">=": lambda a: a >= bound}[op]
+            cmp = {
+                "<": lambda a: a < bound,
+                "<=": lambda a: a <= bound,
+                ">": lambda a: a > bound,
+                ">=": lambda a: a >= bound,
+            }[op]
             return lambda issue: get(issue) is not None and cmp(get(issue))
         if field == "sprint":
             ids = set().union(*values)
@@ -235,15 +269,21 @@ class Runner:
             parts = []
             for field, desc in order:
                 value = {
-                    "priority": jql.PRIORITY_ORDER[issue.priority], "key": (issue.project.key, issue.number),
-                    "status": W.ALL_STATUSES.index(issue.status), "assignee": issue.assignee.name if issue.assignee_id else "~",
-                    "created": issue.created_at.timestamp(), "updated": issue.updated_at.timestamp(), "rank": issue.rank,
+                    "priority": jql.PRIORITY_ORDER[issue.priority],
+                    "key": (issue.project.key, issue.number),
+                    "status": W.ALL_STATUSES.index(issue.status),
+                    "assignee": issue.assignee.name if issue.assignee_id else "~",
+                    "created": issue.created_at.timestamp(),
+                    "updated": issue.updated_at.timestamp(),
+                    "rank": issue.rank,
                     "storyPoints": issue.story_points if issue.story_points is not None else -1,
-                    "duedate": issue.due_date.toordinal() if issue.due_date else 0, "type": issue.issue_type,
+                    "duedate": issue.due_date.toordinal() if issue.due_date else 0,
+                    "type": issue.issue_type,
                 }[field]
                 parts.append(Desc(value) if desc else value)
             parts.append((issue.project.key, issue.number))
             return parts
+
         return key
 
 

@@ -5,6 +5,7 @@ Every change to an issue writes a line of its history (Change) as the product's 
 and moves its `updated_at` to the world clock. Callers pass cleaned values; the rules of the
 workflow and of sprints are checked here, so views and tasks cannot get around them.
 """
+
 import re
 from datetime import timedelta
 
@@ -62,12 +63,32 @@ def _display(field: str, value) -> str:
 
 
 def _record(issue: Issue, actor: Person, field: str, old, new) -> None:
-    Change.objects.create(public_id=_next(Change, 100001), issue=issue, author=actor, field=field,
-                          from_value=_display(field, old), to_value=_display(field, new), created_at=now())
+    Change.objects.create(
+        public_id=_next(Change, 100001),
+        issue=issue,
+        author=actor,
+        field=field,
+        from_value=_display(field, old),
+        to_value=_display(field, new),
+        created_at=now(),
+    )
 
 
-EDITABLE = ("summary", "description", "steps_to_reproduce", "priority", "assignee", "labels", "components", "fix_versions",
-            "story_points", "sprint", "due_date", "resolution", "epic")
+EDITABLE = (
+    "summary",
+    "description",
+    "steps_to_reproduce",
+    "priority",
+    "assignee",
+    "labels",
+    "components",
+    "fix_versions",
+    "story_points",
+    "sprint",
+    "due_date",
+    "resolution",
+    "epic",
+)
 
 
 @transaction.atomic
@@ -130,7 +151,9 @@ def _move_subtask(sub: Issue, actor: Person, sprint) -> None:
 
 
 @transaction.atomic
-def issue_transition(*, issue: Issue, actor: Person, target: str, resolution: str = "", seen_status: str | None = None) -> None:
+def issue_transition(
+    *, issue: Issue, actor: Person, target: str, resolution: str = "", seen_status: str | None = None
+) -> None:
     """Move `issue` to `target` through the workflow.
 
     `seen_status` is the status the mover's page showed: when the issue has moved since,
@@ -140,13 +163,23 @@ def issue_transition(*, issue: Issue, actor: Person, target: str, resolution: st
     if seen_status is not None and seen_status != issue.status:
         who = issue.changes.filter(field="status").order_by("-public_id").select_related("author").first()
         by = f" by {who.author.name}" if who else ""
-        raise Conflict(f"{issue.key} was moved to {issue.status}{by} while you were looking. The board has been refreshed.")
+        raise Conflict(
+            f"{issue.key} was moved to {issue.status}{by} while you were looking. The board has been refreshed."
+        )
     resolution = resolution or (issue.resolution if target == W.DONE else "")
-    W.transition_check(W.Move(
-        key=issue.key, issue_type=issue.issue_type, status=issue.status, target=target,
-        assignee=issue.assignee.username if issue.assignee else None, actor=actor.username,
-        resolution=resolution, steps_to_reproduce=issue.steps_to_reproduce,
-    ), issue.project.workflow.flow())
+    W.transition_check(
+        W.Move(
+            key=issue.key,
+            issue_type=issue.issue_type,
+            status=issue.status,
+            target=target,
+            assignee=issue.assignee.username if issue.assignee else None,
+            actor=actor.username,
+            resolution=resolution,
+            steps_to_reproduce=issue.steps_to_reproduce,
+        ),
+        issue.project.workflow.flow(),
+    )
     at = now()
     _record(issue, actor, "status", issue.status, target)
     if resolution != issue.resolution:
@@ -205,9 +238,20 @@ def issue_create(*, project, actor: Person, issue_type: str, summary: str, **val
     number = (Issue.objects.filter(project=project).aggregate(top=Max("number"))["top"] or 0) + 1
     rank = (Issue.objects.aggregate(top=Max("rank"))["top"] or 0) + 1000
     at = now()
-    issue = Issue(key=f"{project.key}-{number}", project=project, number=number, issue_type=issue_type, summary=summary,
-                  status=W.TODO, priority=values.pop("priority", "Medium"), reporter=actor, rank=rank, created_at=at,
-                  updated_at=at, **values)
+    issue = Issue(
+        key=f"{project.key}-{number}",
+        project=project,
+        number=number,
+        issue_type=issue_type,
+        summary=summary,
+        status=W.TODO,
+        priority=values.pop("priority", "Medium"),
+        reporter=actor,
+        rank=rank,
+        created_at=at,
+        updated_at=at,
+        **values,
+    )
     issue.save()
     Watcher.objects.create(issue=issue, person=actor)
     return issue
@@ -219,8 +263,15 @@ def subtask_create(*, parent: Issue, actor: Person, summary: str, assignee: Pers
         raise BoardError("An epic can't have sub-tasks: create stories or tasks in the epic instead.")
     if parent.parent_id:
         raise BoardError("A sub-task can't have sub-tasks of its own.")
-    return issue_create(project=parent.project, actor=actor, issue_type="subtask", summary=summary, parent=parent,
-                        sprint=parent.sprint, assignee=assignee)
+    return issue_create(
+        project=parent.project,
+        actor=actor,
+        issue_type="subtask",
+        summary=summary,
+        parent=parent,
+        sprint=parent.sprint,
+        assignee=assignee,
+    )
 
 
 def mentioned_people(body: str) -> list[Person]:
@@ -243,7 +294,9 @@ def comment_add(*, issue: Issue, actor: Person, body: str) -> Comment:
         raise BoardError("A comment can be at most 32,000 characters long.")
     people = mentioned_people(body)
     at = now()
-    comment = Comment.objects.create(public_id=_next(Comment, 10001), issue=issue, author=actor, body=body, created_at=at)
+    comment = Comment.objects.create(
+        public_id=_next(Comment, 10001), issue=issue, author=actor, body=body, created_at=at
+    )
     for person in people:
         Mention.objects.create(comment=comment, person=person)
     Issue.objects.filter(pk=issue.pk).update(updated_at=at)
@@ -251,8 +304,15 @@ def comment_add(*, issue: Issue, actor: Person, body: str) -> Comment:
 
 
 def attachment_add(*, issue: Issue, actor: Person, name: str, size: int, content_type: str) -> Attachment:
-    attachment = Attachment.objects.create(public_id=_next(Attachment, 20001), issue=issue, name=name, size=size,
-                                           content_type=content_type, author=actor, created_at=now())
+    attachment = Attachment.objects.create(
+        public_id=_next(Attachment, 20001),
+        issue=issue,
+        name=name,
+        size=size,
+        content_type=content_type,
+        author=actor,
+        created_at=now(),
+    )
     _record(issue, actor, "Attachment", "", name)
     Issue.objects.filter(pk=issue.pk).update(updated_at=attachment.created_at)
     return attachment
@@ -291,8 +351,15 @@ def _filter_check(*, owner: Person, name: str, query: str, exclude: Filter | Non
 @transaction.atomic
 def filter_create(*, owner: Person, name: str, query: str, description: str = "", starred: bool = False) -> Filter:
     _filter_check(owner=owner, name=name, query=query)
-    return Filter.objects.create(public_id=_next(Filter, 10101), owner=owner, name=name, jql=query, description=description,
-                                 starred=starred, updated_at=now())
+    return Filter.objects.create(
+        public_id=_next(Filter, 10101),
+        owner=owner,
+        name=name,
+        jql=query,
+        description=description,
+        starred=starred,
+        updated_at=now(),
+    )
 
 
 @transaction.atomic
@@ -404,8 +471,17 @@ def sprint_complete(*, sprint: Sprint, actor: Person, move_to: Sprint | None) ->
 
 
 @transaction.atomic
-def bulk_change(*, issues: list[Issue], actor: Person, assignee=..., priority: str = "", labels_add=(), labels_remove=(),
-                status: str = "", resolution: str = "") -> int:
+def bulk_change(
+    *,
+    issues: list[Issue],
+    actor: Person,
+    assignee=...,
+    priority: str = "",
+    labels_add=(),
+    labels_remove=(),
+    status: str = "",
+    resolution: str = "",
+) -> int:
     """Apply one change to many issues; returns how many changed. `assignee=...` leaves it alone.
 
     `status` transitions every issue not already there through its own project's workflow (with
@@ -423,7 +499,9 @@ def bulk_change(*, issues: list[Issue], actor: Person, assignee=..., priority: s
         updated = bool(issue_update(issue=issue, actor=actor, **values))
         if status and issue.status != status:
             try:
-                issue_transition(issue=issue, actor=actor, target=status, resolution=resolution if status == W.DONE else "")
+                issue_transition(
+                    issue=issue, actor=actor, target=status, resolution=resolution if status == W.DONE else ""
+                )
             except W.TransitionRefused as exc:
                 raise BoardError(f"{issue.key} ({issue.project.workflow.name}): {exc} No issue was changed.") from None
             updated = True

@@ -1,4 +1,5 @@
 """URLs served on an issue board world's origin, shaped like the product's."""
+
 from django.urls import path
 
 from . import views
@@ -27,7 +28,11 @@ urlpatterns = [
     path("browse/<str:key>/assign-to-me", views.issue_assign_to_me, name="assign_to_me"),
     path("browse/<str:key>/subtasks", views.issue_subtask_create, name="subtask_create"),
     path("browse/<str:key>/attach", views.issue_attach, name="attach"),
-    path("browse/<str:key>/attachments/<int:attachment_id>/delete", views.issue_attachment_delete, name="attachment_delete"),
+    path(
+        "browse/<str:key>/attachments/<int:attachment_id>/delete",
+        views.issue_attachment_delete,
+        name="attachment_delete",
+    ),
     path("issues", views.search, name="search"),
     path("issues/bulk", views.bulk_change, name="bulk"),
     path("filters", views.filters, name="filters"),

@@ -4,6 +4,7 @@ side panel), backlog, issue view, search with JQL, saved filters, bulk change.
 Every page works without JavaScript (forms and links); board.js adds drag and drop, the mention
 picker and keyboard shortcuts on top, posting to the same endpoints and asking for JSON.
 """
+
 from datetime import timedelta
 from functools import wraps
 from urllib.parse import quote, urlencode
@@ -54,7 +55,11 @@ def person_required(view):
     def wrapper(request, *args, **kwargs):
         person = signed_in_person(request)
         if person is None:
-            back = request.get_full_path() if request.method == "GET" else request.POST.get("next") or request.headers.get("Referer", "/")
+            back = (
+                request.get_full_path()
+                if request.method == "GET"
+                else request.POST.get("next") or request.headers.get("Referer", "/")
+            )
             if request.method == "POST" and request.POST.get("body", "").strip() and "key" in kwargs:
                 drafts = request.session.get(DRAFTS, {})
                 drafts[kwargs["key"].upper()] = request.POST["body"]
@@ -64,7 +69,9 @@ def person_required(view):
                 back = "/" + back.split("/", 3)[-1] if back.count("/") >= 3 else "/"
             target = f"{LOGIN}?next={quote(back)}"
             if wants_json(request):
-                return JsonResponse({"error": "Your session has expired. Sign in again to continue.", "login": target}, status=401)
+                return JsonResponse(
+                    {"error": "Your session has expired. Sign in again to continue.", "login": target}, status=401
+                )
             return redirect(target)
         request.person = person
         return view(request, *args, **kwargs)
@@ -72,12 +79,24 @@ def person_required(view):
     return wrapper
 
 
-def page(request, template: str, context: dict, *, project: Project | None = None, section: str = "", status: int = 200):
+def page(
+    request, template: str, context: dict, *, project: Project | None = None, section: str = "", status: int = 200
+):
     projects = list(Project.objects.order_by("key"))
-    return render(request, template, {
-        "me": request.person, "project": project, "projects": projects, "section": section,
-        "flash": request.session.pop(FLASH, None), "today": now(), **context,
-    }, status=status)
+    return render(
+        request,
+        template,
+        {
+            "me": request.person,
+            "project": project,
+            "projects": projects,
+            "section": section,
+            "flash": request.session.pop(FLASH, None),
+            "today": now(),
+            **context,
+        },
+        status=status,
+    )
 
 
 def _project(key: str) -> Project:
@@ -88,7 +107,11 @@ def _project(key: str) -> Project:
 
 
 def _issue(key: str) -> Issue:
-    issue = Issue.objects.select_related("project__workflow", "assignee", "reporter", "sprint", "epic", "parent").filter(key=key.upper()).first()
+    issue = (
+        Issue.objects.select_related("project__workflow", "assignee", "reporter", "sprint", "epic", "parent")
+        .filter(key=key.upper())
+        .first()
+    )
     if issue is None:
         raise Http404(f"Issue {key} does not exist or you do not have permission to see it.")
     return issue
@@ -102,7 +125,9 @@ def login(request):
     form = LoginForm(request.POST or None)
     error = ""
     if request.method == "POST" and form.is_valid():
-        person = person_authenticate(world=request.world, email=form.cleaned_data["email"], password=form.cleaned_data["password"])
+        person = person_authenticate(
+            world=request.world, email=form.cleaned_data["email"], password=form.cleaned_data["password"]
+        )
         if person is None:
             error = "Incorrect email address and / or password."
         else:
@@ -163,8 +188,15 @@ def _lanes(project: Project, heads: list[dict], shown: list[Issue]) -> list[dict
         by_status = {h["column"].status: [] for h in heads}
         for issue in _card_rows(cards):
             by_status.setdefault(issue.status, []).append(issue)
-        result.append({"key": key, "title": title, "head": head, "count": len(cards),
-                       "cells": [{"column": h["column"], "head": h, "issues": by_status[h["column"].status]} for h in heads]})
+        result.append(
+            {
+                "key": key,
+                "title": title,
+                "head": head,
+                "count": len(cards),
+                "cells": [{"column": h["column"], "head": h, "issues": by_status[h["column"].status]} for h in heads],
+            }
+        )
     return result
 
 
@@ -179,42 +211,68 @@ def board(request, key):
     recent = request.GET.get("recent") == "1"
     text = request.GET.get("text", "").strip()
     since = now() - timedelta(hours=RECENT_HOURS)
-    shown = [i for i in issues if (not only_mine or i.assignee_id == request.person.id) and (not recent or i.updated_at >= since)
-             and (not text or text.lower() in i.summary.lower() or text.lower() == i.key.lower())]
+    shown = [
+        i
+        for i in issues
+        if (not only_mine or i.assignee_id == request.person.id)
+        and (not recent or i.updated_at >= since)
+        and (not text or text.lower() in i.summary.lower() or text.lower() == i.key.lower())
+    ]
     counts = {c.status: sum(1 for i in issues if i.status == c.status) for c in columns}
-    heads = [{"column": c, "count": counts[c.status], "over": c.wip_limit is not None and counts[c.status] > c.wip_limit}
-             for c in columns]
+    heads = [
+        {"column": c, "count": counts[c.status], "over": c.wip_limit is not None and counts[c.status] > c.wip_limit}
+        for c in columns
+    ]
     days_left = None
     if sprint is not None and sprint.end:
         days_left = max(0, (sprint.end.date() - now().date()).days)
     params = request.GET.copy()
     params.pop("selectedIssue", None)
     context = {
-        "sprint": sprint, "kanban": kanban, "heads": heads, "lanes": _lanes(project, heads, shown), "days_left": days_left,
-        "statuses": project.workflow.statuses, "only_mine": only_mine, "recent": recent, "text": text, "resolutions": W.RESOLUTIONS,
-        "base_query": params.urlencode(), "swimlane_choices": Project.Swimlanes.choices, "done_days": KANBAN_DONE_DAYS,
+        "sprint": sprint,
+        "kanban": kanban,
+        "heads": heads,
+        "lanes": _lanes(project, heads, shown),
+        "days_left": days_left,
+        "statuses": project.workflow.statuses,
+        "only_mine": only_mine,
+        "recent": recent,
+        "text": text,
+        "resolutions": W.RESOLUTIONS,
+        "base_query": params.urlencode(),
+        "swimlane_choices": Project.Swimlanes.choices,
+        "done_days": KANBAN_DONE_DAYS,
         "full_path": request.get_full_path(),
         "quick": _quick_filters(only_mine, recent, text),
     }
     selected = request.GET.get("selectedIssue", "").strip().upper()
     if selected:
-        issue = Issue.objects.select_related("project__workflow", "assignee", "reporter", "sprint", "epic", "parent").filter(key=selected).first()
+        issue = (
+            Issue.objects.select_related("project__workflow", "assignee", "reporter", "sprint", "epic", "parent")
+            .filter(key=selected)
+            .first()
+        )
         if issue is None:
             context["panel_missing"] = selected
         else:
             back = f"{request.path}?{request.GET.urlencode()}"
-            context.update(issue_context(request, issue, IssueForm(issue=issue), back=back), panel=True, selected_key=issue.key)
+            context.update(
+                issue_context(request, issue, IssueForm(issue=issue), back=back), panel=True, selected_key=issue.key
+            )
     return page(request, "board/board.html", context, project=project, section="board")
 
 
 def _quick_filters(only_mine: bool, recent: bool, text: str) -> list[dict]:
     """The quick filter chips, each a link that toggles itself and keeps the others."""
+
     def href(mine, rec):
         q = {k: v for k, v in (("filter", "mine" if mine else ""), ("recent", "1" if rec else ""), ("text", text)) if v}
         return "?" + urlencode(q)
 
-    return [{"label": "Only my issues", "on": only_mine, "href": href(not only_mine, recent)},
-            {"label": "Recently updated", "on": recent, "href": href(only_mine, not recent)}]
+    return [
+        {"label": "Only my issues", "on": only_mine, "href": href(not only_mine, recent)},
+        {"label": "Recently updated", "on": recent, "href": href(only_mine, not recent)},
+    ]
 
 
 @require_POST
@@ -241,7 +299,9 @@ def issue_lane(request, key):
             if value:
                 epic = Issue.objects.filter(key=value.upper(), issue_type="epic", project=issue.project).first()
                 if epic is None:
-                    return _answer(request, next_url, error=f"{value} is not an epic of {issue.project.key}.", status=400)
+                    return _answer(
+                        request, next_url, error=f"{value} is not an epic of {issue.project.key}.", status=400
+                    )
             services.issue_update(issue=issue, actor=request.person, epic=epic)
         elif by == "assignee":
             person = None
@@ -264,17 +324,31 @@ def issue_lane(request, key):
 def backlog(request, key):
     project = _project(key)
     sprints = list(project.sprints.exclude(state=Sprint.State.CLOSED).order_by("number"))
-    issues = list(Issue.objects.filter(project=project).exclude(issue_type__in=("epic", "subtask"))
-                  .filter(sprint__isnull=True).exclude(status=W.DONE).select_related("assignee"))
+    issues = list(
+        Issue.objects.filter(project=project)
+        .exclude(issue_type__in=("epic", "subtask"))
+        .filter(sprint__isnull=True)
+        .exclude(status=W.DONE)
+        .select_related("assignee")
+    )
     sections = []
     for sprint in sprints:
         rows = _card_rows(sprint.issues.exclude(issue_type__in=("epic", "subtask")).select_related("assignee"))
         sections.append({"sprint": sprint, "issues": rows, "points": sum(i.story_points or 0 for i in rows)})
     rows = _card_rows(issues)
-    return page(request, "board/backlog.html", {
-        "sections": sections, "backlog": rows, "backlog_points": sum(i.story_points or 0 for i in rows),
-        "sprints": sprints, "has_active": any(s.state == Sprint.State.ACTIVE for s in sprints),
-    }, project=project, section="backlog")
+    return page(
+        request,
+        "board/backlog.html",
+        {
+            "sections": sections,
+            "backlog": rows,
+            "backlog_points": sum(i.story_points or 0 for i in rows),
+            "sprints": sprints,
+            "has_active": any(s.state == Sprint.State.ACTIVE for s in sprints),
+        },
+        project=project,
+        section="backlog",
+    )
 
 
 def _sprint(project, sprint_id) -> Sprint:
@@ -302,9 +376,19 @@ def sprint_start(request, key, sprint_id):
             flash(request, f"{sprint.name} has started.", "success")
             return redirect(f"/projects/{project.key}/board")
     rows = list(sprint.issues.exclude(issue_type__in=("epic", "subtask")))
-    return page(request, "board/sprint_start.html", {
-        "sprint": sprint, "form": form, "issue_count": len(rows), "points": sum(i.story_points or 0 for i in rows),
-    }, project=project, section="backlog", status=400 if request.method == "POST" else 200)
+    return page(
+        request,
+        "board/sprint_start.html",
+        {
+            "sprint": sprint,
+            "form": form,
+            "issue_count": len(rows),
+            "points": sum(i.story_points or 0 for i in rows),
+        },
+        project=project,
+        section="backlog",
+        status=400 if request.method == "POST" else 200,
+    )
 
 
 @person_required
@@ -328,12 +412,27 @@ def sprint_complete(request, key, sprint_id):
             except services.BoardError as exc:
                 error = str(exc)
             else:
-                flash(request, f"{sprint.name} is complete. {moved} open issue{'s' if moved != 1 else ''} moved to "
-                               f"{move_to.name if move_to else 'the backlog'}.", "success")
+                flash(
+                    request,
+                    f"{sprint.name} is complete. {moved} open issue{'s' if moved != 1 else ''} moved to "
+                    f"{move_to.name if move_to else 'the backlog'}.",
+                    "success",
+                )
                 return redirect(f"/projects/{project.key}/backlog")
-    return page(request, "board/sprint_complete.html", {
-        "sprint": sprint, "future": future, "open_count": len(open_issues), "done_count": done, "error": error,
-    }, project=project, section="board", status=400 if error else 200)
+    return page(
+        request,
+        "board/sprint_complete.html",
+        {
+            "sprint": sprint,
+            "future": future,
+            "open_count": len(open_issues),
+            "done_count": done,
+            "error": error,
+        },
+        project=project,
+        section="board",
+        status=400 if error else 200,
+    )
 
 
 # --- issue view and its actions ------------------------------------------------------------------
@@ -351,7 +450,9 @@ def issue_context(request, issue: Issue, form: IssueForm, *, back: str) -> dict:
     """What the issue view shows, on its own page and in the board's side panel; `back` is where its
     forms return to."""
     drafts = request.session.get(DRAFTS, {})
-    comments = list(issue.comments.select_related("author").prefetch_related("mentions__person").order_by("created_at", "public_id"))
+    comments = list(
+        issue.comments.select_related("author").prefetch_related("mentions__person").order_by("created_at", "public_id")
+    )
     history = list(issue.changes.select_related("author").order_by("-created_at", "-public_id"))
     links = [(W.LINK_KINDS[lk.kind][0], lk.target) for lk in issue.outward_links.select_related("target")]
     links += [(W.LINK_KINDS[lk.kind][1], lk.source) for lk in issue.inward_links.select_related("source")]
@@ -359,11 +460,20 @@ def issue_context(request, issue: Issue, form: IssueForm, *, back: str) -> dict:
     watching_ids = {w.person_id for w in watchers}
     people = _mention_people()
     return {
-        "issue": issue, "form": form, "comments": comments, "history": history, "links": sorted(links, key=lambda x: (x[0], x[1].key)),
+        "issue": issue,
+        "form": form,
+        "comments": comments,
+        "history": history,
+        "links": sorted(links, key=lambda x: (x[0], x[1].key)),
         "subtasks": list(issue.subtasks.select_related("assignee").order_by("number")),
-        "watchers": watchers, "watching": request.person.id in watching_ids, "statuses": issue.project.workflow.statuses,
-        "link_kinds": [(k, v[0]) for k, v in W.LINK_KINDS.items()] + [(f"~{k}", v[1]) for k, v in W.LINK_KINDS.items() if k != "relates"],
-        "draft": drafts.get(issue.key, ""), "back": back, "people": people,
+        "watchers": watchers,
+        "watching": request.person.id in watching_ids,
+        "statuses": issue.project.workflow.statuses,
+        "link_kinds": [(k, v[0]) for k, v in W.LINK_KINDS.items()]
+        + [(f"~{k}", v[1]) for k, v in W.LINK_KINDS.items() if k != "relates"],
+        "draft": drafts.get(issue.key, ""),
+        "back": back,
+        "people": people,
         "people_names": {p["username"]: p["name"] for p in people},
         "attachments": list(issue.attachments.select_related("author").order_by("created_at", "public_id")),
         "watcher_choices": [p for p in Person.objects.filter(active=True).order_by("name") if p.id not in watching_ids],
@@ -384,12 +494,20 @@ def issue_view(request, key):
                 form.add_error(None, str(exc))
                 status = 400
             else:
-                flash(request, f"{issue.key} updated: {', '.join(changed)}." if changed else "Nothing to save.", "success")
+                flash(
+                    request, f"{issue.key} updated: {', '.join(changed)}." if changed else "Nothing to save.", "success"
+                )
                 return redirect(safe_next(request, f"/browse/{issue.key}"))
         else:
             status = 400
-    return page(request, "board/issue.html", issue_context(request, issue, form, back=f"/browse/{issue.key}"),
-                project=issue.project, section="issues", status=status)
+    return page(
+        request,
+        "board/issue.html",
+        issue_context(request, issue, form, back=f"/browse/{issue.key}"),
+        project=issue.project,
+        section="issues",
+        status=status,
+    )
 
 
 def _answer(request, next_url, *, error: str = "", status: int = 200, conflict: bool = False):
@@ -409,20 +527,34 @@ def issue_transition(request, key):
     if request.method == "GET":
         if target not in issue.project.workflow.statuses:
             raise Http404("No such status.")
-        return page(request, "board/transition.html", {"issue": issue, "target": target, "resolutions": W.RESOLUTIONS,
-                                                         "next": next_url, "error": ""}, project=issue.project)
+        return page(
+            request,
+            "board/transition.html",
+            {"issue": issue, "target": target, "resolutions": W.RESOLUTIONS, "next": next_url, "error": ""},
+            project=issue.project,
+        )
     resolution = request.POST.get("resolution", "")
     if resolution and resolution not in W.RESOLUTIONS:
         return HttpResponseBadRequest("Unknown resolution.")
     try:
-        services.issue_transition(issue=issue, actor=request.person, target=target, resolution=resolution,
-                                  seen_status=request.POST.get("seen") or None)
+        services.issue_transition(
+            issue=issue,
+            actor=request.person,
+            target=target,
+            resolution=resolution,
+            seen_status=request.POST.get("seen") or None,
+        )
     except services.Conflict as exc:
         return _answer(request, next_url, error=str(exc), status=409, conflict=True)
     except W.TransitionRefused as exc:
         if "screen" in request.POST and not wants_json(request):
-            return page(request, "board/transition.html", {"issue": issue, "target": target, "resolutions": W.RESOLUTIONS,
-                                                             "next": next_url, "error": str(exc)}, project=issue.project, status=400)
+            return page(
+                request,
+                "board/transition.html",
+                {"issue": issue, "target": target, "resolutions": W.RESOLUTIONS, "next": next_url, "error": str(exc)},
+                project=issue.project,
+                status=400,
+            )
         return _answer(request, next_url, error=str(exc), status=400)
     return _answer(request, next_url)
 
@@ -444,7 +576,11 @@ def issue_rank(request, key):
     try:
         if "sprint" in request.POST:
             value = request.POST["sprint"]
-            sprint = None if value in ("", "backlog") else issue.project.sprints.filter(public_id=value if value.isdigit() else -1).first()
+            sprint = (
+                None
+                if value in ("", "backlog")
+                else issue.project.sprints.filter(public_id=value if value.isdigit() else -1).first()
+            )
             if value not in ("", "backlog") and sprint is None:
                 return _answer(request, next_url, error="That sprint does not exist.", status=400)
             services.issue_update(issue=issue, actor=request.person, sprint=sprint)
@@ -463,9 +599,12 @@ def _rank_peers(issue: Issue, scope: str) -> tuple[list[Issue], str]:
         raise services.BoardError("Epics are not ranked on the board or the backlog.")
     if scope == "column":
         on_board = project.board_type == Project.BoardType.KANBAN or (
-            issue.sprint is not None and issue.sprint.state == Sprint.State.ACTIVE)
+            issue.sprint is not None and issue.sprint.state == Sprint.State.ACTIVE
+        )
         if not on_board:
-            raise services.BoardError(f"{issue.key} is not on the {project.key} board: only issues of the active sprint are.")
+            raise services.BoardError(
+                f"{issue.key} is not on the {project.key} board: only issues of the active sprint are."
+            )
         sprint = None if project.board_type == Project.BoardType.KANBAN else issue.sprint
         peers = [i for i in _board_issues(project, sprint) if i.status == issue.status]
         return peers, f"the {issue.status} column"
@@ -482,10 +621,12 @@ def _rank_peers(issue: Issue, scope: str) -> tuple[list[Issue], str]:
 
 
 def _rank_to_edge(request, issue: Issue, next_url: str):
-    """"Top of column", "Bottom of backlog" and the like: the menu alternative to dragging."""
+    """ "Top of column", "Bottom of backlog" and the like: the menu alternative to dragging."""
     try:
         peers, place = _rank_peers(issue, request.POST.get("scope", ""))
-        services.issue_rank_to_edge(issue=issue, actor=request.person, peers=peers, edge=request.POST["position"], place=place)
+        services.issue_rank_to_edge(
+            issue=issue, actor=request.person, peers=peers, edge=request.POST["position"], place=place
+        )
     except services.BoardError as exc:
         return _answer(request, next_url, error=str(exc), status=400)
     return _answer(request, next_url)
@@ -591,8 +732,13 @@ def issue_attach(request, key):
         flash(request, " ".join(e for errors in form.errors.values() for e in errors))
         return redirect(back)
     upload = form.cleaned_data["file"]
-    services.attachment_add(issue=issue, actor=request.person, name=upload.name.strip(), size=upload.size,
-                            content_type=(upload.content_type or "application/octet-stream")[:100])
+    services.attachment_add(
+        issue=issue,
+        actor=request.person,
+        name=upload.name.strip(),
+        size=upload.size,
+        content_type=(upload.content_type or "application/octet-stream")[:100],
+    )
     flash(request, f"{upload.name.strip()} is attached to {issue.key}.", "success")
     return redirect(back)
 
@@ -623,8 +769,14 @@ def issue_create(request, key):
         else:
             flash(request, f"{issue.key} has been created.", "success")
             return redirect(f"/browse/{issue.key}")
-    return page(request, "board/create.html", {"form": form}, project=project, section="issues",
-                status=400 if request.method == "POST" else 200)
+    return page(
+        request,
+        "board/create.html",
+        {"form": form},
+        project=project,
+        section="issues",
+        status=400 if request.method == "POST" else 200,
+    )
 
 
 @person_required
@@ -638,7 +790,9 @@ def contributing(request, key):
 
 
 def _filter(public_id, person=None) -> Filter:
-    saved = Filter.objects.select_related("owner").filter(public_id=public_id).first() if str(public_id).isdigit() else None
+    saved = (
+        Filter.objects.select_related("owner").filter(public_id=public_id).first() if str(public_id).isdigit() else None
+    )
     if saved is None or (person is not None and saved.owner_id != person.id):
         raise Http404("The filter does not exist or you do not have permission to see it.")
     return saved
@@ -654,11 +808,24 @@ def search(request):
     except jql.JQLError as exc:
         error = str(exc)
     bulk = BulkForm(people=_people_choices(), statuses=world_statuses())
-    return page(request, "board/search.html", {"jql": query, "error": error, "issues": issues, "total": total, "bulk": bulk,
-                                               "query_string": urlencode({"jql": query}), "saved": saved,
-                                               "modified": saved is not None and " ".join(query.split()) != saved.jql,
-                                               "mine": saved is not None and saved.owner_id == request.person.id},
-                project=Project.objects.filter(key="AGENT").first(), section="issues", status=400 if error else 200)
+    return page(
+        request,
+        "board/search.html",
+        {
+            "jql": query,
+            "error": error,
+            "issues": issues,
+            "total": total,
+            "bulk": bulk,
+            "query_string": urlencode({"jql": query}),
+            "saved": saved,
+            "modified": saved is not None and " ".join(query.split()) != saved.jql,
+            "mine": saved is not None and saved.owner_id == request.person.id,
+        },
+        project=Project.objects.filter(key="AGENT").first(),
+        section="issues",
+        status=400 if error else 200,
+    )
 
 
 # --- saved filters -------------------------------------------------------------------------------------
@@ -667,8 +834,13 @@ def search(request):
 @person_required
 def filters(request):
     mine = list(Filter.objects.filter(owner=request.person).order_by("-starred", "name"))
-    return page(request, "board/filters.html", {"filters": mine, "form": FilterForm()},
-                project=Project.objects.filter(key="AGENT").first(), section="filters")
+    return page(
+        request,
+        "board/filters.html",
+        {"filters": mine, "form": FilterForm()},
+        project=Project.objects.filter(key="AGENT").first(),
+        section="filters",
+    )
 
 
 @require_POST
@@ -677,16 +849,27 @@ def filter_create(request):
     form = FilterForm(request.POST)
     if form.is_valid():
         try:
-            saved = services.filter_create(owner=request.person, name=form.cleaned_data["name"], query=form.cleaned_data["jql"],
-                                           description=form.cleaned_data["description"], starred=form.cleaned_data["starred"])
+            saved = services.filter_create(
+                owner=request.person,
+                name=form.cleaned_data["name"],
+                query=form.cleaned_data["jql"],
+                description=form.cleaned_data["description"],
+                starred=form.cleaned_data["starred"],
+            )
         except (services.BoardError, jql.JQLError) as exc:
             form.add_error(None, str(exc))
         else:
             flash(request, f"Filter '{saved.name}' saved.", "success")
             return redirect(f"/issues?filter={saved.public_id}")
     mine = list(Filter.objects.filter(owner=request.person).order_by("-starred", "name"))
-    return page(request, "board/filters.html", {"filters": mine, "form": form},
-                project=Project.objects.filter(key="AGENT").first(), section="filters", status=400)
+    return page(
+        request,
+        "board/filters.html",
+        {"filters": mine, "form": form},
+        project=Project.objects.filter(key="AGENT").first(),
+        section="filters",
+        status=400,
+    )
 
 
 @person_required
@@ -702,9 +885,14 @@ def filter_edit(request, filter_id):
         else:
             flash(request, f"Filter '{saved.name}' updated." if changed else "Nothing to save.", "success")
             return redirect(f"/issues?filter={saved.public_id}")
-    return page(request, "board/filter_edit.html", {"saved": saved, "form": form},
-                project=Project.objects.filter(key="AGENT").first(), section="filters",
-                status=400 if request.method == "POST" else 200)
+    return page(
+        request,
+        "board/filter_edit.html",
+        {"saved": saved, "form": form},
+        project=Project.objects.filter(key="AGENT").first(),
+        section="filters",
+        status=400 if request.method == "POST" else 200,
+    )
 
 
 @require_POST
@@ -725,7 +913,9 @@ def bulk_change(request):
     if not form.is_valid():
         flash(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
         return redirect(back)
-    issues = list(Issue.objects.select_related("project__workflow").filter(key__in=form.cleaned_data["keys"]).order_by("key"))
+    issues = list(
+        Issue.objects.select_related("project__workflow").filter(key__in=form.cleaned_data["keys"]).order_by("key")
+    )
     if len(issues) != len(set(form.cleaned_data["keys"])):
         flash(request, "Some of the selected issues no longer exist.")
         return redirect(back)
@@ -734,6 +924,9 @@ def bulk_change(request):
     except services.BoardError as exc:
         flash(request, str(exc))
         return redirect(back)
-    flash(request, f"Bulk change complete: {changed} of {len(issues)} issue{'s' if len(issues) != 1 else ''} changed.", "success")
+    flash(
+        request,
+        f"Bulk change complete: {changed} of {len(issues)} issue{'s' if len(issues) != 1 else ''} changed.",
+        "success",
+    )
     return redirect(back)
-

@@ -11,11 +11,18 @@ issue's assignee move it to STATUS; `{"type": "validator", "check": "field", "fi
 "steps_to_reproduce", "to": STATUS, "issue_types": [...] (optional), "message": ...}` refuses the
 move while the field is empty. Messages take `{key}` and `{status}`.
 """
+
 from dataclasses import dataclass
 
 TODO, IN_PROGRESS, IN_REVIEW, WAITING, DONE = "To Do", "In Progress", "In Review", "Waiting for support", "Done"
 ALL_STATUSES = (TODO, IN_PROGRESS, IN_REVIEW, WAITING, DONE)  # every status any workflow may use, in JQL ORDER BY order
-CATEGORY = {TODO: "new", IN_PROGRESS: "indeterminate", IN_REVIEW: "indeterminate", WAITING: "indeterminate", DONE: "done"}
+CATEGORY = {
+    TODO: "new",
+    IN_PROGRESS: "indeterminate",
+    IN_REVIEW: "indeterminate",
+    WAITING: "indeterminate",
+    DONE: "done",
+}
 RESOLUTIONS = ("Done", "Won't Do", "Duplicate", "Cannot Reproduce")
 PRIORITIES = ("Highest", "High", "Medium", "Low", "Lowest")
 TYPES = ("epic", "story", "task", "bug", "subtask")
@@ -27,26 +34,51 @@ LINK_KINDS = {  # kind -> (outward phrase, inward phrase)
 }
 RULE_FIELDS = ("resolution", "steps_to_reproduce")
 
-NEEDS_STEPS = {"type": "validator", "check": "field", "field": "steps_to_reproduce", "to": IN_PROGRESS, "issue_types": ["bug"],
-               "message": "{key} can't start: a bug needs Steps to reproduce before it moves to In Progress."}
-NEEDS_RESOLUTION = {"type": "validator", "check": "field", "field": "resolution", "to": DONE,
-                    "message": "{key} can't be done without a resolution: pick one on the transition screen."}
+NEEDS_STEPS = {
+    "type": "validator",
+    "check": "field",
+    "field": "steps_to_reproduce",
+    "to": IN_PROGRESS,
+    "issue_types": ["bug"],
+    "message": "{key} can't start: a bug needs Steps to reproduce before it moves to In Progress.",
+}
+NEEDS_RESOLUTION = {
+    "type": "validator",
+    "check": "field",
+    "field": "resolution",
+    "to": DONE,
+    "message": "{key} can't be done without a resolution: pick one on the transition screen.",
+}
 SOFTWARE = "Software workflow"
 OPERATIONS = "Operations workflow"
 # name -> (statuses in board order, rules); the seed stores one row per workflow and points each project at one
 WORKFLOWS = {
-    SOFTWARE: ((TODO, IN_PROGRESS, IN_REVIEW, DONE), (
-        {"type": "condition", "check": "assignee", "to": IN_REVIEW,
-         "message": "You can't move {key} to In Review: only the assignee can send an issue to review."},
-        NEEDS_STEPS,
-        NEEDS_RESOLUTION,
-    )),
-    OPERATIONS: ((TODO, IN_PROGRESS, WAITING, DONE), (
-        {"type": "condition", "check": "assignee", "to": WAITING,
-         "message": "You can't move {key} to Waiting for support: only the assignee can hand an issue to support."},
-        NEEDS_STEPS,
-        NEEDS_RESOLUTION,
-    )),
+    SOFTWARE: (
+        (TODO, IN_PROGRESS, IN_REVIEW, DONE),
+        (
+            {
+                "type": "condition",
+                "check": "assignee",
+                "to": IN_REVIEW,
+                "message": "You can't move {key} to In Review: only the assignee can send an issue to review.",
+            },
+            NEEDS_STEPS,
+            NEEDS_RESOLUTION,
+        ),
+    ),
+    OPERATIONS: (
+        (TODO, IN_PROGRESS, WAITING, DONE),
+        (
+            {
+                "type": "condition",
+                "check": "assignee",
+                "to": WAITING,
+                "message": "You can't move {key} to Waiting for support: only the assignee can hand an issue to support.",
+            },
+            NEEDS_STEPS,
+            NEEDS_RESOLUTION,
+        ),
+    ),
 }
 PROJECT_WORKFLOWS = {"AGENT": SOFTWARE, "WEB": SOFTWARE, "OPS": OPERATIONS}
 # the software workflow's statuses (kept for the code and tests that name the common case)

@@ -7,9 +7,18 @@ from functools import cached_property
 from replicas.worlds import registry
 
 # The messy layers of seed.LAYERS (listed here so apps.py stays import-light).
-ALL_LAYERS = ["expiring_deals", "price_changes", "out_of_stock", "legacy_addresses", "messy_cards",
-              "conflicting_policies", "near_duplicates", "loyalty_tiers", "multi_currency",
-              "seasonal_pricing"]
+ALL_LAYERS = [
+    "expiring_deals",
+    "price_changes",
+    "out_of_stock",
+    "legacy_addresses",
+    "messy_cards",
+    "conflicting_policies",
+    "near_duplicates",
+    "loyalty_tiers",
+    "multi_currency",
+    "seasonal_pricing",
+]
 
 
 class ShopConfig(registry.ReplicaConfig):
@@ -33,15 +42,28 @@ class ShopConfig(registry.ReplicaConfig):
     roles = ("customer", "staff")
     # htmx for the search box's suggestions; build_frontend copies it next to the store's own files
     npm_packages = {"htmx.org": "2.0.8"}
-    frontend_assets = [("htmx.org/dist/htmx.min.js", "shop/vendor/htmx.min.js"), ("htmx.org/LICENSE", "shop/vendor/LICENSE-htmx")]
+    frontend_assets = [
+        ("htmx.org/dist/htmx.min.js", "shop/vendor/htmx.min.js"),
+        ("htmx.org/LICENSE", "shop/vendor/LICENSE-htmx"),
+    ]
     # For the mutation audit (verifiers.audit). `derived`: what checkout, a cancellation, a
     # refund or the address change computes from the shopper's choices (money, dates, the
     # shipment a line falls in, stock, balances) and the numbers rows are given; the choices
     # themselves (speed, card, address, quantity, status, gift options) are not listed.
     audit = {
         "derived": {
-            "shop.order": ["delivery_date", "subtotal", "shipping", "gift_wrap", "discount", "loyalty_pct",
-                           "loyalty_discount", "tax", "total", "gift_card_amount"],
+            "shop.order": [
+                "delivery_date",
+                "subtotal",
+                "shipping",
+                "gift_wrap",
+                "discount",
+                "loyalty_pct",
+                "loyalty_discount",
+                "tax",
+                "total",
+                "gift_card_amount",
+            ],
             "shop.orderitem": ["line", "title", "seller", "unit_price", "shipment", "delivery_date"],
             "shop.variant": ["stock"],
             "shop.account": ["gift_card_balance", "loyalty_points"],

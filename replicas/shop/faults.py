@@ -3,6 +3,7 @@ session is signed in, the store's own error page for a failing route (JSON for i
 `stale_record` (the stock figure a cart showed goes stale: the item sells out while its shopper is
 checking out) and `data_conflict` (a return both approved and rejected, or a catalogue price that
 no longer matches the cart's, which puts the price-change interstitial in front of the order)."""
+
 from datetime import timedelta
 from decimal import Decimal
 
@@ -41,8 +42,13 @@ def stale_record(ctx) -> dict:
             if variant is None:
                 raise DataFaultError(f"record: no variant {record!r} in stock in this world")
         else:
-            skus = sorted(set(CartItem.objects.filter(saved_for_later=False, variant__stock__gt=0)
-                              .values_list("variant__sku", flat=True)))
+            skus = sorted(
+                set(
+                    CartItem.objects.filter(saved_for_later=False, variant__stock__gt=0).values_list(
+                        "variant__sku", flat=True
+                    )
+                )
+            )
             if not skus:
                 raise DataFaultError("no cart holds a variant in stock")
             variant = Variant.objects.get(sku=ctx.rng.choice(skus))
@@ -75,16 +81,28 @@ def data_conflict(ctx) -> dict:
         if ret is None:
             raise DataFaultError(f"record: no pending return or variant in a cart {record!r} in this world")
     else:
-        ret = next((r for r in pending.order_by("public_id") if r.requested_at <= selectors.return_deadline(r.item)), None)
+        ret = next(
+            (r for r in pending.order_by("public_id") if r.requested_at <= selectors.return_deadline(r.item)), None
+        )
         if ret is None:
             raise DataFaultError("no pending return inside its window")
     decided = min(clock.now() - timedelta(hours=1), ret.requested_at + timedelta(hours=20))
     ret.status, ret.decided_at = ReturnRequest.Status.APPROVED, decided
     ret.save(update_fields=["status", "decided_at"])
-    twin = ReturnRequest.objects.create(public_id=services.next_number(ReturnRequest, "public_id", "RMA-", 1001), item=ret.item,
-                                        reason=ret.reason, comment=ret.comment, status=ReturnRequest.Status.REJECTED,
-                                        requested_at=ret.requested_at, decided_at=decided)
-    return {"model": "returnrequest", "record": ret.public_id, "conflict": {"approved": ret.public_id, "rejected": twin.public_id}}
+    twin = ReturnRequest.objects.create(
+        public_id=services.next_number(ReturnRequest, "public_id", "RMA-", 1001),
+        item=ret.item,
+        reason=ret.reason,
+        comment=ret.comment,
+        status=ReturnRequest.Status.REJECTED,
+        requested_at=ret.requested_at,
+        decided_at=decided,
+    )
+    return {
+        "model": "returnrequest",
+        "record": ret.public_id,
+        "conflict": {"approved": ret.public_id, "rejected": twin.public_id},
+    }
 
 
 DATA_FAULTS = {"stale_record": stale_record, "data_conflict": data_conflict}

@@ -1,5 +1,6 @@
 """Product images drawn from the seed: an SVG per product and view, from its hue and shape.
 No photographs: the look of a catalogue tile, nothing of any real product."""
+
 from django.utils.html import escape
 
 SHAPES = (

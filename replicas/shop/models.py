@@ -7,6 +7,7 @@ are shown, see policies.convert). Public ids look like the product's
 (ASIN-like B0…, ORD-4419, RMA-…); foreign keys nothing looks up by carry no index, because
 every index is paid for on each world clone.
 """
+
 from django.db import models
 
 from replicas.worlds.models import WorldForeignKey, WorldModel
@@ -56,8 +57,12 @@ class Account(WorldModel):
     email = models.EmailField()
     role = models.CharField(max_length=10, choices=Role.choices, default=Role.CUSTOMER)
     member = models.BooleanField(default=False, help_text="Paid membership: free fast delivery.")
-    loyalty_points = models.PositiveIntegerField(default=0, help_text="Reward points; their tier (policies.TIERS) gives a discount.")
-    currency = models.CharField(max_length=3, default="USD", help_text="Prices are shown converted to it; charges stay in USD.")
+    loyalty_points = models.PositiveIntegerField(
+        default=0, help_text="Reward points; their tier (policies.TIERS) gives a discount."
+    )
+    currency = models.CharField(
+        max_length=3, default="USD", help_text="Prices are shown converted to it; charges stay in USD."
+    )
     gift_card_balance = money_field(default=0)
     created_at = models.DateTimeField()
 
@@ -294,14 +299,19 @@ class Order(WorldModel):
     ship_city = models.CharField(max_length=100)
     ship_state = models.CharField(max_length=2)
     ship_zip = models.CharField(max_length=10)
-    speed = models.CharField(max_length=10, choices=[*SPEED_CHOICES, ("mixed", "Several delivery speeds")],
-                             help_text="The speed every item ships at, or 'mixed' (each item has its own).")
+    speed = models.CharField(
+        max_length=10,
+        choices=[*SPEED_CHOICES, ("mixed", "Several delivery speeds")],
+        help_text="The speed every item ships at, or 'mixed' (each item has its own).",
+    )
     delivery_date = models.DateField(help_text="When the last shipment arrives.")
     subtotal = money_field()
     shipping = money_field()
     gift_wrap = money_field(default=0)
     discount = money_field(default=0, help_text="Promotion codes.")
-    loyalty_pct = models.PositiveSmallIntegerField(default=0, help_text="The loyalty tier's discount when the order was placed.")
+    loyalty_pct = models.PositiveSmallIntegerField(
+        default=0, help_text="The loyalty tier's discount when the order was placed."
+    )
     loyalty_discount = money_field(default=0)
     tax = money_field()
     total = money_field()
@@ -323,7 +333,9 @@ class Order(WorldModel):
         return self.subtotal + self.shipping + self.gift_wrap - self.discount - self.loyalty_discount
 
     def address_line(self) -> str:
-        return ", ".join(p for p in (self.ship_line1, self.ship_line2, self.ship_city, f"{self.ship_state} {self.ship_zip}") if p)
+        return ", ".join(
+            p for p in (self.ship_line1, self.ship_line2, self.ship_city, f"{self.ship_state} {self.ship_zip}") if p
+        )
 
 
 class OrderItem(WorldModel):
@@ -399,8 +411,12 @@ class ReturnRequest(WorldModel):
     reason = models.CharField(max_length=20, choices=Reason.choices)
     comment = models.CharField(max_length=500, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.REQUESTED)
-    refund_method = models.CharField(max_length=10, choices=RefundMethod.choices, default=RefundMethod.CARD,
-                                     help_text="Where the customer asked the refund to go once the return is approved.")
+    refund_method = models.CharField(
+        max_length=10,
+        choices=RefundMethod.choices,
+        default=RefundMethod.CARD,
+        help_text="Where the customer asked the refund to go once the return is approved.",
+    )
     requested_at = models.DateTimeField()
     decided_at = models.DateTimeField(null=True, blank=True)
 
@@ -415,8 +431,12 @@ class Refund(WorldModel):
 
     public_id = models.CharField(max_length=16)
     order = WorldForeignKey(Order, on_delete=models.CASCADE, related_name="refunds")
-    item = WorldForeignKey(OrderItem, null=True, blank=True, on_delete=models.SET_NULL, related_name="refunds", db_index=False)
-    return_request = WorldForeignKey(ReturnRequest, null=True, blank=True, on_delete=models.SET_NULL, related_name="refunds", db_index=False)
+    item = WorldForeignKey(
+        OrderItem, null=True, blank=True, on_delete=models.SET_NULL, related_name="refunds", db_index=False
+    )
+    return_request = WorldForeignKey(
+        ReturnRequest, null=True, blank=True, on_delete=models.SET_NULL, related_name="refunds", db_index=False
+    )
     amount = money_field()
     method = models.CharField(max_length=10, choices=Method.choices)
     reason = models.CharField(max_length=200)

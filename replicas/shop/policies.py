@@ -1,6 +1,7 @@
 """The store's rules in one place: delivery speeds, fees and zones, sales tax, gift wrap, loyalty tiers,
 currencies and their rounding, card checks, return windows, and the passwords the seed gives
 its accounts."""
+
 import hashlib
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -27,9 +28,18 @@ SPEEDS = {
 
 # Sales tax by ship-to state (a simplified table; states not listed charge none).
 TAX_RATES = {
-    "CA": Decimal("0.0725"), "NY": Decimal("0.04"), "TX": Decimal("0.0625"), "WA": Decimal("0.065"),
-    "IL": Decimal("0.0625"), "FL": Decimal("0.06"), "MA": Decimal("0.0625"), "PA": Decimal("0.06"),
-    "GA": Decimal("0.04"), "CO": Decimal("0.029"), "OH": Decimal("0.0575"), "NJ": Decimal("0.06625"),
+    "CA": Decimal("0.0725"),
+    "NY": Decimal("0.04"),
+    "TX": Decimal("0.0625"),
+    "WA": Decimal("0.065"),
+    "IL": Decimal("0.0625"),
+    "FL": Decimal("0.06"),
+    "MA": Decimal("0.0625"),
+    "PA": Decimal("0.06"),
+    "GA": Decimal("0.04"),
+    "CO": Decimal("0.029"),
+    "OH": Decimal("0.0575"),
+    "NJ": Decimal("0.06625"),
 }
 STATES = sorted(TAX_RATES) + ["OR", "NH", "MT", "DE"]
 

@@ -1,5 +1,6 @@
 """Reads of the shop: prices as of the world clock, search, carts and checkout quotes,
 return eligibility. Views and the task pack's params both read through these."""
+
 import hashlib
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -27,8 +28,13 @@ from .models import (
 )
 
 PAGE_SIZE = 16
-SORTS = {"relevance": "Featured", "price-asc": "Price: Low to High", "price-desc": "Price: High to Low",
-         "rating": "Avg. Customer Review", "newest": "Most reviews"}
+SORTS = {
+    "relevance": "Featured",
+    "price-asc": "Price: Low to High",
+    "price-desc": "Price: High to Low",
+    "rating": "Avg. Customer Review",
+    "newest": "Most reviews",
+}
 
 
 def deal_active(product: Product, at: datetime | None = None) -> bool:
@@ -99,6 +105,7 @@ class SearchQuery:
     @classmethod
     def from_params(cls, params) -> "SearchQuery":
         """Read the query string; anything malformed is ignored (as the storefront does), never an error page."""
+
         def decimal_or_none(value):
             try:
                 d = Decimal(value)
@@ -106,7 +113,9 @@ class SearchQuery:
                 return None
             return d if d.is_finite() and d >= 0 else None
 
-        q = cls(text=params.get("k", "").strip()[:200], department=params.get("i", ""), brand=params.get("brand", "")[:60])
+        q = cls(
+            text=params.get("k", "").strip()[:200], department=params.get("i", ""), brand=params.get("brand", "")[:60]
+        )
         if q.department not in Product.Department.values:
             q.department = ""
         q.min_price, q.max_price = decimal_or_none(params.get("low")), decimal_or_none(params.get("high"))
@@ -162,23 +171,32 @@ def search(q: SearchQuery) -> SearchResults:
             continue
         priced.append(p)
     key = {
-        "price-asc": lambda p: (p.price_now, p.asin), "price-desc": lambda p: (-p.price_now, p.asin),
-        "rating": lambda p: (-p.rating, -p.review_count, p.asin), "newest": lambda p: (-p.review_count, p.asin),
+        "price-asc": lambda p: (p.price_now, p.asin),
+        "price-desc": lambda p: (-p.price_now, p.asin),
+        "rating": lambda p: (-p.rating, -p.review_count, p.asin),
+        "newest": lambda p: (-p.review_count, p.asin),
         "relevance": lambda p: (-p.review_count * float(p.rating), p.asin),
     }[q.sort]
     priced.sort(key=key)
     pages = max(1, -(-len(priced) // PAGE_SIZE))
     start = (min(q.page, pages) - 1) * PAGE_SIZE
     sponsored = [p for p in priced if p.sponsored][:2] if q.page == 1 else []
-    return SearchResults(products=priced[start:start + PAGE_SIZE], sponsored=sponsored, total=len(priced), pages=pages,
-                         brands=brands[:12])
+    return SearchResults(
+        products=priced[start : start + PAGE_SIZE],
+        sponsored=sponsored,
+        total=len(priced),
+        pages=pages,
+        brands=brands[:12],
+    )
 
 
 def suggestions(text: str, limit: int = 8) -> list[str]:
     text = text.strip()
     if len(text) < 2:
         return []
-    titles = Product.objects.filter(title__icontains=text).order_by("-review_count", "asin").values_list("title", flat=True)
+    titles = (
+        Product.objects.filter(title__icontains=text).order_by("-review_count", "asin").values_list("title", flat=True)
+    )
     seen = []
     for title in titles[:40]:
         short = title.split(",")[0]
@@ -216,8 +234,11 @@ class Line:
 
 
 def cart_lines(account: Account, *, saved: bool = False) -> list[Line]:
-    items = (CartItem.objects.filter(account=account, saved_for_later=saved)
-             .select_related("variant__product__seller").order_by("added_at", "id"))
+    items = (
+        CartItem.objects.filter(account=account, saved_for_later=saved)
+        .select_related("variant__product__seller")
+        .order_by("added_at", "id")
+    )
     now = clock.now()
     sales = seasonal_sales(now) if items else {}
     return [Line(i, i.variant, i.variant.product, variant_price(i.variant, now, sales), i.quantity) for i in items]
@@ -240,7 +261,9 @@ def card_is_expired(card: Card) -> bool:
 
 
 def coupon_discount(coupon: Coupon, lines: list[Line]) -> Decimal:
-    eligible = sum((ln.amount for ln in lines if not coupon.department or ln.product.department == coupon.department), Decimal(0))
+    eligible = sum(
+        (ln.amount for ln in lines if not coupon.department or ln.product.department == coupon.department), Decimal(0)
+    )
     if coupon.kind == Coupon.Kind.PERCENT:
         return policies.cents(eligible * coupon.value / 100)
     return min(coupon.value, eligible)
@@ -269,6 +292,7 @@ def coupon_check(code: str, lines: list[Line], applied: list[str]) -> Coupon:
 @dataclass
 class Shipment:
     """Items that travel together: one seller's items at one delivery speed."""
+
     number: int
     speed: str
     seller: object
@@ -282,18 +306,27 @@ def line_speeds(lines: list[Line], speed: str, speeds: dict | None) -> dict[int,
     return {ln.item.id: speeds.get(ln.variant.sku) or speed for ln in lines}
 
 
-def shipments(lines: list[Line], speed: str, speeds: dict | None = None, today: date | None = None,
-              state: str = "") -> list[Shipment]:
+def shipments(
+    lines: list[Line], speed: str, speeds: dict | None = None, today: date | None = None, state: str = ""
+) -> list[Shipment]:
     """The shipments of these lines and when each arrives in `state` (its delivery zone)."""
     today = today or clock.now().date()
     chosen = line_speeds(lines, speed, speeds)
     groups: dict[tuple, list[Line]] = {}
     for ln in lines:
         groups.setdefault((ln.product.seller_id, chosen[ln.item.id]), []).append(ln)
-    return [Shipment(n, sp, group[0].product.seller, group,
-                     policies.delivery_date(speed=sp, standard_days=max(ln.product.standard_days for ln in group), today=today,
-                                            state=state))
-            for n, ((_, sp), group) in enumerate(groups.items(), start=1)]
+    return [
+        Shipment(
+            n,
+            sp,
+            group[0].product.seller,
+            group,
+            policies.delivery_date(
+                speed=sp, standard_days=max(ln.product.standard_days for ln in group), today=today, state=state
+            ),
+        )
+        for n, ((_, sp), group) in enumerate(groups.items(), start=1)
+    ]
 
 
 def shipping_for(lines: list[Line], chosen: dict[int, str], member: bool) -> Decimal:
@@ -302,8 +335,10 @@ def shipping_for(lines: list[Line], chosen: dict[int, str], member: bool) -> Dec
     by_speed: dict[str, Decimal] = {}
     for ln in lines:
         by_speed[chosen[ln.item.id]] = by_speed.get(chosen[ln.item.id], Decimal(0)) + ln.amount
-    return sum((policies.shipping_fee(speed=sp, subtotal=amount, member=member) for sp, amount in by_speed.items()),
-               Decimal("0.00"))
+    return sum(
+        (policies.shipping_fee(speed=sp, subtotal=amount, member=member) for sp, amount in by_speed.items()),
+        Decimal("0.00"),
+    )
 
 
 @dataclass
@@ -326,8 +361,16 @@ class Quote:
         return self.total - self.gift_card
 
 
-def quote(*, account: Account, lines: list[Line], state: str, speed: str, codes: list[str], use_gift: bool,
-          speeds: dict | None = None) -> Quote:
+def quote(
+    *,
+    account: Account,
+    lines: list[Line],
+    state: str,
+    speed: str,
+    codes: list[str],
+    use_gift: bool,
+    speeds: dict | None = None,
+) -> Quote:
     """What checkout charges: items, shipping per speed, gift wrap, promotion codes, the loyalty
     tier's discount, tax on the discounted items, and the gift card balance used first."""
     subtotal = sum((ln.amount for ln in lines), Decimal(0))
@@ -357,9 +400,11 @@ def speed_allowed(speed: str, lines: list[Line], state: str = "") -> bool:
 def delivery_options(product: Product, state: str = "", today: date | None = None) -> dict[str, date]:
     """The product page's promise: the arrival date per speed this product ships at to `state`."""
     today = today or clock.now().date()
-    return {code: policies.delivery_date(speed=code, standard_days=product.standard_days, today=today, state=state)
-            for code in policies.SPEEDS
-            if policies.speed_served(code, state) and (code == "standard" or product.fast_eligible)}
+    return {
+        code: policies.delivery_date(speed=code, standard_days=product.standard_days, today=today, state=state)
+        for code in policies.SPEEDS
+        if policies.speed_served(code, state) and (code == "standard" or product.fast_eligible)
+    }
 
 
 def price_changes(lines: list[Line]) -> list[Line]:
@@ -388,8 +433,10 @@ def repromised_dates(order: Order, state: str) -> dict[int, date]:
     dates = {}
     for item in order.items.filter(status=OrderItem.Status.ACTIVE).order_by("line"):
         if item.speed not in new_zone.extra_days:
-            raise ValidationError(f"{policies.speed_label(item.speed)} is not available to {state} ({new_zone.name} "
-                                  f"delivery zone). Choose another address, or cancel the items sent at that speed first.")
+            raise ValidationError(
+                f"{policies.speed_label(item.speed)} is not available to {state} ({new_zone.name} "
+                f"delivery zone). Choose another address, or cancel the items sent at that speed first."
+            )
         shift = new_zone.extra_days[item.speed] - old_zone.extra_days.get(item.speed, 0)
         dates[item.line] = item.delivery_date + timedelta(days=shift)
     return dates
@@ -399,8 +446,16 @@ def order_shipments(order: Order) -> list[dict]:
     """The order's shipments: their number, speed, delivery date and items (by line)."""
     groups: dict[int, dict] = {}
     for item in order.items.select_related("seller").order_by("line"):
-        g = groups.setdefault(item.shipment, {"number": item.shipment, "speed": item.speed, "delivery": item.delivery_date,
-                                              "seller": item.seller, "items": []})
+        g = groups.setdefault(
+            item.shipment,
+            {
+                "number": item.shipment,
+                "speed": item.speed,
+                "delivery": item.delivery_date,
+                "seller": item.seller,
+                "items": [],
+            },
+        )
         g["items"].append(item)
     return list(groups.values())
 
@@ -422,9 +477,11 @@ def tracking(order: Order, shipment: dict, now: datetime | None = None) -> list[
     if order.status == Order.Status.CANCELLED or all(i.status == OrderItem.Status.CANCELLED for i in shipment["items"]):
         return events
     if order.status != Order.Status.PLACED:
-        events += [TrackingEvent(shipped, "Shipped: package left the seller's warehouse", shipment["seller"].ships_from),
-                   TrackingEvent(shipped + (out - shipped) / 2, "Arrived at a Bazaaro sorting facility", facility),
-                   TrackingEvent(out, "Out for delivery", f"{order.ship_city}, {order.ship_state}")]
+        events += [
+            TrackingEvent(shipped, "Shipped: package left the seller's warehouse", shipment["seller"].ships_from),
+            TrackingEvent(shipped + (out - shipped) / 2, "Arrived at a Bazaaro sorting facility", facility),
+            TrackingEvent(out, "Out for delivery", f"{order.ship_city}, {order.ship_state}"),
+        ]
         if order.status == Order.Status.DELIVERED:
             events.append(TrackingEvent(delivered, "Delivered", f"{order.ship_city}, {order.ship_state}"))
     return sorted((e for e in events if e.at <= now), key=lambda e: e.at, reverse=True)
@@ -514,7 +571,7 @@ def inventory(*, text: str = "", stock: str = "all", page: int = 1) -> Inventory
     pages = max(1, -(-total // INVENTORY_PAGE))
     page = min(max(page, 1), pages)
     start = (page - 1) * INVENTORY_PAGE
-    return InventoryPage(list(qs.order_by("stock", "sku")[start:start + INVENTORY_PAGE]), total, page, pages)
+    return InventoryPage(list(qs.order_by("stock", "sku")[start : start + INVENTORY_PAGE]), total, page, pages)
 
 
 @dataclass
@@ -530,21 +587,35 @@ def order_exceptions(now: datetime | None = None) -> list[OrderException]:
     now = now or clock.now()
     today = now.date()
     found: list[OrderException] = []
-    late = (OrderItem.objects.filter(status=OrderItem.Status.ACTIVE, delivery_date__lt=today,
-                                     order__status__in=[Order.Status.PLACED, Order.Status.SHIPPED])
-            .select_related("order__account").order_by("order__public_id", "line"))
+    late = (
+        OrderItem.objects.filter(
+            status=OrderItem.Status.ACTIVE,
+            delivery_date__lt=today,
+            order__status__in=[Order.Status.PLACED, Order.Status.SHIPPED],
+        )
+        .select_related("order__account")
+        .order_by("order__public_id", "line")
+    )
     seen = set()
     for item in late:
         if item.order_id in seen:
             continue
         seen.add(item.order_id)
         days = (today - item.delivery_date).days
-        found.append(OrderException(item.order, "Late delivery",
-                                    f"Due {item.delivery_date:%b} {item.delivery_date.day}, {days} day{'s' if days != 1 else ''} ago; "
-                                    f"still {item.order.get_status_display().lower()}."))
+        found.append(
+            OrderException(
+                item.order,
+                "Late delivery",
+                f"Due {item.delivery_date:%b} {item.delivery_date.day}, {days} day{'s' if days != 1 else ''} ago; "
+                f"still {item.order.get_status_display().lower()}.",
+            )
+        )
     decided = {}
-    for ret in (ReturnRequest.objects.exclude(status=ReturnRequest.Status.REQUESTED)
-                .select_related("item__order__account").order_by("public_id")):
+    for ret in (
+        ReturnRequest.objects.exclude(status=ReturnRequest.Status.REQUESTED)
+        .select_related("item__order__account")
+        .order_by("public_id")
+    ):
         decided.setdefault(ret.item_id, []).append(ret)
     yes = (ReturnRequest.Status.APPROVED, ReturnRequest.Status.REFUNDED)
     for rets in decided.values():
@@ -552,13 +623,23 @@ def order_exceptions(now: datetime | None = None) -> list[OrderException]:
         rejected = [r for r in rets if r.status == ReturnRequest.Status.REJECTED]
         order = rets[0].item.order
         if approved and rejected:
-            found.append(OrderException(order, "Conflicting return decisions",
-                                        f"Line {rets[0].item.line}: {', '.join(r.public_id for r in approved)} approved, "
-                                        f"{', '.join(r.public_id for r in rejected)} rejected."))
+            found.append(
+                OrderException(
+                    order,
+                    "Conflicting return decisions",
+                    f"Line {rets[0].item.line}: {', '.join(r.public_id for r in approved)} approved, "
+                    f"{', '.join(r.public_id for r in rejected)} rejected.",
+                )
+            )
         for r in approved:
             if r.status == ReturnRequest.Status.APPROVED and not rejected:
-                found.append(OrderException(order, "Approved return not refunded",
-                                            f"{r.public_id} (line {r.item.line}) was approved without a refund."))
+                found.append(
+                    OrderException(
+                        order,
+                        "Approved return not refunded",
+                        f"{r.public_id} (line {r.item.line}) was approved without a refund.",
+                    )
+                )
     return sorted(found, key=lambda e: (e.kind, e.order.public_id))
 
 

@@ -1,5 +1,6 @@
 """Writes of the shop, as keyword-only `<entity>_<action>` functions. Each validates its input
 and raises ValidationError (changing nothing) when the storefront would refuse."""
+
 import re
 from decimal import Decimal
 
@@ -30,7 +31,7 @@ ZIP_RE = re.compile(r"\d{5}(-\d{4})?")
 def next_number(model, field: str, prefix: str, start: int) -> str:
     top = 0
     for value in model.objects.filter(**{f"{field}__startswith": prefix}).values_list(field, flat=True):
-        top = max(top, int(value[len(prefix):]))
+        top = max(top, int(value[len(prefix) :]))
     return f"{prefix}{max(top + 1, start)}"
 
 
@@ -45,8 +46,13 @@ def cart_add(*, account: Account, variant: Variant, quantity: int) -> CartItem:
     price = selectors.variant_price(variant)
     item = CartItem.objects.filter(account=account, variant=variant).first()
     if item is None:
-        return CartItem.objects.create(account=account, variant=variant, quantity=min(quantity, variant.stock),
-                                       price_when_added=price, added_at=clock.now())
+        return CartItem.objects.create(
+            account=account,
+            variant=variant,
+            quantity=min(quantity, variant.stock),
+            price_when_added=price,
+            added_at=clock.now(),
+        )
     item.quantity = min(MAX_QUANTITY, item.quantity + quantity, variant.stock)
     item.saved_for_later = False
     item.price_when_added = price
@@ -76,7 +82,7 @@ def cart_save_for_later(*, item: CartItem, saved: bool) -> CartItem:
 
 @transaction.atomic
 def cart_add_bundle(*, account: Account, variants: list[Variant]) -> list[CartItem]:
-    """"Add all to Cart" of frequently bought together: one of each; nothing is added when one is unavailable."""
+    """ "Add all to Cart" of frequently bought together: one of each; nothing is added when one is unavailable."""
     if not variants:
         raise ValidationError("Choose the items to add.")
     gone = [v.product.title for v in variants if v.stock < 1]
@@ -89,7 +95,7 @@ def cart_gift(*, item: CartItem, gift: bool, wrap: bool, message: str) -> CartIt
     """Mark a line as a gift, with gift wrap (a fee per unit) and a message on the packing slip."""
     message = " ".join((message or "").split())
     if not gift and (wrap or message):
-        raise ValidationError("Tick \"This is a gift\" to add gift wrap or a message.")
+        raise ValidationError('Tick "This is a gift" to add gift wrap or a message.')
     if len(message) > policies.GIFT_MESSAGE_MAX:
         raise ValidationError(f"The gift message can be at most {policies.GIFT_MESSAGE_MAX} characters.")
     item.gift, item.gift_wrap, item.gift_message = gift, gift and wrap, message if gift else ""
@@ -118,14 +124,17 @@ def question_ask(*, account: Account, product: Product, text: str) -> Question:
     if not text.endswith("?"):
         text += "?"
     top = Question.objects.order_by("-public_id").values_list("public_id", flat=True).first() or 0
-    return Question.objects.create(public_id=top + 1, product=product, author=account.name, text=text, asked_at=clock.now())
+    return Question.objects.create(
+        public_id=top + 1, product=product, author=account.name, text=text, asked_at=clock.now()
+    )
 
 
 # --- account ----------------------------------------------------------------------------------------
 
 
-def address_add(*, account: Account, full_name: str, line1: str, line2: str, city: str, state: str, zip_code: str,
-                phone: str) -> Address:
+def address_add(
+    *, account: Account, full_name: str, line1: str, line2: str, city: str, state: str, zip_code: str, phone: str
+) -> Address:
     errors = {}
     full_name, line1, line2, city = full_name.strip(), line1.strip(), line2.strip(), city.strip()
     state, zip_code, phone = state.strip().upper(), zip_code.strip(), phone.strip()
@@ -142,9 +151,18 @@ def address_add(*, account: Account, full_name: str, line1: str, line2: str, cit
         errors["phone"] = "Please enter a valid phone number."
     if errors:
         raise ValidationError(errors)
-    return Address.objects.create(public_id=account.public_id * 10 + _next_slot(account.addresses.all()), account=account,
-                                  full_name=full_name, line1=line1, line2=line2[:120], city=city, state=state,
-                                  zip_code=zip_code, phone=phone, is_default=not account.addresses.exists())
+    return Address.objects.create(
+        public_id=account.public_id * 10 + _next_slot(account.addresses.all()),
+        account=account,
+        full_name=full_name,
+        line1=line1,
+        line2=line2[:120],
+        city=city,
+        state=state,
+        zip_code=zip_code,
+        phone=phone,
+        is_default=not account.addresses.exists(),
+    )
 
 
 def address_set_default(*, address: Address) -> Address:
@@ -209,15 +227,24 @@ def card_add(*, account: Account, number: str, exp_month: str, exp_year: str, ho
         errors["holder"] = "Please enter the name on the card."
     if errors:
         raise ValidationError(errors)
-    return Card.objects.create(public_id=account.public_id * 10 + _next_slot(account.cards.all()), account=account,
-                               brand=policies.card_brand(digits), last4=digits[-4:], exp_month=month, exp_year=year,
-                               holder=holder, requires_3ds=digits in policies.THREE_DS_NUMBERS,
-                               is_default=not account.cards.filter(removed=False).exists())
+    return Card.objects.create(
+        public_id=account.public_id * 10 + _next_slot(account.cards.all()),
+        account=account,
+        brand=policies.card_brand(digits),
+        last4=digits[-4:],
+        exp_month=month,
+        exp_year=year,
+        holder=holder,
+        requires_3ds=digits in policies.THREE_DS_NUMBERS,
+        is_default=not account.cards.filter(removed=False).exists(),
+    )
 
 
 def membership_set(*, account: Account, member: bool) -> Account:
     if account.member == member:
-        raise ValidationError("You are already a Bazaaro Plus member." if member else "You are not a Bazaaro Plus member.")
+        raise ValidationError(
+            "You are already a Bazaaro Plus member." if member else "You are not a Bazaaro Plus member."
+        )
     account.member = member
     account.save(update_fields=["member"])
     return account
@@ -242,8 +269,16 @@ def card_remove(*, card: Card) -> Card:
 
 
 @transaction.atomic
-def order_place(*, account: Account, address: Address, speed: str, card: Card | None, codes: list[str],
-                use_gift: bool, speeds: dict | None = None) -> Order:
+def order_place(
+    *,
+    account: Account,
+    address: Address,
+    speed: str,
+    card: Card | None,
+    codes: list[str],
+    use_gift: bool,
+    speeds: dict | None = None,
+) -> Order:
     """Turn the cart into an order: checks address, stock, prices, speeds, promotions and payment,
     charges the gift card balance first, empties the cart's active lines. `speeds` (SKU -> speed)
     sends single items at another speed than `speed`: they ship separately."""
@@ -257,8 +292,10 @@ def order_place(*, account: Account, address: Address, speed: str, card: Card | 
         raise ValidationError("Please choose a delivery option.")
     for code in sorted(set(chosen.values())):
         if not policies.speed_served(code, address.state):
-            raise ValidationError(f"{policies.speed_label(code)} is not available to {address.state} "
-                                  f"({policies.zone_for(address.state).name} delivery zone). Please choose another delivery option.")
+            raise ValidationError(
+                f"{policies.speed_label(code)} is not available to {address.state} "
+                f"({policies.zone_for(address.state).name} delivery zone). Please choose another delivery option."
+            )
     if any(not selectors.speed_allowed(chosen[ln.item.id], [ln], address.state) for ln in lines):
         raise ValidationError("Please choose a delivery option.")
     for line in lines:
@@ -270,8 +307,9 @@ def order_place(*, account: Account, address: Address, speed: str, card: Card | 
     for code in codes:
         selectors.coupon_check(code, lines, applied)
         applied.append(code)
-    q = selectors.quote(account=account, lines=lines, state=address.state, speed=speed, codes=applied, use_gift=use_gift,
-                        speeds=speeds)
+    q = selectors.quote(
+        account=account, lines=lines, state=address.state, speed=speed, codes=applied, use_gift=use_gift, speeds=speeds
+    )
     if q.card_amount > 0:
         if card is None or card.account_id != account.id or card.removed:
             raise ValidationError("Please choose a payment method.")
@@ -281,21 +319,48 @@ def order_place(*, account: Account, address: Address, speed: str, card: Card | 
         card = None
     now = clock.now()
     order = Order.objects.create(
-        public_id=next_number(Order, "public_id", "ORD-", 4001), account=account, status=Order.Status.PLACED,
-        placed_at=now, ship_name=address.full_name, ship_line1=address.line1, ship_line2=address.line2,
-        ship_city=address.city, ship_state=address.state, ship_zip=address.zip_code,
-        speed=speed if len(set(chosen.values())) == 1 else "mixed", delivery_date=q.delivery, subtotal=q.subtotal,
-        shipping=q.shipping, gift_wrap=q.gift_wrap, discount=q.discount, loyalty_pct=q.loyalty_pct,
-        loyalty_discount=q.loyalty_discount, tax=q.tax, total=q.total, gift_card_amount=q.gift_card, card=card,
+        public_id=next_number(Order, "public_id", "ORD-", 4001),
+        account=account,
+        status=Order.Status.PLACED,
+        placed_at=now,
+        ship_name=address.full_name,
+        ship_line1=address.line1,
+        ship_line2=address.line2,
+        ship_city=address.city,
+        ship_state=address.state,
+        ship_zip=address.zip_code,
+        speed=speed if len(set(chosen.values())) == 1 else "mixed",
+        delivery_date=q.delivery,
+        subtotal=q.subtotal,
+        shipping=q.shipping,
+        gift_wrap=q.gift_wrap,
+        discount=q.discount,
+        loyalty_pct=q.loyalty_pct,
+        loyalty_discount=q.loyalty_discount,
+        tax=q.tax,
+        total=q.total,
+        gift_card_amount=q.gift_card,
+        card=card,
         promo_codes=applied,
     )
     shipment_of = {ln.item.id: s for s in q.shipments for ln in s.lines}
     for n, line in enumerate(lines, start=1):
         sent = shipment_of[line.item.id]
-        OrderItem.objects.create(order=order, line=n, variant=line.variant, title=_item_title(line.variant),
-                                 seller=line.product.seller, quantity=line.quantity, unit_price=line.price,
-                                 speed=sent.speed, shipment=sent.number, delivery_date=sent.delivery,
-                                 gift=line.item.gift, gift_wrap=line.item.gift_wrap, gift_message=line.item.gift_message)
+        OrderItem.objects.create(
+            order=order,
+            line=n,
+            variant=line.variant,
+            title=_item_title(line.variant),
+            seller=line.product.seller,
+            quantity=line.quantity,
+            unit_price=line.price,
+            speed=sent.speed,
+            shipment=sent.number,
+            delivery_date=sent.delivery,
+            gift=line.item.gift,
+            gift_wrap=line.item.gift_wrap,
+            gift_message=line.item.gift_message,
+        )
         line.variant.stock -= line.quantity
         line.variant.save(update_fields=["stock"])
         line.item.delete()
@@ -313,7 +378,17 @@ def _item_title(variant: Variant) -> str:
 # --- after the order ----------------------------------------------------------------------------------
 
 
-RECOMPUTED = ["subtotal", "gift_wrap", "discount", "loyalty_discount", "tax", "total", "status", "shipping", "gift_card_amount"]
+RECOMPUTED = [
+    "subtotal",
+    "gift_wrap",
+    "discount",
+    "loyalty_discount",
+    "tax",
+    "total",
+    "status",
+    "shipping",
+    "gift_card_amount",
+]
 
 
 def _recompute(order: Order):
@@ -371,7 +446,9 @@ def order_change_address(*, order: Order, address: Address) -> Order:
     return order
 
 
-def return_request(*, item: OrderItem, reason: str, comment: str, refund_method: str = Refund.Method.CARD) -> ReturnRequest:
+def return_request(
+    *, item: OrderItem, reason: str, comment: str, refund_method: str = Refund.Method.CARD
+) -> ReturnRequest:
     if reason not in ReturnRequest.Reason.values:
         raise ValidationError("Please choose a reason for the return.")
     if refund_method not in Refund.Method.values:
@@ -379,9 +456,14 @@ def return_request(*, item: OrderItem, reason: str, comment: str, refund_method:
     blocker = selectors.return_blocker(item)
     if blocker:
         raise ValidationError(blocker)
-    return ReturnRequest.objects.create(public_id=next_number(ReturnRequest, "public_id", "RMA-", 1001), item=item,
-                                        reason=reason, comment=comment.strip()[:500], refund_method=refund_method,
-                                        requested_at=clock.now())
+    return ReturnRequest.objects.create(
+        public_id=next_number(ReturnRequest, "public_id", "RMA-", 1001),
+        item=item,
+        reason=reason,
+        comment=comment.strip()[:500],
+        refund_method=refund_method,
+        requested_at=clock.now(),
+    )
 
 
 # --- back office ---------------------------------------------------------------------------------------
@@ -408,8 +490,14 @@ def return_decide(*, ret: ReturnRequest, approve: bool) -> ReturnRequest:
     item = ret.item
     item.status = OrderItem.Status.RETURNED
     item.save(update_fields=["status"])
-    refund_issue(order=item.order, item=item, amount=selectors.refund_for_return(ret), reason=ret.get_reason_display(),
-                 method=ret.refund_method, return_request=ret)
+    refund_issue(
+        order=item.order,
+        item=item,
+        amount=selectors.refund_for_return(ret),
+        reason=ret.get_reason_display(),
+        method=ret.refund_method,
+        return_request=ret,
+    )
     return ret
 
 
@@ -429,8 +517,15 @@ def variant_stock_set(*, variant: Variant, stock: str | int) -> Variant:
 
 
 @transaction.atomic
-def refund_issue(*, order: Order, item: OrderItem | None, amount: Decimal, reason: str, method: str,
-                 return_request: ReturnRequest | None = None) -> Refund:
+def refund_issue(
+    *,
+    order: Order,
+    item: OrderItem | None,
+    amount: Decimal,
+    reason: str,
+    method: str,
+    return_request: ReturnRequest | None = None,
+) -> Refund:
     """Refund part or all of what a line (or the order) cost; to the gift card balance, the amount
     is credited to the customer's balance at once."""
     if method not in Refund.Method.values:
@@ -441,14 +536,24 @@ def refund_issue(*, order: Order, item: OrderItem | None, amount: Decimal, reaso
     if amount is None or amount <= 0 or amount != policies.cents(amount):
         raise ValidationError("The amount must be a positive amount in dollars and cents.")
     paid = item.amount if item is not None else order.total
-    already = (selectors.refunded_total(item) if item is not None
-               else sum(order.refunds.values_list("amount", flat=True), Decimal(0)))
+    already = (
+        selectors.refunded_total(item)
+        if item is not None
+        else sum(order.refunds.values_list("amount", flat=True), Decimal(0))
+    )
     if already + amount > paid:
         raise ValidationError(f"At most {policies.money(paid - already)} can still be refunded.")
     if method == Refund.Method.GIFT_CARD:
         account = order.account
         account.gift_card_balance += amount
         account.save(update_fields=["gift_card_balance"])
-    return Refund.objects.create(public_id=next_number(Refund, "public_id", "RF-", 5001), order=order, item=item,
-                                 return_request=return_request, amount=amount, method=method, reason=reason[:200],
-                                 created_at=clock.now())
+    return Refund.objects.create(
+        public_id=next_number(Refund, "public_id", "RF-", 5001),
+        order=order,
+        item=item,
+        return_request=return_request,
+        amount=amount,
+        method=method,
+        reason=reason[:200],
+        created_at=clock.now(),
+    )

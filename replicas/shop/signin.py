@@ -1,5 +1,6 @@
 """Signed-in shop sessions made without the sign-in form: for the platform's `sign_in` contract
 (tests, benchmarks) and the shop's own screenshot command."""
+
 from django.contrib.sessions.backends.db import SessionStore
 
 from replicas.worlds.registry import ReplicaUser
@@ -26,5 +27,9 @@ def account_sign_in(world, role: str) -> ReplicaUser | None:
         account = Account.objects.filter(role=role).order_by("public_id").first()
     if account is None:
         return None
-    return ReplicaUser(role=role, login=account.email, password=password_for(seed=world.seed, public_id=account.public_id),
-                       session_key=account_session(world, account))
+    return ReplicaUser(
+        role=role,
+        login=account.email,
+        password=password_for(seed=world.seed, public_id=account.public_id),
+        session_key=account_session(world, account),
+    )

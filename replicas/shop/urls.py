@@ -1,4 +1,5 @@
 """URLs served on a shop world's origin, shaped like the storefront's."""
+
 from django.urls import path
 
 from . import views

@@ -4,6 +4,7 @@ per-item delivery speeds, the price-change interstitial and its 3-D Secure chall
 (tracking, invoice, cancel, change address, return), the account (membership, rewards,
 currency, sellers' messages), and the staff's back office. Views stay thin: reads in selectors,
 writes in services."""
+
 from datetime import timedelta
 from decimal import Decimal, InvalidOperation
 from functools import wraps
@@ -115,10 +116,15 @@ def _ctx(request, **extra) -> dict:
     deliver_to, deliver_state = extra.pop("deliver", None) or _deliver_to(request, account)
     customer = account is not None and account.role == Account.Role.CUSTOMER
     return {
-        "account": account, "deliver_to": deliver_to, "deliver_state": deliver_state,
-        "deliver_zone": policies.zone_for(deliver_state) if deliver_state else None, "departments": Product.Department.choices,
+        "account": account,
+        "deliver_to": deliver_to,
+        "deliver_state": deliver_state,
+        "deliver_zone": policies.zone_for(deliver_state) if deliver_state else None,
+        "departments": Product.Department.choices,
         "cart_count": selectors.cart_count(account) if customer else 0,
-        "currency": account.currency if customer else "USD", "now": clock.now(), **extra,
+        "currency": account.currency if customer else "USD",
+        "now": clock.now(),
+        **extra,
     }
 
 
@@ -148,8 +154,12 @@ def signin(request):
             if account.role == Account.Role.STAFF and next_url == "/":
                 next_url = "/backoffice/returns"
             return redirect(next_url)
-    return render(request, "shop/signin.html", {"next": next_url, "error": error, "email": request.POST.get("email", "")},
-                  status=400 if error else 200)
+    return render(
+        request,
+        "shop/signin.html",
+        {"next": next_url, "error": error, "email": request.POST.get("email", "")},
+        status=400 if error else 200,
+    )
 
 
 @require_POST
@@ -184,19 +194,33 @@ def search(request):
         "departments": [(code, name, link(i=code, brand=None)) for code, name in Product.Department.choices],
         "ratings": [(n, link(rating=None if q.min_rating == n else str(n))) for n in (4, 3, 2, 1)],
         "brands": [(b, link(brand=None if q.brand == b else b)) for b in results.brands],
-        "fast": link(fast=None if q.fast else "1"), "deals": link(deals=None if q.deals else "1"),
+        "fast": link(fast=None if q.fast else "1"),
+        "deals": link(deals=None if q.deals else "1"),
         "clear": "/s?" + (f"k={urlquote(q.text)}" if q.text else ""),
     }
     pages = [(n, link(page=str(n))) for n in range(1, results.pages + 1)]
     account = signed_in(request)
     deliver = _deliver_to(request, account)
     zone = policies.zone_for(deliver[1])
-    return render(request, "shop/search.html", _ctx(
-        request, account=account, deliver=deliver, q=q, results=results, filters=filters, pages=pages, sorts=selectors.SORTS,
-        prev_link=link(page=str(q.page - 1)) if q.page > 1 else "", next_link=link(page=str(q.page + 1)) if q.page < results.pages else "",
-        speeds=policies.SPEEDS, standard_extra=zone.extra_days["standard"],
-        fast_by=policies.delivery_date(speed="fast", standard_days=0, today=clock.now().date(), state=deliver[1]),
-    ))
+    return render(
+        request,
+        "shop/search.html",
+        _ctx(
+            request,
+            account=account,
+            deliver=deliver,
+            q=q,
+            results=results,
+            filters=filters,
+            pages=pages,
+            sorts=selectors.SORTS,
+            prev_link=link(page=str(q.page - 1)) if q.page > 1 else "",
+            next_link=link(page=str(q.page + 1)) if q.page < results.pages else "",
+            speeds=policies.SPEEDS,
+            standard_extra=zone.extra_days["standard"],
+            fast_by=policies.delivery_date(speed="fast", standard_days=0, today=clock.now().date(), state=deliver[1]),
+        ),
+    )
 
 
 def suggest(request):
@@ -208,7 +232,7 @@ def suggest(request):
 
 
 def deliver_to(request):
-    """"Choose your location": one of the shopper's saved addresses, or (for a visitor) a state.
+    """ "Choose your location": one of the shopper's saved addresses, or (for a visitor) a state.
     Dates on product, cart and checkout pages follow it (policies.ZONES)."""
     account = signed_in(request)
     customer = account is not None and account.role == Account.Role.CUSTOMER
@@ -220,14 +244,16 @@ def deliver_to(request):
             if address is None:
                 error = "Please choose one of your addresses."
             elif not address.state:
-                error = "This address has no state, so no delivery date can be given for it. Add it again with its state."
+                error = (
+                    "This address has no state, so no delivery date can be given for it. Add it again with its state."
+                )
             else:
                 request.session[DELIVER_TO] = {"address": address.public_id}
         elif pid:
             error = "Sign in to deliver to one of your saved addresses."
         elif state:
             if state not in policies.STATES:
-                error = f"We do not deliver to \"{state[:10]}\". Please choose a state from the list."
+                error = f'We do not deliver to "{state[:10]}". Please choose a state from the list.'
             else:
                 request.session[DELIVER_TO] = {"state": state}
         else:
@@ -235,10 +261,19 @@ def deliver_to(request):
         if not error:
             return redirect(_safe_next(request, request.POST.get("next", ""), "/"))
     addresses = selectors.usable_addresses(account) if customer else []
-    return render(request, "shop/deliver_to.html", _ctx(
-        request, addresses=addresses, states=policies.STATES, zones=policies.ZONES, error=error,
-        next=_safe_next(request, request.POST.get("next") or request.GET.get("next", ""), "/"),
-    ), status=400 if error else 200)
+    return render(
+        request,
+        "shop/deliver_to.html",
+        _ctx(
+            request,
+            addresses=addresses,
+            states=policies.STATES,
+            zones=policies.ZONES,
+            error=error,
+            next=_safe_next(request, request.POST.get("next") or request.GET.get("next", ""), "/"),
+        ),
+        status=400 if error else 200,
+    )
 
 
 def product(request, asin):
@@ -246,8 +281,9 @@ def product(request, asin):
     variants = list(product.variants.order_by("sku"))
     if not variants:
         raise Http404
-    chosen = next((v for v in variants if v.sku == request.GET.get("sku")), None) or \
-        next((v for v in variants if v.stock), variants[0])
+    chosen = next((v for v in variants if v.sku == request.GET.get("sku")), None) or next(
+        (v for v in variants if v.stock), variants[0]
+    )
     now = clock.now()
     account = signed_in(request)
     member = bool(account and account.member)
@@ -266,19 +302,42 @@ def product(request, asin):
     qa_text = request.GET.get("qa", "").strip()[:100]
     view = request.GET.get("view", "0")
     view = int(view) if view in {"0", "1", "2"} else 0  # the gallery's three views; anything else shows the first
-    return render(request, "shop/product.html", _ctx(
-        request, account=account, deliver=deliver, product=product, variants=variants, chosen=chosen, price=price, view=view, views=range(3),
-        deal=selectors.deal_active(product, now), histogram=selectors.histogram(product), reviews=reviews[:10], star=star,
-        standard_date=dates["standard"], fast_date=dates.get("fast"),
-        no_nextday=bool(deliver_state) and not policies.speed_served("nextday", deliver_state),
-        sale=sale if sale is not None and price == policies.seasonal_price(chosen.price, sale.percent_off) else None,
-        standard_free=member or price >= policies.FREE_SHIPPING_OVER, colours=sorted({v.colour for v in variants if v.colour}),
-        together=together, bundle_total=sum((t.price_now for t in together), Decimal(0)),
-        bundle_ready=all(t.bundle_variant is not None for t in together),
-        quantities=range(1, min(services.MAX_QUANTITY, max(chosen.stock, 1)) + 1),
-        savings=product.list_price - price if product.list_price > price else None, speeds=policies.SPEEDS,
-        questions=selectors.questions(product, qa_text), qa_text=qa_text, qa_error=request.session.pop("shop_qa_error", ""),
-    ))
+    return render(
+        request,
+        "shop/product.html",
+        _ctx(
+            request,
+            account=account,
+            deliver=deliver,
+            product=product,
+            variants=variants,
+            chosen=chosen,
+            price=price,
+            view=view,
+            views=range(3),
+            deal=selectors.deal_active(product, now),
+            histogram=selectors.histogram(product),
+            reviews=reviews[:10],
+            star=star,
+            standard_date=dates["standard"],
+            fast_date=dates.get("fast"),
+            no_nextday=bool(deliver_state) and not policies.speed_served("nextday", deliver_state),
+            sale=sale
+            if sale is not None and price == policies.seasonal_price(chosen.price, sale.percent_off)
+            else None,
+            standard_free=member or price >= policies.FREE_SHIPPING_OVER,
+            colours=sorted({v.colour for v in variants if v.colour}),
+            together=together,
+            bundle_total=sum((t.price_now for t in together), Decimal(0)),
+            bundle_ready=all(t.bundle_variant is not None for t in together),
+            quantities=range(1, min(services.MAX_QUANTITY, max(chosen.stock, 1)) + 1),
+            savings=product.list_price - price if product.list_price > price else None,
+            speeds=policies.SPEEDS,
+            questions=selectors.questions(product, qa_text),
+            qa_text=qa_text,
+            qa_error=request.session.pop("shop_qa_error", ""),
+        ),
+    )
 
 
 def _bundle(product, now, sales) -> list[Product]:
@@ -286,7 +345,10 @@ def _bundle(product, now, sales) -> list[Product]:
     if not product.bought_together:
         return []
     # the product again, with the others: one query for all their variants (prices read them all)
-    found = {p.asin: p for p in Product.objects.filter(asin__in=[product.asin, *product.bought_together]).prefetch_related("variants")}
+    found = {
+        p.asin: p
+        for p in Product.objects.filter(asin__in=[product.asin, *product.bought_together]).prefetch_related("variants")
+    }
     items = [found[a] for a in [product.asin, *product.bought_together] if a in found]
     for p in items:
         variants = sorted(p.variants.all(), key=lambda v: v.sku)
@@ -327,16 +389,36 @@ def cart(request):
     ended = list(SeasonalSale.objects.filter(ends_at__lte=clock.now()).order_by("-ends_at")) if lines else []
     for ln in lines:
         # a seasonal sale on its department that ended since the item went into the cart
-        ln.sale_ended = next((e for e in ended if e.department == ln.product.department and e.ends_at > ln.item.added_at
-                              and e.starts_at <= ln.item.added_at), None)
-        ln.arrives = policies.delivery_date(speed="standard", standard_days=ln.product.standard_days, today=today,
-                                            state=deliver_state)
-    return render(request, "shop/cart.html", _ctx(
-        request, deliver=deliver, lines=lines, saved=saved, subtotal=subtotal, count=sum(ln.quantity for ln in lines),
-        blocked=any(ln.out_of_stock for ln in lines), error=request.session.pop("shop_error", ""),
-        quantities=range(0, services.MAX_QUANTITY + 1), gift_wrap_fee=policies.GIFT_WRAP_FEE,
-        gift_message_max=policies.GIFT_MESSAGE_MAX,
-    ))
+        ln.sale_ended = next(
+            (
+                e
+                for e in ended
+                if e.department == ln.product.department
+                and e.ends_at > ln.item.added_at
+                and e.starts_at <= ln.item.added_at
+            ),
+            None,
+        )
+        ln.arrives = policies.delivery_date(
+            speed="standard", standard_days=ln.product.standard_days, today=today, state=deliver_state
+        )
+    return render(
+        request,
+        "shop/cart.html",
+        _ctx(
+            request,
+            deliver=deliver,
+            lines=lines,
+            saved=saved,
+            subtotal=subtotal,
+            count=sum(ln.quantity for ln in lines),
+            blocked=any(ln.out_of_stock for ln in lines),
+            error=request.session.pop("shop_error", ""),
+            quantities=range(0, services.MAX_QUANTITY + 1),
+            gift_wrap_fee=policies.GIFT_WRAP_FEE,
+            gift_message_max=policies.GIFT_MESSAGE_MAX,
+        ),
+    )
 
 
 @require_POST
@@ -382,8 +464,12 @@ def cart_update(request, sku):
         elif action in ("save", "move"):
             services.cart_save_for_later(item=item, saved=action == "save")
         elif action == "gift":
-            services.cart_gift(item=item, gift=request.POST.get("gift") == "1", wrap=request.POST.get("gift_wrap") == "1",
-                               message=request.POST.get("gift_message", "")[:1000])
+            services.cart_gift(
+                item=item,
+                gift=request.POST.get("gift") == "1",
+                wrap=request.POST.get("gift_wrap") == "1",
+                message=request.POST.get("gift_message", "")[:1000],
+            )
         else:
             qty = request.POST.get("quantity", "")
             services.cart_update(item=item, quantity=_int(qty) if _int(qty) is not None else -1)
@@ -423,11 +509,31 @@ def _step(request, template, step, lines=None, **extra):
     lines = _checkout_lines(request) if lines is None else lines
     address = _address(request, state)
     speed = state.get("speed", "standard")
-    q = selectors.quote(account=request.account, lines=lines, state=address.state if address else "", speed=speed,
-                        codes=state.get("codes", []), use_gift=bool(state.get("gift")), speeds=state.get("speeds"))
-    return render(request, template, _ctx(request, step=step, lines=lines, address=address, speed=speed,
-                                         state=state, quote=q, card=_card(request, state), **extra),
-                  status=400 if extra.get("errors") else 200)
+    q = selectors.quote(
+        account=request.account,
+        lines=lines,
+        state=address.state if address else "",
+        speed=speed,
+        codes=state.get("codes", []),
+        use_gift=bool(state.get("gift")),
+        speeds=state.get("speeds"),
+    )
+    return render(
+        request,
+        template,
+        _ctx(
+            request,
+            step=step,
+            lines=lines,
+            address=address,
+            speed=speed,
+            state=state,
+            quote=q,
+            card=_card(request, state),
+            **extra,
+        ),
+        status=400 if extra.get("errors") else 200,
+    )
 
 
 @customer_required
@@ -455,9 +561,16 @@ def checkout_address(request):
             request.session[DELIVER_TO] = {"address": address.public_id}
             return redirect("/checkout/delivery")
     deliver_to, _ = _deliver_to(request, request.account)
-    return _step(request, "shop/checkout_address.html", 1, addresses=selectors.usable_addresses(request.account),
-                 errors=errors, form={}, states=policies.STATES,
-                 preselect=_state(request).get("address") or (deliver_to.public_id if deliver_to else None))
+    return _step(
+        request,
+        "shop/checkout_address.html",
+        1,
+        addresses=selectors.usable_addresses(request.account),
+        errors=errors,
+        form={},
+        states=policies.STATES,
+        preselect=_state(request).get("address") or (deliver_to.public_id if deliver_to else None),
+    )
 
 
 @require_POST
@@ -470,8 +583,16 @@ def checkout_address_new(request):
         address = services.address_add(account=request.account, **form)
     except ValidationError as e:
         errors = _field_messages(e)
-        return _step(request, "shop/checkout_address.html", 1, addresses=selectors.usable_addresses(request.account),
-                     errors=errors, form=form, states=policies.STATES, adding=True)
+        return _step(
+            request,
+            "shop/checkout_address.html",
+            1,
+            addresses=selectors.usable_addresses(request.account),
+            errors=errors,
+            form=form,
+            states=policies.STATES,
+            adding=True,
+        )
     state = _state(request)
     state["address"] = address.public_id
     _save_state(request, state)
@@ -499,13 +620,21 @@ def checkout_delivery(request):
         own = {ln.variant.sku: request.POST.get(f"speed-{ln.variant.sku}", "") for ln in lines}
         own = {sku: sp for sku, sp in own.items() if sp}
         by_sku = {ln.variant.sku: ln for ln in lines}
-        unserved = sorted({sp for sp in [speed, *own.values()] if sp in policies.SPEEDS and not policies.speed_served(sp, dest)})
+        unserved = sorted(
+            {sp for sp in [speed, *own.values()] if sp in policies.SPEEDS and not policies.speed_served(sp, dest)}
+        )
         if unserved:
-            errors = [f"{policies.speed_label(unserved[0])} is not available to {dest} "
-                      f"({policies.zone_for(dest).name} delivery zone). Please choose another delivery option."]
-        elif speed not in policies.SPEEDS or not selectors.speed_allowed(speed, [by_sku[s] for s in by_sku if s not in own], dest):
+            errors = [
+                f"{policies.speed_label(unserved[0])} is not available to {dest} "
+                f"({policies.zone_for(dest).name} delivery zone). Please choose another delivery option."
+            ]
+        elif speed not in policies.SPEEDS or not selectors.speed_allowed(
+            speed, [by_sku[s] for s in by_sku if s not in own], dest
+        ):
             errors = ["Please choose a delivery option."]
-        elif any(sp not in policies.SPEEDS or not selectors.speed_allowed(sp, [by_sku[sku]], dest) for sku, sp in own.items()):
+        elif any(
+            sp not in policies.SPEEDS or not selectors.speed_allowed(sp, [by_sku[sku]], dest) for sku, sp in own.items()
+        ):
             errors = ["One of the items cannot ship at the speed chosen for it."]
         else:
             state["speed"] = speed
@@ -516,26 +645,54 @@ def checkout_delivery(request):
     days = max((ln.product.standard_days for ln in lines), default=5)
     subtotal = sum((ln.amount for ln in lines), Decimal(0))
     options = [
-        {"code": code, "label": s.label, "allowed": selectors.speed_allowed(code, lines, dest),
-         "date": policies.delivery_date(speed=code, standard_days=days, today=today, state=dest),
-         "fee": policies.shipping_fee(speed=code, subtotal=subtotal, member=request.account.member)}
-        for code, s in policies.SPEEDS.items() if policies.speed_served(code, dest)
+        {
+            "code": code,
+            "label": s.label,
+            "allowed": selectors.speed_allowed(code, lines, dest),
+            "date": policies.delivery_date(speed=code, standard_days=days, today=today, state=dest),
+            "fee": policies.shipping_fee(speed=code, subtotal=subtotal, member=request.account.member),
+        }
+        for code, s in policies.SPEEDS.items()
+        if policies.speed_served(code, dest)
     ]
     own = state.get("speeds") or {}
     for ln in lines:
         ln.own_speed = own.get(ln.variant.sku, "")
-        ln.speed_options = [(code, s.label, policies.delivery_date(speed=code, standard_days=ln.product.standard_days, today=today,
-                                                                   state=dest))
-                            for code, s in policies.SPEEDS.items() if selectors.speed_allowed(code, [ln], dest)]
+        ln.speed_options = [
+            (
+                code,
+                s.label,
+                policies.delivery_date(speed=code, standard_days=ln.product.standard_days, today=today, state=dest),
+            )
+            for code, s in policies.SPEEDS.items()
+            if selectors.speed_allowed(code, [ln], dest)
+        ]
     unserved = [s.label for code, s in policies.SPEEDS.items() if not policies.speed_served(code, dest)]
-    return _step(request, "shop/checkout_delivery.html", 2, lines=lines, options=options, errors=errors,
-                 zone=policies.zone_for(dest), unserved=unserved)
+    return _step(
+        request,
+        "shop/checkout_delivery.html",
+        2,
+        lines=lines,
+        options=options,
+        errors=errors,
+        zone=policies.zone_for(dest),
+        unserved=unserved,
+    )
 
 
 def _payment_page(request, errors=(), card_form=None, promo_error=""):
     cards = [(c, selectors.card_is_expired(c)) for c in selectors.usable_cards(request.account)]
-    return _step(request, "shop/checkout_payment.html", 3, cards=cards, errors=list(errors), card_form=card_form or {},
-                 promo_error=promo_error, months=range(1, 13), years=range(clock.now().year, clock.now().year + 11))
+    return _step(
+        request,
+        "shop/checkout_payment.html",
+        3,
+        cards=cards,
+        errors=list(errors),
+        card_form=card_form or {},
+        promo_error=promo_error,
+        months=range(1, 13),
+        years=range(clock.now().year, clock.now().year + 11),
+    )
 
 
 @customer_required
@@ -604,11 +761,23 @@ def checkout_review(request):
         return redirect("/cart")
     if selectors.price_changes(lines):
         return redirect("/checkout/price-change")
-    q = selectors.quote(account=request.account, lines=lines, state=_address(request, state).state, speed=state["speed"],
-                        codes=state.get("codes", []), use_gift=bool(state.get("gift")), speeds=state.get("speeds"))
+    q = selectors.quote(
+        account=request.account,
+        lines=lines,
+        state=_address(request, state).state,
+        speed=state["speed"],
+        codes=state.get("codes", []),
+        use_gift=bool(state.get("gift")),
+        speeds=state.get("speeds"),
+    )
     if q.card_amount > 0 and _card(request, state) is None:
         return redirect("/checkout/payment")
-    return _step(request, "shop/checkout_review.html", 4, errors=[request.session.pop("shop_error", "")] if request.session.get("shop_error") else [])
+    return _step(
+        request,
+        "shop/checkout_review.html",
+        4,
+        errors=[request.session.pop("shop_error", "")] if request.session.get("shop_error") else [],
+    )
 
 
 @customer_required
@@ -633,8 +802,15 @@ def _place(request):
     if selectors.price_changes(_checkout_lines(request)):
         return redirect("/checkout/price-change")
     try:
-        order = services.order_place(account=request.account, address=address, speed=state["speed"], card=_card(request, state),
-                                     codes=state.get("codes", []), use_gift=bool(state.get("gift")), speeds=state.get("speeds"))
+        order = services.order_place(
+            account=request.account,
+            address=address,
+            speed=state["speed"],
+            card=_card(request, state),
+            codes=state.get("codes", []),
+            use_gift=bool(state.get("gift")),
+            speeds=state.get("speeds"),
+        )
     except ValidationError as e:
         request.session["shop_error"] = " ".join(_messages(e))
         return redirect("/checkout/review")
@@ -658,8 +834,12 @@ def checkout_3ds(request, error=""):
     card = _card(request, _state(request))
     if card is None:
         return redirect("/checkout/payment")
-    return render(request, "shop/checkout_3ds.html", _ctx(request, card=card, error=error, code=policies.THREE_DS_CODE),
-                  status=400 if error else 200)
+    return render(
+        request,
+        "shop/checkout_3ds.html",
+        _ctx(request, card=card, error=error, code=policies.THREE_DS_CODE),
+        status=400 if error else 200,
+    )
 
 
 @require_POST
@@ -712,9 +892,19 @@ def _order_page(request, order, **extra):
     for shipment in shipments:
         shipment["items"] = [i for i in items if i.shipment == shipment["number"]]
         shipment["latest"] = next(iter(selectors.tracking(order, shipment)), None)
-    return render(request, "shop/order.html", _ctx(request, order=order, items=items, shipments=shipments,
-                                                   refunds=list(order.refunds.order_by("public_id")), **extra),
-                  status=400 if extra.get("errors") else 200)
+    return render(
+        request,
+        "shop/order.html",
+        _ctx(
+            request,
+            order=order,
+            items=items,
+            shipments=shipments,
+            refunds=list(order.refunds.order_by("public_id")),
+            **extra,
+        ),
+        status=400 if extra.get("errors") else 200,
+    )
 
 
 @customer_required
@@ -725,9 +915,17 @@ def order_detail(request, public_id):
 @customer_required
 def order_invoice(request, public_id):
     order = _order(request, public_id)
-    return render(request, "shop/invoice.html", _ctx(request, order=order, shipments=selectors.order_shipments(order),
-                                                     refunds=list(order.refunds.order_by("public_id")),
-                                                     speeds=policies.SPEEDS))
+    return render(
+        request,
+        "shop/invoice.html",
+        _ctx(
+            request,
+            order=order,
+            shipments=selectors.order_shipments(order),
+            refunds=list(order.refunds.order_by("public_id")),
+            speeds=policies.SPEEDS,
+        ),
+    )
 
 
 @customer_required
@@ -741,9 +939,19 @@ def order_tracking(request, public_id):
     events = selectors.tracking(order, shipment)
     seen = " ".join(e.status for e in events)
     progress = [(label, label in seen) for label in ("Ordered", "Shipped", "Out for delivery", "Delivered")]
-    return render(request, "shop/tracking.html", _ctx(request, order=order, shipment=shipment, shipments=shipments,
-                                                      events=events, progress=progress,
-                                                      speed_label=policies.speed_label(shipment["speed"])))
+    return render(
+        request,
+        "shop/tracking.html",
+        _ctx(
+            request,
+            order=order,
+            shipment=shipment,
+            shipments=shipments,
+            events=events,
+            progress=progress,
+            speed_label=policies.speed_label(shipment["speed"]),
+        ),
+    )
 
 
 @customer_required
@@ -752,14 +960,24 @@ def order_cancel(request, public_id):
     errors = []
     if request.method == "POST":
         try:
-            services.order_cancel_items(order=order, lines=[_int(n) for n in request.POST.getlist("line") if _int(n) is not None])
+            services.order_cancel_items(
+                order=order, lines=[_int(n) for n in request.POST.getlist("line") if _int(n) is not None]
+            )
         except ValidationError as e:
             errors = _messages(e)
         else:
             return redirect(f"/your-orders/{order.public_id}")
-    return render(request, "shop/order_cancel.html", _ctx(request, order=order, errors=errors,
-                                                          items=list(order.items.filter(status=OrderItem.Status.ACTIVE).order_by("line"))),
-                  status=400 if errors else 200)
+    return render(
+        request,
+        "shop/order_cancel.html",
+        _ctx(
+            request,
+            order=order,
+            errors=errors,
+            items=list(order.items.filter(status=OrderItem.Status.ACTIVE).order_by("line")),
+        ),
+        status=400 if errors else 200,
+    )
 
 
 @customer_required
@@ -776,9 +994,12 @@ def order_address(request, public_id):
             errors = _messages(e)
         else:
             return redirect(f"/your-orders/{order.public_id}")
-    return render(request, "shop/order_address.html", _ctx(request, order=order, errors=errors,
-                                                           addresses=selectors.usable_addresses(request.account)),
-                  status=400 if errors else 200)
+    return render(
+        request,
+        "shop/order_address.html",
+        _ctx(request, order=order, errors=errors, addresses=selectors.usable_addresses(request.account)),
+        status=400 if errors else 200,
+    )
 
 
 @customer_required
@@ -788,16 +1009,33 @@ def order_return(request, public_id, line):
     errors = []
     if request.method == "POST":
         try:
-            services.return_request(item=item, reason=request.POST.get("reason", ""), comment=request.POST.get("comment", ""),
-                                    refund_method=request.POST.get("refund_method", Refund.Method.CARD))
+            services.return_request(
+                item=item,
+                reason=request.POST.get("reason", ""),
+                comment=request.POST.get("comment", ""),
+                refund_method=request.POST.get("refund_method", Refund.Method.CARD),
+            )
         except ValidationError as e:
             errors = _messages(e)
         else:
             return redirect(f"/your-orders/{order.public_id}")
-    return render(request, "shop/order_return.html", _ctx(
-        request, order=order, item=item, errors=errors, reasons=ReturnRequest.Reason.choices, methods=Refund.Method.choices,
-        chosen_reason=request.POST.get("reason", ""), chosen_method=request.POST.get("refund_method", Refund.Method.CARD),
-        deadline=selectors.return_deadline(item), blocker=selectors.return_blocker(item)), status=400 if errors else 200)
+    return render(
+        request,
+        "shop/order_return.html",
+        _ctx(
+            request,
+            order=order,
+            item=item,
+            errors=errors,
+            reasons=ReturnRequest.Reason.choices,
+            methods=Refund.Method.choices,
+            chosen_reason=request.POST.get("reason", ""),
+            chosen_method=request.POST.get("refund_method", Refund.Method.CARD),
+            deadline=selectors.return_deadline(item),
+            blocker=selectors.return_blocker(item),
+        ),
+        status=400 if errors else 200,
+    )
 
 
 # --- account ----------------------------------------------------------------------------------------------
@@ -805,8 +1043,15 @@ def order_return(request, public_id, line):
 
 @customer_required
 def account_home(request):
-    return render(request, "shop/account.html", _ctx(request, tier=policies.loyalty_tier(request.account.loyalty_points),
-                                                     message_count=request.account.messages.count()))
+    return render(
+        request,
+        "shop/account.html",
+        _ctx(
+            request,
+            tier=policies.loyalty_tier(request.account.loyalty_points),
+            message_count=request.account.messages.count(),
+        ),
+    )
 
 
 @customer_required
@@ -819,16 +1064,23 @@ def account_membership(request):
             error = " ".join(_messages(e))
         else:
             return redirect("/account/membership")
-    return render(request, "shop/membership.html", _ctx(request, error=error, speeds=policies.SPEEDS,
-                                                        threshold=policies.FREE_SHIPPING_OVER), status=400 if error else 200)
+    return render(
+        request,
+        "shop/membership.html",
+        _ctx(request, error=error, speeds=policies.SPEEDS, threshold=policies.FREE_SHIPPING_OVER),
+        status=400 if error else 200,
+    )
 
 
 @customer_required
 def account_rewards(request):
     points = request.account.loyalty_points
     tier, up = policies.loyalty_tier(points), policies.next_tier(points)
-    return render(request, "shop/rewards.html", _ctx(request, tier=tier, next_tier=up, to_next=up.min_points - points if up else 0,
-                                                     tiers=policies.TIERS))
+    return render(
+        request,
+        "shop/rewards.html",
+        _ctx(request, tier=tier, next_tier=up, to_next=up.min_points - points if up else 0, tiers=policies.TIERS),
+    )
 
 
 @customer_required
@@ -841,8 +1093,12 @@ def account_currency(request):
             error = " ".join(_messages(e))
         else:
             return redirect("/account/currency")
-    return render(request, "shop/currency.html", _ctx(request, error=error, currencies=policies.CURRENCIES.values()),
-                  status=400 if error else 200)
+    return render(
+        request,
+        "shop/currency.html",
+        _ctx(request, error=error, currencies=policies.CURRENCIES.values()),
+        status=400 if error else 200,
+    )
 
 
 @customer_required
@@ -853,8 +1109,9 @@ def account_messages(request):
 
 @customer_required
 def account_message(request, public_id):
-    message = get_object_or_404(SellerMessage.objects.select_related("seller", "order"), account=request.account,
-                                 public_id=public_id)
+    message = get_object_or_404(
+        SellerMessage.objects.select_related("seller", "order"), account=request.account, public_id=public_id
+    )
     return render(request, "shop/message.html", _ctx(request, message=message))
 
 
@@ -889,9 +1146,19 @@ def account_addresses(request):
             errors = _field_messages(e)
         else:
             return redirect("/account/addresses")
-    return render(request, "shop/addresses.html", _ctx(request, addresses=selectors.usable_addresses(request.account),
-                                                        errors=errors, form=form, adding=bool(form), states=policies.STATES),
-                  status=400 if errors else 200)
+    return render(
+        request,
+        "shop/addresses.html",
+        _ctx(
+            request,
+            addresses=selectors.usable_addresses(request.account),
+            errors=errors,
+            form=form,
+            adding=bool(form),
+            states=policies.STATES,
+        ),
+        status=400 if errors else 200,
+    )
 
 
 @customer_required
@@ -915,9 +1182,14 @@ def account_payments(request):
             return redirect("/account/payments")
     cards = [(c, selectors.card_is_expired(c)) for c in selectors.usable_cards(request.account)]
     year = clock.now().year
-    return render(request, "shop/payments.html", _ctx(request, cards=cards, errors=errors, card_form=card_form,
-                                                       months=range(1, 13), years=range(year, year + 11)),
-                  status=400 if errors else 200)
+    return render(
+        request,
+        "shop/payments.html",
+        _ctx(
+            request, cards=cards, errors=errors, card_form=card_form, months=range(1, 13), years=range(year, year + 11)
+        ),
+        status=400 if errors else 200,
+    )
 
 
 # --- back office ------------------------------------------------------------------------------------------
@@ -927,16 +1199,28 @@ def account_payments(request):
 def backoffice_returns(request):
     status = request.GET.get("status", "requested")
     status = status if status in ReturnRequest.Status.values else "requested"
-    rets = list(ReturnRequest.objects.filter(status=status).select_related("item__order__account", "item__seller")
-                .prefetch_related("item__returns").order_by("requested_at", "public_id"))
+    rets = list(
+        ReturnRequest.objects.filter(status=status)
+        .select_related("item__order__account", "item__seller")
+        .prefetch_related("item__returns")
+        .order_by("requested_at", "public_id")
+    )
     for ret in rets:
         ret.others = [r for r in ret.item.returns.all() if r.pk != ret.pk]
         ret.deadline = selectors.return_deadline(ret.item)
         ret.in_window = ret.deadline is not None and ret.requested_at <= ret.deadline
         ret.refund_amount = selectors.refund_for_return(ret)
-    return render(request, "shop/backoffice_returns.html", _ctx(request, returns=rets, status=status,
-                                                               statuses=ReturnRequest.Status.choices,
-                                                               error=request.session.pop("shop_error", "")))
+    return render(
+        request,
+        "shop/backoffice_returns.html",
+        _ctx(
+            request,
+            returns=rets,
+            status=status,
+            statuses=ReturnRequest.Status.choices,
+            error=request.session.pop("shop_error", ""),
+        ),
+    )
 
 
 @require_POST
@@ -976,8 +1260,13 @@ def backoffice_order(request, public_id):
         try:
             if item is None:
                 raise ValidationError("Choose the item to refund.")
-            services.refund_issue(order=order, item=item, amount=amount, reason=request.POST.get("reason", ""),
-                                  method=request.POST.get("method", ""))
+            services.refund_issue(
+                order=order,
+                item=item,
+                amount=amount,
+                reason=request.POST.get("reason", ""),
+                method=request.POST.get("method", ""),
+            )
         except ValidationError as e:
             errors = _messages(e)
         else:
@@ -985,10 +1274,20 @@ def backoffice_order(request, public_id):
     items = list(order.items.select_related("seller").order_by("line"))
     for item in items:
         item.refunded = selectors.refunded_total(item)
-    return render(request, "shop/backoffice_order.html", _ctx(
-        request, order=order, items=items, errors=errors, refunds=list(order.refunds.order_by("public_id")),
-        methods=Refund.Method.choices, returns=list(ReturnRequest.objects.filter(item__order=order).order_by("public_id"))),
-        status=400 if errors else 200)
+    return render(
+        request,
+        "shop/backoffice_order.html",
+        _ctx(
+            request,
+            order=order,
+            items=items,
+            errors=errors,
+            refunds=list(order.refunds.order_by("public_id")),
+            methods=Refund.Method.choices,
+            returns=list(ReturnRequest.objects.filter(item__order=order).order_by("public_id")),
+        ),
+        status=400 if errors else 200,
+    )
 
 
 @staff_required
@@ -1013,12 +1312,24 @@ def backoffice_inventory(request):
     found = selectors.inventory(text=text, stock=stock, page=_int(request.GET.get("page", "1")) or 1)
     params = {k: v for k, v in (("q", text), ("stock", stock)) if v and v != "all"}
     base = "/backoffice/inventory?" + "".join(f"{k}={urlquote(v)}&" for k, v in params.items())
-    return render(request, "shop/backoffice_inventory.html", _ctx(
-        request, found=found, text=text, stock=stock, filters=selectors.STOCK_FILTERS, errors=errors,
-        notice=request.session.pop("shop_notice", ""), low=selectors.LOW_STOCK, max_stock=services.MAX_STOCK,
-        prev_link=f"{base}page={found.page - 1}" if found.page > 1 else "",
-        next_link=f"{base}page={found.page + 1}" if found.page < found.pages else ""),
-        status=400 if errors else 200)
+    return render(
+        request,
+        "shop/backoffice_inventory.html",
+        _ctx(
+            request,
+            found=found,
+            text=text,
+            stock=stock,
+            filters=selectors.STOCK_FILTERS,
+            errors=errors,
+            notice=request.session.pop("shop_notice", ""),
+            low=selectors.LOW_STOCK,
+            max_stock=services.MAX_STOCK,
+            prev_link=f"{base}page={found.page - 1}" if found.page > 1 else "",
+            next_link=f"{base}page={found.page + 1}" if found.page < found.pages else "",
+        ),
+        status=400 if errors else 200,
+    )
 
 
 @staff_required

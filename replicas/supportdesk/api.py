@@ -6,6 +6,7 @@ there is no call site here. Callers are the signed-in agent of the page's own
 session; writes need the CSRF token. Every refusal is a 4xx with
 {"error": {"code", "message", "fields"}}, the same message the refund form shows.
 """
+
 from decimal import Decimal
 
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -65,7 +66,9 @@ def _error(code: str, message: str, http_status: int, fields: dict | None = None
 
 def _exception_handler(exc, context):
     if isinstance(exc, DjangoValidationError):
-        return _error(getattr(exc, "code", None) or "refused", " ".join(exc.messages), status.HTTP_422_UNPROCESSABLE_ENTITY)
+        return _error(
+            getattr(exc, "code", None) or "refused", " ".join(exc.messages), status.HTTP_422_UNPROCESSABLE_ENTITY
+        )
     if isinstance(exc, Http404):
         return _error("not_found", str(exc) or "Not found.", status.HTTP_404_NOT_FOUND)
     if isinstance(exc, exceptions.ValidationError):
@@ -119,7 +122,11 @@ def order_json(order: Order) -> dict:
 
 def payment_json(payment: Payment, refunds: list | None = None) -> dict:
     if refunds is None:
-        refunds = list(Refund.objects.filter(payment=payment).select_related("payment", "agent", "ticket").order_by("created_at", "public_id"))
+        refunds = list(
+            Refund.objects.filter(payment=payment)
+            .select_related("payment", "agent", "ticket")
+            .order_by("created_at", "public_id")
+        )
     refunded = sum((r.amount for r in refunds), Decimal(0))
     remaining = payment.amount - refunded if payment.status == Payment.Status.SUCCEEDED else Decimal(0)
     return {
@@ -158,8 +165,14 @@ def refund_json(refund: Refund) -> dict:
 
 def subscription_json(sub) -> dict:
     return {
-        "id": sub.public_id, "plan": sub.plan, "interval": sub.interval, "price": _money(sub.price), "currency": sub.currency,
-        "status": sub.status, "current_period_start": _iso(sub.current_period_start), "current_period_end": _iso(sub.current_period_end),
+        "id": sub.public_id,
+        "plan": sub.plan,
+        "interval": sub.interval,
+        "price": _money(sub.price),
+        "currency": sub.currency,
+        "status": sub.status,
+        "current_period_start": _iso(sub.current_period_start),
+        "current_period_end": _iso(sub.current_period_end),
         "cancelled_at": _iso(sub.cancelled_at),
     }
 
@@ -185,9 +198,17 @@ def _billing(customer: User) -> dict:
         key = ("order", p.order_id) if p.order_id else ("subscription", p.subscription_id)
         payments_of.setdefault(key, []).append(payment_json(p, refunds_of.get(p.id, [])))
     return {
-        "customer": {"id": customer.public_id, "name": customer.name, "email": customer.email, "loyalty_tier": customer.loyalty_tier},
+        "customer": {
+            "id": customer.public_id,
+            "name": customer.name,
+            "email": customer.email,
+            "loyalty_tier": customer.loyalty_tier,
+        },
         "orders": [{**order_json(o), "payments": payments_of.get(("order", o.id), [])} for o in data["orders"]],
-        "subscriptions": [{**subscription_json(s), "payments": payments_of.get(("subscription", s.id), [])} for s in data["subscriptions"]],
+        "subscriptions": [
+            {**subscription_json(s), "payments": payments_of.get(("subscription", s.id), [])}
+            for s in data["subscriptions"]
+        ],
         "refunds": [refund_json(r) for r in data["refunds"]],
     }
 
@@ -209,7 +230,11 @@ class CustomerOrders(BillingView):
 
 class CustomerPayments(BillingView):
     def get(self, request, customer_id: int):
-        payments = Payment.objects.filter(customer=_customer(customer_id)).select_related("order", "subscription").order_by("-captured_at", "public_id")
+        payments = (
+            Payment.objects.filter(customer=_customer(customer_id))
+            .select_related("order", "subscription")
+            .order_by("-captured_at", "public_id")
+        )
         return Response({"payments": [payment_json(p) for p in payments]})
 
 
@@ -224,8 +249,14 @@ class OrderDetail(BillingView):
         order = Order.objects.filter(public_id=order_id.upper()).prefetch_related("items").first()
         if order is None:
             raise Http404(f"No order {order_id}.")
-        payments = Payment.objects.filter(order=order).select_related("order", "subscription").order_by("captured_at", "public_id")
-        return Response({**order_json(order), "customer": order.customer.public_id, "payments": [payment_json(p) for p in payments]})
+        payments = (
+            Payment.objects.filter(order=order)
+            .select_related("order", "subscription")
+            .order_by("captured_at", "public_id")
+        )
+        return Response(
+            {**order_json(order), "customer": order.customer.public_id, "payments": [payment_json(p) for p in payments]}
+        )
 
 
 class RefundQuote(BillingView):
@@ -252,10 +283,14 @@ class RefundInput(serializers.Serializer):
     reason = serializers.ChoiceField(choices=Refund.Reason.values)
     ticket = serializers.IntegerField(min_value=1, help_text="The ticket the refund is issued from")
     amount = serializers.CharField(
-        max_length=20, required=False, allow_blank=True,
+        max_length=20,
+        required=False,
+        allow_blank=True,
         help_text='Decimal text, e.g. "12.50". Optional for full (the remaining amount) and prorated (the unused part).',
     )
-    currency = serializers.ChoiceField(choices=policies.CURRENCY_CODES, required=False, help_text="Defaults to the payment's")
+    currency = serializers.ChoiceField(
+        choices=policies.CURRENCY_CODES, required=False, help_text="Defaults to the payment's"
+    )
     note = serializers.CharField(max_length=500, required=False, allow_blank=True, default="")
 
 
@@ -281,9 +316,23 @@ class PaymentRefunds(BillingView):
             if v["kind"] == Refund.Kind.PARTIAL:
                 raise exceptions.ValidationError({"amount": ["Enter the amount of a partial refund."]})
             quote = selectors.refund_quote(payment=payment, agent=request.user)
-            amount = quote["prorated"] if v["kind"] == Refund.Kind.PRORATED and quote["prorated"] is not None else quote["remaining"]
+            amount = (
+                quote["prorated"]
+                if v["kind"] == Refund.Kind.PRORATED and quote["prorated"] is not None
+                else quote["remaining"]
+            )
         refund = services.refund_issue(
-            agent=request.user, payment=payment, amount=amount, currency=v.get("currency", payment.currency), kind=v["kind"],
-            reason=v["reason"], ticket=ticket, note=v["note"], via="api",
+            agent=request.user,
+            payment=payment,
+            amount=amount,
+            currency=v.get("currency", payment.currency),
+            kind=v["kind"],
+            reason=v["reason"],
+            ticket=ticket,
+            note=v["note"],
+            via="api",
         )
-        return Response({**refund_json(refund), "payment_after": payment_json(_payment(payment.public_id))}, status=status.HTTP_201_CREATED)
+        return Response(
+            {**refund_json(refund), "payment_after": payment_json(_payment(payment.public_id))},
+            status=status.HTTP_201_CREATED,
+        )

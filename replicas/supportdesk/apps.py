@@ -23,16 +23,38 @@ def _layer(name: str) -> dict:
 
 # Zendesk Garden's CSS components the desk's templates use, htmx, and the Inter font.
 GARDEN = {
-    "avatars": "7.0.0", "bedrock": "10.0.1", "buttons": "9.0.1", "forms": "8.0.1", "menus": "9.0.20", "modals": "6.4.21",
-    "pagination": "4.0.19", "tables": "4.0.19", "tabs": "6.0.19", "tags": "6.0.0", "tooltips": "4.1.27", "variables": "7.0.0",
+    "avatars": "7.0.0",
+    "bedrock": "10.0.1",
+    "buttons": "9.0.1",
+    "forms": "8.0.1",
+    "menus": "9.0.20",
+    "modals": "6.4.21",
+    "pagination": "4.0.19",
+    "tables": "4.0.19",
+    "tabs": "6.0.19",
+    "tags": "6.0.0",
+    "tooltips": "4.1.27",
+    "variables": "7.0.0",
 }
 VENDOR = "supportdesk/vendor"
 # One stylesheet per page, as the product ships its bundles: each request costs the browser
 # more than the bytes (about 7 ms of Chromium CPU each, 12 stylesheets a page before).
 # The order is the cascade's: variables first.
 GARDEN_BUNDLES = {
-    "garden.css": ("variables", "bedrock", "buttons", "forms", "tables", "tags", "menus", "modals", "avatars",
-                   "pagination", "tooltips", "tabs"),
+    "garden.css": (
+        "variables",
+        "bedrock",
+        "buttons",
+        "forms",
+        "tables",
+        "tags",
+        "menus",
+        "modals",
+        "avatars",
+        "pagination",
+        "tooltips",
+        "tabs",
+    ),
     "garden-signin.css": ("bedrock", "buttons", "forms"),  # the sign-in page
 }
 
@@ -59,7 +81,11 @@ class SupportdeskConfig(registry.ReplicaConfig):
         "stale-customers": _layer("stale_customers"),
         "conflicting-policies": _layer("conflicting_policies"),
         "near-duplicates": _layer("near_duplicate_customers"),
-        "strict-refunds": {"tickets": 300, "refund_limits": {"USD": "100.00", "EUR": "90.00", "GBP": "80.00", "CAD": "135.00"}, "refund_window_days": 30},
+        "strict-refunds": {
+            "tickets": 300,
+            "refund_limits": {"USD": "100.00", "EUR": "90.00", "GBP": "80.00", "CAD": "135.00"},
+            "refund_window_days": 30,
+        },
         "10k": {"tickets": 710, "layers": ALL_LAYERS},
         "100k": {"tickets": 7200, "layers": ALL_LAYERS},
     }
@@ -82,19 +108,42 @@ class SupportdeskConfig(registry.ReplicaConfig):
     roles = ("admin", "agent")
     bench_task = "supportdesk.refund-duplicate-charge"
     # what declarative task templates may call (replicagym.catalogue.task_templates)
-    policies = {name: f"replicas.supportdesk.tasks.params:{name}" for name in (
-        "refund_window_days", "refund_limit", "assignable_groups", "loyalty_tier_name",
-    )}
+    policies = {
+        name: f"replicas.supportdesk.tasks.params:{name}"
+        for name in (
+            "refund_window_days",
+            "refund_limit",
+            "assignable_groups",
+            "loyalty_tier_name",
+        )
+    }
     # the hard cases, whose choice is more than a query (the order a ticket's text names, refund rules
     # over the episode, stated card digits...): each gives a task's whole answer key, "prefix": ""
     pickers = {
         "desk_agent": "replicas.supportdesk.tasks.params:desk_agent_signin",
-        **{name: f"replicas.supportdesk.tasks.params:{name}" for name in (
-            "duplicate_charge", "duplicate_charge_over_limit", "missing_item", "missing_item_escalation",
-            "damaged_with_tier", "prorated_cancellation", "refund_request_tags", "merge_duplicates",
-            "bulk_solve_plans", "reply_channels", "wismo_macro", "order_total", "refunded_so_far", "renewal_date",
-            "password_reset_verified", "twofactor_reset_verified", "unlock_verified", "reset_unverifiable",
-        )},
+        **{
+            name: f"replicas.supportdesk.tasks.params:{name}"
+            for name in (
+                "duplicate_charge",
+                "duplicate_charge_over_limit",
+                "missing_item",
+                "missing_item_escalation",
+                "damaged_with_tier",
+                "prorated_cancellation",
+                "refund_request_tags",
+                "merge_duplicates",
+                "bulk_solve_plans",
+                "reply_channels",
+                "wismo_macro",
+                "order_total",
+                "refunded_so_far",
+                "renewal_date",
+                "password_reset_verified",
+                "twofactor_reset_verified",
+                "unlock_verified",
+                "reset_unverifiable",
+            )
+        },
     }
     # What the mutation audit (verifiers.audit) must know of the desk. `derived`: fields the server
     # writes from a change it records, never an agent's choice on their own: sequence numbers, the
@@ -122,15 +171,28 @@ class SupportdeskConfig(registry.ReplicaConfig):
             "This is done and the ticket is solved; nothing else is needed from you.",
         ],
     }
-    npm_packages = {**{f"@zendeskgarden/css-{name}": v for name, v in GARDEN.items()}, "htmx.org": "2.0.8", "@fontsource/inter": "5.3.0"}
+    npm_packages = {
+        **{f"@zendeskgarden/css-{name}": v for name, v in GARDEN.items()},
+        "htmx.org": "2.0.8",
+        "@fontsource/inter": "5.3.0",
+    }
     frontend_assets = [
-        *[(f"@zendeskgarden/css-{name}/dist/index.css", f"{VENDOR}/{bundle}")
-          for bundle, names in GARDEN_BUNDLES.items() for name in names],
+        *[
+            (f"@zendeskgarden/css-{name}/dist/index.css", f"{VENDOR}/{bundle}")
+            for bundle, names in GARDEN_BUNDLES.items()
+            for name in names
+        ],
         ("@zendeskgarden/css-variables/LICENSE.md", f"{VENDOR}/LICENSE-zendeskgarden.md"),
         ("htmx.org/dist/htmx.min.js", f"{VENDOR}/htmx.min.js"),
         ("htmx.org/LICENSE", f"{VENDOR}/LICENSE-htmx"),
-        *[(f"@fontsource/inter/files/inter-{subset}-{weight}-normal.woff2", f"{VENDOR}/fonts/inter-{subset}-{weight}-normal.woff2")
-          for subset in ("latin", "latin-ext") for weight in (400, 500, 600, 700)],
+        *[
+            (
+                f"@fontsource/inter/files/inter-{subset}-{weight}-normal.woff2",
+                f"{VENDOR}/fonts/inter-{subset}-{weight}-normal.woff2",
+            )
+            for subset in ("latin", "latin-ext")
+            for weight in (400, 500, 600, 700)
+        ],
         ("@fontsource/inter/LICENSE", f"{VENDOR}/fonts/LICENSE-inter"),
     ]
 
@@ -152,5 +214,9 @@ class SupportdeskConfig(registry.ReplicaConfig):
         from .models import Ticket
 
         numbers = list(Ticket.objects.order_by("-updated_at").values_list("public_id", flat=True)[:4])
-        return [*[f"/agent/tickets/{n}" for n in numbers],
-                "/agent/filters/your-unsolved", "/agent/filters/unsolved", "/agent/filters/all"]
+        return [
+            *[f"/agent/tickets/{n}" for n in numbers],
+            "/agent/filters/your-unsolved",
+            "/agent/filters/unsolved",
+            "/agent/filters/all",
+        ]

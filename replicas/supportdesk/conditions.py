@@ -5,6 +5,7 @@ in the product's admin. They are evaluated on a ticket in Python (triggers,
 automations, SLA policies) or compiled to a query (views). Statuses and priorities
 compare by their order (status less_than solved = unsolved).
 """
+
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -17,8 +18,27 @@ ORDERED = {"status": STATUS_ORDER, "priority": PRIORITY_ORDER}
 PLAIN = {"type", "channel", "refund_type", "product", "order_number", "requester_tier"}
 HOURS = {"hours_since_created": "created_at", "hours_since_updated": "updated_at", "hours_since_solved": "solved_at"}
 CONTEXT_ONLY = {"update_type", "comment_includes_word", "comment_author", "comment_is_public"}
-FIELDS = set(ORDERED) | PLAIN | set(HOURS) | CONTEXT_ONLY | {"group", "assignee", "requester", "organization", "tags", "requester_tags", "subject"}
-OPERATORS = {"is", "is_not", "less_than", "greater_than", "includes", "not_includes", "present", "not_present", "changed", "changed_to", "changed_from", "not_changed"}
+FIELDS = (
+    set(ORDERED)
+    | PLAIN
+    | set(HOURS)
+    | CONTEXT_ONLY
+    | {"group", "assignee", "requester", "organization", "tags", "requester_tags", "subject"}
+)
+OPERATORS = {
+    "is",
+    "is_not",
+    "less_than",
+    "greater_than",
+    "includes",
+    "not_includes",
+    "present",
+    "not_present",
+    "changed",
+    "changed_to",
+    "changed_from",
+    "not_changed",
+}
 
 
 @dataclass
@@ -138,8 +158,11 @@ def matches(ticket, conditions: dict, ctx: Context) -> bool:
 # --- views: the same conditions as a query ------------------------------------------------
 
 _COLUMN = {
-    "group": "group__name", "requester": "requester__email", "organization": "organization__name",
-    "requester_tier": "requester__loyalty_tier", "assignee": "assignee__email",
+    "group": "group__name",
+    "requester": "requester__email",
+    "organization": "organization__name",
+    "requester_tier": "requester__loyalty_tier",
+    "assignee": "assignee__email",
 }
 
 

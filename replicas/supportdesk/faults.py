@@ -4,6 +4,7 @@ Read by replicas.worlds.faults (see replicas/worlds/faults/data.py for the contr
 Appliers run with the world bound, pick records only through `ctx.rng` over rows in
 public-id order, and return the detail written into the fault's event.
 """
+
 from datetime import timedelta
 
 from django.db.models import Max
@@ -38,7 +39,10 @@ def error_response(request, *, status: int, code: str, message: str) -> HttpResp
         '<h1 style="margin:0 0 8px;font-size:22px;line-height:28px">Oops! Something went wrong.</h1>'
         '<p style="margin:0 0 16px;color:#49545c">{}</p><p style="margin:0 0 24px;color:#68737d">Error code: {}</p>'
         '<a href="{}" style="color:#1f73b7;font-weight:600">Try again</a></main></body></html>',
-        status, message, status, request.get_full_path(),
+        status,
+        message,
+        status,
+        request.get_full_path(),
     )
     return HttpResponse(page, status=status)
 
@@ -75,7 +79,11 @@ def data_conflict(ctx) -> dict:
     return {
         "model": "order",
         "record": order.public_id,
-        "conflict": {"status": "cancelled", "fulfilled_at": order.fulfilled_at.isoformat(), "tracking_number": order.tracking_number},
+        "conflict": {
+            "status": "cancelled",
+            "fulfilled_at": order.fulfilled_at.isoformat(),
+            "tracking_number": order.tracking_number,
+        },
         "tickets": _ticket_ids(Ticket.objects.filter(order_number=order.public_id)),
     }
 
@@ -93,18 +101,33 @@ def stale_record(ctx) -> dict:
     other = ctx.rng.choice(others)
     at = now()
     before = {"status": ticket.status, "assignee": ticket.assignee.public_id if ticket.assignee else None}
-    changes = [("assignee", ticket.assignee.name if ticket.assignee else "", other.name), ("status", ticket.status, "pending")]
+    changes = [
+        ("assignee", ticket.assignee.name if ticket.assignee else "", other.name),
+        ("status", ticket.status, "pending"),
+    ]
     ticket.assignee, ticket.status, ticket.updated_at = other, Ticket.Status.PENDING, at
     ticket.save(update_fields=["assignee", "status", "updated_at"])
     first = ticket.requester.name.split(" ")[0]
     Comment.objects.create(
-        public_id=_next_public_id(Comment, 900000000), ticket=ticket, author=other, public=True, channel="web",
-        body=f"Hi {first}, I'm taking this one over and will get back to you today.", created_at=at,
+        public_id=_next_public_id(Comment, 900000000),
+        ticket=ticket,
+        author=other,
+        public=True,
+        channel="web",
+        body=f"Hi {first}, I'm taking this one over and will get back to you today.",
+        created_at=at,
     )
     for field, old, new in changes:
         TicketEvent.objects.create(
-            public_id=_next_public_id(TicketEvent, 20000000000), ticket=ticket, actor=other, kind="change",
-            field=field, from_value=old, to_value=new, via="web", created_at=at,
+            public_id=_next_public_id(TicketEvent, 20000000000),
+            ticket=ticket,
+            actor=other,
+            kind="change",
+            field=field,
+            from_value=old,
+            to_value=new,
+            via="web",
+            created_at=at,
         )
     return {
         "model": "ticket",

@@ -1,4 +1,5 @@
 """Forms of the agent workspace: every post is validated here before a service is called."""
+
 from django import forms
 
 
@@ -112,7 +113,13 @@ class BulkUpdateForm(forms.Form):
 
     def summary(self) -> list[tuple[str, str]]:
         """Human-readable list of the changes, for the confirmation step."""
-        labels = {"status": "Status", "assignee": "Assignee", "group": "Group", "add_tags": "Add tags", "remove_tags": "Remove tags"}
+        labels = {
+            "status": "Status",
+            "assignee": "Assignee",
+            "group": "Group",
+            "add_tags": "Add tags",
+            "remove_tags": "Remove tags",
+        }
         rows = []
         for key, value in self.changes().items():
             if key == "status":
@@ -141,7 +148,9 @@ class TicketForm(forms.Form):
     order_number = forms.CharField(required=False, max_length=20, label="Order number")
     refund_type = forms.ChoiceField(required=False, label="Refund type")
     comment = forms.CharField(required=False, max_length=65536, widget=forms.Textarea, strip=True)
-    comment_mode = forms.ChoiceField(choices=[("public", "Public reply"), ("internal", "Internal note")], initial="public")
+    comment_mode = forms.ChoiceField(
+        choices=[("public", "Public reply"), ("internal", "Internal note")], initial="public"
+    )
     status = forms.ChoiceField()
 
     def __init__(self, *args, agents, groups, **kwargs):

@@ -7,6 +7,7 @@ a per-world public id that looks like the product's (ticket #8821, ORD-48213, ch
 Foreign keys nothing looks rows up by carry no index (db_index=False): every index is
 paid for on each world clone, which must stay in the tens of milliseconds.
 """
+
 from django.db import models
 
 from replicas.worlds.models import WorldForeignKey, WorldModel
@@ -69,8 +70,12 @@ class User(WorldModel):
     email = models.EmailField()
     phone = models.CharField(max_length=40, blank=True)
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.END_USER)
-    organization = WorldForeignKey(Organization, null=True, blank=True, on_delete=models.SET_NULL, related_name="members")
-    default_group = WorldForeignKey(Group, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_index=False)
+    organization = WorldForeignKey(
+        Organization, null=True, blank=True, on_delete=models.SET_NULL, related_name="members"
+    )
+    default_group = WorldForeignKey(
+        Group, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_index=False
+    )
     locale = models.CharField(max_length=10, default="en-US")
     time_zone = models.CharField(max_length=60, default="Eastern Time (US & Canada)")
     tags = models.JSONField(default=list, blank=True)
@@ -195,11 +200,19 @@ class Ticket(WorldModel):
     channel = models.CharField(max_length=10, choices=Channel.choices, default=Channel.EMAIL)
     requester = WorldForeignKey(User, on_delete=models.PROTECT, related_name="requested_tickets")
     submitter = WorldForeignKey(User, on_delete=models.PROTECT, related_name="+", db_index=False)
-    assignee = WorldForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="assigned_tickets", db_index=False)
-    group = WorldForeignKey(Group, null=True, blank=True, on_delete=models.SET_NULL, related_name="tickets", db_index=False)
-    organization = WorldForeignKey(Organization, null=True, blank=True, on_delete=models.SET_NULL, related_name="tickets", db_index=False)
+    assignee = WorldForeignKey(
+        User, null=True, blank=True, on_delete=models.SET_NULL, related_name="assigned_tickets", db_index=False
+    )
+    group = WorldForeignKey(
+        Group, null=True, blank=True, on_delete=models.SET_NULL, related_name="tickets", db_index=False
+    )
+    organization = WorldForeignKey(
+        Organization, null=True, blank=True, on_delete=models.SET_NULL, related_name="tickets", db_index=False
+    )
     tags = models.JSONField(default=list, blank=True)
-    merged_into = WorldForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged", db_index=False)
+    merged_into = WorldForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged", db_index=False
+    )
     followers = models.ManyToManyField(User, through="TicketFollower", related_name="followed_tickets", blank=True)
     # Custom ticket fields of this desk (shown in the properties panel).
     order_number = models.CharField(max_length=20, blank=True, help_text="Custom field: Order number (ORD-…).")
@@ -308,7 +321,14 @@ class View(WorldModel):
     order_by = models.CharField(max_length=30, default="-updated_at")
     position = models.PositiveIntegerField(default=0)
     active = models.BooleanField(default=True)
-    owner = WorldForeignKey(User, null=True, blank=True, on_delete=models.CASCADE, related_name="+", help_text="Personal view of this agent; shared when empty.")
+    owner = WorldForeignKey(
+        User,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+        help_text="Personal view of this agent; shared when empty.",
+    )
 
     public_key = ("public_id",)
 
@@ -455,7 +475,9 @@ class Payment(WorldModel):
     public_id = models.CharField(max_length=32, help_text="ch_…")
     customer = WorldForeignKey(User, on_delete=models.PROTECT, related_name="payments")
     order = WorldForeignKey(Order, null=True, blank=True, on_delete=models.PROTECT, related_name="payments")
-    subscription = WorldForeignKey(Subscription, null=True, blank=True, on_delete=models.PROTECT, related_name="payments", db_index=False)
+    subscription = WorldForeignKey(
+        Subscription, null=True, blank=True, on_delete=models.PROTECT, related_name="payments", db_index=False
+    )
     amount = money_field()
     currency = models.CharField(max_length=3, choices=CURRENCIES)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.SUCCEEDED)
@@ -497,7 +519,9 @@ class Refund(WorldModel):
     reason = models.CharField(max_length=20, choices=Reason.choices)
     note = models.CharField(max_length=500, blank=True)
     agent = WorldForeignKey(User, null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_index=False)
-    ticket = WorldForeignKey(Ticket, null=True, blank=True, on_delete=models.SET_NULL, related_name="refunds", db_index=False)
+    ticket = WorldForeignKey(
+        Ticket, null=True, blank=True, on_delete=models.SET_NULL, related_name="refunds", db_index=False
+    )
     created_at = models.DateTimeField()
 
     public_key = ("public_id",)

@@ -2,6 +2,7 @@
 verification, agent passwords. Services enforce them, the seed writes them into the
 help-center articles, and variants may override them through their knobs.
 """
+
 import hashlib
 import hmac
 from dataclasses import dataclass
@@ -90,12 +91,32 @@ def verification_expires(at: datetime) -> datetime:
 # task files, does not give them, so an agent cannot sign in as a colleague it was not
 # told about. Being derived, they are in no snapshot and leave the state hash alone.
 _WORDS = [
-    "amber", "birch", "cedar", "delta", "ember", "fjord", "grove", "harbor", "indigo", "juniper",
-    "kestrel", "lagoon", "maple", "nectar", "orchid", "pebble", "quartz", "raven", "sierra", "tundra",
+    "amber",
+    "birch",
+    "cedar",
+    "delta",
+    "ember",
+    "fjord",
+    "grove",
+    "harbor",
+    "indigo",
+    "juniper",
+    "kestrel",
+    "lagoon",
+    "maple",
+    "nectar",
+    "orchid",
+    "pebble",
+    "quartz",
+    "raven",
+    "sierra",
+    "tundra",
 ]
 
 
 def agent_password(*, seed: int, agent_public_id: int) -> str:
     """The password of agent `agent_public_id` in worlds of `seed` on this installation."""
-    digest = hmac.new(settings.WORLD_SECRET.encode(), f"supportdesk-agent\x00{seed}\x00{agent_public_id}".encode(), hashlib.sha256).digest()
+    digest = hmac.new(
+        settings.WORLD_SECRET.encode(), f"supportdesk-agent\x00{seed}\x00{agent_public_id}".encode(), hashlib.sha256
+    ).digest()
     return f"{_WORDS[digest[0] % 20]}-{_WORDS[digest[1] % 20]}-{int.from_bytes(digest[2:4], 'big') % 10000:04d}"

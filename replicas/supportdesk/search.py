@@ -4,6 +4,7 @@ priority>normal created>2026-03-01 -tags:spam "free text" #8001`.
 A query is parsed into terms, then compiled into one queryset filter. Bad input (an
 unknown field, an unknown status, a bad date) is refused with a message naming it.
 """
+
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, time, timedelta
@@ -18,9 +19,27 @@ TOKEN = re.compile(
     r'|"(?P<phrase>[^"]*)"|(?P<word>\S+))'
 )
 KEYS = {
-    "status", "priority", "type", "channel", "via", "requester", "assignee", "group", "organization",
-    "tags", "tag", "subject", "order", "order_number", "refund_type", "product", "created", "updated",
-    "solved", "ticket_id", "id",
+    "status",
+    "priority",
+    "type",
+    "channel",
+    "via",
+    "requester",
+    "assignee",
+    "group",
+    "organization",
+    "tags",
+    "tag",
+    "subject",
+    "order",
+    "order_number",
+    "refund_type",
+    "product",
+    "created",
+    "updated",
+    "solved",
+    "ticket_id",
+    "id",
 }
 RELATIVE = re.compile(r"^(\d+)(minutes?|hours?|days?|weeks?)$")
 UNITS = {"minute": 60, "hour": 3600, "day": 86400, "week": 604800}
@@ -71,7 +90,9 @@ def _moment(value: str, now: datetime) -> tuple[datetime, datetime]:
     try:
         day = datetime.strptime(value, "%Y-%m-%d").date()
     except ValueError:
-        raise ValidationError(f"Bad date '{value}': write YYYY-MM-DD or a relative time like 3days or 4hours.") from None
+        raise ValidationError(
+            f"Bad date '{value}': write YYYY-MM-DD or a relative time like 3days or 4hours."
+        ) from None
     start = datetime.combine(day, time(0), tzinfo=UTC)
     return start, start + timedelta(days=1)
 
@@ -83,10 +104,18 @@ def _date(column, op, value, now):
         return Q(**{f"{column}__gte": start, f"{column}__lt": end}) if not relative else Q(**{f"{column}__gte": start})
     if relative:
         # created<3days: less than 3 days ago, i.e. after that moment
-        return {"<": Q(**{f"{column}__gt": start}), "<=": Q(**{f"{column}__gte": start}),
-                ">": Q(**{f"{column}__lt": start}), ">=": Q(**{f"{column}__lte": start})}[op]
-    return {"<": Q(**{f"{column}__lt": start}), "<=": Q(**{f"{column}__lt": end}),
-            ">": Q(**{f"{column}__gte": end}), ">=": Q(**{f"{column}__gte": start})}[op]
+        return {
+            "<": Q(**{f"{column}__gt": start}),
+            "<=": Q(**{f"{column}__gte": start}),
+            ">": Q(**{f"{column}__lt": start}),
+            ">=": Q(**{f"{column}__lte": start}),
+        }[op]
+    return {
+        "<": Q(**{f"{column}__lt": start}),
+        "<=": Q(**{f"{column}__lt": end}),
+        ">": Q(**{f"{column}__gte": end}),
+        ">=": Q(**{f"{column}__gte": start}),
+    }[op]
 
 
 def _person(column, value, agent):
@@ -105,7 +134,12 @@ def _term_q(term: Term, *, agent, now) -> Q:
     key, op, value = term.key, term.op, term.value
     if key == "":
         number = value.lstrip("#")
-        text = Q(subject__icontains=value) | Q(requester__name__icontains=value) | Q(requester__email__icontains=value) | Q(order_number__iexact=value)
+        text = (
+            Q(subject__icontains=value)
+            | Q(requester__name__icontains=value)
+            | Q(requester__email__icontains=value)
+            | Q(order_number__iexact=value)
+        )
         text |= Exists(Comment.objects.filter(ticket=OuterRef("pk"), body__icontains=value))
         if number.isdigit():
             text |= Q(public_id=int(number))
@@ -124,7 +158,13 @@ def _term_q(term: Term, *, agent, now) -> Q:
         if not value.lstrip("#").isdigit():
             raise ValidationError(f"Ticket ids are numbers, not '{value}'.")
         n = int(value.lstrip("#"))
-        return {":": Q(public_id=n), "<": Q(public_id__lt=n), ">": Q(public_id__gt=n), "<=": Q(public_id__lte=n), ">=": Q(public_id__gte=n)}[op]
+        return {
+            ":": Q(public_id=n),
+            "<": Q(public_id__lt=n),
+            ">": Q(public_id__gt=n),
+            "<=": Q(public_id__lte=n),
+            ">=": Q(public_id__gte=n),
+        }[op]
     if key in ("requester", "assignee"):
         return _person(key, value, agent)
     if key in ("tags", "tag"):

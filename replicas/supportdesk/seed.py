@@ -5,6 +5,7 @@ offsets back from the world clock. Tickets tell stories the data backs up: a
 "charged twice" ticket's order really has two charges, a solved refund ticket has
 its refund. Variant knobs switch on messy layers (see LAYERS).
 """
+
 from datetime import timedelta
 from decimal import Decimal
 
@@ -78,20 +79,105 @@ ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 # kind: (subject, opening message, type, tags, group the work belongs to)
 TOPICS = {
-    "duplicate": ("Charged twice for order {order}", "Hi, I was charged twice for my order {order}. My bank shows two payments of {amount}. Can you refund the duplicate?", "incident", ["billing", "duplicate_charge"], BILLING),
-    "refund_damaged": ("Refund request for {order}", "Hello, I would like a refund for order {order}. The {item} arrived damaged: the casing is cracked.", "question", ["billing", "refund"], SUPPORT),
-    "missing_item": ("Partial refund for missing item", "One of the items in order {order} was missing from the box: the {item}. I'd like a refund for that item only.", "incident", ["billing", "refund", "missing_item"], SUPPORT),
-    "wismo": ("Where is my order {order}?", "My order {order} was supposed to arrive three days ago. Tracking hasn't updated since Monday.", "question", ["shipping", "wismo"], SUPPORT),
-    "wrong_item": ("Wrong item received", "I ordered the {item} but received something else (order {order}). How do I exchange it?", "incident", ["shipping", "exchange"], SUPPORT),
-    "cancel_sub": ("Cancel my subscription", "Please cancel my {plan} subscription and refund the unused part of this period. I don't want to be charged again.", "task", ["billing", "cancellation", "subscription"], BILLING),
-    "invoice": ("Invoice needs our VAT number", "Our finance team needs the VAT number on the invoice for {order}. Can you reissue it?", "task", ["billing", "invoice"], BILLING),
-    "login": ("Can't log in to my account", "I keep getting 'invalid password' and the reset email never arrives. Please help.", "incident", ["account", "login", "password"], SECURITY),
-    "twofactor": ("Please reset my two-factor authentication", "I lost my phone and can't get the 2FA codes anymore. How do I get back in?", "task", ["account", "2fa"], SECURITY),
-    "locked": ("Account locked after too many attempts", "My account says it's locked. I need access today for a client demo.", "incident", ["account", "locked"], SECURITY),
-    "bug": ("App crashes when exporting reports", "Every time I export a report to CSV the page goes blank. This started after the last update.", "problem", ["bug", "export"], TECHNICAL),
-    "plans": ("Question about the Pro plan", "What is the difference between the Pro and the Business plan? Do both include SSO?", "question", ["sales", "plans"], SUPPORT),
+    "duplicate": (
+        "Charged twice for order {order}",
+        "Hi, I was charged twice for my order {order}. My bank shows two payments of {amount}. Can you refund the duplicate?",
+        "incident",
+        ["billing", "duplicate_charge"],
+        BILLING,
+    ),
+    "refund_damaged": (
+        "Refund request for {order}",
+        "Hello, I would like a refund for order {order}. The {item} arrived damaged: the casing is cracked.",
+        "question",
+        ["billing", "refund"],
+        SUPPORT,
+    ),
+    "missing_item": (
+        "Partial refund for missing item",
+        "One of the items in order {order} was missing from the box: the {item}. I'd like a refund for that item only.",
+        "incident",
+        ["billing", "refund", "missing_item"],
+        SUPPORT,
+    ),
+    "wismo": (
+        "Where is my order {order}?",
+        "My order {order} was supposed to arrive three days ago. Tracking hasn't updated since Monday.",
+        "question",
+        ["shipping", "wismo"],
+        SUPPORT,
+    ),
+    "wrong_item": (
+        "Wrong item received",
+        "I ordered the {item} but received something else (order {order}). How do I exchange it?",
+        "incident",
+        ["shipping", "exchange"],
+        SUPPORT,
+    ),
+    "cancel_sub": (
+        "Cancel my subscription",
+        "Please cancel my {plan} subscription and refund the unused part of this period. I don't want to be charged again.",
+        "task",
+        ["billing", "cancellation", "subscription"],
+        BILLING,
+    ),
+    "invoice": (
+        "Invoice needs our VAT number",
+        "Our finance team needs the VAT number on the invoice for {order}. Can you reissue it?",
+        "task",
+        ["billing", "invoice"],
+        BILLING,
+    ),
+    "login": (
+        "Can't log in to my account",
+        "I keep getting 'invalid password' and the reset email never arrives. Please help.",
+        "incident",
+        ["account", "login", "password"],
+        SECURITY,
+    ),
+    "twofactor": (
+        "Please reset my two-factor authentication",
+        "I lost my phone and can't get the 2FA codes anymore. How do I get back in?",
+        "task",
+        ["account", "2fa"],
+        SECURITY,
+    ),
+    "locked": (
+        "Account locked after too many attempts",
+        "My account says it's locked. I need access today for a client demo.",
+        "incident",
+        ["account", "locked"],
+        SECURITY,
+    ),
+    "bug": (
+        "App crashes when exporting reports",
+        "Every time I export a report to CSV the page goes blank. This started after the last update.",
+        "problem",
+        ["bug", "export"],
+        TECHNICAL,
+    ),
+    "plans": (
+        "Question about the Pro plan",
+        "What is the difference between the Pro and the Business plan? Do both include SSO?",
+        "question",
+        ["sales", "plans"],
+        SUPPORT,
+    ),
 }
-TOPIC_WEIGHTS = [("duplicate", 10), ("refund_damaged", 12), ("missing_item", 7), ("wismo", 14), ("wrong_item", 6), ("cancel_sub", 9), ("invoice", 5), ("login", 9), ("twofactor", 6), ("locked", 6), ("bug", 9), ("plans", 7)]
+TOPIC_WEIGHTS = [
+    ("duplicate", 10),
+    ("refund_damaged", 12),
+    ("missing_item", 7),
+    ("wismo", 14),
+    ("wrong_item", 6),
+    ("cancel_sub", 9),
+    ("invoice", 5),
+    ("login", 9),
+    ("twofactor", 6),
+    ("locked", 6),
+    ("bug", 9),
+    ("plans", 7),
+]
 ORDER_TOPICS = {"duplicate", "refund_damaged", "missing_item", "wismo", "wrong_item", "invoice"}
 ACCOUNT_TOPICS = {"login", "twofactor", "locked"}
 
@@ -196,31 +282,39 @@ class Seeder:
 
     def people(self):
         gen, rng, fake, now = self.gen, self.rng, self.fake, self.now
-        self.groups = [gen.add(Group(public_id=360000100 + i, name=n, description=d)) for i, (n, d) in enumerate(GROUPS)]
+        self.groups = [
+            gen.add(Group(public_id=360000100 + i, name=n, description=d)) for i, (n, d) in enumerate(GROUPS)
+        ]
         self.orgs = []
         for i in range(max(4, self.n_tickets // 25)):
-            self.orgs.append(gen.add(Organization(
-                public_id=360001000 + i,
-                name=fake.unique.company(),
-                domain=fake.unique.domain_name(),
-                tags=rng.sample(["enterprise", "smb", "vip", "trial", "partner"], k=rng.randint(0, 2)),
-                created_at=now - timedelta(days=rng.randint(60, 1500)),
-            )))
+            self.orgs.append(
+                gen.add(
+                    Organization(
+                        public_id=360001000 + i,
+                        name=fake.unique.company(),
+                        domain=fake.unique.domain_name(),
+                        tags=rng.sample(["enterprise", "smb", "vip", "trial", "partner"], k=rng.randint(0, 2)),
+                        created_at=now - timedelta(days=rng.randint(60, 1500)),
+                    )
+                )
+            )
         self.agents = []
         self.agents_in = {i: [] for i in range(len(GROUPS))}
         for i in range(max(8, self.n_tickets // 40)):
             name = fake.unique.name()
             first, last = name.split(" ", 1)[0].lower(), name.split(" ")[-1].lower()
             group = i % len(GROUPS)
-            agent = gen.add(User(
-                public_id=self.next("user", 361000000),
-                name=name,
-                email=f"{first}.{last}@helpdesk.example",
-                role=User.Role.ADMIN if i == 0 else User.Role.AGENT,
-                default_group=self.groups[group],
-                created_at=now - timedelta(days=rng.randint(100, 900)),
-                last_login_at=self.ago(minutes_min=5, minutes_max=60 * 24 * 3),
-            ))
+            agent = gen.add(
+                User(
+                    public_id=self.next("user", 361000000),
+                    name=name,
+                    email=f"{first}.{last}@helpdesk.example",
+                    role=User.Role.ADMIN if i == 0 else User.Role.AGENT,
+                    default_group=self.groups[group],
+                    created_at=now - timedelta(days=rng.randint(100, 900)),
+                    last_login_at=self.ago(minutes_min=5, minutes_max=60 * 24 * 3),
+                )
+            )
             self.agents.append(agent)
             gen.add(Membership(user=agent, group=self.groups[group]))
             self.agents_in[group].append(agent)
@@ -245,26 +339,30 @@ class Seeder:
         domain = org.domain if org else rng.choice(["gmail.com", "outlook.com", "yahoo.com", "icloud.com", "proton.me"])
         handle = name.lower().replace(" ", ".").replace("'", "")
         if twin_of is not None:
-            domain = rng.choice([d for d in ["gmail.com", "outlook.com", "icloud.com"] if not twin_of.email.endswith(d)])
+            domain = rng.choice(
+                [d for d in ["gmail.com", "outlook.com", "icloud.com"] if not twin_of.email.endswith(d)]
+            )
             handle = handle.replace(".", "")
         email = f"{handle}{rng.randint(1, 99) if rng.random() < 0.3 else ''}@{domain}"
         created = now - timedelta(days=rng.randint(5, 1200))
         locked = rng.random() < 0.04
-        user = gen.add(User(
-            public_id=self.next("user", 361000000),
-            name=name,
-            email=email,
-            phone=fake.numerify("+1 (###) ###-####") if rng.random() < 0.5 else "",
-            organization=org,
-            tags=["vip"] if rng.random() < 0.05 else [],
-            created_at=created,
-            loyalty_tier=_pick(rng, TIER_WEIGHTS),
-            profile_updated_at=created + timedelta(days=rng.randint(0, max(0, (now - created).days))),
-            last_login_at=self.ago(minutes_min=60, minutes_max=60 * 24 * 90),
-            locked_at=self.ago(minutes_min=30, minutes_max=60 * 24 * 3) if locked else None,
-            failed_logins=5 if locked else rng.choice([0, 0, 0, 1, 2]),
-            twofactor_enabled=rng.random() < 0.3,
-        ))
+        user = gen.add(
+            User(
+                public_id=self.next("user", 361000000),
+                name=name,
+                email=email,
+                phone=fake.numerify("+1 (###) ###-####") if rng.random() < 0.5 else "",
+                organization=org,
+                tags=["vip"] if rng.random() < 0.05 else [],
+                created_at=created,
+                loyalty_tier=_pick(rng, TIER_WEIGHTS),
+                profile_updated_at=created + timedelta(days=rng.randint(0, max(0, (now - created).days))),
+                last_login_at=self.ago(minutes_min=60, minutes_max=60 * 24 * 90),
+                locked_at=self.ago(minutes_min=30, minutes_max=60 * 24 * 3) if locked else None,
+                failed_logins=5 if locked else rng.choice([0, 0, 0, 1, 2]),
+                twofactor_enabled=rng.random() < 0.3,
+            )
+        )
         if user.twofactor_enabled:
             user.twofactor_method = rng.choice(["app", "app", "sms"])
         self.identity(user, "email", user.email, primary=True, at=created)
@@ -272,7 +370,9 @@ class Seeder:
             self.identity(user, "phone", user.phone, primary=True, at=created)
         currency = _pick(rng, CURRENCY_WEIGHTS)
         user._currency = currency  # generation-only: the customer's storefront currency
-        self.cards_of[user.id] = [(_pick(rng, CARD_BRANDS), f"{rng.randint(0, 9999):04d}") for _ in range(rng.choice([1, 1, 1, 2]))]
+        self.cards_of[user.id] = [
+            (_pick(rng, CARD_BRANDS), f"{rng.randint(0, 9999):04d}") for _ in range(rng.choice([1, 1, 1, 2]))
+        ]
         self.orders_of[user.id] = []
         self.subs_of[user.id] = []
         for _ in range(rng.choice([0, 0, 0, 1, 1, 1, 2])):
@@ -282,24 +382,49 @@ class Seeder:
         return user
 
     def identity(self, user, kind, value, *, primary, at, verified=True):
-        return self.gen.add(Identity(
-            public_id=self.next("identity", 362000000), user=user, kind=kind, value=value,
-            primary=primary, verified=verified, created_at=at,
-        ))
+        return self.gen.add(
+            Identity(
+                public_id=self.next("identity", 362000000),
+                user=user,
+                kind=kind,
+                value=value,
+                primary=primary,
+                verified=verified,
+                created_at=at,
+            )
+        )
 
     # --- commerce -----------------------------------------------------------------
 
     def order(self, customer, *, placed, status=None, items=None, currency=None) -> Order:
         gen, rng = self.gen, self.rng
         currency = currency or customer._currency
-        status = status or _pick(rng, [("fulfilled", 60), ("paid", 18), ("pending", 4), ("cancelled", 8), ("refunded", 4), ("partially_refunded", 6)])
+        status = status or _pick(
+            rng,
+            [
+                ("fulfilled", 60),
+                ("paid", 18),
+                ("pending", 4),
+                ("cancelled", 8),
+                ("refunded", 4),
+                ("partially_refunded", 6),
+            ],
+        )
         lines = items or rng.sample(CATALOGUE, k=rng.choice([1, 1, 1, 2, 2, 3]))
-        order = gen.add(Order(
-            public_id=f"ORD-{self.next('order', 40000, (1, 9))}",
-            customer=customer, status=status, currency=currency, subtotal=Decimal(0), total=Decimal(0),
-            ship_to=f"{self.fake.city()}, {self.fake.state_abbr()}" if currency in ("USD", "CAD") else self.fake.city(),
-            placed_at=placed,
-        ))
+        order = gen.add(
+            Order(
+                public_id=f"ORD-{self.next('order', 40000, (1, 9))}",
+                customer=customer,
+                status=status,
+                currency=currency,
+                subtotal=Decimal(0),
+                total=Decimal(0),
+                ship_to=f"{self.fake.city()}, {self.fake.state_abbr()}"
+                if currency in ("USD", "CAD")
+                else self.fake.city(),
+                placed_at=placed,
+            )
+        )
         subtotal = Decimal(0)
         for n, (sku, product, name, usd) in enumerate(lines, start=1):
             qty = 1 if rng.random() < 0.85 else 2
@@ -314,7 +439,9 @@ class Seeder:
         self.orders_of[customer.id].append(order)
         self.payments_of[order.id] = []
         if status != "pending":
-            payment = self.payment(customer, order=order, amount=order.total, at=placed + timedelta(minutes=rng.randint(0, 3)))
+            payment = self.payment(
+                customer, order=order, amount=order.total, at=placed + timedelta(minutes=rng.randint(0, 3))
+            )
             if status in ("fulfilled", "refunded", "partially_refunded"):
                 order.fulfilled_at = placed + timedelta(hours=rng.randint(20, 96))
                 order.tracking_number = f"1Z{rng.randint(10**9, 10**10 - 1)}{rng.randint(10**5, 10**6 - 1)}"
@@ -322,23 +449,54 @@ class Seeder:
                     order.fulfilled_at, order.tracking_number, order.status = None, "", "paid"
             if status == "cancelled":
                 order.cancelled_at = placed + timedelta(hours=rng.randint(1, 20))
-                self.refund(payment, amount=payment.amount, kind="full", reason="other", at=order.cancelled_at, note="Order cancelled before shipping")
+                self.refund(
+                    payment,
+                    amount=payment.amount,
+                    kind="full",
+                    reason="other",
+                    at=order.cancelled_at,
+                    note="Order cancelled before shipping",
+                )
             elif order.status == "refunded":
-                self.refund(payment, amount=payment.amount, kind="full", reason=rng.choice(["damaged", "not_received", "other"]), at=order.fulfilled_at + timedelta(days=rng.randint(3, 20)))
+                self.refund(
+                    payment,
+                    amount=payment.amount,
+                    kind="full",
+                    reason=rng.choice(["damaged", "not_received", "other"]),
+                    at=order.fulfilled_at + timedelta(days=rng.randint(3, 20)),
+                )
             elif order.status == "partially_refunded":
                 part = (payment.amount * Decimal(rng.choice(["0.2", "0.25", "0.5"]))).quantize(policies.CENT)
-                self.refund(payment, amount=part, kind="partial", reason=rng.choice(["missing_item", "goodwill", "damaged"]), at=order.fulfilled_at + timedelta(days=rng.randint(3, 20)))
+                self.refund(
+                    payment,
+                    amount=part,
+                    kind="partial",
+                    reason=rng.choice(["missing_item", "goodwill", "damaged"]),
+                    at=order.fulfilled_at + timedelta(days=rng.randint(3, 20)),
+                )
         return order
 
-    def payment(self, customer, *, amount, at, order=None, subscription=None, status="succeeded", card=None, period=None) -> Payment:
+    def payment(
+        self, customer, *, amount, at, order=None, subscription=None, status="succeeded", card=None, period=None
+    ) -> Payment:
         brand, last4 = card or self.rng.choice(self.cards_of[customer.id])
-        payment = self.gen.add(Payment(
-            public_id=self.token("ch_"), customer=customer, order=order, subscription=subscription,
-            amount=amount, currency=(order or subscription).currency, status=status,
-            card_brand=brand, card_last4=last4, captured_at=at,
-            description=f"Order {order.public_id}" if order else f"{subscription.get_plan_display()} plan",
-            period_start=period[0] if period else None, period_end=period[1] if period else None,
-        ))
+        payment = self.gen.add(
+            Payment(
+                public_id=self.token("ch_"),
+                customer=customer,
+                order=order,
+                subscription=subscription,
+                amount=amount,
+                currency=(order or subscription).currency,
+                status=status,
+                card_brand=brand,
+                card_last4=last4,
+                captured_at=at,
+                description=f"Order {order.public_id}" if order else f"{subscription.get_plan_display()} plan",
+                period_start=period[0] if period else None,
+                period_end=period[1] if period else None,
+            )
+        )
         if order is not None:
             self.payments_of[order.id].append(payment)
         else:
@@ -346,10 +504,20 @@ class Seeder:
         return payment
 
     def refund(self, payment, *, amount, kind, reason, at, agent=None, ticket=None, note=""):
-        return self.gen.add(Refund(
-            public_id=self.token("re_"), payment=payment, amount=amount, currency=payment.currency,
-            kind=kind, reason=reason, agent=agent, ticket=ticket, note=note, created_at=min(at, self.now),
-        ))
+        return self.gen.add(
+            Refund(
+                public_id=self.token("re_"),
+                payment=payment,
+                amount=amount,
+                currency=payment.currency,
+                kind=kind,
+                reason=reason,
+                agent=agent,
+                ticket=ticket,
+                note=note,
+                created_at=min(at, self.now),
+            )
+        )
 
     def subscription(self, customer, status=None) -> Subscription:
         rng = self.rng
@@ -363,11 +531,20 @@ class Seeder:
         periods = rng.randint(1, 4) if interval == "month" else 1
         period_start = self.now - timedelta(days=rng.randint(1, period_days - 1), minutes=rng.randint(0, 1439))
         started = period_start - timedelta(days=period_days * (periods - 1))
-        sub = self.gen.add(Subscription(
-            public_id=f"SUB-{self.next('sub', 20000, (1, 13))}", customer=customer, plan=plan, interval=interval,
-            price=price, currency=currency, status=status, started_at=started,
-            current_period_start=period_start, current_period_end=period_start + timedelta(days=period_days),
-        ))
+        sub = self.gen.add(
+            Subscription(
+                public_id=f"SUB-{self.next('sub', 20000, (1, 13))}",
+                customer=customer,
+                plan=plan,
+                interval=interval,
+                price=price,
+                currency=currency,
+                status=status,
+                started_at=started,
+                current_period_start=period_start,
+                current_period_end=period_start + timedelta(days=period_days),
+            )
+        )
         self.sub_payments[sub.id] = []
         if status == "trialing":
             return sub
@@ -375,8 +552,14 @@ class Seeder:
             start = started + timedelta(days=period_days * p)
             last = p == periods - 1
             failed = last and status == "past_due"
-            self.payment(customer, subscription=sub, amount=price, at=start + timedelta(minutes=2),
-                         status="failed" if failed else "succeeded", period=(start, start + timedelta(days=period_days)))
+            self.payment(
+                customer,
+                subscription=sub,
+                amount=price,
+                at=start + timedelta(minutes=2),
+                status="failed" if failed else "succeeded",
+                period=(start, start + timedelta(days=period_days)),
+            )
         if status == "cancelled":
             sub.cancelled_at = period_start + timedelta(days=rng.randint(0, 5))
         self.subs_of[customer.id].append(sub)
@@ -385,16 +568,33 @@ class Seeder:
     # --- tickets --------------------------------------------------------------------
 
     def event(self, ticket, *, kind, at, actor=None, field="", old="", new="", via="web", rule=""):
-        return self.gen.add(TicketEvent(
-            public_id=self.next("event", 20000000000), ticket=ticket, actor=actor, kind=kind, field=field,
-            from_value=old, to_value=new, via=via, rule=rule, created_at=at,
-        ))
+        return self.gen.add(
+            TicketEvent(
+                public_id=self.next("event", 20000000000),
+                ticket=ticket,
+                actor=actor,
+                kind=kind,
+                field=field,
+                from_value=old,
+                to_value=new,
+                via=via,
+                rule=rule,
+                created_at=at,
+            )
+        )
 
     def comment(self, ticket, *, author, body, at, public=True, channel=None):
-        return self.gen.add(Comment(
-            public_id=self.next("comment", 900000000), ticket=ticket, author=author, body=body,
-            public=public, channel=channel or ticket.channel, created_at=at,
-        ))
+        return self.gen.add(
+            Comment(
+                public_id=self.next("comment", 900000000),
+                ticket=ticket,
+                author=author,
+                body=body,
+                public=public,
+                channel=channel or ticket.channel,
+                created_at=at,
+            )
+        )
 
     def story(self, kind, requester):
         """The data a ticket of `kind` is about: (order, payment to act on, amount text, item name)."""
@@ -405,13 +605,23 @@ class Seeder:
         if kind == "duplicate":
             order = self.order(requester, placed=placed, status="fulfilled")
             first = self.payments_of[order.id][0]
-            payment = self.payment(requester, order=order, amount=first.amount, at=first.captured_at + timedelta(minutes=rng.randint(1, 4)), card=(first.card_brand, first.card_last4))
+            payment = self.payment(
+                requester,
+                order=order,
+                amount=first.amount,
+                at=first.captured_at + timedelta(minutes=rng.randint(1, 4)),
+                card=(first.card_brand, first.card_last4),
+            )
         elif kind in ("refund_damaged", "wrong_item"):
             order = self.order(requester, placed=placed, status="fulfilled")
         elif kind == "missing_item":
-            order = self.order(requester, placed=placed, status="fulfilled", items=rng.sample(CATALOGUE, k=rng.choice([2, 3])))
+            order = self.order(
+                requester, placed=placed, status="fulfilled", items=rng.sample(CATALOGUE, k=rng.choice([2, 3]))
+            )
         elif kind == "wismo":
-            order = self.order(requester, placed=self.ago(minutes_min=60 * 24 * 6, minutes_max=60 * 24 * 12), status="paid")
+            order = self.order(
+                requester, placed=self.ago(minutes_min=60 * 24 * 6, minutes_max=60 * 24 * 12), status="paid"
+            )
         elif kind == "invoice":
             order = self.order(requester, placed=placed, status="fulfilled")
         elif kind == "cancel_sub":
@@ -434,7 +644,9 @@ class Seeder:
             requester = rng.choice(self.customers)
             status = _pick(rng, STATUS_WEIGHTS)
             channel = _pick(rng, CHANNEL_WEIGHTS)
-            order, payment, _, item = self.story(kind, requester) if kind in ORDER_TOPICS or kind == "cancel_sub" else (None, None, "", "")
+            order, payment, _, item = (
+                self.story(kind, requester) if kind in ORDER_TOPICS or kind == "cancel_sub" else (None, None, "", "")
+            )
             sub = order if isinstance(order, Subscription) else None
             if sub is not None:
                 order = None
@@ -450,28 +662,35 @@ class Seeder:
                 created = max(created, order.placed_at + timedelta(hours=rng.randint(2, 72)))
                 created = min(created, now - timedelta(minutes=rng.randint(10, 600)))
             amount = policies.money(payment.amount, payment.currency) if payment else ""
-            ticket = gen.add(Ticket(
-                public_id=8000 + i + 1,
-                subject=subject.format(order=order.public_id if order else ""),
-                status=status,
-                priority=_pick(rng, PRIORITY_WEIGHTS),
-                type=ttype if rng.random() < 0.8 else "",
-                channel=channel,
-                requester=requester,
-                submitter=requester,
-                assignee=assignee,
-                group=group,
-                organization=requester.organization,
-                tags=list(tags),
-                order_number=order.public_id if order and rng.random() < 0.7 else "",
-                product=(order._lines[-1][1] if order else ("subscription" if sub else "")),
-                created_at=created,
-                updated_at=created,
-            ))
+            ticket = gen.add(
+                Ticket(
+                    public_id=8000 + i + 1,
+                    subject=subject.format(order=order.public_id if order else ""),
+                    status=status,
+                    priority=_pick(rng, PRIORITY_WEIGHTS),
+                    type=ttype if rng.random() < 0.8 else "",
+                    channel=channel,
+                    requester=requester,
+                    submitter=requester,
+                    assignee=assignee,
+                    group=group,
+                    organization=requester.organization,
+                    tags=list(tags),
+                    order_number=order.public_id if order and rng.random() < 0.7 else "",
+                    product=(order._lines[-1][1] if order else ("subscription" if sub else "")),
+                    created_at=created,
+                    updated_at=created,
+                )
+            )
             self.ticket_rows.append(ticket)
             self.tickets_of.setdefault(requester.id, []).append(ticket)
-            ctx = {"order": order.public_id if order else "", "amount": amount, "item": item,
-                   "plan": sub.get_plan_display() if sub else "", "first": requester.first_name}
+            ctx = {
+                "order": order.public_id if order else "",
+                "amount": amount,
+                "item": item,
+                "plan": sub.get_plan_display() if sub else "",
+                "first": requester.first_name,
+            }
             self.thread(ticket, kind, status, order, payment, sub, ctx)
             if legacy and created < now - timedelta(days=30) and rng.random() < 0.6:
                 # the old desk's export: real date only as text, created_at is the import run
@@ -508,7 +727,11 @@ class Seeder:
                 at = now - timedelta(seconds=30)
                 break
             if t % 2 == 0:
-                body = VERIFY_REPLY.format(last4=self.cards_of[requester.id][0][1]) if kind in ACCOUNT_TOPICS and t == 0 else rng.choice(FOLLOW_UPS)
+                body = (
+                    VERIFY_REPLY.format(last4=self.cards_of[requester.id][0][1])
+                    if kind in ACCOUNT_TOPICS and t == 0
+                    else rng.choice(FOLLOW_UPS)
+                )
                 self.comment(ticket, author=requester, body=body, at=at)
             else:
                 if kind in NOTES and rng.random() < 0.5:
@@ -519,14 +742,33 @@ class Seeder:
             at = min(at, now - timedelta(seconds=10))
             amount = self.resolve(ticket, kind, order, payment, sub, agent, at)
             if kind in SOLVED_REPLIES:
-                self.comment(ticket, author=agent, body=SOLVED_REPLIES[kind].format(**{**ctx, "amount": amount or ctx["amount"]}), at=at)
+                self.comment(
+                    ticket,
+                    author=agent,
+                    body=SOLVED_REPLIES[kind].format(**{**ctx, "amount": amount or ctx["amount"]}),
+                    at=at,
+                )
             else:
-                self.comment(ticket, author=agent, body="Glad we could sort this out. I'm marking this as solved; just reply if you need anything else.", at=at)
+                self.comment(
+                    ticket,
+                    author=agent,
+                    body="Glad we could sort this out. I'm marking this as solved; just reply if you need anything else.",
+                    at=at,
+                )
             self.event(ticket, kind="change", at=at, actor=agent, field="status", old="open", new="solved")
             ticket.solved_at = at
             if status == "closed":
                 closed = min(at + timedelta(days=4), now)
-                self.event(ticket, kind="change", at=closed, field="status", old="solved", new="closed", via="automation", rule="Close solved tickets after 4 days")
+                self.event(
+                    ticket,
+                    kind="change",
+                    at=closed,
+                    field="status",
+                    old="solved",
+                    new="closed",
+                    via="automation",
+                    rule="Close solved tickets after 4 days",
+                )
                 at = closed
         elif status in ("pending", "hold"):
             self.event(ticket, kind="change", at=at, actor=agent, field="status", old="open", new=status)
@@ -547,25 +789,47 @@ class Seeder:
         elif kind == "missing_item" and payment is not None:
             sku, _, _, usd = order._lines[-1]
             amount = _price(usd, order.currency)
-            self.refund(payment, amount=amount, kind="partial", reason="missing_item", at=at, agent=agent, ticket=ticket)
+            self.refund(
+                payment, amount=amount, kind="partial", reason="missing_item", at=at, agent=agent, ticket=ticket
+            )
             order.status, ticket.refund_type = "partially_refunded", "partial"
         elif kind == "cancel_sub" and sub is not None:
             paid = [p for p in self.sub_payments[sub.id] if p.status == "succeeded"]
             if paid:
                 last = paid[-1]
-                amount = policies.prorated_amount(price=last.amount, period_start=last.period_start, period_end=last.period_end, at=at)
+                amount = policies.prorated_amount(
+                    price=last.amount, period_start=last.period_start, period_end=last.period_end, at=at
+                )
                 if amount > 0:
-                    self.refund(last, amount=amount, kind="prorated", reason="cancellation", at=at, agent=agent, ticket=ticket)
+                    self.refund(
+                        last, amount=amount, kind="prorated", reason="cancellation", at=at, agent=agent, ticket=ticket
+                    )
             sub.status, sub.cancelled_at = "cancelled", at
             ticket.refund_type = "prorated"
         elif kind in ACCOUNT_TOPICS:
             brand, last4 = self.cards_of[customer.id][0]
-            self.gen.add(IdentityVerification(
-                public_id=self.next("verification", 100000), customer=customer, agent=agent, ticket=ticket,
-                method="card_last4", evidence=f"{brand} •••• {last4}", created_at=at - timedelta(minutes=2),
-            ))
+            self.gen.add(
+                IdentityVerification(
+                    public_id=self.next("verification", 100000),
+                    customer=customer,
+                    agent=agent,
+                    ticket=ticket,
+                    method="card_last4",
+                    evidence=f"{brand} •••• {last4}",
+                    created_at=at - timedelta(minutes=2),
+                )
+            )
             action = {"login": "password_reset", "twofactor": "twofactor_reset", "locked": "account_unlock"}[kind]
-            self.gen.add(AccountEvent(public_id=self.next("account_event", 500000), customer=customer, agent=agent, ticket=ticket, action=action, created_at=at))
+            self.gen.add(
+                AccountEvent(
+                    public_id=self.next("account_event", 500000),
+                    customer=customer,
+                    agent=agent,
+                    ticket=ticket,
+                    action=action,
+                    created_at=at,
+                )
+            )
             if action == "account_unlock":
                 customer.locked_at, customer.failed_logins = None, 0
             elif action == "twofactor_reset":
@@ -573,7 +837,14 @@ class Seeder:
             else:
                 customer.password_reset_at = at
         if amount is not None:
-            self.event(ticket, kind="refund", at=at, actor=agent, field="refund", new=policies.money(amount, (order or sub).currency))
+            self.event(
+                ticket,
+                kind="refund",
+                at=at,
+                actor=agent,
+                field="refund",
+                new=policies.money(amount, (order or sub).currency),
+            )
         if ticket.refund_type:
             self.event(ticket, kind="change", at=at, actor=agent, field="refund_type", new=ticket.refund_type)
         if rng.random() < 0.5 and kind in ("refund_damaged", "duplicate", "missing_item"):
@@ -588,13 +859,31 @@ class Seeder:
         rng, now = self.rng, self.now
         customers = [c for c in self.customers]
         if "duplicate_charges" in self.layers:
-            candidates = [o for c in customers for o in self.orders_of[c.id] if o.status in ("fulfilled", "paid") and len(self.payments_of[o.id]) == 1]
+            candidates = [
+                o
+                for c in customers
+                for o in self.orders_of[c.id]
+                if o.status in ("fulfilled", "paid") and len(self.payments_of[o.id]) == 1
+            ]
             for order in rng.sample(candidates, k=max(2, len(candidates) // 12)):
                 first = self.payments_of[order.id][0]
-                dup = self.payment(order.customer, order=order, amount=first.amount, at=first.captured_at + timedelta(minutes=rng.randint(1, 6)), card=(first.card_brand, first.card_last4))
+                dup = self.payment(
+                    order.customer,
+                    order=order,
+                    amount=first.amount,
+                    at=first.captured_at + timedelta(minutes=rng.randint(1, 6)),
+                    card=(first.card_brand, first.card_last4),
+                )
                 if rng.random() < 0.3:
                     # someone already refunded it once: refunding again would be over the total
-                    self.refund(dup, amount=dup.amount, kind="full", reason="duplicate", at=dup.captured_at + timedelta(days=rng.randint(1, 5)), agent=rng.choice(self.agents_in[BILLING]))
+                    self.refund(
+                        dup,
+                        amount=dup.amount,
+                        kind="full",
+                        reason="duplicate",
+                        at=dup.captured_at + timedelta(days=rng.randint(1, 5)),
+                        agent=rng.choice(self.agents_in[BILLING]),
+                    )
         if "cancelled_fulfilled" in self.layers:
             candidates = [o for c in customers for o in self.orders_of[c.id] if o.status == "fulfilled"]
             for order in rng.sample(candidates, k=max(2, len(candidates) // 15)):
@@ -607,12 +896,23 @@ class Seeder:
                 customer.external_id = f"CRM-{rng.randint(100000, 999999)}"
                 customer.notes = "Imported from the legacy CRM. Contact details not re-confirmed since."
                 new_email = f"{customer.first_name.lower()}.{rng.randint(100, 999)}@{rng.choice(['gmail.com', 'fastmail.com', 'hey.com'])}"
-                self.identity(customer, "email", new_email, primary=False, at=now - timedelta(days=rng.randint(5, 60)), verified=False)
+                self.identity(
+                    customer,
+                    "email",
+                    new_email,
+                    primary=False,
+                    at=now - timedelta(days=rng.randint(5, 60)),
+                    verified=False,
+                )
                 mine = [t for t in self.tickets_of.get(customer.id, []) if t.status not in ("solved", "closed")]
                 if mine:
                     ticket = mine[0]
-                    self.comment(ticket, author=customer, at=max(ticket.updated_at, now - timedelta(hours=rng.randint(2, 30))),
-                                 body=f"By the way, please use my new email address {new_email} from now on; the old one is no longer read.")
+                    self.comment(
+                        ticket,
+                        author=customer,
+                        at=max(ticket.updated_at, now - timedelta(hours=rng.randint(2, 30))),
+                        body=f"By the way, please use my new email address {new_email} from now on; the old one is no longer read.",
+                    )
         if "conflicting_policies" in self.layers:
             self.articles_conflicting()
 
@@ -621,89 +921,381 @@ class Seeder:
     def rules(self):
         gen, now = self.gen, self.now
         views = [
-            ("your-unsolved", "Your unsolved tickets", {"all": [{"field": "assignee", "operator": "is", "value": "current_user"}, {"field": "status", "operator": "less_than", "value": "solved"}]}, "-updated_at"),
-            ("unassigned", "Unassigned tickets", {"all": [{"field": "assignee", "operator": "not_present"}, {"field": "status", "operator": "less_than", "value": "solved"}]}, "-updated_at"),
-            ("unsolved", "All unsolved tickets", {"all": [{"field": "status", "operator": "less_than", "value": "solved"}]}, "-updated_at"),
+            (
+                "your-unsolved",
+                "Your unsolved tickets",
+                {
+                    "all": [
+                        {"field": "assignee", "operator": "is", "value": "current_user"},
+                        {"field": "status", "operator": "less_than", "value": "solved"},
+                    ]
+                },
+                "-updated_at",
+            ),
+            (
+                "unassigned",
+                "Unassigned tickets",
+                {
+                    "all": [
+                        {"field": "assignee", "operator": "not_present"},
+                        {"field": "status", "operator": "less_than", "value": "solved"},
+                    ]
+                },
+                "-updated_at",
+            ),
+            (
+                "unsolved",
+                "All unsolved tickets",
+                {"all": [{"field": "status", "operator": "less_than", "value": "solved"}]},
+                "-updated_at",
+            ),
             ("recently-updated", "Recently updated tickets", {}, "-updated_at"),
-            ("pending", "Pending tickets", {"all": [{"field": "status", "operator": "is", "value": "pending"}]}, "-updated_at"),
-            ("recently-solved", "Recently solved tickets", {"all": [{"field": "status", "operator": "is", "value": "solved"}]}, "-solved_at"),
-            ("refund-requests", "Billing: refund requests", {"all": [{"field": "tags", "operator": "includes", "value": "refund"}, {"field": "status", "operator": "less_than", "value": "solved"}]}, "-updated_at"),
-            ("tier-2-billing", "Tier 2 Billing queue", {"all": [{"field": "group", "operator": "is", "value": "Tier 2 Billing"}, {"field": "status", "operator": "less_than", "value": "solved"}]}, "created_at"),
-            ("urgent-high", "Urgent and high priority", {"all": [{"field": "priority", "operator": "greater_than", "value": "normal"}, {"field": "status", "operator": "less_than", "value": "solved"}]}, "-priority"),
-            ("vip-customers", "VIP customers", {"all": [{"field": "status", "operator": "less_than", "value": "solved"}], "any": [{"field": "requester_tier", "operator": "is", "value": "platinum"}, {"field": "requester_tier", "operator": "is", "value": "gold"}, {"field": "requester_tags", "operator": "includes", "value": "vip"}]}, "-updated_at"),
+            (
+                "pending",
+                "Pending tickets",
+                {"all": [{"field": "status", "operator": "is", "value": "pending"}]},
+                "-updated_at",
+            ),
+            (
+                "recently-solved",
+                "Recently solved tickets",
+                {"all": [{"field": "status", "operator": "is", "value": "solved"}]},
+                "-solved_at",
+            ),
+            (
+                "refund-requests",
+                "Billing: refund requests",
+                {
+                    "all": [
+                        {"field": "tags", "operator": "includes", "value": "refund"},
+                        {"field": "status", "operator": "less_than", "value": "solved"},
+                    ]
+                },
+                "-updated_at",
+            ),
+            (
+                "tier-2-billing",
+                "Tier 2 Billing queue",
+                {
+                    "all": [
+                        {"field": "group", "operator": "is", "value": "Tier 2 Billing"},
+                        {"field": "status", "operator": "less_than", "value": "solved"},
+                    ]
+                },
+                "created_at",
+            ),
+            (
+                "urgent-high",
+                "Urgent and high priority",
+                {
+                    "all": [
+                        {"field": "priority", "operator": "greater_than", "value": "normal"},
+                        {"field": "status", "operator": "less_than", "value": "solved"},
+                    ]
+                },
+                "-priority",
+            ),
+            (
+                "vip-customers",
+                "VIP customers",
+                {
+                    "all": [{"field": "status", "operator": "less_than", "value": "solved"}],
+                    "any": [
+                        {"field": "requester_tier", "operator": "is", "value": "platinum"},
+                        {"field": "requester_tier", "operator": "is", "value": "gold"},
+                        {"field": "requester_tags", "operator": "includes", "value": "vip"},
+                    ],
+                },
+                "-updated_at",
+            ),
         ]
         for n, (slug, title, cond, order) in enumerate(views):
             gen.add(View(public_id=360100000 + n, slug=slug, title=title, conditions=cond, order_by=order, position=n))
 
         macros = [
-            ("Refund issued", "Tell the customer their refund is on its way and solve.", [
-                {"field": "status", "value": "solved"}, {"field": "add_tags", "value": "refund_issued"},
-                {"field": "comment_value", "value": "Hi {{ticket.requester.first_name}},\n\nI've issued your refund. It will show on your statement within 5-10 business days.\n\nBest,\n{{current_user.first_name}}"}]),
-            ("Escalate to Tier 2 Billing", "Refunds above your limit, chargebacks.", [
-                {"field": "group", "value": "Tier 2 Billing"}, {"field": "assignee", "value": ""}, {"field": "status", "value": "open"},
-                {"field": "add_tags", "value": "escalated"}, {"field": "comment_mode", "value": "internal"},
-                {"field": "comment_value", "value": "Escalating to Tier 2 Billing: the refund is above my limit. Order {{ticket.order_number}}."}]),
-            ("Request identity verification", "Ask for the last 4 digits of the card or an order number.", [
-                {"field": "status", "value": "pending"}, {"field": "add_tags", "value": "verification_requested"},
-                {"field": "comment_value", "value": "Hi {{ticket.requester.first_name}},\n\nTo protect your account, please reply with the last 4 digits of the card on file or the number of one of your orders (ORD-…).\n\nThanks,\n{{current_user.first_name}}"}]),
-            ("Duplicate charge: refunded", "The duplicate payment was refunded.", [
-                {"field": "status", "value": "solved"}, {"field": "refund_type", "value": "full"}, {"field": "add_tags", "value": "duplicate_charge refund_issued"},
-                {"field": "comment_value", "value": "Hi {{ticket.requester.first_name}},\n\nYou were right: order {{ticket.order_number}} was charged twice. I've refunded the duplicate payment.\n\n{{current_user.name}}"}]),
-            ("Where is my order: tracking", "Share tracking and set pending.", [
-                {"field": "status", "value": "pending"},
-                {"field": "comment_value", "value": "Hi {{ticket.requester.first_name}},\n\nYour order {{ticket.order_number}} is on its way. I've asked the carrier for an update and will let you know.\n\n{{current_user.first_name}}"}]),
-            ("Account unlocked", "After verification.", [
-                {"field": "status", "value": "solved"}, {"field": "remove_tags", "value": "locked"},
-                {"field": "comment_value", "value": "Hi {{ticket.requester.first_name}}, your account is unlocked. You can sign in again now."}]),
-            ("Two-factor reset done", "After verification.", [
-                {"field": "status", "value": "solved"},
-                {"field": "comment_value", "value": "Hi {{ticket.requester.first_name}}, two-factor authentication has been reset on your account. Please set it up again after signing in."}]),
-            ("Take it", "Assign to me and open.", [{"field": "assignee", "value": "current_user"}, {"field": "status", "value": "open"}]),
-            ("Close and redirect to help center", "For questions the help center answers.", [
-                {"field": "status", "value": "solved"}, {"field": "type", "value": "question"},
-                {"field": "comment_value", "value": "Hi {{ticket.requester.first_name}}, you'll find the answer in our help center. Reply here if anything is unclear."}]),
-            ("Bug: hand over to Tier 2 Technical", "", [
-                {"field": "group", "value": "Tier 2 Technical"}, {"field": "type", "value": "problem"}, {"field": "priority", "value": "high"},
-                {"field": "comment_mode", "value": "internal"}, {"field": "comment_value", "value": "Reproducible bug reported by {{ticket.requester.name}}; handing over."}]),
+            (
+                "Refund issued",
+                "Tell the customer their refund is on its way and solve.",
+                [
+                    {"field": "status", "value": "solved"},
+                    {"field": "add_tags", "value": "refund_issued"},
+                    {
+                        "field": "comment_value",
+                        "value": "Hi {{ticket.requester.first_name}},\n\nI've issued your refund. It will show on your statement within 5-10 business days.\n\nBest,\n{{current_user.first_name}}",
+                    },
+                ],
+            ),
+            (
+                "Escalate to Tier 2 Billing",
+                "Refunds above your limit, chargebacks.",
+                [
+                    {"field": "group", "value": "Tier 2 Billing"},
+                    {"field": "assignee", "value": ""},
+                    {"field": "status", "value": "open"},
+                    {"field": "add_tags", "value": "escalated"},
+                    {"field": "comment_mode", "value": "internal"},
+                    {
+                        "field": "comment_value",
+                        "value": "Escalating to Tier 2 Billing: the refund is above my limit. Order {{ticket.order_number}}.",
+                    },
+                ],
+            ),
+            (
+                "Request identity verification",
+                "Ask for the last 4 digits of the card or an order number.",
+                [
+                    {"field": "status", "value": "pending"},
+                    {"field": "add_tags", "value": "verification_requested"},
+                    {
+                        "field": "comment_value",
+                        "value": "Hi {{ticket.requester.first_name}},\n\nTo protect your account, please reply with the last 4 digits of the card on file or the number of one of your orders (ORD-…).\n\nThanks,\n{{current_user.first_name}}",
+                    },
+                ],
+            ),
+            (
+                "Duplicate charge: refunded",
+                "The duplicate payment was refunded.",
+                [
+                    {"field": "status", "value": "solved"},
+                    {"field": "refund_type", "value": "full"},
+                    {"field": "add_tags", "value": "duplicate_charge refund_issued"},
+                    {
+                        "field": "comment_value",
+                        "value": "Hi {{ticket.requester.first_name}},\n\nYou were right: order {{ticket.order_number}} was charged twice. I've refunded the duplicate payment.\n\n{{current_user.name}}",
+                    },
+                ],
+            ),
+            (
+                "Where is my order: tracking",
+                "Share tracking and set pending.",
+                [
+                    {"field": "status", "value": "pending"},
+                    {
+                        "field": "comment_value",
+                        "value": "Hi {{ticket.requester.first_name}},\n\nYour order {{ticket.order_number}} is on its way. I've asked the carrier for an update and will let you know.\n\n{{current_user.first_name}}",
+                    },
+                ],
+            ),
+            (
+                "Account unlocked",
+                "After verification.",
+                [
+                    {"field": "status", "value": "solved"},
+                    {"field": "remove_tags", "value": "locked"},
+                    {
+                        "field": "comment_value",
+                        "value": "Hi {{ticket.requester.first_name}}, your account is unlocked. You can sign in again now.",
+                    },
+                ],
+            ),
+            (
+                "Two-factor reset done",
+                "After verification.",
+                [
+                    {"field": "status", "value": "solved"},
+                    {
+                        "field": "comment_value",
+                        "value": "Hi {{ticket.requester.first_name}}, two-factor authentication has been reset on your account. Please set it up again after signing in.",
+                    },
+                ],
+            ),
+            (
+                "Take it",
+                "Assign to me and open.",
+                [{"field": "assignee", "value": "current_user"}, {"field": "status", "value": "open"}],
+            ),
+            (
+                "Close and redirect to help center",
+                "For questions the help center answers.",
+                [
+                    {"field": "status", "value": "solved"},
+                    {"field": "type", "value": "question"},
+                    {
+                        "field": "comment_value",
+                        "value": "Hi {{ticket.requester.first_name}}, you'll find the answer in our help center. Reply here if anything is unclear.",
+                    },
+                ],
+            ),
+            (
+                "Bug: hand over to Tier 2 Technical",
+                "",
+                [
+                    {"field": "group", "value": "Tier 2 Technical"},
+                    {"field": "type", "value": "problem"},
+                    {"field": "priority", "value": "high"},
+                    {"field": "comment_mode", "value": "internal"},
+                    {
+                        "field": "comment_value",
+                        "value": "Reproducible bug reported by {{ticket.requester.name}}; handing over.",
+                    },
+                ],
+            ),
         ]
         for n, (title, desc, actions) in enumerate(macros):
-            gen.add(Macro(public_id=360200000 + n, title=title, description=desc, actions=actions, position=n, usage_count=self.rng.randint(0, 400), created_at=now - timedelta(days=200 + n)))
+            gen.add(
+                Macro(
+                    public_id=360200000 + n,
+                    title=title,
+                    description=desc,
+                    actions=actions,
+                    position=n,
+                    usage_count=self.rng.randint(0, 400),
+                    created_at=now - timedelta(days=200 + n),
+                )
+            )
 
         triggers = [
-            ("Notify requester of received request", {"all": [{"field": "update_type", "operator": "is", "value": "created"}]},
-             [{"field": "notify_requester", "value": "Your request #{{ticket.id}} has been received."}]),
-            ("Route account and security requests", {"all": [{"field": "update_type", "operator": "is", "value": "created"}], "any": [{"field": "tags", "operator": "includes", "value": "2fa"}, {"field": "tags", "operator": "includes", "value": "locked"}]},
-             [{"field": "group", "value": "Accounts & Security"}]),
-            ("Chargeback threats are urgent", {"all": [{"field": "comment_includes_word", "operator": "is", "value": "chargeback"}, {"field": "priority", "operator": "less_than", "value": "urgent"}]},
-             [{"field": "priority", "value": "urgent"}, {"field": "add_tags", "value": "chargeback_risk"}]),
-            ("VIP requester gets high priority", {"all": [{"field": "update_type", "operator": "is", "value": "created"}, {"field": "requester_tier", "operator": "is", "value": "platinum"}, {"field": "priority", "operator": "less_than", "value": "high"}]},
-             [{"field": "priority", "value": "high"}, {"field": "add_tags", "value": "vip"}]),
-            ("Reopen when the requester replies", {"all": [{"field": "update_type", "operator": "is", "value": "updated"}, {"field": "comment_author", "operator": "is", "value": "requester"}, {"field": "status", "operator": "greater_than", "value": "open"}, {"field": "status", "operator": "less_than", "value": "closed"}]},
-             [{"field": "status", "value": "open"}]),
-            ("Notify assignee of assignment", {"all": [{"field": "assignee", "operator": "changed"}, {"field": "assignee", "operator": "present"}]},
-             [{"field": "notify_assignee", "value": "Ticket #{{ticket.id}} was assigned to you."}]),
-            ("Escalations land in Tier 2 Billing", {"all": [{"field": "tags", "operator": "includes", "value": "escalate_billing"}, {"field": "group", "operator": "is_not", "value": "Tier 2 Billing"}]},
-             [{"field": "group", "value": "Tier 2 Billing"}, {"field": "remove_tags", "value": "escalate_billing"}, {"field": "add_tags", "value": "escalated"}]),
+            (
+                "Notify requester of received request",
+                {"all": [{"field": "update_type", "operator": "is", "value": "created"}]},
+                [{"field": "notify_requester", "value": "Your request #{{ticket.id}} has been received."}],
+            ),
+            (
+                "Route account and security requests",
+                {
+                    "all": [{"field": "update_type", "operator": "is", "value": "created"}],
+                    "any": [
+                        {"field": "tags", "operator": "includes", "value": "2fa"},
+                        {"field": "tags", "operator": "includes", "value": "locked"},
+                    ],
+                },
+                [{"field": "group", "value": "Accounts & Security"}],
+            ),
+            (
+                "Chargeback threats are urgent",
+                {
+                    "all": [
+                        {"field": "comment_includes_word", "operator": "is", "value": "chargeback"},
+                        {"field": "priority", "operator": "less_than", "value": "urgent"},
+                    ]
+                },
+                [{"field": "priority", "value": "urgent"}, {"field": "add_tags", "value": "chargeback_risk"}],
+            ),
+            (
+                "VIP requester gets high priority",
+                {
+                    "all": [
+                        {"field": "update_type", "operator": "is", "value": "created"},
+                        {"field": "requester_tier", "operator": "is", "value": "platinum"},
+                        {"field": "priority", "operator": "less_than", "value": "high"},
+                    ]
+                },
+                [{"field": "priority", "value": "high"}, {"field": "add_tags", "value": "vip"}],
+            ),
+            (
+                "Reopen when the requester replies",
+                {
+                    "all": [
+                        {"field": "update_type", "operator": "is", "value": "updated"},
+                        {"field": "comment_author", "operator": "is", "value": "requester"},
+                        {"field": "status", "operator": "greater_than", "value": "open"},
+                        {"field": "status", "operator": "less_than", "value": "closed"},
+                    ]
+                },
+                [{"field": "status", "value": "open"}],
+            ),
+            (
+                "Notify assignee of assignment",
+                {"all": [{"field": "assignee", "operator": "changed"}, {"field": "assignee", "operator": "present"}]},
+                [{"field": "notify_assignee", "value": "Ticket #{{ticket.id}} was assigned to you."}],
+            ),
+            (
+                "Escalations land in Tier 2 Billing",
+                {
+                    "all": [
+                        {"field": "tags", "operator": "includes", "value": "escalate_billing"},
+                        {"field": "group", "operator": "is_not", "value": "Tier 2 Billing"},
+                    ]
+                },
+                [
+                    {"field": "group", "value": "Tier 2 Billing"},
+                    {"field": "remove_tags", "value": "escalate_billing"},
+                    {"field": "add_tags", "value": "escalated"},
+                ],
+            ),
         ]
         for n, (title, cond, actions) in enumerate(triggers):
             gen.add(Trigger(public_id=360300000 + n, title=title, conditions=cond, actions=actions, position=n))
 
         automations = [
-            ("Close solved tickets after 4 days", {"all": [{"field": "status", "operator": "is", "value": "solved"}, {"field": "hours_since_solved", "operator": "greater_than", "value": 96}]},
-             [{"field": "status", "value": "closed"}]),
-            ("Remind requester after 3 days pending", {"all": [{"field": "status", "operator": "is", "value": "pending"}, {"field": "hours_since_updated", "operator": "greater_than", "value": 72}, {"field": "tags", "operator": "not_includes", "value": "reminded"}]},
-             [{"field": "add_tags", "value": "reminded"}, {"field": "comment_value", "value": "Hi {{ticket.requester.first_name}}, we're still waiting for your reply on request #{{ticket.id}}. It will be closed automatically if we don't hear back."}]),
-            ("Solve pending tickets after 7 days", {"all": [{"field": "status", "operator": "is", "value": "pending"}, {"field": "hours_since_updated", "operator": "greater_than", "value": 168}]},
-             [{"field": "status", "value": "solved"}]),
+            (
+                "Close solved tickets after 4 days",
+                {
+                    "all": [
+                        {"field": "status", "operator": "is", "value": "solved"},
+                        {"field": "hours_since_solved", "operator": "greater_than", "value": 96},
+                    ]
+                },
+                [{"field": "status", "value": "closed"}],
+            ),
+            (
+                "Remind requester after 3 days pending",
+                {
+                    "all": [
+                        {"field": "status", "operator": "is", "value": "pending"},
+                        {"field": "hours_since_updated", "operator": "greater_than", "value": 72},
+                        {"field": "tags", "operator": "not_includes", "value": "reminded"},
+                    ]
+                },
+                [
+                    {"field": "add_tags", "value": "reminded"},
+                    {
+                        "field": "comment_value",
+                        "value": "Hi {{ticket.requester.first_name}}, we're still waiting for your reply on request #{{ticket.id}}. It will be closed automatically if we don't hear back.",
+                    },
+                ],
+            ),
+            (
+                "Solve pending tickets after 7 days",
+                {
+                    "all": [
+                        {"field": "status", "operator": "is", "value": "pending"},
+                        {"field": "hours_since_updated", "operator": "greater_than", "value": 168},
+                    ]
+                },
+                [{"field": "status", "value": "solved"}],
+            ),
         ]
         for n, (title, cond, actions) in enumerate(automations):
             gen.add(Automation(public_id=360400000 + n, title=title, conditions=cond, actions=actions, position=n))
 
-        premium = {"urgent": {"first_reply": 30, "next_reply": 60}, "high": {"first_reply": 60, "next_reply": 120}, "normal": {"first_reply": 120, "next_reply": 240}, "low": {"first_reply": 240, "next_reply": 480}}
-        standard = {"urgent": {"first_reply": 60, "next_reply": 120}, "high": {"first_reply": 240, "next_reply": 480}, "normal": {"first_reply": 480, "next_reply": 960}, "low": {"first_reply": 1440, "next_reply": 2880}}
-        gen.add(SlaPolicy(public_id=360500000, title="Premium customers", description="Gold and Platinum loyalty members", position=0, targets=premium,
-                          conditions={"any": [{"field": "requester_tier", "operator": "is", "value": "gold"}, {"field": "requester_tier", "operator": "is", "value": "platinum"}]}))
-        gen.add(SlaPolicy(public_id=360500001, title="Standard", description="Everyone else", position=1, targets=standard, conditions={}))
+        premium = {
+            "urgent": {"first_reply": 30, "next_reply": 60},
+            "high": {"first_reply": 60, "next_reply": 120},
+            "normal": {"first_reply": 120, "next_reply": 240},
+            "low": {"first_reply": 240, "next_reply": 480},
+        }
+        standard = {
+            "urgent": {"first_reply": 60, "next_reply": 120},
+            "high": {"first_reply": 240, "next_reply": 480},
+            "normal": {"first_reply": 480, "next_reply": 960},
+            "low": {"first_reply": 1440, "next_reply": 2880},
+        }
+        gen.add(
+            SlaPolicy(
+                public_id=360500000,
+                title="Premium customers",
+                description="Gold and Platinum loyalty members",
+                position=0,
+                targets=premium,
+                conditions={
+                    "any": [
+                        {"field": "requester_tier", "operator": "is", "value": "gold"},
+                        {"field": "requester_tier", "operator": "is", "value": "platinum"},
+                    ]
+                },
+            )
+        )
+        gen.add(
+            SlaPolicy(
+                public_id=360500001,
+                title="Standard",
+                description="Everyone else",
+                position=1,
+                targets=standard,
+                conditions={},
+            )
+        )
 
     def articles(self):
         policy = policies.refund_policy(self.knobs)
@@ -711,50 +1303,103 @@ class Seeder:
         tiers = ", ".join(f"{t.title()} members x{m}" for t, m in policy.tier_multipliers.items())
         author = self.agents_in[BILLING][0]
         pages = [
-            ("Refund policy", "Billing & refunds", ["refund-policy", "policy"],
-             f"Agents may refund up to {limits} per payment without escalation (the limit is per payment, in the payment's currency). "
-             f"Loyalty tiers raise the limit: {tiers}.\n\n"
-             f"Refunds are possible up to {policy.window_days} days after the charge. Above your limit, or outside the window, "
-             f"do not refund: assign the ticket to the group {policies.ESCALATION_GROUP}, which may refund up to {policy.tier2_multiplier} times the agent limit.\n\n"
-             "A refund always goes back to the original payment, in its currency, and never on an order of another customer. "
-             "Choose the kind: Full (the whole remaining amount), Partial (part of it, e.g. a missing item) or Prorated (subscriptions, see below), and a reason code."),
-            ("Verifying a customer's identity", "Account & security", ["identity-verification", "policy"],
-             "Before a password reset, an account unlock or a two-factor reset, verify the caller. Accept either:\n"
-             "1. the last 4 digits of a card the customer paid with, or\n"
-             "2. the number of one of the customer's orders (ORD-…).\n\n"
-             "Never accept the email address alone: it may be the very thing an attacker controls. Record the verification "
-             f"on the customer's profile; it is valid for {policies.VERIFICATION_VALID_HOURS} hours."),
-            ("Password resets, account unlocks and 2FA resets", "Account & security", ["account", "policy"],
-             "Only after a recorded identity verification. A password reset emails a link valid for one hour. An unlock clears "
-             "the failed sign-in counter. A 2FA reset removes the customer's second factor; they set it up again at next sign-in."),
-            ("Prorated refunds for subscriptions", "Billing & refunds", ["refund-policy", "subscriptions"],
-             "When a customer cancels mid-period, refund the unused part of the current period: price x whole days left / days in the period, "
-             "rounded to the cent. Cancel the subscription in the same step."),
-            ("Duplicate charges", "Billing & refunds", ["duplicate-charge"],
-             "Two successful charges of the same amount on one order within minutes are a duplicate. Refund the later one in full "
-             "with reason code 'Duplicate charge'. Check the refunds first: a duplicate may already have been refunded."),
-            ("Shipping times", "Orders & shipping", ["shipping"],
-             "Standard shipping takes 3-5 business days in the US and Canada, 5-8 days to Europe and the UK. Orders ship within 48 hours."),
-            ("Returns and exchanges", "Orders & shipping", ["returns"],
-             "Items can be returned within 30 days of delivery. Wrong items are exchanged free of charge; send a prepaid label."),
-            ("Cancelling a subscription", "Subscriptions", ["subscriptions"],
-             "Subscriptions can be cancelled at any time. Customers who cancel mid-period get a prorated refund for the unused days."),
-            ("Escalation paths", "Internal", ["escalation", "policy"],
-             f"Billing above policy: {policies.ESCALATION_GROUP}. Bugs: Tier 2 Technical. Compromised accounts: Accounts & Security."),
+            (
+                "Refund policy",
+                "Billing & refunds",
+                ["refund-policy", "policy"],
+                f"Agents may refund up to {limits} per payment without escalation (the limit is per payment, in the payment's currency). "
+                f"Loyalty tiers raise the limit: {tiers}.\n\n"
+                f"Refunds are possible up to {policy.window_days} days after the charge. Above your limit, or outside the window, "
+                f"do not refund: assign the ticket to the group {policies.ESCALATION_GROUP}, which may refund up to {policy.tier2_multiplier} times the agent limit.\n\n"
+                "A refund always goes back to the original payment, in its currency, and never on an order of another customer. "
+                "Choose the kind: Full (the whole remaining amount), Partial (part of it, e.g. a missing item) or Prorated (subscriptions, see below), and a reason code.",
+            ),
+            (
+                "Verifying a customer's identity",
+                "Account & security",
+                ["identity-verification", "policy"],
+                "Before a password reset, an account unlock or a two-factor reset, verify the caller. Accept either:\n"
+                "1. the last 4 digits of a card the customer paid with, or\n"
+                "2. the number of one of the customer's orders (ORD-…).\n\n"
+                "Never accept the email address alone: it may be the very thing an attacker controls. Record the verification "
+                f"on the customer's profile; it is valid for {policies.VERIFICATION_VALID_HOURS} hours.",
+            ),
+            (
+                "Password resets, account unlocks and 2FA resets",
+                "Account & security",
+                ["account", "policy"],
+                "Only after a recorded identity verification. A password reset emails a link valid for one hour. An unlock clears "
+                "the failed sign-in counter. A 2FA reset removes the customer's second factor; they set it up again at next sign-in.",
+            ),
+            (
+                "Prorated refunds for subscriptions",
+                "Billing & refunds",
+                ["refund-policy", "subscriptions"],
+                "When a customer cancels mid-period, refund the unused part of the current period: price x whole days left / days in the period, "
+                "rounded to the cent. Cancel the subscription in the same step.",
+            ),
+            (
+                "Duplicate charges",
+                "Billing & refunds",
+                ["duplicate-charge"],
+                "Two successful charges of the same amount on one order within minutes are a duplicate. Refund the later one in full "
+                "with reason code 'Duplicate charge'. Check the refunds first: a duplicate may already have been refunded.",
+            ),
+            (
+                "Shipping times",
+                "Orders & shipping",
+                ["shipping"],
+                "Standard shipping takes 3-5 business days in the US and Canada, 5-8 days to Europe and the UK. Orders ship within 48 hours.",
+            ),
+            (
+                "Returns and exchanges",
+                "Orders & shipping",
+                ["returns"],
+                "Items can be returned within 30 days of delivery. Wrong items are exchanged free of charge; send a prepaid label.",
+            ),
+            (
+                "Cancelling a subscription",
+                "Subscriptions",
+                ["subscriptions"],
+                "Subscriptions can be cancelled at any time. Customers who cancel mid-period get a prorated refund for the unused days.",
+            ),
+            (
+                "Escalation paths",
+                "Internal",
+                ["escalation", "policy"],
+                f"Billing above policy: {policies.ESCALATION_GROUP}. Bugs: Tier 2 Technical. Compromised accounts: Accounts & Security.",
+            ),
         ]
         for n, (title, section, labels, body) in enumerate(pages):
             created = self.now - timedelta(days=300 - n * 7)
-            self.gen.add(Article(public_id=360600000 + n, title=title, section=section, body=body, labels=labels, author=author,
-                                 created_at=created, updated_at=self.now - timedelta(days=20 + n)))
+            self.gen.add(
+                Article(
+                    public_id=360600000 + n,
+                    title=title,
+                    section=section,
+                    body=body,
+                    labels=labels,
+                    author=author,
+                    created_at=created,
+                    updated_at=self.now - timedelta(days=20 + n),
+                )
+            )
 
     def articles_conflicting(self):
         author = self.agents_in[BILLING][-1]
-        self.gen.add(Article(
-            public_id=360600100, title="Refunds: what agents can do", section="Billing & refunds", labels=["refund-policy", "policy"], author=author,
-            body="Agents may refund up to $500.00 (or the equivalent in other currencies) per order without asking anyone, "
-                 "up to 90 days after purchase. Larger refunds go to a team lead.",
-            created_at=self.now - timedelta(days=720), updated_at=self.now - timedelta(days=410),
-        ))
+        self.gen.add(
+            Article(
+                public_id=360600100,
+                title="Refunds: what agents can do",
+                section="Billing & refunds",
+                labels=["refund-policy", "policy"],
+                author=author,
+                body="Agents may refund up to $500.00 (or the equivalent in other currencies) per order without asking anyone, "
+                "up to 90 days after purchase. Larger refunds go to a team lead.",
+                created_at=self.now - timedelta(days=720),
+                updated_at=self.now - timedelta(days=410),
+            )
+        )
 
 
 def generate(gen):

@@ -3,6 +3,7 @@
 Everything here reads the bound world through world-scoped managers and tells time
 by the world clock; nothing writes.
 """
+
 import hmac
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -90,19 +91,35 @@ def _order(order_by: str) -> tuple[str, ...]:
 def views_for(agent: User) -> list[ViewInfo]:
     """The shared views plus `agent`'s personal ones, in sidebar order."""
     now = clock.now()
-    rows = View.objects.filter(active=True).filter(Q(owner__isnull=True) | Q(owner=agent)).order_by("position", "public_id")
+    rows = (
+        View.objects.filter(active=True)
+        .filter(Q(owner__isnull=True) | Q(owner=agent))
+        .order_by("position", "public_id")
+    )
     return [
-        ViewInfo(v.slug, v.title, conditions.to_q(v.conditions, agent=agent, now=now), _order(v.order_by), v.public_id, v.conditions)
+        ViewInfo(
+            v.slug,
+            v.title,
+            conditions.to_q(v.conditions, agent=agent, now=now),
+            _order(v.order_by),
+            v.public_id,
+            v.conditions,
+        )
         for v in rows
     ]
 
 
 def view_tickets(view: ViewInfo) -> QuerySet:
-    qs = Ticket.objects.filter(view.condition, merged_into__isnull=True).select_related("requester", "assignee", "group")
+    qs = Ticket.objects.filter(view.condition, merged_into__isnull=True).select_related(
+        "requester", "assignee", "group"
+    )
     if view.order and view.order[0].lstrip("-") == "priority":
         from django.db.models import Case, IntegerField, Value, When
 
-        rank = Case(*[When(priority=p, then=Value(i)) for i, p in enumerate(conditions.PRIORITY_ORDER)], output_field=IntegerField())
+        rank = Case(
+            *[When(priority=p, then=Value(i)) for i, p in enumerate(conditions.PRIORITY_ORDER)],
+            output_field=IntegerField(),
+        )
         qs = qs.annotate(priority_rank=rank)
         return qs.order_by("-priority_rank" if view.order[0].startswith("-") else "priority_rank", *view.order[1:])
     return qs.order_by(*view.order)
@@ -114,7 +131,9 @@ def view_tickets(view: ViewInfo) -> QuerySet:
 def tickets_search(query: str, *, agent: User) -> QuerySet:
     """Tickets matching the product's search syntax, most recently updated first."""
     q = search.ticket_filter(query, agent=agent, now=clock.now())
-    return Ticket.objects.filter(q).select_related("requester", "assignee", "group").order_by("-updated_at", "-public_id")
+    return (
+        Ticket.objects.filter(q).select_related("requester", "assignee", "group").order_by("-updated_at", "-public_id")
+    )
 
 
 def customers_search(query: str) -> QuerySet:
@@ -122,7 +141,12 @@ def customers_search(query: str) -> QuerySet:
     text = query.strip()
     if not text:
         return User.objects.none()
-    q = Q(name__icontains=text) | Q(email__icontains=text) | Q(phone__icontains=text) | Q(identities__value__icontains=text)
+    q = (
+        Q(name__icontains=text)
+        | Q(email__icontains=text)
+        | Q(phone__icontains=text)
+        | Q(identities__value__icontains=text)
+    )
     return User.objects.filter(q, role=User.Role.END_USER).distinct().order_by("name", "public_id")
 
 
@@ -175,7 +199,18 @@ def _metrics(ticket, comments, policy, now) -> list[SlaMetric]:
     agent_replies = [c for c in public if c.author_id != requester_id]
     first_target = targets["first_reply"]
     due = ticket.created_at + timedelta(minutes=first_target)
-    out.append(_metric("first_reply", policy, first_target, ticket.created_at, due, agent_replies[0].created_at if agent_replies else None, ticket, now))
+    out.append(
+        _metric(
+            "first_reply",
+            policy,
+            first_target,
+            ticket.created_at,
+            due,
+            agent_replies[0].created_at if agent_replies else None,
+            ticket,
+            now,
+        )
+    )
     if agent_replies:
         # next reply: the requester's first public comment after the latest agent reply
         last_agent = agent_replies[-1]
@@ -206,7 +241,11 @@ def sla_for_tickets(tickets) -> dict[int, list[SlaMetric]]:
     now = clock.now()
     policies_list = list(SlaPolicy.objects.order_by("position", "public_id"))
     by_ticket: dict[int, list] = {t.id: [] for t in tickets}
-    for c in Comment.objects.filter(ticket_id__in=list(by_ticket)).order_by("created_at", "public_id").only("ticket_id", "author_id", "public", "created_at"):
+    for c in (
+        Comment.objects.filter(ticket_id__in=list(by_ticket))
+        .order_by("created_at", "public_id")
+        .only("ticket_id", "author_id", "public", "created_at")
+    ):
         by_ticket[c.ticket_id].append(c)
     result = {}
     for t in tickets:
@@ -261,7 +300,9 @@ def refund_quote(*, payment: Payment, agent: User) -> dict:
     limit = policy.limit_for(agent=agent, customer=payment.customer, currency=payment.currency, escalated=escalated)
     prorated = None
     if payment.subscription_id and payment.period_end:
-        prorated = policies.prorated_amount(price=payment.amount, period_start=payment.period_start, period_end=payment.period_end, at=now)
+        prorated = policies.prorated_amount(
+            price=payment.amount, period_start=payment.period_start, period_end=payment.period_end, at=now
+        )
         prorated = min(prorated, payment_remaining(payment))
     age_days = (now - payment.captured_at).days
     return {
@@ -285,8 +326,16 @@ def is_tier2(agent: User) -> bool:
 def customer_billing(customer: User) -> dict:
     """A customer's orders (with items), payments (with refunded/remaining), refunds, subscriptions."""
     orders = list(Order.objects.filter(customer=customer).prefetch_related("items").order_by("-placed_at", "public_id"))
-    payments = list(Payment.objects.filter(customer=customer).select_related("order", "subscription").order_by("-captured_at", "public_id"))
-    refunds = list(Refund.objects.filter(payment__customer=customer).select_related("payment", "agent", "ticket").order_by("-created_at", "public_id"))
+    payments = list(
+        Payment.objects.filter(customer=customer)
+        .select_related("order", "subscription")
+        .order_by("-captured_at", "public_id")
+    )
+    refunds = list(
+        Refund.objects.filter(payment__customer=customer)
+        .select_related("payment", "agent", "ticket")
+        .order_by("-created_at", "public_id")
+    )
     refunded: dict[int, Decimal] = {}
     for r in refunds:
         refunded[r.payment_id] = refunded.get(r.payment_id, Decimal(0)) + r.amount
@@ -294,7 +343,13 @@ def customer_billing(customer: User) -> dict:
         p.refunded = refunded.get(p.id, Decimal(0)).quantize(policies.CENT)
         p.remaining = (p.amount - p.refunded).quantize(policies.CENT) if p.status == "succeeded" else Decimal("0.00")
     subscriptions = list(Subscription.objects.filter(customer=customer).order_by("-started_at", "public_id"))
-    return {"customer": customer, "orders": orders, "payments": payments, "refunds": refunds, "subscriptions": subscriptions}
+    return {
+        "customer": customer,
+        "orders": orders,
+        "payments": payments,
+        "refunds": refunds,
+        "subscriptions": subscriptions,
+    }
 
 
 # --- identity ------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ Every write runs in one transaction, checks everything before it changes anythin
 writes its audit events, and refuses bad input with a ValidationError whose message
 is what the agent sees (a refusal leaves the world exactly as it was).
 """
+
 import hashlib
 import re
 from decimal import Decimal, InvalidOperation
@@ -40,7 +41,20 @@ from .models import (
 TAG = re.compile(r"^[a-z0-9_\-:./]{1,80}$")
 ORDER_NUMBER = re.compile(r"^ORD-\d{3,10}$")
 MAX_COMMENT = 65536
-TICKET_FIELDS = {"status", "priority", "type", "group", "assignee", "requester", "tags", "order_number", "refund_type", "product", "followers", "subject"}
+TICKET_FIELDS = {
+    "status",
+    "priority",
+    "type",
+    "group",
+    "assignee",
+    "requester",
+    "tags",
+    "order_number",
+    "refund_type",
+    "product",
+    "followers",
+    "subject",
+}
 EDITS = TICKET_FIELDS | {"add_tags", "remove_tags"}
 
 
@@ -126,7 +140,9 @@ def _clean_tags(value) -> list[str]:
             raise ValidationError("Tags must be words.", code="bad_tags")
         tag = tag.strip().lower()
         if not TAG.match(tag):
-            raise ValidationError(f"'{tag}' is not a valid tag: use letters, digits, _ - : . / and no spaces.", code="bad_tags")
+            raise ValidationError(
+                f"'{tag}' is not a valid tag: use letters, digits, _ - : . / and no spaces.", code="bad_tags"
+            )
         if tag not in out:
             out.append(tag)
     if len(out) > 50:
@@ -137,7 +153,9 @@ def _clean_tags(value) -> list[str]:
 def _choice(field, value, choices):
     if value not in {c[0] for c in choices}:
         shown = ", ".join(c[0] for c in choices if c[0])
-        raise ValidationError(f"'{value}' is not a valid {field.replace('_', ' ')} (one of: {shown}).", code=f"bad_{field}")
+        raise ValidationError(
+            f"'{value}' is not a valid {field.replace('_', ' ')} (one of: {shown}).", code=f"bad_{field}"
+        )
     return value
 
 
@@ -153,7 +171,10 @@ def _normalize(ticket: Ticket, changes: dict, actor) -> dict:
             if value == "new" and ticket.status != "new":
                 raise ValidationError("A ticket cannot go back to New.", code="bad_status")
             if value == "closed" and actor is not None:  # only rules (actor None) close tickets
-                raise ValidationError("Tickets are closed by the desk's automation after they are solved; submit as Solved.", code="bad_status")
+                raise ValidationError(
+                    "Tickets are closed by the desk's automation after they are solved; submit as Solved.",
+                    code="bad_status",
+                )
         elif field == "priority":
             _choice("priority", value, [("", "-"), *Ticket.Priority.choices])
         elif field == "type":
@@ -165,7 +186,9 @@ def _normalize(ticket: Ticket, changes: dict, actor) -> dict:
         elif field == "order_number":
             value = (value or "").strip().upper()
             if value and not ORDER_NUMBER.match(value):
-                raise ValidationError(f"'{value}' is not an order number: they look like ORD-48213.", code="bad_order_number")
+                raise ValidationError(
+                    f"'{value}' is not an order number: they look like ORD-48213.", code="bad_order_number"
+                )
         elif field == "subject":
             value = (value or "").strip()
             if not value or len(value) > 250:
@@ -174,13 +197,17 @@ def _normalize(ticket: Ticket, changes: dict, actor) -> dict:
             if value is not None and not isinstance(value, Group):
                 raise ValidationError("Unknown group.", code="bad_group")
         elif field == "assignee":
-            if value is not None and (not isinstance(value, User) or value.role == User.Role.END_USER or value.suspended):
+            if value is not None and (
+                not isinstance(value, User) or value.role == User.Role.END_USER or value.suspended
+            ):
                 raise ValidationError("Tickets can only be assigned to active agents.", code="bad_assignee")
         elif field == "requester":
             if not isinstance(value, User):
                 raise ValidationError("Unknown requester.", code="bad_requester")
         elif field == "followers":
-            if not isinstance(value, (list, tuple)) or any(not isinstance(u, User) or u.role == User.Role.END_USER for u in value):
+            if not isinstance(value, (list, tuple)) or any(
+                not isinstance(u, User) or u.role == User.Role.END_USER for u in value
+            ):
                 raise ValidationError("Followers must be agents.", code="bad_followers")
             value = sorted(set(value), key=lambda u: u.public_id)
         elif field in ("tags", "add_tags", "remove_tags"):
@@ -199,7 +226,10 @@ def _normalize(ticket: Ticket, changes: dict, actor) -> dict:
     if "assignee" in out and assignee is not None and "group" not in out and group is None:
         group = out["group"] = assignee.default_group
     if assignee is not None and group is not None and not assignee.memberships.filter(group=group).exists():
-        raise ValidationError(f"{assignee.name} is not a member of the group {group.name}; choose another assignee or group.", code="assignee_not_in_group")
+        raise ValidationError(
+            f"{assignee.name} is not a member of the group {group.name}; choose another assignee or group.",
+            code="assignee_not_in_group",
+        )
     status = out.get("status", ticket.status)
     if status == "solved" and assignee is None:
         if actor is None or actor.role == User.Role.END_USER:
@@ -209,7 +239,9 @@ def _normalize(ticket: Ticket, changes: dict, actor) -> dict:
         if group is None and actor.default_group_id:
             out["group"] = actor.default_group
         elif group is not None and not actor.memberships.filter(group=group).exists():
-            raise ValidationError(f"Assign the ticket before solving it: you are not a member of {group.name}.", code="solve_unassigned")
+            raise ValidationError(
+                f"Assign the ticket before solving it: you are not a member of {group.name}.", code="solve_unassigned"
+            )
     current_followers = None
     changed = {}
     for field, value in out.items():
@@ -233,9 +265,16 @@ class _Writer:
 
     def event(self, *, kind, field="", old="", new="", via=None, rule=None, actor="same"):
         TicketEvent.objects.create(
-            public_id=self.events.next(), ticket=self.ticket, actor=self.actor if actor == "same" else actor,
-            kind=kind, field=field, from_value=old, to_value=new, via=via or self.via,
-            rule=self.rule if rule is None else rule, created_at=self.now,
+            public_id=self.events.next(),
+            ticket=self.ticket,
+            actor=self.actor if actor == "same" else actor,
+            kind=kind,
+            field=field,
+            from_value=old,
+            to_value=new,
+            via=via or self.via,
+            rule=self.rule if rule is None else rule,
+            created_at=self.now,
         )
 
     def apply(self, changed: dict, *, via=None, rule=None, actor="same") -> dict:
@@ -248,11 +287,27 @@ class _Writer:
                 TicketFollower.objects.filter(ticket=t).delete()
                 for u in value:
                     TicketFollower.objects.create(ticket=t, user=u, created_at=self.now)
-                self.event(kind="change", field="followers", old=_display("followers", old), new=_display("followers", value), via=via, rule=rule, actor=actor)
+                self.event(
+                    kind="change",
+                    field="followers",
+                    old=_display("followers", old),
+                    new=_display("followers", value),
+                    via=via,
+                    rule=rule,
+                    actor=actor,
+                )
                 continue
             old = getattr(t, field)
             setattr(t, field, value)
-            self.event(kind="change", field=field, old=_display(field, old), new=_display(field, value), via=via, rule=rule, actor=actor)
+            self.event(
+                kind="change",
+                field=field,
+                old=_display(field, old),
+                new=_display(field, value),
+                via=via,
+                rule=rule,
+                actor=actor,
+            )
             if field == "requester":
                 t.organization = value.organization
             diff[field] = (_cond_value(field, old), _cond_value(field, value))
@@ -266,10 +321,17 @@ class _Writer:
     def comment(self, body, *, public, author=None, via=None, rule=None):
         author = author or self.actor
         Comment.objects.create(
-            public_id=self.comments.next(), ticket=self.ticket, author=author, body=body, public=public,
-            channel="web", created_at=self.now,
+            public_id=self.comments.next(),
+            ticket=self.ticket,
+            author=author,
+            body=body,
+            public=public,
+            channel="web",
+            created_at=self.now,
         )
-        self.event(kind="comment", field="comment", new="public" if public else "internal", via=via, rule=rule, actor=author)
+        self.event(
+            kind="comment", field="comment", new="public" if public else "internal", via=via, rule=rule, actor=author
+        )
 
     def save(self):
         self.ticket.updated_at = self.now
@@ -293,9 +355,14 @@ def _clean_comment(body) -> str:
     return body
 
 
-def _update(ticket, *, actor, changes, comment="", public=True, via="web", rule="", run_triggers=True, update_type="updated"):
+def _update(
+    ticket, *, actor, changes, comment="", public=True, via="web", rule="", run_triggers=True, update_type="updated"
+):
     if ticket.status == "closed" or ticket.merged_into_id:
-        raise ValidationError(f"Ticket #{ticket.public_id} is closed and can no longer be updated; create a follow-up ticket instead.", code="ticket_closed")
+        raise ValidationError(
+            f"Ticket #{ticket.public_id} is closed and can no longer be updated; create a follow-up ticket instead.",
+            code="ticket_closed",
+        )
     changes = dict(changes or {})
     body = _clean_comment(comment or "")
     changed = _normalize(ticket, changes, actor)
@@ -309,14 +376,28 @@ def _update(ticket, *, actor, changes, comment="", public=True, via="web", rule=
         w.comment(body, public=public)
     w.save()
     if run_triggers:
-        role = "" if not body else ("requester" if actor.pk == ticket.requester_id else ("agent" if actor.is_agent else "end-user"))
-        ctx = conditions.Context(update_type=update_type, comment_body=body, comment_public=public, comment_author_role=role, changes=diff, agent=actor, now=w.now)
+        role = (
+            ""
+            if not body
+            else ("requester" if actor.pk == ticket.requester_id else ("agent" if actor.is_agent else "end-user"))
+        )
+        ctx = conditions.Context(
+            update_type=update_type,
+            comment_body=body,
+            comment_public=public,
+            comment_author_role=role,
+            changes=diff,
+            agent=actor,
+            now=w.now,
+        )
         _triggers_run(w, ctx)
     return ticket
 
 
 @transaction.atomic
-def ticket_update(*, ticket: Ticket, actor: User, changes: dict, comment: str = "", public: bool = True, via: str = "web") -> Ticket:
+def ticket_update(
+    *, ticket: Ticket, actor: User, changes: dict, comment: str = "", public: bool = True, via: str = "web"
+) -> Ticket:
     """Change a ticket's properties and/or add a comment, as one audited update; triggers run after."""
     if via not in TicketEvent.Via.values:
         raise ValidationError(f"Unknown channel of update '{via}'.", code="bad_via")
@@ -336,7 +417,15 @@ def comment_add(*, ticket: Ticket, author: User, body: str, public: bool = True,
 
 
 @transaction.atomic
-def ticket_create(*, requester: User, subject: str, body: str, actor: User | None = None, channel: str = "web", fields: dict | None = None) -> Ticket:
+def ticket_create(
+    *,
+    requester: User,
+    subject: str,
+    body: str,
+    actor: User | None = None,
+    channel: str = "web",
+    fields: dict | None = None,
+) -> Ticket:
     """Open a ticket for `requester` (by an agent on their behalf, or themselves); triggers run."""
     actor = actor or requester
     _choice("channel", channel, Ticket.Channel.choices)
@@ -350,8 +439,18 @@ def ticket_create(*, requester: User, subject: str, body: str, actor: User | Non
         raise ValidationError("Unknown requester.", code="bad_requester")
     now = clock.now()
     top = Ticket.objects.aggregate(m=Max("public_id"))["m"] or 8000
-    ticket = Ticket(public_id=top + 1, subject=subject, status="new", channel=channel, requester=requester, submitter=actor,
-                    organization=requester.organization, tags=[], created_at=now, updated_at=now)
+    ticket = Ticket(
+        public_id=top + 1,
+        subject=subject,
+        status="new",
+        channel=channel,
+        requester=requester,
+        submitter=actor,
+        organization=requester.organization,
+        tags=[],
+        created_at=now,
+        updated_at=now,
+    )
     changed = _normalize(ticket, dict(fields or {}), actor)
     followers = changed.pop("followers", None)
     for field, value in changed.items():
@@ -365,7 +464,14 @@ def ticket_create(*, requester: User, subject: str, body: str, actor: User | Non
         w.apply({"followers": followers})
     w.comment(body, public=True)
     w.save()
-    ctx = conditions.Context(update_type="created", comment_body=body, comment_author_role="requester" if actor.pk == requester.pk else "agent", changes={f: ("", _cond_value(f, v)) for f, v in changed.items()}, agent=actor, now=now)
+    ctx = conditions.Context(
+        update_type="created",
+        comment_body=body,
+        comment_author_role="requester" if actor.pk == requester.pk else "agent",
+        changes={f: ("", _cond_value(f, v)) for f, v in changed.items()},
+        agent=actor,
+        now=now,
+    )
     _triggers_run(w, ctx)
     return ticket
 
@@ -379,8 +485,14 @@ def ticket_merge(*, source: Ticket, target: Ticket, actor: User, comment: str = 
     for t in (source, target):
         if t.status == "closed" or t.merged_into_id:
             raise ValidationError(f"Ticket #{t.public_id} is closed and cannot be merged.", code="ticket_closed")
-    comment = _clean_comment(comment or "") or f"Request #{source.public_id} \"{source.subject}\" was closed and merged into this request."
-    source_comment = _clean_comment(source_comment or "") or f"This request was closed and merged into request #{target.public_id} \"{target.subject}\"."
+    comment = (
+        _clean_comment(comment or "")
+        or f'Request #{source.public_id} "{source.subject}" was closed and merged into this request.'
+    )
+    source_comment = (
+        _clean_comment(source_comment or "")
+        or f'This request was closed and merged into request #{target.public_id} "{target.subject}".'
+    )
     ws = _Writer(source, actor, "merge")
     ws.comment(source_comment, public=False)
     ws.apply({"status": "closed", "merged_into": target})
@@ -405,7 +517,10 @@ def tickets_bulk_update(*, tickets, actor: User, changes: dict, comment: str = "
         try:
             _update(t, actor=actor, changes=changes, comment=comment, public=public, via="bulk")
         except ValidationError as exc:
-            raise ValidationError(f"Ticket #{t.public_id}: {' '.join(exc.messages)} No ticket was changed.", code=getattr(exc, "code", None)) from None
+            raise ValidationError(
+                f"Ticket #{t.public_id}: {' '.join(exc.messages)} No ticket was changed.",
+                code=getattr(exc, "code", None),
+            ) from None
     return tickets
 
 
@@ -500,10 +615,20 @@ def _rule_actions(w: "_Writer", rule, kind: str, ctx) -> dict:
         author = w.ticket.assignee or User.objects.filter(role=User.Role.ADMIN).order_by("public_id").first()
         w.comment(body, public=public, author=author, via=kind, rule=rule.title)
     for a in notify:
-        to = {"notify_requester": w.ticket.requester.email, "notify_assignee": w.ticket.assignee.email if w.ticket.assignee_id else "",
-              "notify_group": w.ticket.group.name if w.ticket.group_id else ""}[a["field"]]
+        to = {
+            "notify_requester": w.ticket.requester.email,
+            "notify_assignee": w.ticket.assignee.email if w.ticket.assignee_id else "",
+            "notify_group": w.ticket.group.name if w.ticket.group_id else "",
+        }[a["field"]]
         if to:
-            w.event(kind="notification", field=a["field"].removeprefix("notify_"), new=f"{to}: {selectors.render_placeholders(str(a.get('value', '')), ticket=w.ticket, agent=None)}", via=kind, rule=rule.title, actor=None)
+            w.event(
+                kind="notification",
+                field=a["field"].removeprefix("notify_"),
+                new=f"{to}: {selectors.render_placeholders(str(a.get('value', '')), ticket=w.ticket, agent=None)}",
+                via=kind,
+                rule=rule.title,
+                actor=None,
+            )
     return diff
 
 
@@ -523,7 +648,14 @@ def _triggers_run(w: "_Writer", ctx) -> None:
                     diff = _rule_actions(w, trig, "trigger", ctx)
             except ValidationError as exc:
                 # a misconfigured trigger must not block the agent's update: log it instead
-                w.event(kind="rule_error", field="trigger", new=" ".join(exc.messages), via="trigger", rule=trig.title, actor=None)
+                w.event(
+                    kind="rule_error",
+                    field="trigger",
+                    new=" ".join(exc.messages),
+                    via="trigger",
+                    rule=trig.title,
+                    actor=None,
+                )
                 continue
             ctx.changes.update(diff)
             progress = True
@@ -538,9 +670,16 @@ def automations_run() -> int:
     fired = 0
     for auto in Automation.objects.filter(active=True).order_by("position", "public_id"):
         query = conditions.to_q(auto.conditions, agent=None, now=now)
-        for ticket in Ticket.objects.filter(query, merged_into__isnull=True).exclude(status="closed").select_related("requester", "assignee", "group").order_by("public_id"):
+        for ticket in (
+            Ticket.objects.filter(query, merged_into__isnull=True)
+            .exclude(status="closed")
+            .select_related("requester", "assignee", "group")
+            .order_by("public_id")
+        ):
             # fire once per ticket until the ticket changes again
-            if TicketEvent.objects.filter(ticket=ticket, via="automation", rule=auto.title, created_at__gte=ticket.updated_at).exists():
+            if TicketEvent.objects.filter(
+                ticket=ticket, via="automation", rule=auto.title, created_at__gte=ticket.updated_at
+            ).exists():
                 continue
             w = _Writer(ticket, None, "automation", auto.title)
             try:
@@ -577,21 +716,40 @@ def _amount(value) -> Decimal:
 
 
 @transaction.atomic
-def refund_issue(*, agent: User, payment: Payment, amount, currency: str, kind: str, reason: str, ticket: Ticket | None = None, note: str = "", via: str = "web") -> Refund:
+def refund_issue(
+    *,
+    agent: User,
+    payment: Payment,
+    amount,
+    currency: str,
+    kind: str,
+    reason: str,
+    ticket: Ticket | None = None,
+    note: str = "",
+    via: str = "web",
+) -> Refund:
     """Refund (part of) a payment back to its card, within the refund policy."""
     _require_agent(agent, "issue refunds")
     if not isinstance(payment, Payment):
         raise ValidationError("Unknown payment.", code="unknown_payment")
     # lock the payment's refunds: two refunds at once must not both pass the remaining check
-    payment = Payment.objects.select_for_update(of=("self",)).select_related("customer", "order", "subscription").get(pk=payment.pk)
+    payment = (
+        Payment.objects.select_for_update(of=("self",))
+        .select_related("customer", "order", "subscription")
+        .get(pk=payment.pk)
+    )
     money = lambda v: policies.money(v, payment.currency)  # noqa: E731
     # the payment's own state first: no amount can be right for a failed or spent payment
     if payment.status != Payment.Status.SUCCEEDED:
-        raise ValidationError(f"Payment {payment.public_id} did not succeed: there is nothing to refund.", code="payment_failed")
+        raise ValidationError(
+            f"Payment {payment.public_id} did not succeed: there is nothing to refund.", code="payment_failed"
+        )
     refunded = selectors.refunded_total(payment)
     remaining = payment.amount - refunded
     if remaining <= 0:
-        raise ValidationError(f"Payment {payment.public_id} is already fully refunded ({money(refunded)}).", code="already_refunded")
+        raise ValidationError(
+            f"Payment {payment.public_id} is already fully refunded ({money(refunded)}).", code="already_refunded"
+        )
     amount = _amount(amount)
     _choice("refund kind", kind, Refund.Kind.choices)
     _choice("reason", reason, Refund.Reason.choices)
@@ -599,50 +757,82 @@ def refund_issue(*, agent: User, payment: Payment, amount, currency: str, kind: 
     if len(note) > 500:
         raise ValidationError("The note is limited to 500 characters.", code="bad_note")
     if currency != payment.currency:
-        raise ValidationError(f"Refunds are made in the payment's currency ({payment.currency}), not {currency}.", code="currency_mismatch")
+        raise ValidationError(
+            f"Refunds are made in the payment's currency ({payment.currency}), not {currency}.",
+            code="currency_mismatch",
+        )
     if ticket is not None and payment.customer_id != ticket.requester_id:
         raise ValidationError(
             f"Payment {payment.public_id} belongs to another customer than the requester of ticket #{ticket.public_id}: "
-            "refunds go only to the requester's own orders.", code="not_requesters_payment")
+            "refunds go only to the requester's own orders.",
+            code="not_requesters_payment",
+        )
     if amount > remaining:
         raise ValidationError(
             f"{money(amount)} is more than can still be refunded on payment {payment.public_id}: {money(remaining)} "
-            f"({money(refunded)} of {money(payment.amount)} already refunded).", code="over_remaining")
+            f"({money(refunded)} of {money(payment.amount)} already refunded).",
+            code="over_remaining",
+        )
     now = clock.now()
     if kind == Refund.Kind.FULL and amount != remaining:
-        raise ValidationError(f"A full refund is the whole remaining amount, {money(remaining)}; choose Partial for less.", code="bad_kind")
+        raise ValidationError(
+            f"A full refund is the whole remaining amount, {money(remaining)}; choose Partial for less.",
+            code="bad_kind",
+        )
     if kind == Refund.Kind.PARTIAL and amount == remaining:
         raise ValidationError("This is the whole remaining amount: choose Full refund.", code="bad_kind")
     if kind == Refund.Kind.PRORATED:
         if payment.subscription_id is None or payment.period_end is None:
             raise ValidationError("Prorated refunds are only for subscription payments.", code="bad_kind")
-        most = min(remaining, policies.prorated_amount(price=payment.amount, period_start=payment.period_start, period_end=payment.period_end, at=now))
+        most = min(
+            remaining,
+            policies.prorated_amount(
+                price=payment.amount, period_start=payment.period_start, period_end=payment.period_end, at=now
+            ),
+        )
         if most <= 0:
             raise ValidationError("The period of this payment is over: nothing is left to prorate.", code="bad_kind")
         if amount > most:
             days_left = max(0, (payment.period_end - now).days)
-            raise ValidationError(f"A prorated refund can be at most {money(most)} ({days_left} of {(payment.period_end - payment.period_start).days} days left in the period).", code="over_prorated")
+            raise ValidationError(
+                f"A prorated refund can be at most {money(most)} ({days_left} of {(payment.period_end - payment.period_start).days} days left in the period).",
+                code="over_prorated",
+            )
     policy = policies.refund_policy()
     escalated = selectors.is_tier2(agent)
     if not escalated and (now - payment.captured_at).days > policy.window_days:
         raise ValidationError(
             f"Payment {payment.public_id} is older than the {policy.window_days}-day refund window: "
-            f"escalate the ticket to {policies.ESCALATION_GROUP}.", code="outside_window")
+            f"escalate the ticket to {policies.ESCALATION_GROUP}.",
+            code="outside_window",
+        )
     limit = policy.limit_for(agent=agent, customer=payment.customer, currency=payment.currency, escalated=escalated)
     if limit is not None and refunded + amount > limit:
         total = f" ({money(refunded + amount)} in total on this payment)" if refunded else ""
         advice = f"escalate the ticket to {policies.ESCALATION_GROUP}" if not escalated else "ask an administrator"
-        raise ValidationError(f"{money(amount)}{total} is above your refund limit of {money(limit)}: {advice}.", code="over_limit")
+        raise ValidationError(
+            f"{money(amount)}{total} is above your refund limit of {money(limit)}: {advice}.", code="over_limit"
+        )
 
     n = Refund.objects.filter(payment=payment).count()
     refund = Refund.objects.create(
-        public_id=_token("re_", payment.public_id, n + 1, amount), payment=payment, amount=amount, currency=payment.currency,
-        kind=kind, reason=reason, note=note, agent=agent, ticket=ticket, created_at=now,
+        public_id=_token("re_", payment.public_id, n + 1, amount),
+        payment=payment,
+        amount=amount,
+        currency=payment.currency,
+        kind=kind,
+        reason=reason,
+        note=note,
+        agent=agent,
+        ticket=ticket,
+        created_at=now,
     )
     if payment.order_id:
         _order_status_after_refund(payment.order)
     if kind == Refund.Kind.PRORATED:
-        Subscription.objects.filter(pk=payment.subscription_id).update(status=Subscription.Status.CANCELLED, cancelled_at=now)
+        Subscription.objects.filter(pk=payment.subscription_id).update(
+            status=Subscription.Status.CANCELLED, cancelled_at=now
+        )
     if ticket is not None:
         w = _Writer(ticket, agent, via if via in TicketEvent.Via.values else "web")
         w.event(kind="refund", field="refund", new=f"{money(amount)} on {payment.public_id} ({kind}, {reason})")
@@ -677,7 +867,9 @@ def _ticket_of(ticket, customer):
 
 
 @transaction.atomic
-def identity_verify(*, agent: User, customer: User, method: str, value: str, ticket: Ticket | None = None) -> IdentityVerification:
+def identity_verify(
+    *, agent: User, customer: User, method: str, value: str, ticket: Ticket | None = None
+) -> IdentityVerification:
     """Record that `customer` proved who they are (card's last 4 digits, or one of their order numbers)."""
     _require_agent(agent, "verify identities")
     _require_customer(customer)
@@ -689,23 +881,37 @@ def identity_verify(*, agent: User, customer: User, method: str, value: str, tic
             raise ValidationError("Enter the last 4 digits of the card (4 digits).", code="bad_evidence")
         card = Payment.objects.filter(customer=customer, card_last4=value).order_by("-captured_at").first()
         if card is None:
-            raise ValidationError(f"{value} does not match the last 4 digits of any card {customer.name} paid with. Identity not verified.", code="verification_failed")
+            raise ValidationError(
+                f"{value} does not match the last 4 digits of any card {customer.name} paid with. Identity not verified.",
+                code="verification_failed",
+            )
         evidence = f"{card.card_brand} •••• {value}"
     else:
         value = value.upper()
         if not ORDER_NUMBER.match(value):
             raise ValidationError("Enter an order number like ORD-48213.", code="bad_evidence")
         if not Order.objects.filter(customer=customer, public_id=value).exists():
-            raise ValidationError(f"{value} is not an order of {customer.name}. Identity not verified.", code="verification_failed")
+            raise ValidationError(
+                f"{value} is not an order of {customer.name}. Identity not verified.", code="verification_failed"
+            )
         evidence = value
     now = clock.now()
     record = IdentityVerification.objects.create(
-        public_id=_Ids(IdentityVerification, 100000).next(), customer=customer, agent=agent, ticket=ticket,
-        method=method, evidence=evidence, created_at=now,
+        public_id=_Ids(IdentityVerification, 100000).next(),
+        customer=customer,
+        agent=agent,
+        ticket=ticket,
+        method=method,
+        evidence=evidence,
+        created_at=now,
     )
     if ticket is not None:
         w = _Writer(ticket, agent, "web")
-        w.event(kind="verification", field="identity", new=f"{customer.email} verified by {record.get_method_display().lower()}")
+        w.event(
+            kind="verification",
+            field="identity",
+            new=f"{customer.email} verified by {record.get_method_display().lower()}",
+        )
         w.save()
     return record
 
@@ -717,11 +923,21 @@ def _account_action(*, agent, customer, ticket, action, detail, apply):
     if selectors.identity_verification_current(customer) is None:
         raise ValidationError(
             f"Verify {customer.name}'s identity first (last 4 digits of a card on file, or an order number); "
-            f"a verification counts for {policies.VERIFICATION_VALID_HOURS} hours.", code="verification_required")
+            f"a verification counts for {policies.VERIFICATION_VALID_HOURS} hours.",
+            code="verification_required",
+        )
     apply(customer)
     now = clock.now()
     customer.save()
-    AccountEvent.objects.create(public_id=_Ids(AccountEvent, 500000).next(), customer=customer, agent=agent, ticket=ticket, action=action, detail=detail, created_at=now)
+    AccountEvent.objects.create(
+        public_id=_Ids(AccountEvent, 500000).next(),
+        customer=customer,
+        agent=agent,
+        ticket=ticket,
+        action=action,
+        detail=detail,
+        created_at=now,
+    )
     if ticket is not None:
         w = _Writer(ticket, agent, "web")
         w.event(kind="account", field=action, new=customer.email)
@@ -732,9 +948,18 @@ def _account_action(*, agent, customer, ticket, action, detail, apply):
 @transaction.atomic
 def password_reset(*, agent: User, customer: User, ticket: Ticket | None = None) -> User:
     """Send the customer a password-reset link (after identity verification)."""
+
     def apply(c):
         c.password_reset_at = clock.now()
-    return _account_action(agent=agent, customer=customer, ticket=ticket, action="password_reset", detail=f"Reset link sent to {customer.email}", apply=apply)
+
+    return _account_action(
+        agent=agent,
+        customer=customer,
+        ticket=ticket,
+        action="password_reset",
+        detail=f"Reset link sent to {customer.email}",
+        apply=apply,
+    )
 
 
 @transaction.atomic
@@ -745,7 +970,15 @@ def account_unlock(*, agent: User, customer: User, ticket: Ticket | None = None)
 
     def apply(c):
         c.locked_at, c.failed_logins = None, 0
-    return _account_action(agent=agent, customer=customer, ticket=ticket, action="account_unlock", detail="Unlocked; failed sign-ins reset", apply=apply)
+
+    return _account_action(
+        agent=agent,
+        customer=customer,
+        ticket=ticket,
+        action="account_unlock",
+        detail="Unlocked; failed sign-ins reset",
+        apply=apply,
+    )
 
 
 @transaction.atomic
@@ -757,4 +990,12 @@ def twofactor_reset(*, agent: User, customer: User, ticket: Ticket | None = None
 
     def apply(c):
         c.twofactor_enabled, c.twofactor_method = False, ""
-    return _account_action(agent=agent, customer=customer, ticket=ticket, action="twofactor_reset", detail=f"Removed {method or 'second factor'}", apply=apply)
+
+    return _account_action(
+        agent=agent,
+        customer=customer,
+        ticket=ticket,
+        action="twofactor_reset",
+        detail=f"Removed {method or 'second factor'}",
+        apply=apply,
+    )

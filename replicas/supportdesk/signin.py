@@ -1,5 +1,6 @@
 """Signed-in agent sessions made without the sign-in form: for the platform's
 `sign_in` contract (tests, benchmarks) and the desk's own screenshot commands."""
+
 from django.contrib.sessions.backends.db import SessionStore
 
 from replicas.worlds.registry import ReplicaUser
@@ -35,5 +36,9 @@ def user_sign_in(world, role: str) -> ReplicaUser | None:
     if user is None:
         return None
     key, _ = agent_session(world, user)
-    return ReplicaUser(role=role, login=user.email, password=agent_password(seed=world.seed, agent_public_id=user.public_id),
-                       session_key=key)
+    return ReplicaUser(
+        role=role,
+        login=user.email,
+        password=agent_password(seed=world.seed, agent_public_id=user.public_id),
+        session_key=key,
+    )

@@ -1,4 +1,5 @@
 """URLs served on a support desk world's origin, shaped like the product's."""
+
 from django.urls import include, path
 from django.views.generic import RedirectView
 
@@ -11,7 +12,9 @@ urlpatterns = [
     path("auth/login", auth.login, name="login"),
     path("auth/logout", auth.logout, name="logout"),
     path("agent", RedirectView.as_view(url="/agent/dashboard", permanent=False)),
-    path("agent/dashboard", RedirectView.as_view(url="/agent/filters/your-unsolved", permanent=False), name="dashboard"),
+    path(
+        "agent/dashboard", RedirectView.as_view(url="/agent/filters/your-unsolved", permanent=False), name="dashboard"
+    ),
     path("agent/filters/<slug:view>", tickets.ticket_list, name="view"),
     path("agent/tickets/bulk", tickets.bulk_update, name="bulk_update"),
     path("agent/tickets/new", ticket.ticket_new, name="ticket_new"),

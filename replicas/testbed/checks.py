@@ -1,4 +1,5 @@
 """The testbed's registered verifier check, for what the JSON kinds cannot say."""
+
 from verifiers.checks import register_check
 
 

@@ -1,6 +1,7 @@
 """The testbed's side of fault injection (see replicas/worlds/faults/data.py): which sessions
 are signed in, the product's own error page, and two data faults (one applied at world
 creation, one fired mid-episode), so the platform's fault tests exercise every hook."""
+
 from django.http import HttpResponse, JsonResponse
 from django.utils.html import format_html
 
@@ -25,7 +26,10 @@ def error_response(request, *, status: int, code: str, message: str) -> HttpResp
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Error {} – Testbed Notes</title></head>'
         "<body><main><h1>Testbed Notes could not do that.</h1><p>{}</p><p>Error code: {}</p>"
         '<a href="{}">Try again</a></main></body></html>',
-        status, message, status, request.get_full_path(),
+        status,
+        message,
+        status,
+        request.get_full_path(),
     )
     return HttpResponse(page, status=status)
 
@@ -46,7 +50,12 @@ def stale_record(ctx) -> dict:
     before = note.owner.public_id
     note.owner, note.updated_at = other, now()
     note.save(update_fields=["owner", "updated_at"])
-    return {"model": "note", "record": note.public_id, "changed": {"owner": [before, other.public_id]}, "by": other.public_id}
+    return {
+        "model": "note",
+        "record": note.public_id,
+        "changed": {"owner": [before, other.public_id]},
+        "by": other.public_id,
+    }
 
 
 def legacy_format(ctx) -> dict:
@@ -58,8 +67,13 @@ def legacy_format(ctx) -> dict:
         values[str(note.public_id)] = note.updated_at.strftime(LEGACY_DATE_FORMATS[ctx.params["format"]])
         note.body = f"Imported {values[str(note.public_id)]}\n{note.body}"
         note.save(update_fields=["body"])
-    return {"model": "note", "records": [n.public_id for n in chosen], "field": "body", "format": ctx.params["format"],
-            "values": values}
+    return {
+        "model": "note",
+        "records": [n.public_id for n in chosen],
+        "field": "body",
+        "format": ctx.params["format"],
+        "values": values,
+    }
 
 
 DATA_FAULTS = {"stale_record": stale_record, "legacy_format": legacy_format}

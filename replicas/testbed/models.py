@@ -1,4 +1,5 @@
 """Testbed state: the team's members and their notes."""
+
 from decimal import Decimal
 
 from django.db import models

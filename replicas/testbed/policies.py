@@ -1,5 +1,6 @@
 """The team's rules: who may edit whose notes. The note form enforces them; declarative task templates
 read them (TestbedConfig.policies), so a task names exactly the notes its member may change."""
+
 from .models import Member, Note
 
 

@@ -1,4 +1,5 @@
 """Writes of the testbed, with the world bound: note edits, sign-in, the reminder job."""
+
 from django.contrib.sessions.backends.db import SessionStore
 from django.core.exceptions import ValidationError
 
@@ -51,5 +52,9 @@ def member_sign_in(*, world, role: str) -> ReplicaUser | None:
         store[SESSION_WORLD] = world.token
         store[SESSION_MEMBER] = member.public_id
         store.create()
-    return ReplicaUser(role=role, login=member.email, password=member_password(seed=world.seed, public_id=member.public_id),
-                       session_key=store.session_key)
+    return ReplicaUser(
+        role=role,
+        login=member.email,
+        password=member_password(seed=world.seed, public_id=member.public_id),
+        session_key=store.session_key,
+    )

@@ -1,4 +1,5 @@
 """URLs served on a testbed world's origin."""
+
 from django.urls import path
 from django.views.generic import RedirectView
 

@@ -1,4 +1,5 @@
 """The testbed's pages: sign-in, the note list, a note's edit form. They work without JavaScript."""
+
 from functools import wraps
 from urllib.parse import quote
 
@@ -38,8 +39,9 @@ def login(request):
     error = ""
     if request.method == "POST":
         try:
-            member = services.member_authenticate(email=request.POST.get("email", ""),
-                                                  password=request.POST.get("password", ""), seed=request.world.seed)
+            member = services.member_authenticate(
+                email=request.POST.get("email", ""), password=request.POST.get("password", ""), seed=request.world.seed
+            )
         except ValidationError as exc:
             error = " ".join(exc.messages)
         else:
@@ -47,9 +49,12 @@ def login(request):
             request.session[services.SESSION_WORLD] = request.world.token
             request.session[services.SESSION_MEMBER] = member.public_id
             return redirect(next_url)
-    return render(request, "testbed/login.html", {"next": next_url, "error": error,
-                                                   "email": request.POST.get("email", "")},
-                  status=400 if error else 200)
+    return render(
+        request,
+        "testbed/login.html",
+        {"next": next_url, "error": error, "email": request.POST.get("email", "")},
+        status=400 if error else 200,
+    )
 
 
 @member_required

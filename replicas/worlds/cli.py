@@ -5,6 +5,7 @@ import. A bad argument prints one `error: ...` line and exits 2; a domain error 
 in a command's `user_errors` becomes a CommandError carrying its first line. A command
 that starts processes calls `stop_on_signals()` and stops them in `finally` blocks.
 """
+
 import argparse
 import os
 import signal

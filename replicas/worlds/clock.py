@@ -5,6 +5,7 @@ same in every run. The clock moves only when the platform advances it (the
 episode engine does so after every step, by the task's `limits.step_seconds`), and
 every move runs the replica's `on_clock_advance` hook (its time-based automations).
 """
+
 from datetime import datetime, timedelta
 
 from .models import World

@@ -4,6 +4,7 @@ Row ids encode their world: id = world.id << 32 | n. Cloning a world is then one
 INSERT ... SELECT per table that shifts ids and foreign keys by a constant, and a
 foreign key can be checked to stay inside its world with a shift.
 """
+
 from django.db import connection, models, transaction
 from django.db.models import Max
 from django.dispatch import Signal
@@ -49,7 +50,9 @@ class World(models.Model):
         ]
         indexes = [
             models.Index(fields=["is_template", "last_used_at"]),
-            models.Index(fields=["replica", "seed", "variant"], condition=models.Q(pooled=True), name="world_pool_ready"),
+            models.Index(
+                fields=["replica", "seed", "variant"], condition=models.Q(pooled=True), name="world_pool_ready"
+            ),
         ]
 
     def __str__(self):
@@ -231,13 +234,24 @@ class RequestLog(models.Model):
 
     world = models.OneToOneField(World, on_delete=models.CASCADE, related_name="+")
     requests = models.PositiveIntegerField(default=0)
-    steps = models.PositiveIntegerField(default=0, help_text="Requests that began a step (a redirect's follow-up does not).")
+    steps = models.PositiveIntegerField(
+        default=0, help_text="Requests that began a step (a redirect's follow-up does not)."
+    )
     redirect_to = models.CharField(max_length=1000, blank=True, help_text="Where the last answer redirected.")
-    max_steps = models.PositiveIntegerField(null=True, blank=True, help_text="Past it the world answers 'episode over'.")
-    deadline = models.FloatField(null=True, blank=True, help_text="Wall clock (Unix seconds) past which the world answers 'episode over'.")
+    max_steps = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Past it the world answers 'episode over'."
+    )
+    deadline = models.FloatField(
+        null=True, blank=True, help_text="Wall clock (Unix seconds) past which the world answers 'episode over'."
+    )
     closed = models.CharField(max_length=200, blank=True, help_text="Why the world takes no more requests.")
-    keep_pages = models.BooleanField(default=False, help_text="Store each HTML page served (the final page of an episode in the agent's own browser).")
-    step_seconds = models.FloatField(null=True, blank=True, help_text="World time per step: the world clock moves as the engine's does.")
+    keep_pages = models.BooleanField(
+        default=False,
+        help_text="Store each HTML page served (the final page of an episode in the agent's own browser).",
+    )
+    step_seconds = models.FloatField(
+        null=True, blank=True, help_text="World time per step: the world clock moves as the engine's does."
+    )
     clock_start = models.FloatField(null=True, blank=True, help_text="The world clock (Unix seconds) at step 1.")
 
 
@@ -249,13 +263,17 @@ class LoggedRequest(models.Model):
     step = models.PositiveIntegerField(help_text="The step it belongs to: a redirect's follow-up shares its step.")
     method = models.CharField(max_length=10)
     path = models.CharField(max_length=1000, help_text="Without the query string.")
-    fields = models.JSONField(default=list, blank=True, help_text="Names of the posted fields (query parameters for a GET).")
+    fields = models.JSONField(
+        default=list, blank=True, help_text="Names of the posted fields (query parameters for a GET)."
+    )
     status = models.PositiveSmallIntegerField()
     clock = models.DateTimeField(help_text="The world clock when it arrived.")
     writes = models.JSONField(default=list, blank=True, help_text='Rows it wrote: [{"table", "id" (public), "op"}].')
     refused = models.BooleanField(default=False, help_text="Answered 'episode over' without reaching the world.")
     fault_seq = models.PositiveIntegerField(default=0, help_text="The world's last fault event when it was answered.")
-    page = models.BinaryField(null=True, blank=True, help_text="zlib-compressed HTML of a full page answer, if the log keeps pages.")
+    page = models.BinaryField(
+        null=True, blank=True, help_text="zlib-compressed HTML of a full page answer, if the log keeps pages."
+    )
     ms = models.FloatField(default=0, help_text="Time to answer.")
 
     class Meta:

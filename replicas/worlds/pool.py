@@ -21,6 +21,7 @@ Properties the pool keeps:
   "thread"`, the default), or by `manage.py world pool fill` (`"off"`). A refill that
   dies half-way rolls back whole: a world is in the pool complete or not at all.
 """
+
 import logging
 import threading
 
@@ -45,7 +46,12 @@ def pool_size() -> int:
 
 def _ready(*, replica: str, seed: int, variant: str, generator_version: str):
     return World.objects.filter(
-        pooled=True, is_template=False, replica=replica, seed=seed, variant=variant, generator_version=generator_version,
+        pooled=True,
+        is_template=False,
+        replica=replica,
+        seed=seed,
+        variant=variant,
+        generator_version=generator_version,
     )
 
 
@@ -61,7 +67,9 @@ def pool_claim(*, replica: str, seed: int, variant: str = "default") -> World | 
     Runs in the caller's transaction when there is one: a rollback puts the world back.
     """
     config = _validate(replica, seed, variant)
-    ready = _ready(replica=replica, seed=seed, variant=variant, generator_version=config.generator_version).order_by("id")
+    ready = _ready(replica=replica, seed=seed, variant=variant, generator_version=config.generator_version).order_by(
+        "id"
+    )
     with transaction.atomic(savepoint=False):  # inside a caller's transaction: no savepoint round trips
         candidates = CANDIDATES
         if connection.features.has_select_for_update_skip_locked:
@@ -69,14 +77,18 @@ def pool_claim(*, replica: str, seed: int, variant: str = "default") -> World | 
             ready, candidates = ready.select_for_update(skip_locked=True), 1
         for world in ready[:candidates]:
             now = djtz.now()
-            if World.objects.filter(pk=world.pk, pooled=True).update(pooled=False, created_at=now, last_used_at=now) == 1:
+            if (
+                World.objects.filter(pk=world.pk, pooled=True).update(pooled=False, created_at=now, last_used_at=now)
+                == 1
+            ):
                 world.pooled, world.created_at, world.last_used_at = False, now, now
                 return world
     return None
 
 
-def world_take(*, replica: str, seed: int, variant: str = "default", faults: list | None = None,
-               refill: bool = True) -> tuple[World, bool]:
+def world_take(
+    *, replica: str, seed: int, variant: str = "default", faults: list | None = None, refill: bool = True
+) -> tuple[World, bool]:
     """A fresh world for (replica, seed, variant) with `faults` armed: from the pool if one is
     ready, else a clone of the template (as `world_create`). Returns (world, taken_from_pool).
 

@@ -11,6 +11,7 @@ platform registers a handler for them (`recording_register`, from its AppConfig.
 because this layer knows no annotation model. Without a valid cookie they are the
 world's ordinary 404.
 """
+
 from dataclasses import dataclass
 
 from django.core import signing
@@ -93,8 +94,12 @@ def _start(request):
 
 def _is_page(request, response) -> bool:
     """A whole HTML document, whatever its status: a form answered 400 with its errors is a page the person acts on."""
-    return (not getattr(response, "streaming", False) and "HX-Request" not in request.headers
-            and response.get("Content-Type", "").startswith("text/html") and b"</body>" in response.content)
+    return (
+        not getattr(response, "streaming", False)
+        and "HX-Request" not in request.headers
+        and response.get("Content-Type", "").startswith("text/html")
+        and b"</body>" in response.content
+    )
 
 
 def _inject(response, scripts: tuple) -> None:
@@ -124,8 +129,9 @@ class RecordingMiddleware:
         if path.startswith(RECORDING_PREFIX):
             if session is None:
                 return render(request, PAGE_NOT_FOUND, status=404)
-            return _hooks[0].handler(request, world=request.world, session=session,
-                                     subpath=path[len(RECORDING_PREFIX):])
+            return _hooks[0].handler(
+                request, world=request.world, session=session, subpath=path[len(RECORDING_PREFIX) :]
+            )
         response = self.get_response(request)
         if session is not None:
             # the recording bar frames the world's pages; only the world itself may

@@ -5,6 +5,7 @@ install every app folder under replicas/, so adding a replica edits no list, and
 the platform (tests, bench, episodes, fault library, front-end build) reaches a
 replica only through the contract below: it never names one.
 """
+
 import hashlib
 import importlib
 import importlib.util
@@ -38,8 +39,18 @@ class ReplicaUser:
     def cookies(self, origin: str) -> list[dict]:
         """Playwright cookies carrying the session on `origin` (http://host:port)."""
         host = origin.split("://", 1)[1].rsplit(":", 1)[0]
-        return [{"name": settings.SESSION_COOKIE_NAME, "value": self.session_key, "domain": host, "path": "/",
-                 "httpOnly": True, "secure": False, "sameSite": "Lax", "expires": -1}]
+        return [
+            {
+                "name": settings.SESSION_COOKIE_NAME,
+                "value": self.session_key,
+                "domain": host,
+                "path": "/",
+                "httpOnly": True,
+                "secure": False,
+                "sameSite": "Lax",
+                "expires": -1,
+            }
+        ]
 
     def storage_state(self, origin: str) -> dict:
         """A Playwright storage state signed in as this user (`browser.new_context(storage_state=...)`)."""

@@ -11,6 +11,7 @@ or time limit the world answers "episode over" and nothing reaches the replica; 
 Per request: one `UPDATE ... RETURNING` (counters and limits together) and one INSERT;
 an answer that redirects costs one more UPDATE, a world with faults one SELECT.
 """
+
 import json
 import re
 import time
@@ -279,9 +280,18 @@ class RequestLogMiddleware:
         if world.faults:
             fault_seq = FaultState.objects.filter(world_id=world.id).values_list("events", flat=True).first() or 0
         LoggedRequest.objects.create(
-            world_id=world.id, seq=seq, step=step, method=request.method[:10], path=request.path[:1000],
-            fields=_field_names(request), status=response.status_code, clock=world.clock,
-            writes=recorder.kept(), refused=bool(reason), fault_seq=fault_seq, page=page,
+            world_id=world.id,
+            seq=seq,
+            step=step,
+            method=request.method[:10],
+            path=request.path[:1000],
+            fields=_field_names(request),
+            status=response.status_code,
+            clock=world.clock,
+            writes=recorder.kept(),
+            refused=bool(reason),
+            fault_seq=fault_seq,
+            page=page,
             ms=round((time.perf_counter() - started) * 1000, 3),
         )
         return response
@@ -296,19 +306,31 @@ class RequestLogMiddleware:
 # --- services ---------------------------------------------------------------------------
 
 
-def request_log_open(*, world, max_steps: int | None = None, deadline: float | None = None,
-                     keep_pages: bool = False, step_seconds: float | None = None) -> RequestLog:
+def request_log_open(
+    *,
+    world,
+    max_steps: int | None = None,
+    deadline: float | None = None,
+    keep_pages: bool = False,
+    step_seconds: float | None = None,
+) -> RequestLog:
     """Start logging a world's requests; with limits, the world enforces them; with
     `step_seconds`, its clock moves by that much per step from where it is now."""
     if max_steps is not None and (not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1):
         raise ValueError(f"max_steps must be a positive integer, not {max_steps!r}")
-    if step_seconds is not None and (isinstance(step_seconds, bool) or not isinstance(step_seconds, (int, float))
-                                     or step_seconds < 0):
+    if step_seconds is not None and (
+        isinstance(step_seconds, bool) or not isinstance(step_seconds, (int, float)) or step_seconds < 0
+    ):
         raise ValueError(f"step_seconds must be a number >= 0, not {step_seconds!r}")
     log, _ = RequestLog.objects.update_or_create(
-        world=world, defaults={
-            "max_steps": max_steps, "deadline": deadline, "keep_pages": keep_pages, "closed": "",
-            "step_seconds": step_seconds, "clock_start": world.clock.timestamp() if step_seconds is not None else None,
+        world=world,
+        defaults={
+            "max_steps": max_steps,
+            "deadline": deadline,
+            "keep_pages": keep_pages,
+            "closed": "",
+            "step_seconds": step_seconds,
+            "clock_start": world.clock.timestamp() if step_seconds is not None else None,
         },
     )
     return log
@@ -335,7 +357,9 @@ def last_page(*, world) -> dict | None:
     """{"path", "title", "html"} of the last full page the world served its session, or None."""
     row = (
         LoggedRequest.objects.filter(world=world, refused=False, page__isnull=False)
-        .order_by("-seq").only("path", "page").first()
+        .order_by("-seq")
+        .only("path", "page")
+        .first()
     )
     if row is None:
         return None

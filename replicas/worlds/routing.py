@@ -5,6 +5,7 @@ its cookies and storage are its own and its paths can look like the product's.
 Any other host is the platform itself. An unknown or deleted world gets a 404
 page that names nothing of any other world.
 """
+
 import logging
 import re
 
@@ -126,6 +127,7 @@ class WorldRoutingMiddleware:
             response = pages.error_response(request, world, status)
         except Exception:  # the replica's page may read what made the view fail (a query string too long)
             response = pages.plain_error_response(request, status)
-        log_response("%s: %s", response.reason_phrase, request.path, response=response, request=request,
-                     exception=exception)
+        log_response(
+            "%s: %s", response.reason_phrase, request.path, response=response, request=request, exception=exception
+        )
         return response

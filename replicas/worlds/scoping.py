@@ -5,6 +5,7 @@ command, a test) binds one for the duration of the work, and every world-scoped
 query and write goes through it. Code that runs with no world bound and touches
 replica rows fails loudly instead of reading across worlds.
 """
+
 from contextlib import contextmanager
 from contextvars import ContextVar
 

@@ -4,6 +4,7 @@ Generators draw every name, amount and date from `gen.random` / `gen.faker` in a
 fixed order and assign row ids in creation order, so a world never depends on
 dict order, database primary keys or the wall clock.
 """
+
 import hashlib
 import random
 from collections import defaultdict

@@ -1,4 +1,5 @@
 """World lifecycle: generate, clone from a cached template, delete, garbage-collect."""
+
 import secrets
 from datetime import UTC, datetime, timedelta
 
@@ -189,11 +190,13 @@ def world_gc(*, older_than: timedelta | None = None, keep=()) -> dict:
     cutoff = djtz.now() - (older_than if older_than is not None else timedelta(hours=settings.WORLD_GC_HOURS))
     stale = list(World.objects.filter(is_template=False, pooled=False, last_used_at__lt=cutoff).exclude(pk__in=keep))
     outdated = [
-        t for t in World.objects.filter(is_template=True)
+        t
+        for t in World.objects.filter(is_template=True)
         if _generator_version_or_none(t.replica) not in (None, t.generator_version)
     ]
     pooled = [
-        w for w in World.objects.filter(pooled=True)
+        w
+        for w in World.objects.filter(pooled=True)
         if w.template_id is None or _generator_version_or_none(w.replica) not in (None, w.generator_version)
     ]
     for world in pooled + stale + outdated:

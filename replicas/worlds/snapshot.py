@@ -5,6 +5,7 @@ public key, foreign keys written as the target's public key, values in one
 text form whatever the database backend returned. Its sha256 is the world's
 state hash; verifiers read snapshots and their diff.
 """
+
 import hashlib
 import json
 from datetime import UTC, date, datetime, time
@@ -44,19 +45,18 @@ def _table(model) -> str:
 def snapshot(world) -> dict:
     replica = get_replica(world.replica)
     world_models = replica.world_models
-    fields = {
-        m: [f for f in m._meta.concrete_fields if f.name not in SKIPPED] for m in world_models
+    fields = {m: [f for f in m._meta.concrete_fields if f.name not in SKIPPED] for m in world_models}
+    raw = {
+        m: list(m.all_worlds.filter(world_id=world.id).values_list("id", *[f.attname for f in fields[m]]))
+        for m in world_models
     }
-    raw = {m: list(m.all_worlds.filter(world_id=world.id).values_list("id", *[f.attname for f in fields[m]])) for m in world_models}
     # id -> public key, so foreign keys can be written as what a person would see
     # (parents come first, so a public key may include a foreign key, written as its target's key)
     keys = {}
     for model in world_models:
         parts = [(i + 1, f) for i, f in enumerate(fields[model]) if f.name in model.public_key]
         for row in raw[model]:
-            keys[(model, row[0])] = _key(
-                keys[(f.related_model, row[i])] if f.is_relation else row[i] for i, f in parts
-            )
+            keys[(model, row[0])] = _key(keys[(f.related_model, row[i])] if f.is_relation else row[i] for i, f in parts)
     tables = {}
     for model in world_models:
         rows = {}

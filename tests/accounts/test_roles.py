@@ -4,6 +4,7 @@ The table is built from the URL patterns themselves: a new endpoint is checked f
 as soon as it exists, and one that declares no roles fails here until it does
 (`role_required`/`public` for Django views, `allowed_roles` on API views, see replicagym.accounts.roles).
 """
+
 import re
 from urllib.parse import urlparse
 
@@ -97,7 +98,11 @@ def test_each_role_is_admitted_exactly_where_its_url_says(client_of):
         for who, roles in WHO.items():
             effective = roles if api or who != "agent" else frozenset()  # a token opens API views only
             for method in methods:
-                response = getattr(client_of(who), method)(path, format="json") if api else getattr(client_of(who), method)(path)
+                response = (
+                    getattr(client_of(who), method)(path, format="json")
+                    if api
+                    else getattr(client_of(who), method)(path)
+                )
                 where = (method.upper(), path, who, response.status_code)
                 if allowed == PUBLIC or admits(effective, allowed):
                     assert not refused(response, path, who, api), where

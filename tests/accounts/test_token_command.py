@@ -1,4 +1,5 @@
 """`manage.py token create|list|revoke`: the secret printed once, never listed; bad input exits 2 with one clear line."""
+
 import json
 
 import pytest
@@ -29,12 +30,31 @@ def manage(monkeypatch, capsys):
 
 
 def test_create_prints_the_secret_once_and_list_never_shows_it(agent_token, manage):
-    code, out, err = manage("token", "create", "--user", "agent", "--suites", "smoke,testbed",
-                            "--expires-days", "7", "--concurrent", "3", "--per-hour", "9", "--name", "ci")
+    code, out, err = manage(
+        "token",
+        "create",
+        "--user",
+        "agent",
+        "--suites",
+        "smoke,testbed",
+        "--expires-days",
+        "7",
+        "--concurrent",
+        "3",
+        "--per-hour",
+        "9",
+        "--name",
+        "ci",
+    )
     assert code == 0 and "shown only now" in err
     created = json.loads(out)
     token = token_authenticate(created["secret"])
-    assert (token.pk, token.suites, token.max_concurrent, token.max_per_hour) == (created["id"], ["smoke", "testbed"], 3, 9)
+    assert (token.pk, token.suites, token.max_concurrent, token.max_per_hour) == (
+        created["id"],
+        ["smoke", "testbed"],
+        3,
+        9,
+    )
     assert created["state"] == "active" and created["user"] == "agent"
     code, out, _ = manage("token", "list", "--user", "agent")
     listed = [json.loads(line) for line in out.splitlines()]
@@ -43,8 +63,18 @@ def test_create_prints_the_secret_once_and_list_never_shows_it(agent_token, mana
 
 
 def test_create_names_the_model_agents_a_token_may_run(agent_token, manage):
-    code, out, _ = manage("token", "create", "--user", "agent", "--suites", "smoke", "--expires-days", "1",
-                          "--model-agents", "openai:gpt-4o, openai:o3")
+    code, out, _ = manage(
+        "token",
+        "create",
+        "--user",
+        "agent",
+        "--suites",
+        "smoke",
+        "--expires-days",
+        "1",
+        "--model-agents",
+        "openai:gpt-4o, openai:o3",
+    )
     assert code == 0 and json.loads(out)["model_agents"] == ["openai:gpt-4o", "openai:o3"]
     assert AgentToken.objects.get(pk=json.loads(out)["id"]).model_agents == ["openai:gpt-4o", "openai:o3"]
 
@@ -60,13 +90,21 @@ def test_revoke_by_id_ends_the_token(agent_token, manage):
     [
         (["create", "--user", "nobody", "--suites", "smoke", "--expires-days", "1"], "no user named 'nobody'"),
         (["create", "--user", "agent", "--suites", "smoke,nope", "--expires-days", "1"], "unknown suite(s) nope"),
-        (["create", "--user", "agent", "--suites", "smoke,,x", "--expires-days", "1"], "must be suite names separated by commas"),
-        (["create", "--user", "agent", "--suites", "smoke", "--expires-days", "0"], "must be a positive whole number, not 0"),
+        (
+            ["create", "--user", "agent", "--suites", "smoke,,x", "--expires-days", "1"],
+            "must be suite names separated by commas",
+        ),
+        (
+            ["create", "--user", "agent", "--suites", "smoke", "--expires-days", "0"],
+            "must be a positive whole number, not 0",
+        ),
         (["create", "--user", "agent", "--suites", "smoke", "--expires-days", "9999"], "from 1 to 3650"),
         (["create", "--user", "agent", "--suites", "smoke", "--expires-days", "1", "--concurrent", "x"], "not 'x'"),
         (["create", "--user", "agent", "--suites", "smoke"], "--expires-days"),
-        (["create", "--user", "agent", "--suites", "smoke", "--expires-days", "1", "--model-agents", "gpt-4o"],
-         "model agents are written openai:MODEL, not 'gpt-4o'"),
+        (
+            ["create", "--user", "agent", "--suites", "smoke", "--expires-days", "1", "--model-agents", "gpt-4o"],
+            "model agents are written openai:MODEL, not 'gpt-4o'",
+        ),
         (["revoke", "abc"], "must be a positive whole number, not 'abc'"),
         (["revoke", "999999"], "no token with id 999999"),
         (["rotate"], "invalid choice: 'rotate'"),

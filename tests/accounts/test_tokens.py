@@ -1,4 +1,5 @@
 """Agent tokens: stored hashed, expiring, revocable, limited to their suites, held to their quotas."""
+
 import hashlib
 import importlib
 from datetime import timedelta
@@ -26,7 +27,9 @@ def start(client, task="testbed.open-note"):
 def test_the_secret_is_never_stored_only_its_sha256(agent_token, api_client_for):
     row = AgentToken.objects.get(pk=agent_token.token.pk)
     assert row.digest == hashlib.sha256(agent_token.secret.encode()).hexdigest()
-    stored = [str(v) for v in AgentToken.objects.values_list(*[f.attname for f in AgentToken._meta.concrete_fields]).get()]
+    stored = [
+        str(v) for v in AgentToken.objects.values_list(*[f.attname for f in AgentToken._meta.concrete_fields]).get()
+    ]
     assert not any(agent_token.secret in value for value in stored)
     assert api_client_for(secret=agent_token.secret).get("/api/tasks").status_code == 200
 
@@ -61,17 +64,22 @@ def test_a_token_of_an_inactive_user_is_refused(agent_token):
 
 
 def test_a_token_lists_only_the_tasks_of_its_suites(agent_token, api_client_for, author_user):
-    assert [t["id"] for t in api_client_for(secret=agent_token.secret).get("/api/tasks").json()] == ["testbed.open-note"]
+    assert [t["id"] for t in api_client_for(secret=agent_token.secret).get("/api/tasks").json()] == [
+        "testbed.open-note"
+    ]
     assert [t["id"] for t in api_client_for(user=author_user).get("/api/tasks").json()] == [
-        "testbed.open-note", "testbed.report-owner"]
+        "testbed.open-note",
+        "testbed.report-owner",
+    ]
 
 
 def test_a_token_cannot_start_an_episode_of_a_task_outside_its_suites(agent_token, api_client_for):
     worlds = World.objects.count()
     response = start(api_client_for(secret=agent_token.secret), "testbed.report-owner")
     assert response.status_code == 403
-    assert response.json()["detail"] == ("this token may start episodes of the suites smoke only; "
-                                         "task 'testbed.report-owner' is in none of them")
+    assert response.json()["detail"] == (
+        "this token may start episodes of the suites smoke only; task 'testbed.report-owner' is in none of them"
+    )
     assert Episode.objects.count() == 0 and World.objects.count() == worlds
 
 
@@ -96,12 +104,14 @@ def test_past_the_hourly_quota_starts_are_429_until_the_oldest_start_is_an_hour_
         assert start(client).status_code == 201
     Episode.objects.update(status=Episode.Status.SUCCEEDED)
     TokenEpisode.objects.filter(pk=TokenEpisode.objects.order_by("pk").first().pk).update(
-        created_at=timezone.now() - timedelta(minutes=50))
+        created_at=timezone.now() - timedelta(minutes=50)
+    )
     response = start(client)
     assert response.status_code == 429 and "started 5 episodes in the last hour" in response.json()["detail"]
     assert 9 * 60 <= int(response["Retry-After"]) <= 10 * 60 + 1
     TokenEpisode.objects.filter(created_at__lt=timezone.now() - timedelta(minutes=40)).update(
-        created_at=timezone.now() - timedelta(minutes=61))
+        created_at=timezone.now() - timedelta(minutes=61)
+    )
     assert start(client).status_code == 201
 
 
@@ -136,7 +146,9 @@ def test_clear_text_tokens_of_the_old_table_become_hashed_tokens_and_the_table_g
     key = "0123456789abcdef0123456789abcdef01234567"
     with connection.cursor() as cursor:
         created = connection.data_types["DateTimeField"]  # as DRF's table had it on this database
-        cursor.execute(f"CREATE TABLE authtoken_token (\"key\" varchar(40) PRIMARY KEY, created {created}, user_id integer)")
+        cursor.execute(
+            f'CREATE TABLE authtoken_token ("key" varchar(40) PRIMARY KEY, created {created}, user_id integer)'
+        )
         cursor.execute("INSERT INTO authtoken_token VALUES (%s, %s, %s)", [key, timezone.now(), user.pk])
     migration = importlib.import_module("replicagym.accounts.migrations.0001_agent_tokens")
     migration.hash_clear_text_tokens(apps, SimpleNamespace(connection=connection))  # all it uses of a schema editor

@@ -1,4 +1,5 @@
 """Agents: the oracle and replay scripts, the seeded random baseline, HTTP and OpenAI-compatible agents."""
+
 import json
 import threading
 import time
@@ -41,18 +42,30 @@ AXTREE = """RootWebArea 'Ticket #8001', focused
 
 def make_obs(step=0, axtree=AXTREE) -> Observation:
     return Observation(
-        url="http://w-abc.localhost:8000/agent/tickets/8001", title="Ticket #8001", screenshot=b"\x89PNG fake",
-        axtree=axtree, focused_bid=None, tabs=[{"index": 0, "url": "http://w-abc.localhost:8000/", "active": True}],
-        active_tab=0, instruction="Solve ticket #8001", chat=[{"role": "user", "message": "Solve ticket #8001"}],
-        step=step, elapsed_ms=12.5,
+        url="http://w-abc.localhost:8000/agent/tickets/8001",
+        title="Ticket #8001",
+        screenshot=b"\x89PNG fake",
+        axtree=axtree,
+        focused_bid=None,
+        tabs=[{"index": 0, "url": "http://w-abc.localhost:8000/", "active": True}],
+        active_tab=0,
+        instruction="Solve ticket #8001",
+        chat=[{"role": "user", "message": "Solve ticket #8001"}],
+        step=step,
+        elapsed_ms=12.5,
     )
 
 
 # --- scripted agents ----------------------------------------------------------------
 
+
 def test_oracle_plays_the_reference_solution_then_stops():
     agent = OracleAgent(['click("a1")', 'fill("#q", "x")'])
-    assert [agent.act(make_obs()), agent.act(make_obs()), agent.act(make_obs())] == ['click("a1")', 'fill("#q", "x")', None]
+    assert [agent.act(make_obs()), agent.act(make_obs()), agent.act(make_obs())] == [
+        'click("a1")',
+        'fill("#q", "x")',
+        None,
+    ]
     agent.reset({})
     assert agent.act(make_obs()) == 'click("a1")'
 
@@ -85,6 +98,7 @@ def test_replay_agent_reports_a_bad_file(tmp_path):
 
 # --- random ---------------------------------------------------------------------------
 
+
 def test_random_agent_is_reproducible_for_a_seed_and_acts_on_enabled_elements():
     def run(seed):
         agent = RandomAgent(seed)
@@ -101,7 +115,7 @@ def test_random_agent_is_reproducible_for_a_seed_and_acts_on_enabled_elements():
             used.add(action.bid)
     assert "25" not in used  # the disabled button
     assert used <= {"3", "4", "11", "14", "20", "24", "26"}
-    assert any(a.startswith("select_option(\"14\", ") for a in first)
+    assert any(a.startswith('select_option("14", ') for a in first)
 
 
 def test_random_agent_reset_restarts_its_sequence():
@@ -119,6 +133,7 @@ def test_interactive_elements_reads_names_and_options():
 
 
 # --- remote agents against fake servers on loopback ---------------------------------------
+
 
 class _FakeServer:
     def __init__(self, respond):
@@ -219,7 +234,9 @@ def test_http_agent_unreachable_becomes_noop():
 
 
 def test_openai_agent_sends_screenshot_and_axtree_and_parses_the_reply(fake_server, settings):
-    reply = {"choices": [{"message": {"role": "assistant", "content": "The ticket needs solving.\n```\nclick(\"24\")\n```"}}]}
+    reply = {
+        "choices": [{"message": {"role": "assistant", "content": 'The ticket needs solving.\n```\nclick("24")\n```'}}]
+    }
     server = fake_server(lambda path, body: (200, reply))
     settings.OPENAI_BASE_URL = server.url + "/v1"
     settings.OPENAI_API_KEY = "sk-test"
@@ -256,11 +273,18 @@ def test_extract_action_takes_the_last_valid_action_line():
 
 # --- the factory -----------------------------------------------------------------------------
 
+
 def test_agent_from_spec_builds_each_kind(tmp_path, settings):
-    task = SimpleNamespace(task_id="testbed.demo", instruction="Do it", start_page="/", limits={},
-                           reference_solution=['click("a1")'])
+    task = SimpleNamespace(
+        task_id="testbed.demo", instruction="Do it", start_page="/", limits={}, reference_solution=['click("a1")']
+    )
     oracle = agent_from_spec("oracle", task=task)
-    assert isinstance(oracle, OracleAgent) and oracle.task == {"task_id": "testbed.demo", "instruction": "Do it", "start_page": "/", "limits": {}}
+    assert isinstance(oracle, OracleAgent) and oracle.task == {
+        "task_id": "testbed.demo",
+        "instruction": "Do it",
+        "start_page": "/",
+        "limits": {},
+    }
     assert isinstance(agent_from_spec("random", task=task, seed=5), RandomAgent)
     assert agent_from_spec("random:11", task=task).seed == 11
     path = tmp_path / "t.jsonl"

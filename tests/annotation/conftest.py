@@ -1,4 +1,5 @@
 """Fixtures of the annotation tests: the testbed's task in the queue, people with passwords, a browser flow."""
+
 import pytest
 from replicagym.accounts.roles import Role, role_grant
 from replicagym.annotation.services import items_create
@@ -19,8 +20,13 @@ def people(db, django_user_model):
             role_grant(user=user, role=role)
         return user
 
-    return {"annie": make("annie", Role.ANNOTATOR), "bob": make("bob", Role.ANNOTATOR),
-            "rita": make("rita", Role.AUTHOR), "root": make("root", Role.ADMIN), "olga": make("olga")}
+    return {
+        "annie": make("annie", Role.ANNOTATOR),
+        "bob": make("bob", Role.ANNOTATOR),
+        "rita": make("rita", Role.AUTHOR),
+        "root": make("root", Role.ADMIN),
+        "olga": make("olga"),
+    }
 
 
 @pytest.fixture

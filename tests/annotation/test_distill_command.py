@@ -3,6 +3,7 @@ verified successes as SFT and offers its failures as DPO's rejected side against
 
 The teacher is the noisy oracle at a 20% slip rate with slip seed 1: on the testbed suite's two five-step tasks,
 its attempt 0 slips (a click on the wrong element, at step 1) and fails, and its attempt 1 plays cleanly and passes."""
+
 import json
 
 import datasets
@@ -33,7 +34,10 @@ def test_distill_keeps_verified_successes_as_sft_and_failures_as_dpo_rejected(tm
     assert json.loads((out / "report.json").read_text())["totals"]["passes"] == 2
     dpo_card = json.loads((out / "dpo" / "card.json").read_text())
     pairs = dpo_card["counts"]["pairs"]
-    assert f"run {run.pk}: 2 verified episode(s), 10 SFT steps in {out / 'sft'}; {pairs} DPO pair(s) in {out / 'dpo'}" in said
+    assert (
+        f"run {run.pk}: 2 verified episode(s), 10 SFT steps in {out / 'sft'}; {pairs} DPO pair(s) in {out / 'dpo'}"
+        in said
+    )
 
     # SFT: the verified successes only, every step of each
     sft = datasets.load_dataset("json", data_files=str(out / "sft" / "sft.jsonl"), split="train")
@@ -41,7 +45,9 @@ def test_distill_keeps_verified_successes_as_sft_and_failures_as_dpo_rejected(tm
     assert all(r["source"] == "runs" and (out / "sft" / r["observation"]["screenshot"]).is_file() for r in sft)
     for pk in passed:
         mine = sorted((r for r in sft if r["episode"] == pk), key=lambda r: r["step"])
-        assert [r["action"] for r in mine] == list(episodes[pk].steps.order_by("index").values_list("action", flat=True))
+        assert [r["action"] for r in mine] == list(
+            episodes[pk].steps.order_by("index").values_list("action", flat=True)
+        )
     whole = datasets.load_dataset("json", data_files=str(out / "sft" / "sft_episodes.jsonl"), split="train")
     assert set(whole["episode"]) == passed
     card = json.loads((out / "sft" / "card.json").read_text())
@@ -54,7 +60,9 @@ def test_distill_keeps_verified_successes_as_sft_and_failures_as_dpo_rejected(tm
     dpo = datasets.load_dataset("json", data_files=str(out / "dpo" / "dpo.jsonl"), split="train")
     skipped = {s["episode"] for s in dpo_card["skipped"]}
     assert all(s["reason"] for s in dpo_card["skipped"])
-    assert set(dpo["rejected_episode"]) == failed - skipped and set(dpo["chosen_episode"]) <= passed, dpo_card["skipped"]
+    assert set(dpo["rejected_episode"]) == failed - skipped and set(dpo["chosen_episode"]) <= passed, dpo_card[
+        "skipped"
+    ]
     assert pairs == len(dpo) >= 1, dpo_card["skipped"]
     for row in dpo:
         bad, good = episodes[row["rejected_episode"]], episodes[row["chosen_episode"]]
@@ -62,16 +70,26 @@ def test_distill_keeps_verified_successes_as_sft_and_failures_as_dpo_rejected(tm
         bad_actions = list(bad.steps.order_by("index").values_list("action", flat=True))
         good_actions = list(good.steps.order_by("index").values_list("action", flat=True))
         assert row["step"] == 1 and row["history"] == good_actions[:1]
-        assert row["chosen"] == good_actions[1] and row["rejected"] == bad_actions[1] and row["rejected"].startswith("click(")
+        assert (
+            row["chosen"] == good_actions[1]
+            and row["rejected"] == bad_actions[1]
+            and row["rejected"].startswith("click(")
+        )
         assert row["chosen_source"] == row["rejected_source"] == "runs"
     assert dpo_card["run"] == run.pk and dpo_card["episodes"] == sorted(passed | failed)
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["no-such-suite", "--teacher", "oracle", "--episodes", "1"], "unknown suite 'no-such-suite'"),
-    (["testbed", "--teacher", "oracle", "--episodes", "0"], "argument --episodes: must be an integer of at least 1, not 0"),
-    (["testbed", "--teacher", "nobody", "--episodes", "1"], "unknown agent 'nobody'"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["no-such-suite", "--teacher", "oracle", "--episodes", "1"], "unknown suite 'no-such-suite'"),
+        (
+            ["testbed", "--teacher", "oracle", "--episodes", "0"],
+            "argument --episodes: must be an integer of at least 1, not 0",
+        ),
+        (["testbed", "--teacher", "nobody", "--episodes", "1"], "unknown agent 'nobody'"),
+    ],
+)
 def test_bad_options_are_a_one_line_error_and_run_nothing(args, message, tmp_path):
     out = tmp_path / "distilled"
     with pytest.raises(CommandError) as caught:

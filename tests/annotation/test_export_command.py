@@ -3,6 +3,7 @@
 The data are the test pack's one-step task (smoke suite: open note #3, report its status), so each episode is
 one browser step: an annotator's recording the verifier passed and a reviewer accepted, a suite run's success,
 and an annotator's recording that went to another note first and reported the wrong status (failed)."""
+
 import json
 
 import datasets
@@ -65,9 +66,18 @@ def test_sft_writes_steps_episodes_images_and_a_card_that_datasets_loads(judged,
     out = tmp_path / "sft"
     export("--format", "sft", "--suite", "smoke", "--source", "annotators,runs", "--out", str(out))
     said = capsys.readouterr()
-    assert said.out.strip() == f"{out}: 2 steps, 2 episodes, 1 images (sft.jsonl, sft_episodes.jsonl, card.json, README.md)"
+    assert (
+        said.out.strip()
+        == f"{out}: 2 steps, 2 episodes, 1 images (sft.jsonl, sft_episodes.jsonl, card.json, README.md)"
+    )
     assert "observed 2/2 episodes" in said.err
-    assert sorted(p.name for p in out.iterdir()) == ["README.md", "card.json", "images", "sft.jsonl", "sft_episodes.jsonl"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "README.md",
+        "card.json",
+        "images",
+        "sft.jsonl",
+        "sft_episodes.jsonl",
+    ]
 
     rows = datasets.load_dataset("json", data_files=str(out / "sft.jsonl"), split="train")
     # verified successes only: the accepted recording and the run's episode; the failed recording is not there
@@ -108,19 +118,32 @@ def test_dpo_pairs_the_failed_recording_with_a_success_and_datasets_loads_it(jud
     assert row["chosen_episode"] in (judged["good"], judged["run"])
     assert row["step"] == 0 and row["history"] == []
     assert row["rejected"].startswith('goto("/notes/') and row["chosen"].startswith("send_msg_to_user(")
-    assert row["task_id"] == TASK and row["observation"]["axtree"] and (out / row["observation"]["screenshot"]).is_file()
+    assert (
+        row["task_id"] == TASK and row["observation"]["axtree"] and (out / row["observation"]["screenshot"]).is_file()
+    )
     card = json.loads((out / "card.json").read_text())
     assert card["format"] == "dpo" and card["counts"] == {"pairs": 1, "images": 1} and card["tasks"] == {TASK: 2}
     assert sum(card["by_source"].values()) == 2 and card["by_source"]["annotators"] >= 1
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--format", "dpo", "--suite", "no-such-suite"], "unknown suite 'no-such-suite'"),
-    (["--format", "sft", "--suite", "smoke", "--source", "annotators,agents"],
-     "sources are a comma-separated list of annotators, oracle, runs; unknown: agents"),
-    (["--format", "sft", "--suite", "smoke", "--source", ","], "sources are a comma-separated list of annotators, oracle, runs"),
-    (["--format", "xml", "--suite", "smoke"], "argument --format: invalid choice: 'xml' (choose from 'sft', 'dpo')"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--format", "dpo", "--suite", "no-such-suite"], "unknown suite 'no-such-suite'"),
+        (
+            ["--format", "sft", "--suite", "smoke", "--source", "annotators,agents"],
+            "sources are a comma-separated list of annotators, oracle, runs; unknown: agents",
+        ),
+        (
+            ["--format", "sft", "--suite", "smoke", "--source", ","],
+            "sources are a comma-separated list of annotators, oracle, runs",
+        ),
+        (
+            ["--format", "xml", "--suite", "smoke"],
+            "argument --format: invalid choice: 'xml' (choose from 'sft', 'dpo')",
+        ),
+    ],
+)
 def test_bad_options_are_a_one_line_error_and_write_nothing(args, message, tmp_path):
     sync_test_pack()
     out = tmp_path / "out"
@@ -140,17 +163,25 @@ def test_an_out_folder_that_holds_files_is_refused_and_left_alone(tmp_path):
     assert [p.name for p in out.iterdir()] == ["mine.txt"]
 
 
-@pytest.mark.parametrize(("args", "code", "line"), [
-    (["--format", "csv", "--suite", "smoke"], 2, "error: argument --format: invalid choice: 'csv' (choose from 'sft', 'dpo')"),
-    (["--format", "sft", "--suite", "nope"], 1, "CommandError: unknown suite 'nope'"),
-])
+@pytest.mark.parametrize(
+    ("args", "code", "line"),
+    [
+        (
+            ["--format", "csv", "--suite", "smoke"],
+            2,
+            "error: argument --format: invalid choice: 'csv' (choose from 'sft', 'dpo')",
+        ),
+        (["--format", "sft", "--suite", "nope"], 1, "CommandError: unknown suite 'nope'"),
+    ],
+)
 def test_from_the_command_line_a_bad_option_is_one_line_on_stderr(args, code, line, tmp_path, capsys):
     """As `manage.py export_dataset ...` runs it (run_from_argv, in this process: a subprocess costs seconds)."""
     sync_test_pack()
     out = tmp_path / "out"
     with pytest.raises(SystemExit) as exited:
         load_command_class("replicagym.annotation", "export_dataset").run_from_argv(
-            ["manage.py", "export_dataset", *args, "--out", str(out)])
+            ["manage.py", "export_dataset", *args, "--out", str(out)]
+        )
     said = capsys.readouterr()
     assert exited.value.code == code and said.out == "" and said.err.splitlines() == [line]
     assert not out.exists()

@@ -1,6 +1,7 @@
 """Issue #15's must-show, in a real Chromium: an annotator records a task with real clicks and typing, the engine's
 replay verifies it, a reviewer accepts it, and the export holds it (read back with `datasets`); a recording with
 a mistake fails verification and becomes DPO's rejected side against a verified success of the same task and seed."""
+
 import json
 import os
 from pathlib import Path
@@ -94,12 +95,15 @@ def record(page, base, item, *, wrong_note: bool, thoughts: bool, screenshot: st
 
 
 def test_an_annotator_records_the_replay_verifies_a_reviewer_accepts_and_the_export_holds_it(
-        live_server, people, item, browser_context, tmp_path):
+    live_server, people, item, browser_context, tmp_path
+):
     annie = sign_in(browser_context(), live_server, "annie")
     annie.goto(f"{live_server.url}/annotate/")
     assert annie.get_by_test_id(f"item-{item.pk}").is_visible()
     shot(annie, "annotate-queue.png")
-    recording = record(annie, live_server.url, item, wrong_note=False, thoughts=True, screenshot="annotate-recording.png")
+    recording = record(
+        annie, live_server.url, item, wrong_note=False, thoughts=True, screenshot="annotate-recording.png"
+    )
 
     # the recorder's steps aim at the engine's bids; the thoughts went with the steps they preceded
     steps = list(recording.steps.order_by("index"))
@@ -126,7 +130,9 @@ def test_an_annotator_records_the_replay_verifies_a_reviewer_accepts_and_the_exp
     rita.get_by_test_id("step-action").filter(has_text=steps[1].action).wait_for()
     rita.get_by_role("link", name="4", exact=True).click()
     rita.get_by_test_id("step-action").filter(has_text=steps[3].action).wait_for()
-    rita.wait_for_function("() => { const i = document.querySelector('img.rg-shot'); return i && i.complete && i.naturalWidth > 0; }")
+    rita.wait_for_function(
+        "() => { const i = document.querySelector('img.rg-shot'); return i && i.complete && i.naturalWidth > 0; }"
+    )
     shot(rita, "annotate-review.png")
     rita.get_by_label("Comment (required to reject)").fill("Clean and minimal.")
     rita.get_by_role("button", name="Accept").click()
@@ -152,7 +158,8 @@ def test_an_annotator_records_the_replay_verifies_a_reviewer_accepts_and_the_exp
 
 
 def test_a_recording_with_a_mistake_fails_verification_and_is_dpo_rejected_against_a_success(
-        live_server, people, item, browser_context, tmp_path):
+    live_server, people, item, browser_context, tmp_path
+):
     annie = sign_in(browser_context(), live_server, "annie")
     recording = record(annie, live_server.url, item, wrong_note=True, thoughts=False)
     assert run_queued_replays() == [Episode.Status.FAILED]

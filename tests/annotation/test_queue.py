@@ -1,4 +1,5 @@
 """The queue and the review, without a browser: who sees what, claims, skips, assignment, review rules, figures."""
+
 import time
 from datetime import timedelta
 
@@ -106,9 +107,17 @@ def test_per_annotator_figures(people):
     recording_review(recording_id=recs[0].pk, reviewer=rita, accept=True)
     recording_review(recording_id=recs[1].pk, reviewer=rita, accept=False, comment="too many steps")
     stats = {s["annotator"]: s for s in annotator_stats()}
-    assert stats["annie"] == {"annotator": "annie", "submitted": 3, "done": 1, "reviewed": 2, "acceptance_rate": 0.5,
-                              "median_seconds": 90.0}
-    assert stats["bob"]["done"] == 0 and stats["bob"]["acceptance_rate"] is None and stats["bob"]["median_seconds"] == 50.0
+    assert stats["annie"] == {
+        "annotator": "annie",
+        "submitted": 3,
+        "done": 1,
+        "reviewed": 2,
+        "acceptance_rate": 0.5,
+        "median_seconds": 90.0,
+    }
+    assert (
+        stats["bob"]["done"] == 0 and stats["bob"]["acceptance_rate"] is None and stats["bob"]["median_seconds"] == 50.0
+    )
 
 
 def test_divergence_names_the_step_that_failed_or_left_the_recorded_pages():
@@ -117,11 +126,17 @@ def test_divergence_names_the_step_that_failed_or_left_the_recorded_pages():
             self.action, self.url, self.error = action, url, error
 
     recorded = [S('click("3")', "/notes/1"), S('check("9")', "/notes/1"), S('click("10")', "/notes/1")]
-    same = [S(url="http://w-a.localhost:1/notes/1"), S(url="http://w-a.localhost:1/notes/1"), S(url="http://w-a.localhost:1/notes")]
+    same = [
+        S(url="http://w-a.localhost:1/notes/1"),
+        S(url="http://w-a.localhost:1/notes/1"),
+        S(url="http://w-a.localhost:1/notes"),
+    ]
     assert divergence_find(recorded, same) is None
     moved = [S(url="http://w-a.localhost:1/notes"), *same[1:]]
     assert divergence_find(recorded, moved) == {
-        "step": 0, "reason": "the replay was on /notes after this step; the recording on /notes/1"}
+        "step": 0,
+        "reason": "the replay was on /notes after this step; the recording on /notes/1",
+    }
     failed = [same[0], S(error="check: no element matches bid '9' on this page")]
     assert divergence_find(recorded, failed)["step"] == 1
     assert divergence_find(recorded, same[:2])["reason"] == "the replay stopped after 2 of 3 steps"
@@ -130,8 +145,12 @@ def test_divergence_names_the_step_that_failed_or_left_the_recorded_pages():
 def test_pages_admit_their_roles_only(client, people, item):
     pages = ["/annotate/", "/annotate/review/", "/annotate/assign/", "/annotate/stats/", "/annotate/exports/"]
     assert all(client.get(p).status_code == 302 for p in pages)  # anonymous: sign in first
-    expected = {"olga": [403, 403, 403, 403, 403], "annie": [200, 403, 403, 403, 403],
-                "rita": [403, 200, 403, 403, 403], "root": [200, 200, 200, 200, 200]}
+    expected = {
+        "olga": [403, 403, 403, 403, 403],
+        "annie": [200, 403, 403, 403, 403],
+        "rita": [403, 200, 403, 403, 403],
+        "root": [200, 200, 200, 200, 200],
+    }
     for name, codes in expected.items():
         client.login(username=name, password=PASSWORD)
         assert [client.get(p).status_code for p in pages] == codes, name
@@ -161,9 +180,14 @@ def test_admins_assign_from_the_page_and_the_command(client, people):
 
 def test_a_demonstration_is_a_recording_of_the_authors_own_with_no_queue_item(people):
     rita = people["rita"]
-    rec = demonstration_start(replica="testbed", variant="small", seed=7, user=rita,
-                              faults=[{"name": "slow_response", "params": {"delay_ms": 100}}],
-                              brief={"title": "Draft", "instruction": "Do it.", "start_page": "//elsewhere.example"})
+    rec = demonstration_start(
+        replica="testbed",
+        variant="small",
+        seed=7,
+        user=rita,
+        faults=[{"name": "slow_response", "params": {"delay_ms": 100}}],
+        brief={"title": "Draft", "instruction": "Do it.", "start_page": "//elsewhere.example"},
+    )
     assert rec.is_demonstration and rec.item is None and not Item.objects.exists()
     assert (rec.world.replica, rec.world.seed, rec.world.variant) == ("testbed", 7, "small") and rec.world.faults
     assert rec.briefing() == {"title": "Draft", "task_id": "", "instruction": "Do it.", "start_page": "/", "seed": 7}
@@ -212,9 +236,13 @@ def test_an_export_refuses_a_folder_with_files_and_says_what_it_found(people, tm
 @pytest.mark.django_db(transaction=True)
 def test_an_export_started_from_the_page_runs_and_reports_its_progress(client, people):
     client.login(username="root", password=PASSWORD)
-    refused = client.post("/annotate/exports/", {"format": "sft", "suite": "testbed", "sources": ["people"]}, follow=True)
+    refused = client.post(
+        "/annotate/exports/", {"format": "sft", "suite": "testbed", "sources": ["people"]}, follow=True
+    )
     assert "unknown: people" in refused.content.decode() and not DatasetExport.objects.exists()
-    refused = client.post("/annotate/exports/", {"format": "sft", "suite": "../../etc", "sources": ["oracle"]}, follow=True)
+    refused = client.post(
+        "/annotate/exports/", {"format": "sft", "suite": "../../etc", "sources": ["oracle"]}, follow=True
+    )
     assert "unknown suite" in refused.content.decode() and not DatasetExport.objects.exists()
     client.post("/annotate/exports/", {"format": "dpo", "suite": "testbed", "sources": ["annotators", "oracle"]})
     export = DatasetExport.objects.get()

@@ -1,4 +1,5 @@
 """The recorder in a real Chromium: what a person does becomes the engine's action strings, on the engine's bids."""
+
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from replicagym.annotation.services import item_claim, recording_start
@@ -35,8 +36,9 @@ def test_each_kind_of_input_becomes_its_action_on_the_bid_the_engine_stamps(live
         frame.evaluate(PLAYGROUND)
 
         def bid(selector):
-            return frame.evaluate("s => { window.__replicagym.stamp(); return document.querySelector(s).getAttribute('bid'); }",
-                                  selector)
+            return frame.evaluate(
+                "s => { window.__replicagym.stamp(); return document.querySelector(s).getAttribute('bid'); }", selector
+            )
 
         def step(n, action):
             """Step n (1-based) shows `action` in the bar, and the platform holds just that."""

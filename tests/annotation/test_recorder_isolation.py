@@ -1,4 +1,5 @@
 """The recorder reaches only recording sessions: a signed cookie for one world, never an agent's browser."""
+
 import json
 
 import pytest
@@ -68,8 +69,13 @@ def test_steps_need_the_session_token_and_the_engines_grammar(client, recording)
 
     def post(path, doc, token=True):
         headers = {"HTTP_X_RECORDING_TOKEN": recording_token(world=world, session=recording.pk)} if token else {}
-        return client.post(RECORDING_PREFIX + path, json.dumps(doc), content_type="application/json",
-                           HTTP_HOST=host_of(world), **headers)
+        return client.post(
+            RECORDING_PREFIX + path,
+            json.dumps(doc),
+            content_type="application/json",
+            HTTP_HOST=host_of(world),
+            **headers,
+        )
 
     assert post("steps", {"action": 'click("12")'}, token=False).status_code == 403
     bad = post("steps", {"action": "click(12"})
@@ -84,7 +90,9 @@ def test_steps_need_the_session_token_and_the_engines_grammar(client, recording)
     assert post("steps", {"action": 'dblclick("12")', "replace": True, "at_ms": 300}).json()["index"] == 0
     assert post("steps", {"action": 'send_msg_to_user("done")', "at_ms": 900}).json()["index"] == 1
     assert list(recording.steps.values_list("action", "thought", "url")) == [
-        ('dblclick("12")', "open it", "/notes/3"), ('send_msg_to_user("done")', "", "")]
+        ('dblclick("12")', "open it", "/notes/3"),
+        ('send_msg_to_user("done")', "", ""),
+    ]
     assert post("thought", {"index": 1, "thought": "tell them"}).json()["thought"] == "tell them"
 
     submitted = post("submit", {})

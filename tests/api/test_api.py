@@ -1,6 +1,7 @@
 """The REST API: token auth, episodes for agents with their own browser, validation, ownership.
 
 Roles, suite scopes and quotas of agent tokens: tests/accounts/."""
+
 import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
@@ -21,8 +22,20 @@ def test_task_list_never_shows_verifier_answer_key_or_reference_solution(agent_c
     ids = [t["id"] for t in body]
     assert ids == ["testbed.open-note"]  # the token's "smoke" suite
     task = body[0]
-    assert set(task) == {"id", "version", "replica", "title", "difficulty", "instruction", "start_page", "limits", "interaction"}
-    assert task["interaction"] == []  # the UI interactions a task requires: none, so it may run in the agent's own browser
+    assert set(task) == {
+        "id",
+        "version",
+        "replica",
+        "title",
+        "difficulty",
+        "instruction",
+        "start_page",
+        "limits",
+        "interaction",
+    }
+    assert (
+        task["interaction"] == []
+    )  # the UI interactions a task requires: none, so it may run in the agent's own browser
     text = str(body)
     assert "verifier" not in text and "reference_solution" not in text and "params" not in text
     assert task["instruction"] == "Open note #3 and tell me its status."
@@ -54,7 +67,9 @@ def test_create_episode_returns_world_origin_start_url_instruction_and_limits(ag
         ({"task": ["testbed.open-note"]}, "task", "Not a valid string."),
     ],
 )
-def test_invalid_episode_requests_are_400_with_a_clear_message_and_change_nothing(agent_client, test_pack, payload, field, message):
+def test_invalid_episode_requests_are_400_with_a_clear_message_and_change_nothing(
+    agent_client, test_pack, payload, field, message
+):
     worlds = World.objects.count()
     response = agent_client.post("/api/episodes", payload, format="json")
     assert response.status_code == 400
@@ -121,8 +136,9 @@ def test_finish_verifies_the_last_page_the_world_served_and_returns_rewards(djan
     params = task_current("testbed.report-owner").params
     # the agent's own browser, signed in, opens the note: the world keeps the page it served
     world_client(Episode.objects.get(pk=created["id"]).world).get(f"/notes/{params['note']}")
-    response = client.post(f"/api/episodes/{created['id']}/finish",
-                           {"messages": [f"It was {params['owner']}."]}, format="json")
+    response = client.post(
+        f"/api/episodes/{created['id']}/finish", {"messages": [f"It was {params['owner']}."]}, format="json"
+    )
     assert response.status_code == 200, response.json()
     body = response.json()
     assert body["status"] == "succeeded" and body["passed"] is True

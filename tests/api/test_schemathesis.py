@@ -5,6 +5,7 @@ A quarter of the examples are grounded in real rows (an existing task, the agent
 the fuzz reaches past "unknown task" and 404 into episode creation, quotas and finishing. Examples per
 operation are capped and derandomized: CI stays fast and a failure replays the same way.
 """
+
 import pytest
 import schemathesis
 from django.conf import settings as django_settings
@@ -64,8 +65,10 @@ def session_credentials(user) -> dict:
     client.force_login(user)
     csrf = _get_new_csrf_string()
     session = client.cookies[django_settings.SESSION_COOKIE_NAME].value
-    return {"cookies": {django_settings.SESSION_COOKIE_NAME: session, django_settings.CSRF_COOKIE_NAME: csrf},
-            "headers": {"X-CSRFToken": csrf}}
+    return {
+        "cookies": {django_settings.SESSION_COOKIE_NAME: session, django_settings.CSRF_COOKIE_NAME: csrf},
+        "headers": {"X-CSRFToken": csrf},
+    }
 
 
 @pytest.fixture
@@ -93,15 +96,27 @@ def test_no_operation_answers_a_server_error_to_any_role(api_schema, app, creden
     # not through Django's test client: it would reconnect the signal that closes the connection
     episode_ids = [token_episode_start(token=agent_token.token, task=task_current(TASKS[0])).pk]
     operations = {result.ok().label: result.ok() for result in api_schema.get_all_operations()}
-    assert set(operations) >= {"GET /api/tasks", "POST /api/episodes", "GET /api/episodes/{episode_id}",
-                               "POST /api/episodes/{episode_id}/finish", "GET /api/schema/"}
+    assert set(operations) >= {
+        "GET /api/tasks",
+        "POST /api/episodes",
+        "GET /api/episodes/{episode_id}",
+        "POST /api/episodes/{episode_id}/finish",
+        "GET /api/schema/",
+    }
     auth, statuses, server_errors = credentials[who], set(), []
     for label, operation in operations.items():
-        strategy = st.one_of(operation.as_strategy(GenerationMode.POSITIVE), operation.as_strategy(GenerationMode.NEGATIVE))
+        strategy = st.one_of(
+            operation.as_strategy(GenerationMode.POSITIVE), operation.as_strategy(GenerationMode.NEGATIVE)
+        )
 
         @given(case=strategy, pick=st.integers(0, 7))
-        @hypothesis_settings(max_examples=SCHEMA_EXAMPLES if label == "GET /api/schema/" else EXAMPLES[who],
-                             deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+        @hypothesis_settings(
+            max_examples=SCHEMA_EXAMPLES if label == "GET /api/schema/" else EXAMPLES[who],
+            deadline=None,
+            derandomize=True,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
         def call(case, pick):
             if pick < 2:
                 ground(case, pick, episode_ids)

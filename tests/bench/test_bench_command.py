@@ -1,4 +1,5 @@
 """`manage.py bench`: runs with tiny sizes and writes a valid JSON report (no timing asserts)."""
+
 import json
 
 import pytest
@@ -35,16 +36,20 @@ def test_checks_judge_only_the_sections_that_ran():
 
 def test_reset_goals_follow_the_backend_and_pool_takes_must_be_near_zero():
     def verdicts(backend, default, big, take=None):
-        sections = {"reset": {"backend": backend, "variants": {"default": {"median_ms": default}, "100k": {"median_ms": big}}}}
+        sections = {
+            "reset": {"backend": backend, "variants": {"default": {"median_ms": default}, "100k": {"median_ms": big}}}
+        }
         if take is not None:
             sections["pool"] = {"variants": {"default": {"take": {"median_ms": take}}}}
         return {c["check"]: (c["passed"], c["target"]) for c in checks(sections)}
 
     assert verdicts("sqlite", 20.0, 250.0) == {
-        "reset median at default (ms)": (True, "<= 20.0"), "reset median at 100k (ms)": (False, "<= 200.0"),
+        "reset median at default (ms)": (True, "<= 20.0"),
+        "reset median at 100k (ms)": (False, "<= 200.0"),
     }
     assert verdicts("postgresql", 20.5, 250.0, take=1.5) == {
-        "reset median at default (ms)": (False, "<= 20.0"), "reset median at 100k (ms)": (True, "<= 300.0"),
+        "reset median at default (ms)": (False, "<= 20.0"),
+        "reset median at 100k (ms)": (True, "<= 300.0"),
         "pool take median at default (ms)": (True, "<= 2.0"),
     }
     assert verdicts("sqlite", 5.0, 150.0, take=2.5)["pool take median at default (ms)"] == (False, "<= 2.0")
@@ -72,8 +77,12 @@ def test_pool_section_times_takes_and_clones_and_leaves_no_world_behind(tmp_path
 def test_checks_judge_the_episode_engine_goals_against_their_targets():
     sections = {
         "start": {"total": {"median_ms": 380.0}},
-        "server": {"servers": {"engine": {"concurrency": 8, "latency": {"p95_ms": 75.0}},
-                               "gunicorn": {"concurrency": 8, "latency": {"p95_ms": 20.0}}}},
+        "server": {
+            "servers": {
+                "engine": {"concurrency": 8, "latency": {"p95_ms": 75.0}},
+                "gunicorn": {"concurrency": 8, "latency": {"p95_ms": 20.0}},
+            }
+        },
         "memory": {"worker_peak_rss_mb": 480.0},
         "throughput": {"by_workers": {"1": {"episodes_per_min": 20.0}, "2": {"episodes_per_min": 31.5}}},
     }
@@ -118,8 +127,19 @@ def test_unknown_section_is_refused_before_anything_runs(tmp_path):
 @pytest.mark.django_db(transaction=True)
 def test_server_section_measures_pages_served_by_a_real_server(tmp_path):
     out = tmp_path / "bench.json"
-    call_command("bench", "--only", "server", "--requests", "20", "--world-variant", "small", "--servers", "engine",
-                 "--out", str(out))
+    call_command(
+        "bench",
+        "--only",
+        "server",
+        "--requests",
+        "20",
+        "--world-variant",
+        "small",
+        "--servers",
+        "engine",
+        "--out",
+        str(out),
+    )
     report = json.loads(out.read_text())
     server = report["sections"]["server"]
     assert "error" not in server, server.get("error")

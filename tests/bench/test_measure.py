@@ -1,4 +1,5 @@
 """Memory figures of the benchmarks come from psutil: a process tree, its RSS and PSS, this process's peak."""
+
 import subprocess
 import sys
 

@@ -1,4 +1,5 @@
 """`manage.py bench --only render`: every bench page of the replica rendered signed in, timed, its queries counted."""
+
 import json
 
 import pytest

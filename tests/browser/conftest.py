@@ -4,6 +4,7 @@ The page server serves tests/browser/pages/ on 127.0.0.1; the same server reache
 `localhost` is a different origin, which is what the confinement tests need. It also
 answers /api/slow?ms=N after N ms, for the settle tests.
 """
+
 import json
 import threading
 import time

@@ -1,4 +1,5 @@
 """The action grammar: what parses, to what, and what is refused with which message."""
+
 import pytest
 
 from verifiers import actions as A
@@ -13,7 +14,7 @@ from verifiers.actions import ActionError, parse_action
         ('click("48", button="middle", modifiers=["Shift"])', A.Click(bid="48", button="middle", modifiers=("Shift",))),
         ('dblclick("12")', A.DblClick(bid="12")),
         ('fill("a12", "multi-line\\nexample")', A.Fill(bid="a12", value="multi-line\nexample")),
-        ("fill('a12', \"with \\\"quotes\\\"\")", A.Fill(bid="a12", value='with "quotes"')),
+        ('fill(\'a12\', "with \\"quotes\\"")', A.Fill(bid="a12", value='with "quotes"')),
         ("fill('a12', 'it\\'s')", A.Fill(bid="a12", value="it's")),
         ('fill("a1", "caf\\u00e9 \\x41")', A.Fill(bid="a1", value="café A")),
         ('select_option("a48", "blue")', A.SelectOption(bid="a48", options="blue")),
@@ -35,7 +36,7 @@ from verifiers.actions import ActionError, parse_action
         ('report_infeasible("no such ticket")', A.ReportInfeasible(reason="no such ticket")),
         ('  click( bid = "a1" , )  ', A.Click(bid="a1")),
         ('click("a1") # a comment, as Python allows', A.Click(bid="a1")),
-        ("upload_file(\"63\", [\"a.pdf\", \"b.png\"])", A.UploadFile(bid="63", file=("a.pdf", "b.png"))),
+        ('upload_file("63", ["a.pdf", "b.png"])', A.UploadFile(bid="63", file=("a.pdf", "b.png"))),
     ],
 )
 def test_browsergym_action_strings_parse_to_typed_actions(text, expected):
@@ -43,9 +44,14 @@ def test_browsergym_action_strings_parse_to_typed_actions(text, expected):
 
 
 def test_canonical_text_round_trips():
-    for text in ['click("a1", button="right", modifiers=["Shift", "Alt"])', 'fill("#q", "a\\"b\\\\c\\n")',
-                 "select_option(\"role=combobox[name='Priority']\", [\"Low\", \"High\"])", "noop(250)",
-                 "mouse_up(1.5, -2, button=\"middle\")", "tab_focus(0)"]:
+    for text in [
+        'click("a1", button="right", modifiers=["Shift", "Alt"])',
+        'fill("#q", "a\\"b\\\\c\\n")',
+        'select_option("role=combobox[name=\'Priority\']", ["Low", "High"])',
+        "noop(250)",
+        'mouse_up(1.5, -2, button="middle")',
+        "tab_focus(0)",
+    ]:
         action = parse_action(text)
         assert parse_action(str(action)) == action
 
@@ -53,7 +59,10 @@ def test_canonical_text_round_trips():
 def test_element_argument_is_a_bid_or_else_a_selector():
     assert A.is_bid("a12") and A.is_bid("12") and A.is_bid("ab3")
     assert not A.is_bid("abc1") and not A.is_bid("#q") and not A.is_bid("role=button[name='Submit']")
-    assert parse_action("click(\"role=button[name='Submit as Solved']\")").element == "role=button[name='Submit as Solved']"
+    assert (
+        parse_action("click(\"role=button[name='Submit as Solved']\")").element
+        == "role=button[name='Submit as Solved']"
+    )
 
 
 @pytest.mark.parametrize(

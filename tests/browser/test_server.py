@@ -1,4 +1,5 @@
 """The engine's replica server (gunicorn in child processes) and the external-server setting."""
+
 import json
 import os
 import subprocess
@@ -39,6 +40,7 @@ def test_bad_serve_url_is_refused_with_the_variable_named(url):
 
 # --- the server episodes are served by: gunicorn in child processes of the engine's process ---
 
+
 def _server_processes() -> list[psutil.Process]:
     master = psutil.Process(server_module._server.proc.pid)
     return [master, *master.children(recursive=True)]
@@ -77,10 +79,19 @@ def test_a_server_outlives_no_parent_that_was_killed(tmp_path):
         "print(server._server.proc.pid, flush=True)\n"
         "sys.stdin.read()\n"
     )
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": settings.SETTINGS_MODULE,
-           "PYTHONPATH": os.pathsep.join([str(settings.BASE_DIR), str(settings.BASE_DIR / "platform")])}
-    parent = subprocess.Popen([sys.executable, "-c", script], cwd=settings.BASE_DIR, env=env,
-                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": settings.SETTINGS_MODULE,
+        "PYTHONPATH": os.pathsep.join([str(settings.BASE_DIR), str(settings.BASE_DIR / "platform")]),
+    }
+    parent = subprocess.Popen(
+        [sys.executable, "-c", script],
+        cwd=settings.BASE_DIR,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         master = psutil.Process(int(parent.stdout.readline()))
         tree = [master, *master.children(recursive=True)]

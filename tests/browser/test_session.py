@@ -1,4 +1,5 @@
 """EpisodeSession on small local pages: observations, actions, errors, confinement, settling, tabs."""
+
 import re
 
 import pytest
@@ -39,7 +40,7 @@ def test_form_actions_by_bid_and_by_selector_change_the_page(open_session):
     subject = bid_of(obs.axtree, "textbox", "Subject")
     steps = [
         f'fill("{subject}", "Refund ORD-1")',
-        "select_option(\"role=combobox[name='Priority']\", \"Urgent\")",
+        'select_option("role=combobox[name=\'Priority\']", "Urgent")',
         'check("#notify")',
         "click(\"role=button[name='Submit as Solved']\")",
     ]
@@ -102,8 +103,13 @@ def test_link_to_another_origin_is_blocked_and_the_agent_stays_where_it_was(open
 def test_subresources_from_other_origins_are_blocked_and_logged(open_session, page_server, server_hits):
     session = open_session()
     port = page_server.rsplit(":", 1)[1]
-    assert {"url": f"http://localhost:{port}/pixel.png", "method": "GET", "resource_type": "image",
-            "navigation": False, "step": 0} in session.blocked_requests
+    assert {
+        "url": f"http://localhost:{port}/pixel.png",
+        "method": "GET",
+        "resource_type": "image",
+        "navigation": False,
+        "step": 0,
+    } in session.blocked_requests
     assert ("127.0.0.1:" + port, "/form.html") in server_hits
     assert not [h for h in server_hits if h[0].startswith("localhost")]
 
@@ -133,9 +139,14 @@ def test_bids_stay_and_new_elements_get_new_bids(open_session):
 
 
 def test_identical_actions_give_byte_identical_screenshots(open_session):
-    actions = ['fill("#subject", "Duplicate charge")', 'select_option("#prio", "Normal")',
-               "click(\"role=button[name='Add item']\")", "click(\"role=button[name='Submit as Solved']\")",
-               'scroll(0, 300)', 'hover("#notify")']
+    actions = [
+        'fill("#subject", "Duplicate charge")',
+        'select_option("#prio", "Normal")',
+        "click(\"role=button[name='Add item']\")",
+        "click(\"role=button[name='Submit as Solved']\")",
+        "scroll(0, 300)",
+        'hover("#notify")',
+    ]
     runs = []
     for _ in range(2):
         session = open_session()
@@ -190,7 +201,10 @@ def test_upload_takes_files_only_from_the_episode_folder(open_session, tmp_path)
     session = open_session(files_dir=tmp_path)
     assert session.step('upload_file("#attach", "receipt.pdf")').error == ""
     assert "Attached receipt.pdf" in session.observe().axtree
-    assert session.step('upload_file("#attach", "../../etc/passwd")').error == "no file '../../etc/passwd' among this episode's files"
+    assert (
+        session.step('upload_file("#attach", "../../etc/passwd")').error
+        == "no file '../../etc/passwd' among this episode's files"
+    )
     other = open_session()
     assert other.step('upload_file("#attach", "receipt.pdf")').error == "this episode offers no files to upload"
 

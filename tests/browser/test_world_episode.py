@@ -1,4 +1,5 @@
 """Episode sessions on real testbed worlds, served by the engine's own in-process server."""
+
 import pytest
 
 from episodes.browser import EpisodeSession
@@ -21,8 +22,9 @@ def _run(world, actions: list[str]) -> tuple[list[bytes], list[str], str]:
     _host, port = replica_server()
     # A generous settle cap: on a loaded machine a page must still finish loading
     # before the picture is taken, or the two runs would photograph different moments.
-    session = EpisodeSession.open(origin=world_origin(world, port), start_url="/notes",
-                                  instruction="Look around", settle_cap_ms=15_000)
+    session = EpisodeSession.open(
+        origin=world_origin(world, port), start_url="/notes", instruction="Look around", settle_cap_ms=15_000
+    )
     try:
         shots, errors = [session.observe().screenshot], []
         for action in actions:
@@ -65,12 +67,18 @@ def test_world_session_cannot_reach_the_platform_or_another_world(browser):
     origin = world_origin(world, port)
     session = EpisodeSession.open(origin=origin, start_url="/", instruction="Stay inside")
     try:
-        for url in (f"http://localhost:{port}/admin/", f"http://127.0.0.1:{port}/healthz", world_origin(other, port) + "/"):
+        for url in (
+            f"http://localhost:{port}/admin/",
+            f"http://127.0.0.1:{port}/healthz",
+            world_origin(other, port) + "/",
+        ):
             result = session.step(f'goto("{url}")')
             assert result.error.startswith(f"goto('{url}') was refused"), result.error
             assert result.observation.url.startswith(origin + "/")
         assert [b["url"] for b in session.blocked_requests] == [
-            f"http://localhost:{port}/admin/", f"http://127.0.0.1:{port}/healthz", world_origin(other, port) + "/",
+            f"http://localhost:{port}/admin/",
+            f"http://127.0.0.1:{port}/healthz",
+            world_origin(other, port) + "/",
         ]
         assert session.step('goto("/login")').error == ""
     finally:

@@ -1,4 +1,5 @@
 """An EpisodeSession without a browser, for tests of the engine's step and finish paths that need no page."""
+
 from episodes.browser import EpisodeSession
 from episodes.observation import Observation
 from verifiers import actions as A
@@ -13,8 +14,17 @@ class BrowserlessSession(EpisodeSession):
     page = None
 
     def __init__(self):
-        super().__init__(origin="http://127.0.0.1:1", instruction="", viewport=(1280, 800), action_timeout_ms=1,
-                         navigation_timeout_ms=1, settle_cap_ms=1, quiet_ms=1, include_html=False, files_dir=None)
+        super().__init__(
+            origin="http://127.0.0.1:1",
+            instruction="",
+            viewport=(1280, 800),
+            action_timeout_ms=1,
+            navigation_timeout_ms=1,
+            settle_cap_ms=1,
+            quiet_ms=1,
+            include_html=False,
+            files_dir=None,
+        )
         self.executed = []
 
     def _check_alive(self, exc=None):
@@ -29,9 +39,21 @@ class BrowserlessSession(EpisodeSession):
         return True
 
     def observe(self) -> Observation:
-        return Observation(url=self.origin + "/", title="", screenshot=b"", axtree="", focused_bid=None, tabs=[],
-                           active_tab=0, instruction="", chat=[], step=self.step_index, elapsed_ms=0.0,
-                           last_action=self.last_action, last_action_error=self.last_error)
+        return Observation(
+            url=self.origin + "/",
+            title="",
+            screenshot=b"",
+            axtree="",
+            focused_bid=None,
+            tabs=[],
+            active_tab=0,
+            instruction="",
+            chat=[],
+            step=self.step_index,
+            elapsed_ms=0.0,
+            last_action=self.last_action,
+            last_action_error=self.last_error,
+        )
 
     def final_page(self) -> dict:
         return {"url": self.origin + "/", "title": "", "html": ""}

@@ -1,4 +1,5 @@
 """Start real Celery worker processes on the test database and a dedicated Redis db and queue."""
+
 import os
 import signal
 import socket
@@ -76,13 +77,32 @@ def celery_workers(count: int = 1, *, concurrency: int = 1):
     for i in range(count):
         log = open(Path(settings.DATA_DIR) / f"{queue}-{i}.log", "w+")  # noqa: SIM115 - closed below
         logs.append(log)
-        procs.append(subprocess.Popen(
-            [str(ROOT / ".venv" / "bin" / "celery"), "-A", "replicagym", "worker", "-Q", queue,
-             "-c", str(concurrency), "-n", f"w{i}-{queue}@%h", "--without-gossip", "--without-mingle",
-             "--without-heartbeat", "-l", "WARNING"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: a test can kill the worker with its pool and browser
-        ))
+        procs.append(
+            subprocess.Popen(
+                [
+                    str(ROOT / ".venv" / "bin" / "celery"),
+                    "-A",
+                    "replicagym",
+                    "worker",
+                    "-Q",
+                    queue,
+                    "-c",
+                    str(concurrency),
+                    "-n",
+                    f"w{i}-{queue}@%h",
+                    "--without-gossip",
+                    "--without-mingle",
+                    "--without-heartbeat",
+                    "-l",
+                    "WARNING",
+                ],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group: a test can kill the worker with its pool and browser
+            )
+        )
     app = Celery("replicagym-test", broker=REDIS_URL)
     app.conf.task_default_queue = queue
     app.worker_procs = procs

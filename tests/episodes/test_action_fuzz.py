@@ -5,6 +5,7 @@ action strings (truncations such as `click(`, `fill("a",`, `scroll(1,`), and a
 truncated action sent through the engine's step path is the step's error, not an
 errored episode.
 """
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -17,23 +18,91 @@ from verifiers import actions as A
 from verifiers.actions import ActionError, parse_action
 
 VALID = [
-    'click("a51")', "click('b22', button=\"right\")", 'click("48", button="middle", modifiers=["Shift", "Alt"])',
-    'dblclick("12")', 'hover("a3")', 'fill("a12", "multi-line\\nexample")', "fill('a12', 'it\\'s')",
-    'fill("a1", "caf\\u00e9 \\x41")', 'clear("a9")', 'select_option("c48", ["red", "green"])',
-    'select_option("a48", "blue")', 'check("a7")', 'uncheck("a7")', 'press("a26", "Control+a")', 'focus("b1")',
-    'drag_and_drop("56", "498")', 'upload_file("63", ["a.pdf", "b.png"])', "scroll(0, 200)",
-    "scroll(-50.2, -100.5)", 'goto("/agent/tickets/8001")', "go_back()", "go_forward()", "new_tab()",
-    "tab_focus(2)", "tab_close()", 'send_msg_to_user("The refund is $12.50")', 'report_infeasible("no such ticket")',
-    "noop()", "noop(wait_ms=500)", "mouse_move(10, 20.5)", "mouse_click(887.2, 68)",
-    "mouse_dblclick(56, 712.56, 'right')", "mouse_down(1, 2)", "mouse_up(1.5, -2, button=\"middle\")",
-    "mouse_drag_and_drop(1, 2, 3, 4)", 'mouse_upload_file(5, 6, "a.pdf")', 'keyboard_type("Hello world!")',
-    'keyboard_insert_text("x")', 'keyboard_press("Enter")', 'keyboard_down("Shift")', 'keyboard_up("Shift")',
-    "click(\"role=button[name='Submit as Solved']\")", '  click( bid = "a1" , )  ',
+    'click("a51")',
+    "click('b22', button=\"right\")",
+    'click("48", button="middle", modifiers=["Shift", "Alt"])',
+    'dblclick("12")',
+    'hover("a3")',
+    'fill("a12", "multi-line\\nexample")',
+    "fill('a12', 'it\\'s')",
+    'fill("a1", "caf\\u00e9 \\x41")',
+    'clear("a9")',
+    'select_option("c48", ["red", "green"])',
+    'select_option("a48", "blue")',
+    'check("a7")',
+    'uncheck("a7")',
+    'press("a26", "Control+a")',
+    'focus("b1")',
+    'drag_and_drop("56", "498")',
+    'upload_file("63", ["a.pdf", "b.png"])',
+    "scroll(0, 200)",
+    "scroll(-50.2, -100.5)",
+    'goto("/agent/tickets/8001")',
+    "go_back()",
+    "go_forward()",
+    "new_tab()",
+    "tab_focus(2)",
+    "tab_close()",
+    'send_msg_to_user("The refund is $12.50")',
+    'report_infeasible("no such ticket")',
+    "noop()",
+    "noop(wait_ms=500)",
+    "mouse_move(10, 20.5)",
+    "mouse_click(887.2, 68)",
+    "mouse_dblclick(56, 712.56, 'right')",
+    "mouse_down(1, 2)",
+    'mouse_up(1.5, -2, button="middle")',
+    "mouse_drag_and_drop(1, 2, 3, 4)",
+    'mouse_upload_file(5, 6, "a.pdf")',
+    'keyboard_type("Hello world!")',
+    'keyboard_insert_text("x")',
+    'keyboard_press("Enter")',
+    'keyboard_down("Shift")',
+    'keyboard_up("Shift")',
+    "click(\"role=button[name='Submit as Solved']\")",
+    '  click( bid = "a1" , )  ',
 ]
 # what mutations splice in: the grammar's own punctuation, quotes, escapes, and Python that must stay refused
-PIECES = ["(", ")", "[", "]", ",", "=", "-", "+", '"', "'", "\\", "\\u", "\\x4", "\\N{", '"""', "\n", ";", "#",
-          "*", "**", "__import__('os')", "lambda: 0", "0x", "1e400", "9" * 5000, "True", "None", "b'", "f'{",
-          ".", ":=", "\x00", "\ud800", "é", "[" * 250, "-" * 300, "click(", "fill(\"a\","]
+PIECES = [
+    "(",
+    ")",
+    "[",
+    "]",
+    ",",
+    "=",
+    "-",
+    "+",
+    '"',
+    "'",
+    "\\",
+    "\\u",
+    "\\x4",
+    "\\N{",
+    '"""',
+    "\n",
+    ";",
+    "#",
+    "*",
+    "**",
+    "__import__('os')",
+    "lambda: 0",
+    "0x",
+    "1e400",
+    "9" * 5000,
+    "True",
+    "None",
+    "b'",
+    "f'{",
+    ".",
+    ":=",
+    "\x00",
+    "\ud800",
+    "é",
+    "[" * 250,
+    "-" * 300,
+    "click(",
+    'fill("a",',
+]
 
 
 def assert_action_or_action_error(text) -> None:
@@ -58,13 +127,13 @@ def mutated(rng, text: str) -> str:
         if how == "truncate":
             text = text[:cut]
         elif how == "delete":
-            text = text[:cut] + text[cut + rng.randint(1, 4):]
+            text = text[:cut] + text[cut + rng.randint(1, 4) :]
         elif how == "insert":
             text = text[:cut] + rng.choice(PIECES) + text[cut:]
         elif how == "duplicate":
-            text = text[:cut] + text[cut // 2: cut] + text[cut:]
+            text = text[:cut] + text[cut // 2 : cut] + text[cut:]
         else:
-            text = text[:cut] + chr(rng.randint(0, 0x2FFFF)) + text[cut + 1:]
+            text = text[:cut] + chr(rng.randint(0, 0x2FFFF)) + text[cut + 1 :]
     return text
 
 
@@ -100,12 +169,19 @@ def test_every_prefix_of_every_valid_action_is_an_action_or_an_action_error():
 
 @pytest.mark.parametrize(
     ("text", "message"),
-    [("click(", "missing ')' to close click("), ('fill("a",', "missing ')' to close fill("),
-     ("scroll(1,", "missing ')' to close scroll("), ('click("a1', "unterminated string"),
-     ("-" * 50_000 + "1", "not one action call"), ("[" * 300, "not one action call"),
-     ("scroll(0x" + "f" * 300 + ", 0)", "finite number"), ("noop(1" + "0" * 5000 + ")", "not one action call"),
-     ('click("a\\q")', "unknown escape \\q"),
-     ('fill("a1", "\\ud800")', "not valid Unicode"), ('click("\x00")', "null bytes")],
+    [
+        ("click(", "missing ')' to close click("),
+        ('fill("a",', "missing ')' to close fill("),
+        ("scroll(1,", "missing ')' to close scroll("),
+        ('click("a1', "unterminated string"),
+        ("-" * 50_000 + "1", "not one action call"),
+        ("[" * 300, "not one action call"),
+        ("scroll(0x" + "f" * 300 + ", 0)", "finite number"),
+        ("noop(1" + "0" * 5000 + ")", "not one action call"),
+        ('click("a\\q")', "unknown escape \\q"),
+        ('fill("a1", "\\ud800")', "not valid Unicode"),
+        ('click("\x00")', "null bytes"),
+    ],
 )
 def test_truncated_and_pathological_actions_raise_action_error_with_a_message(text, message):
     with pytest.raises(ActionError) as err:

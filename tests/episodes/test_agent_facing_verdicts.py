@@ -5,6 +5,7 @@ Every task of every installed pack is finished wrongly, through the REST API
 task's answer key that the agent was not already given (in the task id, title,
 instruction or start page) may appear anywhere in those payloads. Staff keep the detail.
 """
+
 import json
 import re
 from datetime import date, datetime
@@ -94,8 +95,13 @@ def test_no_agent_facing_payload_of_a_wrong_finish_reveals_the_answer_key(all_pa
     for task in all_packs:
         instance = task.with_params(task.params)
         secrets = secrets_of(task, instance, task.params)
-        episode = episode_create(task=task, agent="external", owner=agent.user, status=Episode.Status.RUNNING,
-                                 claimed_by=f"{API_CLAIM}{agent.user.pk}")
+        episode = episode_create(
+            task=task,
+            agent="external",
+            owner=agent.user,
+            status=Episode.Status.RUNNING,
+            claimed_by=f"{API_CLAIM}{agent.user.pk}",
+        )
         finished = agent.post(f"/api/episodes/{episode.pk}/finish", {"messages": [JUNK]}, format="json")
         assert finished.status_code == 200, (task.task_id, finished.content)
         assert finished.json()["verdict"]["passed"] is False, task.task_id
@@ -104,8 +110,12 @@ def test_no_agent_facing_payload_of_a_wrong_finish_reveals_the_answer_key(all_pa
         # the gym env builds the same `info` on every step and at the end (ReplicaEnv._info)
         env = ReplicaEnv(task.task_id)
         env.episode = episode
-        for where, payload in (("REST finish", finished.json()), ("REST episode", shown), ("gym info", env._info()),
-                               ("agent task info", task_info(instance))):
+        for where, payload in (
+            ("REST finish", finished.json()),
+            ("REST episode", shown),
+            ("gym info", env._info()),
+            ("agent task info", task_info(instance)),
+        ):
             assert leaks(payload, secrets) == [], f"{task.task_id}: {where} reveals the answer key"
         assert any(a["detail"] for a in episode.verdict["assertions"]), "staff keep the detail"
 
@@ -127,11 +137,18 @@ def test_gym_step_that_ends_the_episode_gives_the_agent_view_in_info(test_pack):
 
 def test_agent_view_keeps_passed_and_the_signals_only():
     verdict = {
-        "passed": False, "partial": 0.5, "collateral_ok": False,
+        "passed": False,
+        "partial": 0.5,
+        "collateral_ok": False,
         "collateral": [{"table": "testbed.note", "op": "added", "key": "1000", "title": "Refund of 12.50"}],
         "assertions": [
-            {"name": "reports the total", "kind": "answer", "required": True, "passed": False,
-             "detail": 'the last message ("x") does not answer {"amount": "12.50", "currency": "USD"}'},
+            {
+                "name": "reports the total",
+                "kind": "answer",
+                "required": True,
+                "passed": False,
+                "detail": 'the last message ("x") does not answer {"amount": "12.50", "currency": "USD"}',
+            },
             {"name": "nothing else changed", "kind": "diff", "required": False, "passed": True, "detail": "re_1"},
         ],
     }

@@ -1,4 +1,5 @@
 """Celery tasks in real worker processes: stdlib `platform` inside workers, claims, sweeps."""
+
 import json
 import platform
 from datetime import timedelta
@@ -78,7 +79,9 @@ def test_two_workers_on_redis_run_20_episodes_each_recorded_exactly_once():
     episodes = list(Episode.objects.filter(run=run))
     assert len(episodes) == 20
     assert sorted(e.attempt for e in episodes) == list(range(20))
-    assert all(e.status == "succeeded" for e in episodes), [(e.pk, e.status, e.error) for e in episodes if e.status != "succeeded"]
+    assert all(e.status == "succeeded" for e in episodes), [
+        (e.pk, e.status, e.error) for e in episodes if e.status != "succeeded"
+    ]
     # each episode ran once: one claim, one step row (the oracle's one action), one verdict
     assert Step.objects.filter(episode__run=run).count() == 20
     assert all(e.claimed_by and e.started_at and e.finished_at for e in episodes)
@@ -122,7 +125,9 @@ def test_run_episode_skips_an_episode_another_worker_claimed(monkeypatch):
 
 
 @pytest.mark.django_db
-def test_run_fans_out_one_queued_episode_per_task_and_attempt_and_enqueues_them_on_commit(monkeypatch, django_capture_on_commit_callbacks, settings):
+def test_run_fans_out_one_queued_episode_per_task_and_attempt_and_enqueues_them_on_commit(
+    monkeypatch, django_capture_on_commit_callbacks, settings
+):
     from celery import current_app
 
     from episodes.runs import run_create, run_episodes_create

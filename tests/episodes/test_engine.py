@@ -1,4 +1,5 @@
 """The episode loop in a real Chromium: steps, errors that don't end the episode, verdicts, storage, determinism."""
+
 import os
 
 import pytest
@@ -82,8 +83,10 @@ def test_time_limit_ends_the_episode_timed_out_with_a_verdict(live_pack):
 def test_same_task_and_actions_give_the_same_state_hash_and_byte_identical_screenshots(live_pack):
     params = task_current("testbed.open-note").params
     actions = [
-        f'fill("#id_email", "{params["email"]}")', f'fill("#id_password", "{params["password"]}")',
-        "click(\"role=button[name='Sign in']\")", 'goto("/notes/1")',
+        f'fill("#id_email", "{params["email"]}")',
+        f'fill("#id_password", "{params["password"]}")',
+        "click(\"role=button[name='Sign in']\")",
+        'goto("/notes/1")',
     ]  # the task's limit is 4 steps
     a = episode_play(task_id="testbed.open-note", actions=actions)
     shots = Screenshot.objects.count()
@@ -92,7 +95,9 @@ def test_same_task_and_actions_give_the_same_state_hash_and_byte_identical_scree
     assert a.final_state_id == b.final_state_id
     sha = lambda ep: list(ep.steps.order_by("index").values_list("screenshot__sha256", flat=True))  # noqa: E731
     assert sha(a) == sha(b) and None not in sha(a)
-    assert a.steps.get(index=3).url.endswith("/notes/1")  # signed in: the note, not the sign-in page, not the sign-in page
+    assert a.steps.get(index=3).url.endswith(
+        "/notes/1"
+    )  # signed in: the note, not the sign-in page, not the sign-in page
     assert len(set(sha(a))) == 4  # four different screens, each byte-identical across the two runs
     assert Screenshot.objects.count() == shots  # stored once
 
@@ -116,7 +121,10 @@ def test_trajectory_export_reads_back_with_the_same_actions(live_pack):
     trajectory = trajectory_parse(text)
     assert trajectory.actions == actions
     assert trajectory.header["task"] == "testbed.open-note" and trajectory.header["passed"] is True
-    assert trajectory.steps[0]["error"] and trajectory.steps[0]["screenshot"] == Step.objects.get(episode=episode, index=0).screenshot.sha256
+    assert (
+        trajectory.steps[0]["error"]
+        and trajectory.steps[0]["screenshot"] == Step.objects.get(episode=episode, index=0).screenshot.sha256
+    )
 
 
 class ChromiumKiller:

@@ -1,4 +1,5 @@
 """The final page the verifier reads holds what was saved, never what was typed and not saved."""
+
 import pytest
 
 from episodes.browser import EpisodeSession, shared_browser
@@ -18,8 +19,14 @@ EMPTY = {"replica": "testbed", "tables": {}}
 
 def page_passes(html: str, **assertion) -> bool:
     spec = {"assertions": [{"name": "page", "kind": "page", **assertion}]}
-    inputs = VerifierInputs(initial=EMPTY, final=EMPTY, final_page={"url": "http://w/agent/tickets/8003", "title": "",
-                            "html": html}, replica="testbed", clock="2026-03-02T09:00:00Z", params={})
+    inputs = VerifierInputs(
+        initial=EMPTY,
+        final=EMPTY,
+        final_page={"url": "http://w/agent/tickets/8003", "title": "", "html": html},
+        replica="testbed",
+        clock="2026-03-02T09:00:00Z",
+        params={},
+    )
     return verify(spec, inputs).passed
 
 

@@ -1,4 +1,5 @@
 """The gym API: gymnasium.make("replicagym/<task>"), the env checker where it applies, a BrowserGym-style loop."""
+
 import gymnasium
 import numpy as np
 import pytest
@@ -46,7 +47,10 @@ def test_browsergym_style_loop_drives_the_env_with_unchanged_action_strings(env_
     assert rewards[0] == 0.0 and rewards[-1] > 0.5
     assert info["status"] == "succeeded" and info["verdict"]["passed"] is True
     episode = Episode.objects.get(pk=info["episode"])
-    assert list(episode.steps.values_list("action", flat=True)) == ['click("a999999")', f'send_msg_to_user("Note #3 is {status}.")']
+    assert list(episode.steps.values_list("action", flat=True)) == [
+        'click("a999999")',
+        f'send_msg_to_user("Note #3 is {status}.")',
+    ]
     assert episode.steps.get(index=0).error  # the missing element was the last action error, the episode went on
 
 

@@ -1,4 +1,5 @@
 """`manage.py run_suite`: a suite x agent x attempts over local workers, a JSON report, one-line errors."""
+
 import json
 import os
 import subprocess
@@ -26,7 +27,14 @@ def test_oracle_passes_every_task_and_the_report_has_per_task_means_and_totals(l
     for task in report["tasks"].values():
         assert task["attempts"] == 1 and task["passes"] == 1 and task["rewards"]["task_completion"] == 1.0
         assert task["mean_steps"] >= 1 and task["mean_seconds"] > 0
-        assert set(task["rewards"]) == {"task_completion", "efficiency", "error_recovery", "action_precision", "collateral", "episode_reward"}
+        assert set(task["rewards"]) == {
+            "task_completion",
+            "efficiency",
+            "error_recovery",
+            "action_precision",
+            "collateral",
+            "episode_reward",
+        }
     assert report["totals"]["attempts"] == 2 and report["totals"]["passes"] == 2
     err = capsys.readouterr().err
     assert "[2/2]" in err and "done: 2/2 passed" in err
@@ -70,7 +78,9 @@ def test_replay_of_an_exported_trajectory_reproduces_the_episode(live_pack, tmp_
     assert list(replayed.steps.values_list("action", "error")) == list(original.steps.values_list("action", "error"))
     assert replayed.status == original.status == "succeeded"
     assert replayed.final_state.state_hash == played["final_state_hash"]
-    assert list(replayed.steps.values_list("screenshot__sha256", flat=True)) == [s["screenshot"] for s in played["steps"]]
+    assert list(replayed.steps.values_list("screenshot__sha256", flat=True)) == [
+        s["screenshot"] for s in played["steps"]
+    ]
     assert (tmp_path / "testbed.open-note-0.jsonl").read_text().count("\n") == 3
 
 
@@ -108,7 +118,9 @@ def test_an_unreadable_replay_file_is_a_clear_error(test_pack, tmp_path):
 )
 def test_command_line_errors_exit_non_zero_with_one_line_on_stderr(args, message):
     env = {**os.environ, "DATABASE_URL": worker_database_url(), "DJANGO_SETTINGS_MODULE": "replicagym.settings"}
-    result = subprocess.run([sys.executable, "manage.py", "run_suite", *args], cwd=ROOT, env=env, capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "run_suite", *args], cwd=ROOT, env=env, capture_output=True, text=True
+    )
     assert result.returncode != 0
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], result.stderr

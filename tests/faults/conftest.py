@@ -1,4 +1,5 @@
 """Fixtures of the fault tests: testbed worlds served with a small test urlconf, one client per world."""
+
 import pytest
 from django.test import Client
 

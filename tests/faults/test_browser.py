@@ -1,4 +1,5 @@
 """In a real Chromium: the interstitial blocks the page until dismissed; the layout shift moves content under the pointer."""
+
 import pytest
 
 from episodes.browser import shared_browser
@@ -44,7 +45,10 @@ def test_the_interstitial_covers_the_page_until_dismissed(make_world, page_of):
     assert element_at(page, target) == "target"
     assert page.url.endswith("/p/tickets")  # closed in place, no reload
     events = fault_events(world=world)
-    assert [(e["event"], e["detail"]) for e in events] == [("fired", {"kind": "new_version"}), ("recovered", {"choice": "later"})]
+    assert [(e["event"], e["detail"]) for e in events] == [
+        ("fired", {"kind": "new_version"}),
+        ("recovered", {"choice": "later"}),
+    ]
     page.reload()
     assert page.get_by_role("dialog").count() == 0
 

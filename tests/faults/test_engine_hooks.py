@@ -1,4 +1,5 @@
 """What the episode engine calls: world_step() before each step, fault_events() after; and determinism."""
+
 import pytest
 
 from replicas.worlds.clock import world_clock_advance
@@ -19,7 +20,10 @@ def test_a_step_trigger_fires_at_that_step_and_not_before(make_world, client_for
         world_step(world=world, index=index)
         codes.append(client.get("/p/x").status_code)
     assert codes == [200, 200, 500, 200]
-    assert [(e["event"], e["at_step"], e["at_request"]) for e in fault_events(world=world)] == [("fired", 2, 3), ("recovered", 3, 4)]
+    assert [(e["event"], e["at_step"], e["at_request"]) for e in fault_events(world=world)] == [
+        ("fired", 2, 3),
+        ("recovered", 3, 4),
+    ]
 
 
 def test_a_clock_trigger_fires_once_the_world_clock_reaches_it(make_world, client_for):
@@ -67,13 +71,23 @@ def run_episode(make_world, client_for, faults):
     world = make_world(faults=faults)
     client = client_for(world)
     trajectory = []
-    actions = [("get", "/"), ("get", BILLING), ("get", BILLING), ("post", "/login"), ("get", "/p/ticket"), ("get", "/account"), ("get", BILLING)]
+    actions = [
+        ("get", "/"),
+        ("get", BILLING),
+        ("get", BILLING),
+        ("post", "/login"),
+        ("get", "/p/ticket"),
+        ("get", "/account"),
+        ("get", BILLING),
+    ]
     for index, (method, path) in enumerate(actions):
         world_step(world=world, index=index)
         since = trajectory[-1]["since"] if trajectory else 0
         status = getattr(client, method)(path).status_code
         events = fault_events(world=world, since=since)
-        trajectory.append({"index": index, "status": status, "fault_events": events, "since": events[-1]["seq"] if events else since})
+        trajectory.append(
+            {"index": index, "status": status, "fault_events": events, "since": events[-1]["seq"] if events else since}
+        )
         world_clock_advance(world=world, seconds=30)
     return trajectory, state_hash(snapshot(world))
 
@@ -92,7 +106,10 @@ def test_same_task_seed_faults_and_actions_give_the_same_trajectory_and_final_st
     fired = [(t["index"], e["fault"], e["event"]) for t in first for e in t["fault_events"]]
     assert fired == [
         (0, "legacy_format", "applied"),  # at creation: read with the first step
-        (1, "api_timeout", "fired"), (2, "api_timeout", "recovered"),
-        (4, "interstitial", "fired"), (5, "stale_record", "fired"), (5, "session_expiry", "fired"),
+        (1, "api_timeout", "fired"),
+        (2, "api_timeout", "recovered"),
+        (4, "interstitial", "fired"),
+        (5, "stale_record", "fired"),
+        (5, "session_expiry", "fired"),
     ]
     assert recovery_rate([e for t in first for e in t["fault_events"]]) == 1 / 3

@@ -1,4 +1,5 @@
 """docs/schemas/fault.schema.json: current with the fault library, complete for the fault builder, used by the validator."""
+
 import json
 
 import jsonschema
@@ -41,22 +42,30 @@ def test_every_fault_parameter_has_its_range_or_choices_default_title_and_descri
 
 
 def test_errors_come_as_json_paths_for_the_ui():
-    errors = fault_spec_errors([
-        {"name": "api_timeout", "params": {"delay_ms": 9000, "status": 500}},
-        {"name": "session_expiry", "trigger": {"step": -1}},
-        {"name": "interstitial", "trigger": {"clock": "soon"}},
-    ])
+    errors = fault_spec_errors(
+        [
+            {"name": "api_timeout", "params": {"delay_ms": 9000, "status": 500}},
+            {"name": "session_expiry", "trigger": {"step": -1}},
+            {"name": "interstitial", "trigger": {"clock": "soon"}},
+        ]
+    )
     assert ("faults[0].params.delay_ms", "9000 is above the maximum 5000") in errors
     assert ("faults[0].params.status", "500 is not one of 408, 504") in errors
     assert ("faults[1].trigger.step", "-1 is below the minimum 0") in errors
     assert fault_spec_errors([{"name": "interstitial", "trigger": {"clock": "soon"}}]) == [
-        ("faults[0].trigger.clock", "'soon' is neither an ISO time nor an offset like \"+10m\"")]
+        ("faults[0].trigger.clock", "'soon' is neither an ISO time nor an offset like \"+10m\"")
+    ]
     assert fault_spec_errors([{"name": "server_error", "trigger": {"requests": 2, "route": "^/api/"}}]) == []
 
 
 def test_normalised_specs_validate_again_unchanged():
     # a world's armed faults are validated again when armed: null triggers and filled defaults must pass
-    specs = validate_faults([{"name": "legacy_format"}, {"name": "server_error", "params": {"route": "^/api/"}},
-                             {"name": "session_expiry", "trigger": {"clock": "+10m"}}])
+    specs = validate_faults(
+        [
+            {"name": "legacy_format"},
+            {"name": "server_error", "params": {"route": "^/api/"}},
+            {"name": "session_expiry", "trigger": {"clock": "+10m"}},
+        ]
+    )
     assert specs[0]["trigger"] is None and specs[1]["trigger"] == {"requests": 1, "route": "^/api/"}
     assert validate_faults(specs) == specs

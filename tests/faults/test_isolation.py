@@ -1,4 +1,5 @@
 """Faults are per world: one armed in a world never fires in another served at the same time."""
+
 import http.client
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
@@ -39,7 +40,9 @@ def get(port, world, path):
 
 def test_concurrent_requests_to_two_worlds_on_a_live_server_keep_faults_apart(make_world, live_server):
     port = int(live_server.url.rsplit(":", 1)[1])
-    a = make_world(faults=[{"name": "server_error", "params": {"route": "^/p/", "times": 3}, "trigger": {"requests": 5}}])
+    a = make_world(
+        faults=[{"name": "server_error", "params": {"route": "^/p/", "times": 3}, "trigger": {"requests": 5}}]
+    )
     b = make_world(faults=[{"name": "api_timeout", "params": {"route": "^/api/", "delay_ms": 0, "times": 2}}])
     jobs = [(a, "/p/x"), (b, "/p/x")] * 12 + [(b, "/api/v2/billing/x")] * 4
     with ThreadPoolExecutor(max_workers=6) as pool:

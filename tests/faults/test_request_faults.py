@@ -1,4 +1,5 @@
 """Request faults (api_timeout, server_error, slow_response) fire at their trigger, are recorded, and combine."""
+
 import pytest
 
 from replicas.testbed.models import Note
@@ -22,7 +23,9 @@ def test_api_timeout_fires_at_the_nth_call_for_times_calls_then_the_retry_succee
     assert statuses(client, BILLING, 5) == [200, 200, 504, 504, 200]
     events = fault_events(world=world)
     assert [(e["event"], e["at_request"], e["detail"].get("occurrence")) for e in events] == [
-        ("fired", 4, 1), ("fired", 5, 2), ("recovered", 6, None),
+        ("fired", 4, 1),
+        ("fired", 5, 2),
+        ("recovered", 6, None),
     ]
     assert events[0]["route"] == BILLING
     assert events[0]["recovery"] == {
@@ -40,10 +43,12 @@ def test_api_timeout_answers_with_the_json_error_shape_the_billing_app_reads(mak
 
 
 def test_server_error_shows_an_error_page_for_pages_and_json_for_apis(make_world, client_for):
-    world = make_world(faults=[
-        {"name": "server_error", "params": {"route": "^/p/", "status": 503}},
-        {"name": "server_error", "params": {"route": "^/api/", "times": 2}},
-    ])
+    world = make_world(
+        faults=[
+            {"name": "server_error", "params": {"route": "^/p/", "status": 503}},
+            {"name": "server_error", "params": {"route": "^/api/", "times": 2}},
+        ]
+    )
     client = client_for(world)
     page = client.get("/p/orders")
     assert page.status_code == 503
@@ -76,18 +81,25 @@ def test_static_files_and_favicon_do_not_count_toward_triggers(make_world, clien
 
 def test_faults_on_one_route_combine_in_spec_order(make_world, client_for):
     # the first failing fault answers; later ones wait for the next request on the route
-    world = make_world(faults=[
-        {"name": "slow_response", "params": {"route": "^/api/", "delay_ms": 1, "times": 3}},
-        {"name": "server_error", "params": {"route": "^/api/"}},
-        api_timeout(times=1),
-    ])
+    world = make_world(
+        faults=[
+            {"name": "slow_response", "params": {"route": "^/api/", "delay_ms": 1, "times": 3}},
+            {"name": "server_error", "params": {"route": "^/api/"}},
+            api_timeout(times=1),
+        ]
+    )
     client = client_for(world)
     assert statuses(client, BILLING, 3) == [500, 504, 200]
     events = fault_events(world=world)
     assert [(e["index"], e["event"], e["at_request"]) for e in events] == [
-        (0, "fired", 1), (1, "fired", 1),
-        (0, "fired", 2), (2, "fired", 2),
-        (0, "fired", 3), (0, "recovered", 3), (1, "recovered", 3), (2, "recovered", 3),
+        (0, "fired", 1),
+        (1, "fired", 1),
+        (0, "fired", 2),
+        (2, "fired", 2),
+        (0, "fired", 3),
+        (0, "recovered", 3),
+        (1, "recovered", 3),
+        (2, "recovered", 3),
     ]
     assert [e["seq"] for e in events] == list(range(1, 9))
 
@@ -109,7 +121,9 @@ def test_a_never_retrying_agent_does_not_recover_and_a_retrying_one_does(make_wo
 
 
 def test_a_processed_timeout_does_the_work_but_answers_with_the_timeout(make_world, client_for):
-    world = make_world(faults=[{"name": "api_timeout", "params": {"route": "^/api/", "delay_ms": 0, "processed": True}}])
+    world = make_world(
+        faults=[{"name": "api_timeout", "params": {"route": "^/api/", "delay_ms": 0, "processed": True}}]
+    )
     response = client_for(world).post("/api/v2/billing/payments/ch_1/refunds", {"note": 1})
     assert response.status_code == 504 and response.json()["code"] == "timeout"
     with bound_world(world):

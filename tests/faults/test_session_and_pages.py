@@ -1,4 +1,5 @@
 """session_expiry, interstitial and layout_shift: they act at their trigger, are recorded, and can be recovered from."""
+
 import re
 
 import pytest
@@ -45,7 +46,9 @@ def test_session_expiry_on_a_step_trigger_ends_the_session_at_the_first_request_
 
 
 def test_interstitial_appears_from_the_nth_page_until_dismissed(make_world, client_for):
-    world = make_world(faults=[{"name": "interstitial", "params": {"kind": "cookie_banner"}, "trigger": {"requests": 2}}])
+    world = make_world(
+        faults=[{"name": "interstitial", "params": {"kind": "cookie_banner"}, "trigger": {"requests": 2}}]
+    )
     client = client_for(world)
     assert b"rg-interstitial" not in client.get("/p/one").content
     page = client.get("/p/two").content.decode()
@@ -54,15 +57,23 @@ def test_interstitial_appears_from_the_nth_page_until_dismissed(make_world, clie
     assert f'action="{DISMISS_PATH}"' in page and 'name="next" value="/p/two"' in page
     assert "/static/worlds/faults.js" in page and "/static/worlds/faults.css" in page
     assert b"rg-interstitial-0" in client.get("/p/three").content  # still there: it blocks until dismissed
-    fragment = client.get("/fragment", HTTP_HX_REQUEST="true", HTTP_HX_CURRENT_URL=f"http://w-{world.token}.localhost:8000/p/three").content.decode()
+    fragment = client.get(
+        "/fragment", HTTP_HX_REQUEST="true", HTTP_HX_CURRENT_URL=f"http://w-{world.token}.localhost:8000/p/three"
+    ).content.decode()
     assert fragment.startswith("<tr><td>row</td></tr></body>")  # htmx answers get the modal out of band
-    assert '<template><div id="rg-faults-layer" hx-swap-oob="true"><div class="rg-backdrop" id="rg-interstitial-0"' in fragment
+    assert (
+        '<template><div id="rg-faults-layer" hx-swap-oob="true"><div class="rg-backdrop" id="rg-interstitial-0"'
+        in fragment
+    )
     assert 'name="next" value="/p/three"' in fragment
     response = client.post(DISMISS_PATH, {"fault": "0", "choice": "reject", "next": "/p/three"})
     assert response.status_code == 303 and response["Location"] == "/p/three"
     assert b"rg-interstitial" not in client.get("/p/three").content
     events = fault_events(world=world)
-    assert [(e["event"], e["detail"]) for e in events] == [("fired", {"kind": "cookie_banner"}), ("recovered", {"choice": "reject"})]
+    assert [(e["event"], e["detail"]) for e in events] == [
+        ("fired", {"kind": "cookie_banner"}),
+        ("recovered", {"choice": "reject"}),
+    ]
     assert events[1]["route"] == DISMISS_PATH and events[1]["recovery"]["kind"] == "dismiss"
 
 
@@ -71,7 +82,10 @@ def test_dismissing_by_script_answers_204_and_is_recorded_once(make_world, clien
     client = client_for(world)
     client.get("/")
     for _ in range(2):
-        assert client.post(DISMISS_PATH, {"fault": "0", "choice": "dismiss"}, HTTP_X_REPLICAGYM_FAULT="1").status_code == 204
+        assert (
+            client.post(DISMISS_PATH, {"fault": "0", "choice": "dismiss"}, HTTP_X_REPLICAGYM_FAULT="1").status_code
+            == 204
+        )
     assert [e["event"] for e in fault_events(world=world)] == ["fired", "recovered"]
 
 
@@ -101,7 +115,9 @@ def test_a_dismissal_before_the_modal_appeared_is_refused(make_world, client_for
 
 
 def test_layout_shift_is_injected_on_its_pages_only_and_a_banner_click_is_a_misclick(make_world, client_for):
-    world = make_world(faults=[{"name": "layout_shift", "params": {"shift_px": 120, "times": 2}, "trigger": {"requests": 2}}])
+    world = make_world(
+        faults=[{"name": "layout_shift", "params": {"shift_px": 120, "times": 2}, "trigger": {"requests": 2}}]
+    )
     client = client_for(world)
     pages = [client.get(f"/p/n{i}").content.decode() for i in range(4)]
     assert ["rg-layout-shift" in p for p in pages] == [False, True, True, False]

@@ -1,4 +1,5 @@
 """Fault specs: normalised with defaults, refused with an error naming the entry and the problem."""
+
 import pytest
 
 from replicas.worlds.faults import FaultSpecError, faults_for_world, validate_faults
@@ -24,19 +25,49 @@ def test_data_faults_applied_at_creation_have_no_trigger():
     [
         ({"name": "api_timeout"}, "faults: must be a list"),
         ([{"name": "api_timeot"}], "faults[0].name: unknown fault 'api_timeot' (known: ambiguous_field, api_timeout,"),
-        ([{"name": "interstitial"}, {"name": "api_timeout", "params": {"delay_ms": 9000}}], "faults[1].params.delay_ms: 9000 is above the maximum 5000"),
-        ([{"name": "api_timeout", "params": {"delay": 10}}], "faults[0].params.delay: unknown parameter of api_timeout (allowed: delay_ms, processed, route, status, times)"),
+        (
+            [{"name": "interstitial"}, {"name": "api_timeout", "params": {"delay_ms": 9000}}],
+            "faults[1].params.delay_ms: 9000 is above the maximum 5000",
+        ),
+        (
+            [{"name": "api_timeout", "params": {"delay": 10}}],
+            "faults[0].params.delay: unknown parameter of api_timeout (allowed: delay_ms, processed, route, status, times)",
+        ),
         ([{"name": "api_timeout", "params": {"status": 500}}], "faults[0].params.status: 500 is not one of 408, 504"),
-        ([{"name": "server_error", "params": {"route": "(unclosed"}}], "faults[0].params.route: '(unclosed' is not a valid regular expression"),
+        (
+            [{"name": "server_error", "params": {"route": "(unclosed"}}],
+            "faults[0].params.route: '(unclosed' is not a valid regular expression",
+        ),
         ([{"name": "server_error", "params": {"times": "2"}}], "faults[0].params.times: must be an integer, not '2'"),
-        ([{"name": "api_timeout", "params": {"processed": 1}}], "faults[0].params.processed: must be true or false, not 1"),
-        ([{"name": "server_error", "trigger": {"requests": 0}}], "faults[0].trigger.requests: 0 is below the minimum 1"),
-        ([{"name": "server_error", "trigger": {"step": 2, "requests": 1}}], "faults[0].trigger: give exactly one of requests, step, clock"),
-        ([{"name": "server_error", "trigger": {"step": 2, "route": "^/"}}], "faults[0].trigger.route: a route belongs to a requests trigger only"),
-        ([{"name": "session_expiry", "trigger": {"clock": "tomorrow"}}], "faults[0].trigger.clock: 'tomorrow' is neither an ISO time nor an offset"),
-        ([{"name": "session_expiry", "trigger": {"clock": "+900d"}}], "faults[0].trigger.clock: '+900d' is more than a year ahead"),
+        (
+            [{"name": "api_timeout", "params": {"processed": 1}}],
+            "faults[0].params.processed: must be true or false, not 1",
+        ),
+        (
+            [{"name": "server_error", "trigger": {"requests": 0}}],
+            "faults[0].trigger.requests: 0 is below the minimum 1",
+        ),
+        (
+            [{"name": "server_error", "trigger": {"step": 2, "requests": 1}}],
+            "faults[0].trigger: give exactly one of requests, step, clock",
+        ),
+        (
+            [{"name": "server_error", "trigger": {"step": 2, "route": "^/"}}],
+            "faults[0].trigger.route: a route belongs to a requests trigger only",
+        ),
+        (
+            [{"name": "session_expiry", "trigger": {"clock": "tomorrow"}}],
+            "faults[0].trigger.clock: 'tomorrow' is neither an ISO time nor an offset",
+        ),
+        (
+            [{"name": "session_expiry", "trigger": {"clock": "+900d"}}],
+            "faults[0].trigger.clock: '+900d' is more than a year ahead",
+        ),
         ([{"name": "session_expiry", "trigger": "step 3"}], "faults[0].trigger: must be an object"),
-        ([{"name": "data_conflict", "trigger": {"step": 1}}], "faults[0].trigger: data_conflict is applied at world creation and takes no trigger"),
+        (
+            [{"name": "data_conflict", "trigger": {"step": 1}}],
+            "faults[0].trigger: data_conflict is applied at world creation and takes no trigger",
+        ),
         ([{"name": "layout_shift", "params": {"selector": "main; background:url(x)"}}], "faults[0].params.selector:"),
         ([{"name": "interstitial", "when": 3}], "faults[0].when: unknown key 'when' (allowed: name, params, trigger)"),
         ([["interstitial"]], "faults[0]: must be an object with a name"),
@@ -50,10 +81,12 @@ def test_bad_specs_are_refused_with_the_entry_and_the_problem(specs, message):
 
 
 def test_clock_triggers_take_iso_times_and_offsets():
-    specs = validate_faults([
-        {"name": "interstitial", "trigger": {"clock": "2026-05-01T10:00:00+00:00"}},
-        {"name": "interstitial", "trigger": {"clock": "+10m"}},
-    ])
+    specs = validate_faults(
+        [
+            {"name": "interstitial", "trigger": {"clock": "2026-05-01T10:00:00+00:00"}},
+            {"name": "interstitial", "trigger": {"clock": "+10m"}},
+        ]
+    )
     assert [s["trigger"] for s in specs] == [{"clock": "2026-05-01T10:00:00+00:00"}, {"clock": "+10m"}]
 
 

@@ -3,6 +3,7 @@
 Shaped like a replica: an HTML page, an internal JSON API, a sign-in that writes the
 testbed's session keys, a page that needs it, and an htmx fragment.
 """
+
 from pathlib import Path
 
 from django.http import FileResponse, HttpResponse, JsonResponse

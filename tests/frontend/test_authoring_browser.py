@@ -4,6 +4,7 @@ code (a declarative template, a fault, three assertions, a reference solution an
 a suite, and finds it in `run_suite`'s output (a test per replica). On the testbed the reference solution is recorded by
 demonstration: the author does the task with real clicks and typing in the recording tab and pulls the actions in.
 Each replica's recipe (what the author types) lives in its own folder: replicas/<name>/tests/authoring_recipe.py."""
+
 import importlib
 import importlib.util
 import io
@@ -38,8 +39,10 @@ def authoring_recipes() -> dict[str, dict]:
     for name, config in sorted(replicas().items()):
         module = f"{config.name}.tests.authoring_recipe"
         if importlib.util.find_spec(module) is None:
-            raise AssertionError(f"replica {name!r} has no {module.replace('.', '/')}.py with the RECIPE an author "
-                                 "types in the task editor: every replica brings its own")
+            raise AssertionError(
+                f"replica {name!r} has no {module.replace('.', '/')}.py with the RECIPE an author "
+                "types in the task editor: every replica brings its own"
+            )
         found[name] = importlib.import_module(module).RECIPE
     return found
 
@@ -117,7 +120,11 @@ def author_task(page, base, replica, recipe) -> str:
     _input(page, f"params[{index}].aggregate.where").fill(where)
     # the instruction is typed with a placeholder inserted by clicking the param's name
     instruction = _input(page, "instruction")
-    head, tail = recipe["instruction"].split("{" + recipe["record"] + "}", 1) if "{" + recipe["record"] + "}" in recipe["instruction"] else (recipe["instruction"], "")
+    head, tail = (
+        recipe["instruction"].split("{" + recipe["record"] + "}", 1)
+        if "{" + recipe["record"] + "}" in recipe["instruction"]
+        else (recipe["instruction"], "")
+    )
     instruction.fill(head)
     _settled(page)
     if tail:

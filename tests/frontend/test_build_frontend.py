@@ -1,4 +1,5 @@
 """build_frontend: a replica's declared npm files are copied, and files given one destination become one bundle."""
+
 import json
 import re
 from pathlib import Path
@@ -30,16 +31,23 @@ def node_modules(tmp_path, monkeypatch):
 
 
 def _replica(tmp_path, monkeypatch, assets):
-    config = SimpleNamespace(label="kitdesk", npm_packages={"kit": "1.0.0"}, frontend_assets=assets,
-                             static_dir=tmp_path / "static")
+    config = SimpleNamespace(
+        label="kitdesk", npm_packages={"kit": "1.0.0"}, frontend_assets=assets, static_dir=tmp_path / "static"
+    )
     monkeypatch.setattr(command, "replicas", lambda: {"kitdesk": config})
     return config.static_dir
 
 
 def test_files_given_one_destination_are_concatenated_in_their_order(node_modules, tmp_path, monkeypatch):
-    static = _replica(tmp_path, monkeypatch, [
-        ("kit/dist/b.css", "kit/bundle.css"), ("kit/dist/c.js", "kit/c.js"), ("kit/dist/a.css", "kit/bundle.css"),
-    ])
+    static = _replica(
+        tmp_path,
+        monkeypatch,
+        [
+            ("kit/dist/b.css", "kit/bundle.css"),
+            ("kit/dist/c.js", "kit/c.js"),
+            ("kit/dist/a.css", "kit/bundle.css"),
+        ],
+    )
     call_command("build_frontend")
     # b before a, as declared (the cascade's order), each ending on a new line
     assert (static / "kit" / "bundle.css").read_text() == ".b{color:blue}\n.a{color:red}\n"
@@ -48,7 +56,9 @@ def test_files_given_one_destination_are_concatenated_in_their_order(node_module
 
 
 def test_a_missing_file_in_a_bundle_is_refused_and_nothing_is_written(node_modules, tmp_path, monkeypatch):
-    static = _replica(tmp_path, monkeypatch, [("kit/dist/a.css", "kit/bundle.css"), ("kit/dist/gone.css", "kit/bundle.css")])
+    static = _replica(
+        tmp_path, monkeypatch, [("kit/dist/a.css", "kit/bundle.css"), ("kit/dist/gone.css", "kit/bundle.css")]
+    )
     with pytest.raises(CommandError, match="kit/dist/gone.css is missing"):
         call_command("build_frontend")
     assert not static.exists()

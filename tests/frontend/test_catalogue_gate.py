@@ -1,4 +1,5 @@
 """The catalogue shows each task version's latest quality-gate verdict and filters by it."""
+
 import pytest
 from django.utils import timezone
 from replicagym.catalogue.models import Suite, Task
@@ -12,8 +13,9 @@ pytestmark = pytest.mark.django_db
 
 def gate(suite, results, finished=True):
     run = Run.objects.create(suite=suite, agent="noisy-oracle", attempts=5)
-    g = QualityGate.objects.create(suite=suite, run=run, agent="noisy-oracle", k=5, low=2, high=4,
-                                   finished_at=timezone.now() if finished else None)
+    g = QualityGate.objects.create(
+        suite=suite, run=run, agent="noisy-oracle", k=5, low=2, high=4, finished_at=timezone.now() if finished else None
+    )
     for task, passes, verdict in results:
         GateResult.objects.create(gate=g, task=task, passes=passes, attempts=5, verdict=verdict)
     return g

@@ -1,6 +1,7 @@
 """Reference solutions and negative examples recorded by demonstration, from the editor (no browser): who may, what
 the recording tab is given, the actions pulled into the form and validated like typed ones, and refusals that change
 nothing."""
+
 import re
 from html import unescape
 from urllib.parse import urlparse
@@ -18,18 +19,33 @@ pytestmark = pytest.mark.django_db
 
 # A valid testbed draft as the editor posts it (frontend.editor.codec): how many notes a member owns.
 DRAFT = {
-    "s:replica": "testbed", "s:variant": "small", "i:seed": "7", "s:difficulty": "easy",
-    "s:title": "Count a member's notes", "s:slug": "member-notes",
-    "s:params[0].name": "member", "kind:params[0]": "pick", "s:params[0].pick.table": "testbed.member",
-    "j:params[0].pick.where": "{}", "e:params[0].pick.choose": '"seeded"',
-    "s:params[1].name": "member_name", "kind:params[1]": "field", "s:params[1].field": "member.name",
-    "s:params[2].name": "notes", "kind:params[2]": "aggregate", "e:params[2].aggregate.op": '"count"',
-    "s:params[2].aggregate.table": "testbed.note", "j:params[2].aggregate.where": '{"owner": "{member}"}',
+    "s:replica": "testbed",
+    "s:variant": "small",
+    "i:seed": "7",
+    "s:difficulty": "easy",
+    "s:title": "Count a member's notes",
+    "s:slug": "member-notes",
+    "s:params[0].name": "member",
+    "kind:params[0]": "pick",
+    "s:params[0].pick.table": "testbed.member",
+    "j:params[0].pick.where": "{}",
+    "e:params[0].pick.choose": '"seeded"',
+    "s:params[1].name": "member_name",
+    "kind:params[1]": "field",
+    "s:params[1].field": "member.name",
+    "s:params[2].name": "notes",
+    "kind:params[2]": "aggregate",
+    "e:params[2].aggregate.op": '"count"',
+    "s:params[2].aggregate.table": "testbed.note",
+    "j:params[2].aggregate.where": '{"owner": "{member}"}',
     "s:instruction": "How many notes does {member_name} own? Reply with the number only.",
     "s:start_page": "/notes",
-    "e:faults[0].name": '"slow_response"', "i:faults[0].params.delay_ms": "200",
-    "e:verifier.assertions[0].kind": '"answer"', "s:verifier.assertions[0].name": "the reply is the count",
-    "e:verifier.assertions[0].type": '"number"', "v:verifier.assertions[0].expected": "{notes}",
+    "e:faults[0].name": '"slow_response"',
+    "i:faults[0].params.delay_ms": "200",
+    "e:verifier.assertions[0].kind": '"answer"',
+    "s:verifier.assertions[0].name": "the reply is the count",
+    "e:verifier.assertions[0].type": '"number"',
+    "v:verifier.assertions[0].expected": "{notes}",
     "l:reference_solution": 'send_msg_to_user("{notes}")',
 }
 RECORDED = ['fill("9", "member1@testbed.example")', 'click("12")', 'send_msg_to_user("3")']
@@ -57,16 +73,23 @@ def test_an_author_records_in_a_fresh_world_of_the_draft_and_the_tab_gets_the_re
     assert (world.replica, world.variant, world.seed, world.is_template) == ("testbed", "small", 7, False)
     assert [f["name"] for f in world.faults] == ["slow_response"]  # the draft's faults, armed as in its episodes
     # the instruction is filled from the draft's answer key on its seed
-    assert "{member_name}" not in recording.brief["instruction"] and recording.brief["instruction"].startswith("How many notes does ")
-    assert recording.brief == {**recording.brief, "title": "Count a member's notes", "task_id": "testbed.member-notes",
-                               "start_page": "/notes"}
+    assert "{member_name}" not in recording.brief["instruction"] and recording.brief["instruction"].startswith(
+        "How many notes does "
+    )
+    assert recording.brief == {
+        **recording.brief,
+        "title": "Count a member's notes",
+        "task_id": "testbed.member-notes",
+        "start_page": "/notes",
+    }
 
     url = urlparse(link)
     assert url.path == RECORDING_PREFIX + "start"
     answer = author.get(f"{url.path}?{url.query}", HTTP_HOST=url.netloc)
     assert answer.status_code == 302 and answer.url == RECORDING_PREFIX
-    bar = author.get(RECORDING_PREFIX, HTTP_HOST=url.netloc,
-                     HTTP_COOKIE=f"{COOKIE}={answer.cookies[COOKIE].value}").content.decode()
+    bar = author.get(
+        RECORDING_PREFIX, HTTP_HOST=url.netloc, HTTP_COOKIE=f"{COOKIE}={answer.cookies[COOKIE].value}"
+    ).content.decode()
     assert recording.brief["instruction"] in unescape(bar) and 'src="/notes"' in bar
     assert "pull its actions in the editor" in bar and "Submit recording" not in bar
 
@@ -88,17 +111,22 @@ def test_recorded_actions_are_pulled_into_the_reference_or_a_new_negative_and_va
     assert f'value="recorded demonstration {recording.pk}"' in html
     negative = re.search(r'name="l:negative_examples\[0\].actions"[^>]*>([^<]*)</textarea>', html).group(1)
     assert negative.split("\n") == RECORDED
-    assert 'send_msg_to_user(&quot;{notes}&quot;)' in response.content.decode()  # the typed reference stays
+    assert "send_msg_to_user(&quot;{notes}&quot;)" in response.content.decode()  # the typed reference stays
 
     # the pulled actions are checked like typed ones: this draft is valid with them
-    pulled = {**DRAFT, "l:reference_solution": reference, "s:negative_examples[0].name": "recorded",
-              "l:negative_examples[0].actions": negative}
+    pulled = {
+        **DRAFT,
+        "l:reference_solution": reference,
+        "s:negative_examples[0].name": "recorded",
+        "l:negative_examples[0].actions": negative,
+    }
     assert 'data-testid="problem-count">Valid' in author.post("/tasks/editor/validate/", pulled).content.decode()
     assert recording.steps.count() == 3 and recording.status == Recording.Status.RECORDING
 
 
-def test_only_authors_and_admins_may_record_or_pull(client, author, annotator_user, admin_user, agent_token,
-                                                    django_user_model):
+def test_only_authors_and_admins_may_record_or_pull(
+    client, author, annotator_user, admin_user, agent_token, django_user_model
+):
     recording, _link = start(author)
     recording_step_add(recording=recording, action=RECORDED[0])
     before = (Recording.objects.count(), World.objects.filter(is_template=False).count())
@@ -117,7 +145,9 @@ def test_only_authors_and_admins_may_record_or_pull(client, author, annotator_us
     assert mine.annotator == admin_user and "/__recording__/start" in link
     # another author's demonstration is not the admin's to pull, nor the other way round
     refused = client.post(PULL, pull)
-    assert "no demonstration" in refused.content.decode() and 'name="l:reference_solution"' not in refused.content.decode()
+    assert (
+        "no demonstration" in refused.content.decode() and 'name="l:reference_solution"' not in refused.content.decode()
+    )
 
 
 BAD_PULLS = [
@@ -169,8 +199,11 @@ def _annotation_of(author_user, django_user_model) -> int:
 
 
 def test_a_bad_world_starts_no_demonstration(author):
-    for changes, words in (({"s:variant": "gigantic"}, "choose one of the variants"), ({"i:seed": "-1"}, "0 or more"),
-                           ({"i:faults[0].params.delay_ms": "99999"}, "no world for the demonstration")):
+    for changes, words in (
+        ({"s:variant": "gigantic"}, "choose one of the variants"),
+        ({"i:seed": "-1"}, "0 or more"),
+        ({"i:faults[0].params.delay_ms": "99999"}, "no world for the demonstration"),
+    ):
         _recording, html = start(author, **changes)
         assert words in unescape(html)
     assert not Recording.objects.exists() and not World.objects.filter(is_template=False).exists()

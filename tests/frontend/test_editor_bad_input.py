@@ -1,4 +1,5 @@
 """Bad input anywhere in the task editor: a message at the field it concerns (with its JSON path), and nothing saved."""
+
 import re
 
 import pytest
@@ -10,20 +11,35 @@ pytestmark = pytest.mark.django_db
 
 # A valid testbed task as the editor posts it: every input named <type>:<json path> (frontend.editor.codec).
 VALID = {
-    "s:replica": "testbed", "s:variant": "small", "i:seed": "7", "s:difficulty": "easy",
-    "s:title": "Count the notes of a member", "s:slug": "count-notes",
-    "s:params[0].name": "member", "kind:params[0]": "pick", "s:params[0].pick.table": "testbed.member",
-    "j:params[0].pick.where": '{"role": {"in": ["owner", "member"]}}', "e:params[0].pick.choose": '"seeded"',
-    "s:params[1].name": "notes", "kind:params[1]": "aggregate", "e:params[1].aggregate.op": '"count"',
-    "s:params[1].aggregate.table": "testbed.note", "j:params[1].aggregate.where": '{"owner": "{member}"}',
+    "s:replica": "testbed",
+    "s:variant": "small",
+    "i:seed": "7",
+    "s:difficulty": "easy",
+    "s:title": "Count the notes of a member",
+    "s:slug": "count-notes",
+    "s:params[0].name": "member",
+    "kind:params[0]": "pick",
+    "s:params[0].pick.table": "testbed.member",
+    "j:params[0].pick.where": '{"role": {"in": ["owner", "member"]}}',
+    "e:params[0].pick.choose": '"seeded"',
+    "s:params[1].name": "notes",
+    "kind:params[1]": "aggregate",
+    "e:params[1].aggregate.op": '"count"',
+    "s:params[1].aggregate.table": "testbed.note",
+    "j:params[1].aggregate.where": '{"owner": "{member}"}',
     "s:instruction": "How many notes does member #{member} own? Reply with the number only.",
     "s:start_page": "/notes",
-    "e:faults[0].name": '"slow_response"', "i:faults[0].params.delay_ms": "200",
-    "e:verifier.assertions[0].kind": '"answer"', "s:verifier.assertions[0].name": "the answer is the note count",
-    "e:verifier.assertions[0].type": '"number"', "v:verifier.assertions[0].expected": "{notes}",
-    "e:verifier.assertions[1].kind": '"diff"', "s:verifier.assertions[1].name": "nothing changed",
+    "e:faults[0].name": '"slow_response"',
+    "i:faults[0].params.delay_ms": "200",
+    "e:verifier.assertions[0].kind": '"answer"',
+    "s:verifier.assertions[0].name": "the answer is the note count",
+    "e:verifier.assertions[0].type": '"number"',
+    "v:verifier.assertions[0].expected": "{notes}",
+    "e:verifier.assertions[1].kind": '"diff"',
+    "s:verifier.assertions[1].name": "nothing changed",
     "e:verifier.assertions[1].only_allowed": "true",
-    "e:verifier.assertions[2].kind": '"trajectory"', "s:verifier.assertions[2].name": "few steps",
+    "e:verifier.assertions[2].kind": '"trajectory"',
+    "s:verifier.assertions[2].name": "few steps",
     "i:verifier.assertions[2].max_steps": "5",
     "l:reference_solution": 'send_msg_to_user("{notes}")',
     "s:negative_examples[0].name": "answers without a number",
@@ -36,21 +52,43 @@ BAD = [
     ("unknown table", {"s:params[0].pick.table": "testbed.membr"}, "params[0].pick.table", "unknown table"),
     ("bad placeholder", {"s:instruction": "Count the notes of #{membr}."}, "instruction", "membr"),
     ("out-of-range fault parameter", {"i:faults[0].params.delay_ms": "99999"}, "faults[0].params.delay_ms", "5000"),
-    ("answer assertion with no answer", {"v:verifier.assertions[0].expected": ""}, "verifier.assertions[0]", "expected"),
+    (
+        "answer assertion with no answer",
+        {"v:verifier.assertions[0].expected": ""},
+        "verifier.assertions[0]",
+        "expected",
+    ),
     ("seed with no candidate", {"j:params[0].pick.where": '{"name": "a name no member has"}'}, "params[0]", "seed 7"),
     ("bad slug", {"s:slug": "Count Comments!"}, "slug", "slug"),
     ("invalid JSON", {"j:params[0].pick.where": '{"role": '}, "params[0].pick.where", "invalid JSON"),
     ("seed that is not a number", {"i:seed": "seven"}, "seed", "whole number"),
-    ("unknown field in the verifier", {"e:verifier.assertions[1].kind": '"state"', "e:verifier.assertions[1].only_allowed": "",
-                                       "s:verifier.assertions[1].table": "testbed.note",
-                                       "j:verifier.assertions[1].where": '{"doen": false}',
-                                       "j:verifier.assertions[1].expect": '{"count": 1}'},
-     "verifier.assertions[1].where", "doen"),
-    ("action that does not parse", {"l:reference_solution": "send_msg_to_user(42"}, "reference_solution", "reference_solution[0]"),
+    (
+        "unknown field in the verifier",
+        {
+            "e:verifier.assertions[1].kind": '"state"',
+            "e:verifier.assertions[1].only_allowed": "",
+            "s:verifier.assertions[1].table": "testbed.note",
+            "j:verifier.assertions[1].where": '{"doen": false}',
+            "j:verifier.assertions[1].expect": '{"count": 1}',
+        },
+        "verifier.assertions[1].where",
+        "doen",
+    ),
+    (
+        "action that does not parse",
+        {"l:reference_solution": "send_msg_to_user(42"},
+        "reference_solution",
+        "reference_solution[0]",
+    ),
     ("unknown variant", {"s:variant": "gigantic"}, "variant", "gigantic"),
     ("start page that is not a path", {"s:start_page": "notes"}, "start_page", "/"),
     ("bad suite name", {"new_suite": "Not A Suite"}, "new_suite", "suite name"),
-    ("operator that does not fit the field", {"j:params[0].pick.where": '{"role": {"gt": "member"}}'}, "params[0].pick.where", "gt"),
+    (
+        "operator that does not fit the field",
+        {"j:params[0].pick.where": '{"role": {"gt": "member"}}'},
+        "params[0].pick.where",
+        "gt",
+    ),
 ]
 
 
@@ -61,7 +99,9 @@ def author_client(client, author_user):
 
 
 def _slot_messages(html: str, path: str) -> str:
-    found = re.search(rf'<div class="rg-field-error" id="{re.escape(slot_id(path))}"[^>]*>(.*?)</div>\s*(?:</div>|$)', html, re.S)
+    found = re.search(
+        rf'<div class="rg-field-error" id="{re.escape(slot_id(path))}"[^>]*>(.*?)</div>\s*(?:</div>|$)', html, re.S
+    )
     return found.group(1) if found else ""
 
 
@@ -91,7 +131,9 @@ def test_live_validation_swaps_each_message_into_its_field(author_client):
     bad = {**VALID, "i:faults[0].params.delay_ms": "99999", "s:params[0].pick.table": "testbed.membr"}
     html = author_client.post("/tasks/editor/validate/", bad, HTTP_HX_REQUEST="true").content.decode()
     for path in ("faults[0].params.delay_ms", "params[0].pick.table"):
-        assert re.search(rf'id="{slot_id(path)}" hx-swap-oob="true"><div role="alert" data-error-path="{re.escape(path)}"', html)
+        assert re.search(
+            rf'id="{slot_id(path)}" hx-swap-oob="true"><div role="alert" data-error-path="{re.escape(path)}"', html
+        )
     # slots of fields without problems are swapped in empty, so a fixed problem disappears
     assert f'id="{slot_id("title")}" hx-swap-oob="true"></div>' in html
     good = author_client.post("/tasks/editor/validate/", VALID, HTTP_HX_REQUEST="true").content.decode()
@@ -99,8 +141,13 @@ def test_live_validation_swaps_each_message_into_its_field(author_client):
 
 
 def test_the_template_lists_its_instances_and_names_seeds_without_candidates(author_client):
-    members_1_and_2 = {**VALID, "j:params[0].pick.where": '{"role": {"in": ["owner", "member"]}, "email": {"matches": "^member[12]@"}}'}
-    html = author_client.post("/tasks/editor/instances/", {**members_1_and_2, "preview_seeds": "7, 8, 9"}).content.decode()
+    members_1_and_2 = {
+        **VALID,
+        "j:params[0].pick.where": '{"role": {"in": ["owner", "member"]}, "email": {"matches": "^member[12]@"}}',
+    }
+    html = author_client.post(
+        "/tasks/editor/instances/", {**members_1_and_2, "preview_seeds": "7, 8, 9"}
+    ).content.decode()
     assert html.count("<tr>") == 4  # header and three seeds
     assert "notes=" in html
     nothing = {**VALID, "j:params[0].pick.where": '{"name": "a name no member has"}'}

@@ -1,5 +1,6 @@
 """Opening a pack's task in the editor loses nothing: the form the editor renders, submitted as a browser would,
 decodes (frontend.editor.codec) back to the task's own spec, for every task of every installed pack."""
+
 import lxml.html
 import pytest
 from django.http import QueryDict

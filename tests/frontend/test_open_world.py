@@ -1,4 +1,5 @@
-""""Open this world": a fresh world of the editor's seed, and a link that signs the browser in on the world's origin."""
+""" "Open this world": a fresh world of the editor's seed, and a link that signs the browser in on the world's origin."""
+
 import re
 from html import unescape
 from urllib.parse import urlparse
@@ -13,8 +14,10 @@ pytestmark = pytest.mark.django_db
 
 def test_open_this_world_signs_the_browser_in_on_the_worlds_own_origin(client, author_user):
     client.force_login(author_user)
-    html = client.post("/tasks/editor/world/", {"s:replica": "testbed", "s:variant": "small", "i:seed": "3",
-                                                 "s:start_page": "/notes", "world_role": "owner"}).content.decode()
+    html = client.post(
+        "/tasks/editor/world/",
+        {"s:replica": "testbed", "s:variant": "small", "i:seed": "3", "s:start_page": "/notes", "world_role": "owner"},
+    ).content.decode()
     world = World.objects.get(is_template=False, replica="testbed", seed=3)
     link = unescape(re.search(r'href="([^"]+)" target="_blank"', html).group(1))
     url = urlparse(link)
@@ -31,6 +34,8 @@ def test_open_this_world_signs_the_browser_in_on_the_worlds_own_origin(client, a
 
 def test_open_this_world_refuses_a_bad_seed_or_variant(client, author_user):
     client.force_login(author_user)
-    html = client.post("/tasks/editor/world/", {"s:replica": "testbed", "s:variant": "gigantic", "i:seed": "-1"}).content.decode()
+    html = client.post(
+        "/tasks/editor/world/", {"s:replica": "testbed", "s:variant": "gigantic", "i:seed": "-1"}
+    ).content.decode()
     assert "choose one of the variants" in html and "0 or more" in html
     assert not World.objects.filter(is_template=False).exists()

@@ -1,4 +1,5 @@
 """The platform's pages render on the shared layout, for the roles they admit, with the data they promise."""
+
 import pytest
 from replicagym.catalogue.models import Task
 
@@ -18,8 +19,15 @@ def author_client(client, author_user):
 def test_layout_names_the_user_their_roles_and_every_section(author_client):
     html = author_client.get("/").content.decode()
     assert 'data-testid="signed-in-user">Signed in as <strong>author</strong> (author)<' in html
-    for label, href in [("Dashboard", "/"), ("Tasks", "/tasks/"), ("Suites", "/suites/"), ("Runs", "/runs/"),
-                        ("Annotation", "/annotate/"), ("Worlds", "/worlds/"), ("Settings", "/settings/")]:
+    for label, href in [
+        ("Dashboard", "/"),
+        ("Tasks", "/tasks/"),
+        ("Suites", "/suites/"),
+        ("Runs", "/runs/"),
+        ("Annotation", "/annotate/"),
+        ("Worlds", "/worlds/"),
+        ("Settings", "/settings/"),
+    ]:
         assert f'href="{href}"' in html and f">{label}</a>" in html
     assert "frontend/vendor/primer.css" in html and "frontend/vendor/htmx.min.js" in html
     assert "X-CSRFToken" in html  # htmx requests carry the CSRF token

@@ -1,4 +1,5 @@
 """Serve an ASGI app with uvicorn in a thread of the test process (so it sees the test database)."""
+
 import socket
 import threading
 import time

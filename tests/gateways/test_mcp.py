@@ -1,5 +1,6 @@
 """The MCP gateway, through the official mcp SDK's client over streamable HTTP: tools listed, a task completed
 with browser tools, token quotas, unfinished episodes closed when their MCP session ends or idles."""
+
 import asyncio
 import concurrent.futures
 import json
@@ -81,25 +82,49 @@ def test_an_mcp_client_lists_the_tools_and_completes_a_task(server, testbed_secr
             episode = started["episode"]
             login = calls["login"] = _data(await client.call_tool("observe", {"episode": episode}))
             axtree = login["observation"]["axtree"]
-            calls["email"] = _data(await client.call_tool(
-                "fill", {"episode": episode, "bid": bid_of(axtree, "textbox", "Email"), "value": params["email"]}))
-            calls["password"] = _data(await client.call_tool(
-                "fill", {"episode": episode, "bid": bid_of(axtree, "textbox", "Password"), "value": params["password"]}))
-            signed_in = calls["signed_in"] = _data(await client.call_tool(
-                "click", {"episode": episode, "bid": bid_of(axtree, "button", "Sign in")}))
+            calls["email"] = _data(
+                await client.call_tool(
+                    "fill", {"episode": episode, "bid": bid_of(axtree, "textbox", "Email"), "value": params["email"]}
+                )
+            )
+            calls["password"] = _data(
+                await client.call_tool(
+                    "fill",
+                    {"episode": episode, "bid": bid_of(axtree, "textbox", "Password"), "value": params["password"]},
+                )
+            )
+            signed_in = calls["signed_in"] = _data(
+                await client.call_tool("click", {"episode": episode, "bid": bid_of(axtree, "button", "Sign in")})
+            )
             title = bid_of(signed_in["observation"]["axtree"], "textbox", "Title")
-            calls["title"] = _data(await client.call_tool(
-                "fill", {"episode": episode, "bid": title, "value": params["new_title"]}))
-            calls["saved"] = _data(await client.call_tool(
-                "click", {"episode": episode, "bid": bid_of(signed_in["observation"]["axtree"], "button", "Save")}))
+            calls["title"] = _data(
+                await client.call_tool("fill", {"episode": episode, "bid": title, "value": params["new_title"]})
+            )
+            calls["saved"] = _data(
+                await client.call_tool(
+                    "click", {"episode": episode, "bid": bid_of(signed_in["observation"]["axtree"], "button", "Save")}
+                )
+            )
             calls["missing"] = _data(await client.call_tool("click", {"episode": episode, "bid": "a999999"}))
             calls["finished"] = _data(await client.call_tool("finish", {"episode": episode}))
             calls["after"] = await client.call_tool("observe", {"episode": episode})
         return calls
 
     calls = in_own_loop(play())
-    assert {"start_episode", "observe", "send_message", "finish", "click", "fill", "goto", "scroll", "press",
-            "select_option", "report_infeasible", "noop"} <= calls["names"]
+    assert {
+        "start_episode",
+        "observe",
+        "send_message",
+        "finish",
+        "click",
+        "fill",
+        "goto",
+        "scroll",
+        "press",
+        "select_option",
+        "report_infeasible",
+        "noop",
+    } <= calls["names"]
     assert "send_msg_to_user" not in calls["names"]
     note = params["note"]
     # the start page wants a signed-in member: the world sends the browser to its sign-in page
@@ -125,7 +150,13 @@ def test_an_mcp_client_lists_the_tools_and_completes_a_task(server, testbed_secr
     token = AgentToken.objects.get(user__username="mcp-editor")
     assert episode.owner.username == "mcp-editor" and episode.agent == f"external:token-{token.pk}"  # unnamed token
     assert [a.split("(")[0] for a in episode.steps.order_by("index").values_list("action", flat=True)] == [
-        "fill", "fill", "click", "fill", "click", "click"]
+        "fill",
+        "fill",
+        "click",
+        "fill",
+        "click",
+        "click",
+    ]
     with bound_world(episode.world):
         assert Note.objects.get(public_id=note).title == params["new_title"]
 
@@ -174,6 +205,7 @@ def _start_and_leave(url, secret) -> int:
     async def run():
         async with _client(url, secret, mode="legacy") as client:
             return _data(await client.call_tool("start_episode", {"task": "testbed.open-note"}))["episode"]
+
     return in_own_loop(run())
 
 
@@ -181,8 +213,11 @@ def test_an_episode_left_unfinished_is_closed_when_its_mcp_session_ends(secret):
     server, tools = mcp_server()
     with asgi_server(server.streamable_http_app()) as url:
         episode = _start_and_leave(url + "/mcp", secret)  # the client's exit ends its MCP session (DELETE /mcp)
-        ended = wait_for(lambda: Episode.objects.filter(pk=episode).exclude(status="running").first(),
-                         timeout=60, what="the episode to end with its MCP session")
+        ended = wait_for(
+            lambda: Episode.objects.filter(pk=episode).exclude(status="running").first(),
+            timeout=60,
+            what="the episode to end with its MCP session",
+        )
         wait_for(lambda: not tools.sessions, timeout=30, what="the server to forget the closed episode")
     assert ended.status == "failed" and "MCP session ended" in ended.error
     assert ended.finished_at is not None and ended.verdict is not None  # verified as it stood, then closed
@@ -191,6 +226,7 @@ def test_an_episode_left_unfinished_is_closed_when_its_mcp_session_ends(secret):
 def test_an_idle_episode_is_closed_after_the_idle_timeout(secret):
     server, tools = mcp_server(idle_seconds=1.5)
     with asgi_server(server.streamable_http_app()) as url:
+
         async def run():
             async with _client(url + "/mcp", secret) as client:
                 episode = _data(await client.call_tool("start_episode", {"task": "testbed.open-note"}))["episode"]
@@ -201,9 +237,13 @@ def test_an_idle_episode_is_closed_after_the_idle_timeout(secret):
                     await asyncio.sleep(0.2)
                 late = await client.call_tool("observe", {"episode": episode})
                 return episode, late
+
         episode, late = in_own_loop(run())
-        ended = wait_for(lambda: Episode.objects.filter(pk=episode).exclude(status="running").first(),
-                         timeout=60, what="the idle episode to be closed")
+        ended = wait_for(
+            lambda: Episode.objects.filter(pk=episode).exclude(status="running").first(),
+            timeout=60,
+            what="the idle episode to be closed",
+        )
     assert late.is_error and "no episode" in late.content[0].text
     assert ended.status == "timed_out" and "closed as idle" in ended.error
     assert not tools.sessions and not tools.table.closing

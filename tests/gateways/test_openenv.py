@@ -4,6 +4,7 @@ openenv/core/env_client.py and env_server/types.py): WS {"type": "reset", "data"
 "data": <action object>}, {"type": "state"}, {"type": "close"}; errors {"type": "error", "data": {"message",
 "code"}}; HTTP POST /step {"action": {...}, "timeout_s", "request_id"}, POST /reset {"seed", "episode_id", ...}.
 (openenv-core itself is not a dependency: it needs gradio, whose Pillow pin conflicts with ours.)"""
+
 import json
 import re
 
@@ -45,8 +46,11 @@ def _send(ws, kind, data=None):
 
 
 def _ws(server, secret):
-    return connect(server.replace("http://", "ws://") + "/ws", additional_headers={"Authorization": f"Bearer {secret}"},
-                   open_timeout=30)
+    return connect(
+        server.replace("http://", "ws://") + "/ws",
+        additional_headers={"Authorization": f"Bearer {secret}"},
+        open_timeout=30,
+    )
 
 
 def test_a_websocket_client_loop_resets_steps_and_reads_the_state(server, secret):
@@ -71,10 +75,14 @@ def test_a_websocket_client_loop_resets_steps_and_reads_the_state(server, secret
         assert state["verdict"] == {"passed": True} and state["rewards"]["episode_reward"] > 0.5
         assert "expected" not in json.dumps(state) and "params" not in json.dumps(state)
         ended = _send(ws, "step", {"action": "noop()"})
-        assert ended == {"type": "error", "data": {"message": "the episode has ended: send reset for a new one",
-                                                   "code": "SESSION_ERROR"}}
-        assert _send(ws, "dance")["data"] == {"message": "unknown message type 'dance' (types: reset, step, state, close)",
-                                              "code": "UNKNOWN_TYPE"}
+        assert ended == {
+            "type": "error",
+            "data": {"message": "the episode has ended: send reset for a new one", "code": "SESSION_ERROR"},
+        }
+        assert _send(ws, "dance")["data"] == {
+            "message": "unknown message type 'dance' (types: reset, step, state, close)",
+            "code": "UNKNOWN_TYPE",
+        }
         ws.send("{nope")
         assert json.loads(ws.recv(timeout=30))["data"]["code"] == "INVALID_JSON"
         bare = _send(ws, "step", {"act": "noop()"})["data"]
@@ -89,8 +97,11 @@ def test_closing_the_connection_ends_its_episode(server, secret):
         assert _send(ws, "reset", {"task": "testbed.open-note", "seed": 11})["type"] == "observation"
         state = _send(ws, "state")["data"]
     # the server ends it as it sees the connection go
-    episode = wait_for(lambda: Episode.objects.filter(pk=state["episode"]).exclude(status="running").first(),
-                       timeout=60, what="the episode to end with its connection")
+    episode = wait_for(
+        lambda: Episode.objects.filter(pk=state["episode"]).exclude(status="running").first(),
+        timeout=60,
+        what="the episode to end with its connection",
+    )
     assert episode.world_seed == 11
     assert episode.status == "failed" and "closed before the episode ended" in episode.error
 
@@ -106,7 +117,9 @@ def test_a_token_revoked_while_its_websocket_is_open_steps_nothing_more_and_ends
             ws.recv(timeout=30)
         assert closed.value.rcvd.code == 4401
     ended = Episode.objects.get(pk=episode)
-    assert ended.status == "failed" and ended.error.startswith("the agent token is no longer valid: this token was revoked")
+    assert ended.status == "failed" and ended.error.startswith(
+        "the agent token is no longer valid: this token was revoked"
+    )
     assert ended.steps.count() == 0  # the refused step never ran
 
 
@@ -121,35 +134,44 @@ def test_http_endpoints_schema_health_metadata_and_a_loop(server, secret):
         assert schema["state"]["properties"]["step_count"]["type"] == "integer"
         assert client.get("/metadata").json()["tasks"] == ["testbed.open-note"]
         assert client.post("/step", json={"action": {"action": "noop()"}}).status_code == 409
-        reset = client.post("/reset", json={"task": "testbed.open-note", "screenshot": True, "seed": 7,
-                                             "episode_id": "eval-1"}).json()
+        reset = client.post(
+            "/reset", json={"task": "testbed.open-note", "screenshot": True, "seed": 7, "episode_id": "eval-1"}
+        ).json()
         assert reset["observation"]["screenshot"] and reset["done"] is False
         # OpenEnv's StepRequest: the action object, with its optional timeout_s and request_id
-        step = client.post("/step", json={"action": {"action": "noop()", "metadata": {}}, "timeout_s": 30.0,
-                                          "request_id": "req-1"}).json()
+        step = client.post(
+            "/step", json={"action": {"action": "noop()", "metadata": {}}, "timeout_s": 30.0, "request_id": "req-1"}
+        ).json()
         assert step["observation"]["step"] == 1 and step["reward"] is None and step["done"] is False
         state = client.get("/state").json()
         assert state["step_count"] == 1 and state["status"] == "running" and state["episode_id"] == "eval-1"
         # the old bare-string form is refused, saying what to send; nothing stepped
         bare = client.post("/step", json={"action": "noop()"})
         assert bare.status_code == 422 and "not a bare string" in bare.json()["detail"]
-        for body, message in (({"action": {"action": ""}}, "step needs action"),
-                              ({"action": {"action": "noop()", "colour": 1}}, "unknown action field(s) colour"),
-                              ({"action": {"action": "noop()"}, "timeout_s": 0}, "timeout_s"),
-                              ({"action": {"action": "noop()"}, "render": True}, "unknown step field(s) render"),
-                              ({"action": {"action": "noop()"}, "request_id": 5}, "request_id")):
+        for body, message in (
+            ({"action": {"action": ""}}, "step needs action"),
+            ({"action": {"action": "noop()", "colour": 1}}, "unknown action field(s) colour"),
+            ({"action": {"action": "noop()"}, "timeout_s": 0}, "timeout_s"),
+            ({"action": {"action": "noop()"}, "render": True}, "unknown step field(s) render"),
+            ({"action": {"action": "noop()"}, "request_id": 5}, "request_id"),
+        ):
             reply = client.post("/step", json=body)
             assert reply.status_code == 422 and message in reply.json()["detail"], body
         assert client.get("/state").json()["step_count"] == 1
 
 
 def test_an_idle_http_session_is_closed_and_its_episode_timed_out(secret):
-    with asgi_server(openenv_app(idle_seconds=1.5)) as url, \
-            httpx.Client(base_url=url, headers={"Authorization": f"Bearer {secret}"}, timeout=120) as client:
+    with (
+        asgi_server(openenv_app(idle_seconds=1.5)) as url,
+        httpx.Client(base_url=url, headers={"Authorization": f"Bearer {secret}"}, timeout=120) as client,
+    ):
         assert client.post("/reset", json={"task": "testbed.open-note"}).status_code == 200
         episode = client.get("/state").json()["episode"]
-        ended = wait_for(lambda: Episode.objects.filter(pk=episode).exclude(status="running").first(),
-                         timeout=60, what="the idle episode to be closed")
+        ended = wait_for(
+            lambda: Episode.objects.filter(pk=episode).exclude(status="running").first(),
+            timeout=60,
+            what="the idle episode to be closed",
+        )
         late = client.post("/step", json={"action": {"action": "noop()"}})
         assert late.status_code == 409 and "POST /reset first" in late.json()["detail"]
         assert client.get("/state").json()["episode"] is None  # the session is gone with its episode
@@ -160,19 +182,30 @@ def test_an_idle_http_session_is_closed_and_its_episode_timed_out(secret):
 def test_bad_tokens_scopes_and_inputs_are_refused_and_change_nothing(server, secret, django_user_model):
     with httpx.Client(base_url=server, timeout=60) as client:
         assert client.get("/schema").status_code == 401
-        assert client.post("/reset", json={"task": "testbed.open-note"}, headers={"Authorization": "Bearer rg_nope"}).status_code == 401
+        assert (
+            client.post(
+                "/reset", json={"task": "testbed.open-note"}, headers={"Authorization": "Bearer rg_nope"}
+            ).status_code
+            == 401
+        )
         auth = {"Authorization": f"Bearer {secret}"}
         out_of_scope = client.post("/reset", json={"task": "testbed.report-owner"}, headers=auth)
         assert out_of_scope.status_code == 403 and "smoke" in out_of_scope.json()["detail"]
-        for body, message in (({"task": "testbed.nope"}, "unknown task"), ({"task": "testbed.open-note", "seed": -1}, "seed"),
-                              ({"task": "testbed.open-note", "colour": 1}, "unknown reset field"), ({}, "needs task"),
-                              ({"task": "testbed.open-note", "episode_id": ""}, "episode_id"),
-                              ({"task": "testbed.open-note", "episode_id": "x" * 256}, "episode_id"),
-                              ({"task": "testbed.open-note", "episode_id": 5}, "episode_id")):
+        for body, message in (
+            ({"task": "testbed.nope"}, "unknown task"),
+            ({"task": "testbed.open-note", "seed": -1}, "seed"),
+            ({"task": "testbed.open-note", "colour": 1}, "unknown reset field"),
+            ({}, "needs task"),
+            ({"task": "testbed.open-note", "episode_id": ""}, "episode_id"),
+            ({"task": "testbed.open-note", "episode_id": "x" * 256}, "episode_id"),
+            ({"task": "testbed.open-note", "episode_id": 5}, "episode_id"),
+        ):
             reply = client.post("/reset", json=body, headers=auth)
             assert reply.status_code in (404, 422) and message in reply.json()["detail"], body
         not_json = client.post("/reset", content=b"[1", headers=auth)
-        assert not_json.status_code == 422 and not_json.json()["detail"].startswith("the request body: $: invalid JSON at line 1")
+        assert not_json.status_code == 422 and not_json.json()["detail"].startswith(
+            "the request body: $: invalid JSON at line 1"
+        )
     assert not Episode.objects.exists()
     with pytest.raises(InvalidStatus):
         connect(server.replace("http://", "ws://") + "/ws", open_timeout=30)

@@ -8,6 +8,7 @@ once in CI, on PostgreSQL:
 It needs root, iproute2's `ip netns`, PostgreSQL (DATABASE_URL) and Redis on 127.0.0.1:6379,
 and skips naming whichever is missing.
 """
+
 import json
 import os
 import re
@@ -40,7 +41,9 @@ def database_url():
     """The PostgreSQL database to run on (DATABASE_URL), once everything the layout needs is known to be here."""
     url = os.environ.get("DATABASE_URL", "")
     if not url.startswith(("postgres://", "postgresql://")):
-        pytest.skip("multihost needs PostgreSQL: set DATABASE_URL=postgres://... (SQLite cannot be shared between hosts)")
+        pytest.skip(
+            "multihost needs PostgreSQL: set DATABASE_URL=postgres://... (SQLite cannot be shared between hosts)"
+        )
     if os.geteuid() != 0:
         pytest.skip("multihost needs root: it makes network namespaces and veth pairs")
     if shutil.which("ip") is None or subprocess.run(["ip", "netns", "list"], capture_output=True).returncode != 0:
@@ -54,19 +57,36 @@ def database_url():
 
 
 def _command(database_url: str, *args: str) -> subprocess.Popen:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "replicagym.settings", "DATABASE_URL": database_url,
-           "CELERY_BROKER_URL": f"redis://{REDIS[0]}:{REDIS[1]}/0", "REPLICAGYM_DATA_DIR": str(settings.DATA_DIR)}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "replicagym.settings",
+        "DATABASE_URL": database_url,
+        "CELERY_BROKER_URL": f"redis://{REDIS[0]}:{REDIS[1]}/0",
+        "REPLICAGYM_DATA_DIR": str(settings.DATA_DIR),
+    }
     env.pop("CELERY_TASK_ALWAYS_EAGER", None)
-    return subprocess.Popen([sys.executable, str(ROOT / "manage.py"), "multihost", "--task", TASK, *args],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, str(ROOT / "manage.py"), "multihost", "--task", TASK, *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _left_on_the_machine(run_id: str, db_address: str) -> list[str]:
     """Namespaces, links and processes of a multihost run still here (the processes know the forwarder's address)."""
-    found = [f"namespace {line.split()[0]}" for line in subprocess.run(
-        ["ip", "netns", "list"], capture_output=True, text=True).stdout.splitlines() if line.startswith(run_id)]
-    found += [f"link {line}" for line in subprocess.run(
-        ["ip", "-o", "link", "show"], capture_output=True, text=True).stdout.splitlines() if f" {run_id}" in line]
+    found = [
+        f"namespace {line.split()[0]}"
+        for line in subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout.splitlines()
+        if line.startswith(run_id)
+    ]
+    found += [
+        f"link {line}"
+        for line in subprocess.run(["ip", "-o", "link", "show"], capture_output=True, text=True).stdout.splitlines()
+        if f" {run_id}" in line
+    ]
     for proc in psutil.process_iter(["pid", "name"]):
         try:
             if f"@{db_address}/" in proc.environ().get("DATABASE_URL", ""):
@@ -82,7 +102,9 @@ def _recorded(database_url: str, run: int) -> list[tuple]:
         return conn.execute(
             "select e.id, e.status, e.verdict is not null, e.final_state_id is not null, e.claimed_by, e.tries,"
             " array(select s.index from episodes_step s where s.episode_id = e.id order by s.index)"
-            " from episodes_episode e where e.run_id = %s order by e.id", (run,)).fetchall()
+            " from episodes_episode e where e.run_id = %s order by e.id",
+            (run,),
+        ).fetchall()
 
 
 def test_forty_episodes_on_two_worker_hosts_are_each_recorded_once(database_url):
@@ -122,8 +144,9 @@ def test_forty_episodes_on_two_worker_hosts_are_each_recorded_once(database_url)
 
     db_address = summary["services"]["postgres"].split()[0]
     assert _left_on_the_machine(summary["id"], db_address) == []
-    sys.stderr.write(f"multihost test: {EPISODES} episodes, by host {by_host}, "
-                     f"{time.monotonic() - started:.1f} s wall\n")
+    sys.stderr.write(
+        f"multihost test: {EPISODES} episodes, by host {by_host}, {time.monotonic() - started:.1f} s wall\n"
+    )
 
 
 def test_a_run_interrupted_mid_episode_leaves_nothing_behind(database_url):

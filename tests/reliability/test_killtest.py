@@ -1,4 +1,5 @@
 """The kill test, shortened for CI: kill -9 a worker (or its Chromium) mid-episode in two runs, on the embedded default and on Redis."""
+
 import json
 import os
 import subprocess
@@ -21,12 +22,38 @@ def _killtest(kill: str = "worker", **env) -> dict:
     sync_test_pack()
     connection.close()  # the command and its workers use their own connections
     command = subprocess.Popen(
-        [sys.executable, str(ROOT / "manage.py"), "killtest", "--no-sync", "--task", "testbed.open-note",
-         "--trials", str(TRIALS), "--episodes", str(EPISODES), "--lost-after", "4", "--mid-episode", "--seed", "7",
-         "--trial-timeout", "240", "--kill", kill],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "DJANGO_SETTINGS_MODULE": "replicagym.settings", "DATABASE_URL": worker_database_url(),
-             "REPLICAGYM_DATA_DIR": str(settings.DATA_DIR), **env},
+        [
+            sys.executable,
+            str(ROOT / "manage.py"),
+            "killtest",
+            "--no-sync",
+            "--task",
+            "testbed.open-note",
+            "--trials",
+            str(TRIALS),
+            "--episodes",
+            str(EPISODES),
+            "--lost-after",
+            "4",
+            "--mid-episode",
+            "--seed",
+            "7",
+            "--trial-timeout",
+            "240",
+            "--kill",
+            kill,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "replicagym.settings",
+            "DATABASE_URL": worker_database_url(),
+            "REPLICAGYM_DATA_DIR": str(settings.DATA_DIR),
+            **env,
+        },
     )
     try:
         out, err = command.communicate(timeout=2 * 240 + 60)

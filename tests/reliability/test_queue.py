@@ -1,4 +1,5 @@
 """The episode queue: claims, the sweep of lost workers, finishing runs and collecting worlds (no browser)."""
+
 import json
 from datetime import timedelta
 
@@ -36,8 +37,16 @@ def _lose(ep, worker="gone:1"):
     assert episode_claim(episode_id=ep.pk, worker=worker)
     silent_since = timezone.now() - timedelta(minutes=5)
     Episode.objects.filter(pk=ep.pk).update(heartbeat_at=silent_since)
-    WorkerHeartbeat.objects.update_or_create(name=worker, defaults={
-        "hostname": worker.split(":")[0], "pid": int(worker.split(":")[1]), "system": "Linux", "python": "3", "seen_at": silent_since})
+    WorkerHeartbeat.objects.update_or_create(
+        name=worker,
+        defaults={
+            "hostname": worker.split(":")[0],
+            "pid": int(worker.split(":")[1]),
+            "system": "Linux",
+            "python": "3",
+            "seen_at": silent_since,
+        },
+    )
 
 
 def test_claim_next_takes_the_oldest_queued_episode_of_its_own_queue_once_each(pack):
@@ -50,7 +59,9 @@ def test_claim_next_takes_the_oldest_queued_episode_of_its_own_queue_once_each(p
     assert dict(Episode.objects.filter(queue="q").values_list("pk", "tries")) == {first.pk: 1, second.pk: 1}
 
 
-def test_enqueue_on_the_embedded_default_marks_the_rows_and_sends_no_message(pack, monkeypatch, settings, django_capture_on_commit_callbacks):
+def test_enqueue_on_the_embedded_default_marks_the_rows_and_sends_no_message(
+    pack, monkeypatch, settings, django_capture_on_commit_callbacks
+):
     from celery import current_app
 
     settings.EPISODE_QUEUE = "database"

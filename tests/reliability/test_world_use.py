@@ -1,4 +1,5 @@
 """Worlds are marked used by the requests they serve, cheaply, and gc goes by that last use."""
+
 from datetime import timedelta
 
 import pytest
@@ -34,8 +35,9 @@ def test_world_touch_writes_at_most_once_a_minute_per_world(world):
 
 def test_gc_keeps_a_world_used_recently_even_when_created_long_ago(make_world, world_client):
     used, idle = make_world(), make_world()
-    World.objects.filter(pk__in=[used.pk, idle.pk]).update(created_at=timezone.now() - timedelta(days=3),
-                                                         last_used_at=timezone.now() - timedelta(days=3))
+    World.objects.filter(pk__in=[used.pk, idle.pk]).update(
+        created_at=timezone.now() - timedelta(days=3), last_used_at=timezone.now() - timedelta(days=3)
+    )
     used.refresh_from_db()
     world_client(used).get("/notes/3")
     assert world_gc(older_than=timedelta(hours=24)) == {"worlds": 1, "templates": 0}

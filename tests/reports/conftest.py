@@ -1,4 +1,5 @@
 """Runs of the testbed suite with outcomes written straight into their episodes (no browser), for report tests."""
+
 from datetime import timedelta
 
 import pytest
@@ -16,17 +17,36 @@ def finish_episode(ep, *, passed: bool, steps: int = 2, seconds: float = 4.0, st
     value = 1.0 if passed else 0.0
     Episode.objects.filter(pk=ep.pk).update(
         status=status or (Episode.Status.SUCCEEDED if passed else Episode.Status.FAILED),
-        started_at=start, finished_at=start + timedelta(seconds=seconds),
-        verdict={"passed": passed, "partial": value, "assertions": [
-            {"name": "the note is done", "kind": "state", "passed": passed, "required": True,
-             "detail": "1 row(s) of testbed.note match: 1" if passed else "expected done=True, found done=False"}]},
+        started_at=start,
+        finished_at=start + timedelta(seconds=seconds),
+        verdict={
+            "passed": passed,
+            "partial": value,
+            "assertions": [
+                {
+                    "name": "the note is done",
+                    "kind": "state",
+                    "passed": passed,
+                    "required": True,
+                    "detail": "1 row(s) of testbed.note match: 1" if passed else "expected done=True, found done=False",
+                }
+            ],
+        },
         rewards={key: value if key != "efficiency" else value * 0.5 for key in SIGNALS},
-        initial_state=ep.initial_state, final_state=ep.initial_state,
+        initial_state=ep.initial_state,
+        final_state=ep.initial_state,
     )
     for index in range(steps):
-        Step.objects.create(episode=ep, index=index, action=f'click("a{index + 1}")', url="http://w/notes/1",
-                            action_ms=10, settle_ms=5, observe_ms=20,
-                            error="" if passed or index else 'click: no element matches bid "a1" on this page')
+        Step.objects.create(
+            episode=ep,
+            index=index,
+            action=f'click("a{index + 1}")',
+            url="http://w/notes/1",
+            action_ms=10,
+            settle_ms=5,
+            observe_ms=20,
+            error="" if passed or index else 'click: no element matches bid "a1" on this page',
+        )
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
 """Cancelling a run while an episode is running: it stops at its next step, keeps whole steps, and is never scored."""
+
 import pytest
 
 from episodes.agents import ScriptedAgent, task_info

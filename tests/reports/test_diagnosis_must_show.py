@@ -1,5 +1,6 @@
 """Must show: `diagnose` on a run of the random agent and on a run of the noisy oracle ranks different
 weaknesses; the command prints the ranking and the page shows it (real episodes, real Chromium)."""
+
 import pytest
 from django.core.management import call_command
 from replicagym.catalogue.packs import task_sync

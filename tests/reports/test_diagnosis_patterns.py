@@ -1,4 +1,5 @@
 """How one failed episode is read: its first failing assertion, error kinds and action patterns (no browser)."""
+
 import pytest
 from django.core.management import CommandError, call_command
 from replicagym.reports.diagnosis import (
@@ -24,12 +25,14 @@ def step(action, error="", changed=True, writes=None):
 
 
 def test_the_first_required_assertion_that_failed_names_the_failure():
-    verdict = {"assertions": [
-        {"name": "optional", "required": False, "passed": False},
-        {"name": "the ticket is solved", "passed": True},
-        {"name": "one refund", "passed": False},
-        {"name": "nothing else changed", "passed": False},
-    ]}
+    verdict = {
+        "assertions": [
+            {"name": "optional", "required": False, "passed": False},
+            {"name": "the ticket is solved", "passed": True},
+            {"name": "one refund", "passed": False},
+            {"name": "nothing else changed", "passed": False},
+        ]
+    }
     assert first_failing_assertion(verdict) == "one refund"
     assert first_failing_assertion(None) is None
 
@@ -59,8 +62,11 @@ def test_stopping_short_of_the_reference_is_giving_up_unless_a_limit_stopped_it_
 
 
 def test_mostly_failing_or_idle_steps_are_actions_that_change_nothing():
-    idle = [step('click("a1")', error='click: no element matches "a1" on this page'), step('scroll(0, 200)', changed=False),
-            step('click("a2")')]
+    idle = [
+        step('click("a1")', error='click: no element matches "a1" on this page'),
+        step("scroll(0, 200)", changed=False),
+        step('click("a2")'),
+    ]
     assert INEFFECTIVE in action_patterns(idle, reference_steps=3, hit_limit=False)
     assert INEFFECTIVE not in action_patterns(idle[1:] + [step('click("a3")')], reference_steps=3, hit_limit=False)
 
@@ -74,7 +80,9 @@ def test_the_engine_wording_of_errors_is_what_the_kinds_match():
     assert ELEMENT_NOT_FOUND and REFUSED_NAVIGATION
 
 
-@pytest.mark.parametrize("text, message", [("", "at least one run"), ("1,x", "'x' is not a run id"), ("0", "not a run id")])
+@pytest.mark.parametrize(
+    "text, message", [("", "at least one run"), ("1,x", "'x' is not a run id"), ("0", "not a run id")]
+)
 def test_run_ids_are_checked(text, message):
     with pytest.raises(DiagnosisError, match=message):
         parse_run_ids(text)

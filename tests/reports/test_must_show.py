@@ -1,6 +1,7 @@
 """Issue #16's must-show, in a real Chromium: an author launches a run of the testbed suite from the UI, watches it
 complete live (a real `manage.py worker` process takes the episodes), opens the report (matplotlib SVG plots that
 carry the run's data), opens a failed episode in the viewer and downloads its trajectory."""
+
 import os
 import signal
 import subprocess
@@ -45,8 +46,9 @@ def worker():
     }
     env.pop("CELERY_BROKER_URL", None)  # the embedded default: the episode rows are the queue
     log = open(Path(settings.DATA_DIR) / "reports-must-show-worker.log", "w+")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen([sys.executable, "manage.py", "worker"], cwd=ROOT, env=env, stdout=log, stderr=log,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [sys.executable, "manage.py", "worker"], cwd=ROOT, env=env, stdout=log, stderr=log, start_new_session=True
+    )
     yield proc
     os.killpg(proc.pid, signal.SIGTERM)
     try:
@@ -72,7 +74,8 @@ def page(live_server, author_user):
 
 
 def test_an_author_launches_a_run_watches_it_finish_reads_the_report_and_inspects_a_failed_episode(
-        live_server, page, worker, tmp_path):
+    live_server, page, worker, tmp_path
+):
     base = live_server.url
     suite_current("testbed")  # the testbed replica's pack: two tasks, quick to run
     page.goto(f"{base}/runs/new")
@@ -87,7 +90,8 @@ def test_an_author_launches_a_run_watches_it_finish_reads_the_report_and_inspect
     # live: htmx swaps the progress in as the worker takes episodes, then stops polling once the run is done
     progress = page.locator("#run-progress")
     page.locator("#run-progress[data-status='running'] [data-testid='running']").filter(has_text="1").wait_for(
-        timeout=RUN_TIMEOUT)
+        timeout=RUN_TIMEOUT
+    )
     shot(page, "runs-live.png")
     page.locator("#run-progress[data-status='done']").wait_for(timeout=RUN_TIMEOUT)
     assert progress.get_by_test_id("failed").inner_text() == "4"

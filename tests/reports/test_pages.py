@@ -1,5 +1,6 @@
 """The run pages with Django's test client: launching with validation, the live fragment, cancelling, the report and
 its one-file download, comparing, the episode viewer and its downloads, and who may open them."""
+
 import json
 import re
 
@@ -26,8 +27,18 @@ def test_launching_from_the_form_queues_the_run_and_leads_to_its_live_page(staff
     suite_current("testbed")
     form = staff.get("/runs/new")
     assert form.status_code == 200 and b'<option value="testbed"' in form.content
-    response = staff.post("/runs/new", {"suite": "testbed", "task_filter": "", "agent": "random:2", "agent_settings": "",
-                                        "attempts": "3", "faults": "on", "priority": "2"})
+    response = staff.post(
+        "/runs/new",
+        {
+            "suite": "testbed",
+            "task_filter": "",
+            "agent": "random:2",
+            "agent_settings": "",
+            "attempts": "3",
+            "faults": "on",
+            "priority": "2",
+        },
+    )
     run = Run.objects.get()
     assert response.status_code == 302 and response.url == f"/runs/{run.pk}/"
     assert (run.agent, run.attempts, run.priority, run.faults, run.owner) == ("random:2", 3, 2, True, author_user)
@@ -36,16 +47,19 @@ def test_launching_from_the_form_queues_the_run_and_leads_to_its_live_page(staff
     assert b'hx-trigger="every 2s"' in page.content and page.content.count(b'data-status="queued"') == 6
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"suite": "", "task_filter": "", "agent": "random"}, "choose a suite, a task filter, or both"),
-    ({"suite": "testbed", "agent": "replay:/etc/passwd"}, "replay agents read files on the server"),
-    ({"suite": "testbed", "agent": "random", "agent_settings": "{nope"}, "invalid JSON at line 1 column 2"),
-    ({"suite": "testbed", "agent": "random", "agent_settings": "[1]"}, "a JSON object"),
-    ({"suite": "testbed", "agent": "random", "attempts": "0"}, "greater than or equal to 1"),
-    ({"suite": "testbed", "agent": "genius"}, "unknown agent"),
-    ({"suite": "testbed", "task_filter": "nothing.*", "agent": "random"}, "no task of suite"),
-    ({"suite": "nosuch", "agent": "random"}, "nosuch is not one of the available choices"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"suite": "", "task_filter": "", "agent": "random"}, "choose a suite, a task filter, or both"),
+        ({"suite": "testbed", "agent": "replay:/etc/passwd"}, "replay agents read files on the server"),
+        ({"suite": "testbed", "agent": "random", "agent_settings": "{nope"}, "invalid JSON at line 1 column 2"),
+        ({"suite": "testbed", "agent": "random", "agent_settings": "[1]"}, "a JSON object"),
+        ({"suite": "testbed", "agent": "random", "attempts": "0"}, "greater than or equal to 1"),
+        ({"suite": "testbed", "agent": "genius"}, "unknown agent"),
+        ({"suite": "testbed", "task_filter": "nothing.*", "agent": "random"}, "no task of suite"),
+        ({"suite": "nosuch", "agent": "random"}, "nosuch is not one of the available choices"),
+    ],
+)
 def test_a_bad_launch_is_refused_with_the_reason_and_queues_nothing(staff, data, message):
     suite_current("testbed")
     response = staff.post("/runs/new", {"attempts": "1", "priority": "0", **data})
@@ -58,7 +72,9 @@ def test_the_htmx_poll_gets_only_the_fragment_and_cancel_stops_the_polling(staff
     fragment = staff.get(f"/runs/{run.pk}/", HTTP_HX_REQUEST="true")
     assert b"<html" not in fragment.content  # the fragment alone, for htmx to swap in
     assert b'id="run-progress"' in fragment.content and b'hx-trigger="every 2s"' in fragment.content
-    assert re.search(rb'data-testid="failed">1<', fragment.content) and re.search(rb'data-testid="queued">1<', fragment.content)
+    assert re.search(rb'data-testid="failed">1<', fragment.content) and re.search(
+        rb'data-testid="queued">1<', fragment.content
+    )
     response = staff.post(f"/runs/{run.pk}/cancel")
     assert response.status_code == 302
     after = staff.get(f"/runs/{run.pk}/", HTTP_HX_REQUEST="true")
@@ -78,10 +94,12 @@ def test_the_report_page_json_and_one_file_html_hold_the_same_figures(staff, fin
     html = download.content.decode()
     assert html.count("<svg") == 4 and "<style>" in html
     # nothing fetched when it opens: no stylesheet, script or image from anywhere
-    assert not re.search(r'<link[^>]+stylesheet|<script[^>]+src=|<img[^>]+src=', html)
-    embedded = json.loads(re.search(r'<script id="report-data" type="application/json">(.*?)</script>', html, re.S).group(1))
+    assert not re.search(r"<link[^>]+stylesheet|<script[^>]+src=|<img[^>]+src=", html)
+    embedded = json.loads(
+        re.search(r'<script id="report-data" type="application/json">(.*?)</script>', html, re.S).group(1)
+    )
     assert embedded["totals"]["passes"] == data["totals"]["passes"] == 1
-    assert f'http://testserver/runs/episodes/{data["tasks"]["testbed.rename-note"]["episodes"][0]["id"]}/' in html
+    assert f"http://testserver/runs/episodes/{data['tasks']['testbed.rename-note']['episodes'][0]['id']}/" in html
 
 
 def test_compare_shows_flips_and_refuses_bad_ids(staff, finished_run):
@@ -94,22 +112,39 @@ def test_compare_shows_flips_and_refuses_bad_ids(staff, finished_run):
     assert "choose two different runs" in staff.get(f"/runs/compare?a={a.pk}&b={a.pk}").content.decode()
 
 
-def test_the_viewer_shows_assertion_details_and_steps_to_staff_only(client, staff, finished_run, annotator_user, tmp_path):
+def test_the_viewer_shows_assertion_details_and_steps_to_staff_only(
+    client, staff, finished_run, annotator_user, tmp_path
+):
     run = finished_run({"testbed.complete-note": [False]})
     episode = run.episodes.get()
     png = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000c8000000640806000000")  # a 200 x 100 PNG header
     path = settings.DATA_DIR / "screenshots" / "te" / "test-viewer.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(png)
-    shot = Screenshot.objects.create(sha256="te" + "0" * 62, path=str(path.relative_to(settings.DATA_DIR)), size=len(png))
+    shot = Screenshot.objects.create(
+        sha256="te" + "0" * 62, path=str(path.relative_to(settings.DATA_DIR)), size=len(png)
+    )
     Episode.objects.filter(pk=episode.pk).update(start_screenshot=shot)
-    episode.steps.filter(index=0).update(target_box={"x": 50, "y": 25, "width": 20, "height": 10}, fault_events=[
-        {"seq": 1, "fault": "server_error", "index": 0, "event": "fired", "route": "/notes/1", "detail": "HTTP 500 on the first save"}])
+    episode.steps.filter(index=0).update(
+        target_box={"x": 50, "y": 25, "width": 20, "height": 10},
+        fault_events=[
+            {
+                "seq": 1,
+                "fault": "server_error",
+                "index": 0,
+                "event": "fired",
+                "route": "/notes/1",
+                "detail": "HTTP 500 on the first save",
+            }
+        ],
+    )
     page = staff.get(f"/runs/episodes/{episode.pk}/").content.decode()
     assert "expected done=True, found done=False" in page and 'data-passed="false"' in page
-    assert page.count('data-step="') == 2 and 'click(&quot;a1&quot;)' in page
+    assert page.count('data-step="') == 2 and "click(&quot;a1&quot;)" in page
     assert "left: 25.0%; top: 25.0%; width: 10.0%; height: 10.0%" in page  # the box, placed on its 200 x 100 screenshot
-    assert "<strong>server_error</strong> fired on <code>/notes/1</code>" in page and "HTTP 500 on the first save" in page
+    assert (
+        "<strong>server_error</strong> fired on <code>/notes/1</code>" in page and "HTTP 500 on the first save" in page
+    )
     assert staff.get(f"/runs/screenshots/{shot.sha256}.png").status_code == 200
     trajectory = trajectory_parse(staff.get(f"/runs/episodes/{episode.pk}/trajectory.jsonl").content.decode())
     assert trajectory.header["episode"] == episode.pk and len(trajectory.steps) == 2
@@ -124,7 +159,11 @@ def test_the_viewer_shows_assertion_details_and_steps_to_staff_only(client, staf
     Episode.objects.filter(pk=episode.pk).update(trace_path="../../etc/passwd")  # never outside DATA_DIR
     assert staff.get(f"/runs/episodes/{episode.pk}/trace.zip").status_code == 404
     client.force_login(annotator_user)
-    for url in (f"/runs/episodes/{episode.pk}/", f"/runs/episodes/{episode.pk}/trajectory.jsonl", f"/runs/{run.pk}/report"):
+    for url in (
+        f"/runs/episodes/{episode.pk}/",
+        f"/runs/episodes/{episode.pk}/trajectory.jsonl",
+        f"/runs/{run.pk}/report",
+    ):
         assert client.get(url).status_code == 403
 
 

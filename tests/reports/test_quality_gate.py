@@ -1,5 +1,6 @@
 """The quality gate: k attempts per task by a baseline, k-out-of-k counts stored per task version,
 the kept set printed, read back for the catalogue and for suite filtering; bad input changes nothing."""
+
 import re
 
 import pytest
@@ -20,7 +21,9 @@ def test_the_gate_counts_passes_per_task_keeps_the_middle_band_and_the_latest_ga
     assert re.search(r"testbed\.complete-note\s+2/2\s+too easy", oracle_out)
     assert "kept 0 of 2 (solved 1 to 1 times out of 2): none" in oracle_out
 
-    call_command("quality_gate", "testbed", "--agent", "noisy-oracle:0.3", "-k", "4", "--low", "1", "--high", "3", "--no-sync")
+    call_command(
+        "quality_gate", "testbed", "--agent", "noisy-oracle:0.3", "-k", "4", "--low", "1", "--high", "3", "--no-sync"
+    )
     out = capsys.readouterr().out
     gate = QualityGate.objects.latest("pk")
     assert gate.finished_at is not None and (gate.k, gate.low, gate.high) == (4, 1, 3)
@@ -31,7 +34,9 @@ def test_the_gate_counts_passes_per_task_keeps_the_middle_band_and_the_latest_ga
         assert result.attempts == episodes.count() == 4
         assert result.passes == episodes.filter(status="succeeded").count()
         assert result.kept == (1 <= result.passes <= 3)
-        assert re.search(rf"{re.escape(result.task.task_id)}\s+{result.passes}/4\s+{result.get_verdict_display().lower()}", out)
+        assert re.search(
+            rf"{re.escape(result.task.task_id)}\s+{result.passes}/4\s+{result.get_verdict_display().lower()}", out
+        )
         assert latest_gate(result.task) == result  # the newer gate, not the oracle's
         if result.kept:
             kept.append(result.task.task_id)
@@ -45,7 +50,9 @@ def test_the_gate_counts_passes_per_task_keeps_the_middle_band_and_the_latest_ga
             suite_current("testbed-gated")
     # the catalogue shows what the command printed: each task's count and verdict, and the kept set as a filter
     client.force_login(author_user)
-    rows = re.findall(r'<tr data-testid="task-row">(.*?)</tr>', client.get("/tasks/", {"suite": "testbed"}).content.decode(), re.S)
+    rows = re.findall(
+        r'<tr data-testid="task-row">(.*?)</tr>', client.get("/tasks/", {"suite": "testbed"}).content.decode(), re.S
+    )
     assert len(rows) == 2
     for result in gate.results.select_related("task"):
         (row,) = [r for r in rows if result.task.task_id in r]
@@ -65,15 +72,18 @@ def test_a_task_version_never_gated_has_no_result_and_is_not_in_the_gated_set():
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("kwargs, message", [
-    ({"k": 0}, "k must be between 1 and 100"),
-    ({"task_filter": "testbed.nothing-*"}, "no task of suite 'testbed' matches"),
-    ({"low": 3, "high": 2}, "0 <= low <= high <= k"),
-    ({"k": 3, "high": 4}, "0 <= low <= high <= k"),
-    ({"suite": "no-such-suite"}, "no-such-suite"),
-    ({"agent": "noisy-oracle:2"}, "slip rate"),
-    ({"agent": "teleport"}, "unknown agent"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"k": 0}, "k must be between 1 and 100"),
+        ({"task_filter": "testbed.nothing-*"}, "no task of suite 'testbed' matches"),
+        ({"low": 3, "high": 2}, "0 <= low <= high <= k"),
+        ({"k": 3, "high": 4}, "0 <= low <= high <= k"),
+        ({"suite": "no-such-suite"}, "no-such-suite"),
+        ({"agent": "noisy-oracle:2"}, "slip rate"),
+        ({"agent": "teleport"}, "unknown agent"),
+    ],
+)
 def test_a_gate_asked_wrongly_says_why_and_creates_nothing(kwargs, message):
     task_sync(replica="testbed")
     with pytest.raises(GateError, match=message):
@@ -108,11 +118,14 @@ def test_the_gate_button_queues_a_gate_for_the_workers_and_its_page_follows_it(c
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("form, message", [
-    ({"suite": "testbed", "agent": "noisy-oracle", "k": 5, "low": 4, "high": 2}, b"0 &lt;= low &lt;= high &lt;= k"),
-    ({"suite": "testbed", "agent": "noisy-oracle", "k": "five", "low": 2, "high": 4}, b"k: Enter a whole number."),
-    ({"suite": "nope", "agent": "noisy-oracle", "k": 5, "low": 2, "high": 4}, b"nope"),
-])
+@pytest.mark.parametrize(
+    "form, message",
+    [
+        ({"suite": "testbed", "agent": "noisy-oracle", "k": 5, "low": 4, "high": 2}, b"0 &lt;= low &lt;= high &lt;= k"),
+        ({"suite": "testbed", "agent": "noisy-oracle", "k": "five", "low": 2, "high": 4}, b"k: Enter a whole number."),
+        ({"suite": "nope", "agent": "noisy-oracle", "k": 5, "low": 2, "high": 4}, b"nope"),
+    ],
+)
 def test_a_bad_gate_form_says_why_and_starts_nothing(client, author_user, form, message):
     task_sync(replica="testbed")
     client.force_login(author_user)

@@ -1,12 +1,18 @@
 """The noisy oracle: the reference solution with seeded slips (wrong element, skipped step, early stop)."""
+
 from types import SimpleNamespace
 
 import pytest
 
 from episodes.agents import AgentError, NoisyOracleAgent, agent_from_spec
 
-REFERENCE = ['fill("#id_email", "a@b.c")', 'fill("#id_password", "pw")', "click(\"role=button[name='Sign in']\")",
-             'check("#id_done")', "click(\"role=button[name='Save']\")"]
+REFERENCE = [
+    'fill("#id_email", "a@b.c")',
+    'fill("#id_password", "pw")',
+    "click(\"role=button[name='Sign in']\")",
+    'check("#id_done")',
+    "click(\"role=button[name='Save']\")",
+]
 AXTREE = "\n".join(["[a1] link 'Notes'", "[a2] button 'Save'", "[a3] textbox 'Title'", "[a4] checkbox 'Done'"])
 TASK = {"task_id": "t", "instruction": "x", "reference_solution": REFERENCE}
 
@@ -63,12 +69,15 @@ def test_all_three_slips_occur_and_a_wrong_click_never_targets_the_intended_elem
         assert action != 'click("a2")'
 
 
-@pytest.mark.parametrize("spec, message", [
-    ("noisy-oracle:lots", "slip rate between 0 and 1"),
-    ("noisy-oracle:1.5", "between 0 and 1"),
-    ("noisy-oracle:nan", "between 0 and 1"),
-    ("noisy-oracle:0.2:x", "integer seed"),
-])
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("noisy-oracle:lots", "slip rate between 0 and 1"),
+        ("noisy-oracle:1.5", "between 0 and 1"),
+        ("noisy-oracle:nan", "between 0 and 1"),
+        ("noisy-oracle:0.2:x", "integer seed"),
+    ],
+)
 def test_bad_specs_say_what_is_wrong(spec, message):
     with pytest.raises(AgentError, match=message):
         agent_from_spec(spec, task=TASK)

@@ -1,4 +1,5 @@
 """Run reports: pass^k by tau-bench's estimator, per task and overall figures, plots with their data, comparing runs."""
+
 import re
 from math import comb
 
@@ -11,9 +12,18 @@ from episodes.models import Episode
 from episodes.runs import run_cancel, run_launch
 
 
-@pytest.mark.parametrize("n, c, k, expected", [
-    (5, 5, 5, 1.0), (5, 0, 1, 0.0), (5, 3, 1, 0.6), (5, 3, 2, 0.3), (5, 3, 3, 0.1), (5, 3, 4, 0.0), (4, 2, 2, 1 / 6),
-])
+@pytest.mark.parametrize(
+    "n, c, k, expected",
+    [
+        (5, 5, 5, 1.0),
+        (5, 0, 1, 0.0),
+        (5, 3, 1, 0.6),
+        (5, 3, 2, 0.3),
+        (5, 3, 3, 0.1),
+        (5, 3, 4, 0.0),
+        (4, 2, 2, 1 / 6),
+    ],
+)
 def test_pass_hat_k_is_the_chance_that_k_attempts_drawn_from_n_all_pass(n, c, k, expected):
     assert pass_hat_k(n=n, c=c, k=k) == pytest.approx(expected)
     assert pass_hat_k(n=n, c=c, k=k) == pytest.approx(comb(c, k) / comb(n, k))
@@ -73,7 +83,9 @@ def _svg_texts(svg: str) -> str:
 
 
 def test_plots_are_matplotlib_svg_whose_labels_carry_the_reports_data(finished_run):
-    report = run_report(run=finished_run({"testbed.complete-note": [True, False], "testbed.rename-note": [False, False]}))
+    report = run_report(
+        run=finished_run({"testbed.complete-note": [True, False], "testbed.rename-note": [False, False]})
+    )
     plots = report_plots(report)
     assert set(plots) == {"pass_rate", "pass_hat_k", "signals", "time_steps"}
     for name, svg in plots.items():
@@ -95,8 +107,12 @@ def test_a_run_with_nothing_finished_has_no_plots_yet(db):
 
 
 def test_comparing_two_runs_names_the_flipped_tasks_and_the_signal_deltas(finished_run):
-    before = run_report(run=finished_run({"testbed.complete-note": [True, True], "testbed.rename-note": [False, False]}))
-    after = run_report(run=finished_run({"testbed.complete-note": [False, False], "testbed.rename-note": [True, False]}))
+    before = run_report(
+        run=finished_run({"testbed.complete-note": [True, True], "testbed.rename-note": [False, False]})
+    )
+    after = run_report(
+        run=finished_run({"testbed.complete-note": [False, False], "testbed.rename-note": [True, False]})
+    )
     comparison = reports_compare(before, after)
     assert comparison["flipped_to_fail"] == ["testbed.complete-note"]
     assert comparison["flipped_to_pass"] == ["testbed.rename-note"]  # 1/2 counts as solved

@@ -1,4 +1,5 @@
 """The run lifecycle (episodes.runs): create with validation, enqueue by priority, follow, cancel, finish."""
+
 from datetime import timedelta
 
 import pytest
@@ -26,8 +27,10 @@ def test_a_run_of_the_testbed_suite_queues_one_episode_per_task_and_attempt():
     episodes = list(run.episodes.order_by("task__task_id", "attempt"))
     assert run.status == Run.Status.RUNNING
     assert [(e.task.task_id, e.attempt) for e in episodes] == [
-        ("testbed.complete-note", 0), ("testbed.complete-note", 1),
-        ("testbed.rename-note", 0), ("testbed.rename-note", 1),
+        ("testbed.complete-note", 0),
+        ("testbed.complete-note", 1),
+        ("testbed.rename-note", 0),
+        ("testbed.rename-note", 1),
     ]
     assert all(e.status == Episode.Status.QUEUED and e.queue == "celery" and e.priority == 3 for e in episodes)
     progress = run_progress(run)
@@ -41,22 +44,37 @@ def test_a_task_filter_narrows_the_suite_and_can_stand_alone():
     assert alone.suite is None and alone.episodes.get().task.task_id == "testbed.complete-note"
 
 
-@pytest.mark.parametrize("fields, message", [
-    ({"suite": "nosuch", "agent": "oracle"}, "unknown suite 'nosuch'"),
-    ({"agent": "oracle"}, "a run needs a suite, a task filter, or both"),
-    ({"suite": "testbed", "task_filter": "shop.*", "agent": "oracle"}, "no task of suite 'testbed' matches 'shop.*'"),
-    ({"suite": "testbed", "task_filter": "a b", "agent": "oracle"}, "use task-id characters"),
-    ({"suite": "testbed", "agent": "genius"}, "unknown agent 'genius'"),
-    ({"suite": "testbed", "agent": "oracle", "attempts": 0}, "attempts must be a whole number from 1 to 100"),
-    ({"suite": "testbed", "agent": "oracle", "attempts": "3"}, "attempts must be a whole number"),
-    ({"suite": "testbed", "agent": "oracle", "priority": 11}, "priority must be a whole number from -10 to 10"),
-    ({"suite": "testbed", "agent": "oracle", "faults": "no"}, "faults must be true or false"),
-    ({"suite": "testbed", "agent": "oracle", "agent_settings": {"timeout": 5}}, "applies to http and openai agents, not oracle"),
-    ({"suite": "testbed", "agent": "http:http://127.0.0.1:9/act", "agent_settings": {"timeout": 0}}, "from 1 to 600"),
-    ({"suite": "testbed", "agent": "http:http://127.0.0.1:9/act", "agent_settings": {"colour": 1}}, "unknown agent setting 'colour'"),
-    ({"suite": "testbed", "agent": "openai:m", "agent_settings": {"max_failures": 2.5}}, "must be a whole number"),
-    ({"suite": "testbed", "agent": "oracle", "agent_settings": [1]}, "must be a JSON object"),
-])
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"suite": "nosuch", "agent": "oracle"}, "unknown suite 'nosuch'"),
+        ({"agent": "oracle"}, "a run needs a suite, a task filter, or both"),
+        (
+            {"suite": "testbed", "task_filter": "shop.*", "agent": "oracle"},
+            "no task of suite 'testbed' matches 'shop.*'",
+        ),
+        ({"suite": "testbed", "task_filter": "a b", "agent": "oracle"}, "use task-id characters"),
+        ({"suite": "testbed", "agent": "genius"}, "unknown agent 'genius'"),
+        ({"suite": "testbed", "agent": "oracle", "attempts": 0}, "attempts must be a whole number from 1 to 100"),
+        ({"suite": "testbed", "agent": "oracle", "attempts": "3"}, "attempts must be a whole number"),
+        ({"suite": "testbed", "agent": "oracle", "priority": 11}, "priority must be a whole number from -10 to 10"),
+        ({"suite": "testbed", "agent": "oracle", "faults": "no"}, "faults must be true or false"),
+        (
+            {"suite": "testbed", "agent": "oracle", "agent_settings": {"timeout": 5}},
+            "applies to http and openai agents, not oracle",
+        ),
+        (
+            {"suite": "testbed", "agent": "http:http://127.0.0.1:9/act", "agent_settings": {"timeout": 0}},
+            "from 1 to 600",
+        ),
+        (
+            {"suite": "testbed", "agent": "http:http://127.0.0.1:9/act", "agent_settings": {"colour": 1}},
+            "unknown agent setting 'colour'",
+        ),
+        ({"suite": "testbed", "agent": "openai:m", "agent_settings": {"max_failures": 2.5}}, "must be a whole number"),
+        ({"suite": "testbed", "agent": "oracle", "agent_settings": [1]}, "must be a JSON object"),
+    ],
+)
 def test_bad_input_is_a_clear_error_and_writes_nothing(fields, message):
     with pytest.raises(RunError, match=message):
         run_launch(**fields)
@@ -64,8 +82,12 @@ def test_bad_input_is_a_clear_error_and_writes_nothing(fields, message):
 
 
 def test_valid_agent_settings_are_kept_on_the_run_and_its_episodes():
-    run = run_launch(suite="testbed", task_filter="*.complete-*", agent="openai:some-model",
-                     agent_settings={"timeout": 20, "temperature": 0.5, "max_failures": 3})
+    run = run_launch(
+        suite="testbed",
+        task_filter="*.complete-*",
+        agent="openai:some-model",
+        agent_settings={"timeout": 20, "temperature": 0.5, "max_failures": 3},
+    )
     assert run.agent_settings == {"timeout": 20.0, "temperature": 0.5, "max_failures": 3}
     episode = run.episodes.get()
     assert episode.agent_settings == run.agent_settings
@@ -121,10 +143,12 @@ def test_progress_counts_failures_and_estimates_the_time_left_from_the_pace_so_f
     run = run_create(suite="testbed", agent="oracle", attempts=2)
     episodes = run_episodes_create(run_id=run.pk)
     start = timezone.now() - timedelta(seconds=20)
-    Episode.objects.filter(pk=episodes[0].pk).update(status=Episode.Status.SUCCEEDED, started_at=start,
-                                                     finished_at=start + timedelta(seconds=10))
-    Episode.objects.filter(pk=episodes[1].pk).update(status=Episode.Status.TIMED_OUT, started_at=start,
-                                                     finished_at=start + timedelta(seconds=20))
+    Episode.objects.filter(pk=episodes[0].pk).update(
+        status=Episode.Status.SUCCEEDED, started_at=start, finished_at=start + timedelta(seconds=10)
+    )
+    Episode.objects.filter(pk=episodes[1].pk).update(
+        status=Episode.Status.TIMED_OUT, started_at=start, finished_at=start + timedelta(seconds=20)
+    )
     Episode.objects.filter(pk=episodes[2].pk).update(status=Episode.Status.RUNNING, started_at=start)
     progress = run_progress(run)
     assert (progress["succeeded"], progress["failed"], progress["running"], progress["queued"]) == (1, 1, 1, 1)

@@ -1,4 +1,5 @@
 """The runs API: launch, list, follow, cancel and report, for staff and for scoped agent tokens."""
+
 import pytest
 from replicagym.accounts.models import TokenEpisode
 from replicagym.accounts.tokens import token_create
@@ -19,10 +20,18 @@ def testbed_token(django_user_model):
 
 def test_staff_launch_follow_cancel_and_read_the_report_of_a_run(api_client_for, author_user):
     api = api_client_for(user=author_user)
-    created = api.post("/api/runs", {"suite": "testbed", "agent": "random:4", "attempts": 2, "priority": 3}, format="json")
+    created = api.post(
+        "/api/runs", {"suite": "testbed", "agent": "random:4", "attempts": 2, "priority": 3}, format="json"
+    )
     assert created.status_code == 201, created.data
     run = created.data
-    assert (run["suite"], run["agent"], run["attempts"], run["priority"], run["status"]) == ("testbed", "random:4", 2, 3, "running")
+    assert (run["suite"], run["agent"], run["attempts"], run["priority"], run["status"]) == (
+        "testbed",
+        "random:4",
+        2,
+        3,
+        "running",
+    )
     assert run["progress"]["total"] == 4 and run["progress"]["queued"] == 4
     assert Run.objects.get(pk=run["id"]).owner == author_user
     assert api.get(f"/api/runs/{run['id']}").data["progress"]["queued"] == 4
@@ -37,15 +46,24 @@ def test_staff_launch_follow_cancel_and_read_the_report_of_a_run(api_client_for,
     assert report["tasks"]["testbed.rename-note"]["statuses"] == {"cancelled": 2}
 
 
-@pytest.mark.parametrize("body, field, message", [
-    ({"suite": "nosuch", "agent": "random"}, "detail", "unknown suite 'nosuch'"),
-    ({"agent": "random"}, "detail", "a run needs a suite, a task filter, or both"),
-    ({"suite": "testbed", "agent": "replay:/etc/passwd"}, "agent", "replay agents read files on the server"),
-    ({"suite": "testbed", "agent": "random", "attempts": 0}, "attempts", "greater than or equal to 1"),
-    ({"suite": "testbed", "agent": "random", "agent_settings": {"timeout": 3}}, "detail", "applies to http and openai agents"),
-    ({"suite": "testbed"}, "agent", "required"),
-])
-def test_bad_input_is_a_400_that_says_what_to_change_and_creates_nothing(api_client_for, author_user, body, field, message):
+@pytest.mark.parametrize(
+    "body, field, message",
+    [
+        ({"suite": "nosuch", "agent": "random"}, "detail", "unknown suite 'nosuch'"),
+        ({"agent": "random"}, "detail", "a run needs a suite, a task filter, or both"),
+        ({"suite": "testbed", "agent": "replay:/etc/passwd"}, "agent", "replay agents read files on the server"),
+        ({"suite": "testbed", "agent": "random", "attempts": 0}, "attempts", "greater than or equal to 1"),
+        (
+            {"suite": "testbed", "agent": "random", "agent_settings": {"timeout": 3}},
+            "detail",
+            "applies to http and openai agents",
+        ),
+        ({"suite": "testbed"}, "agent", "required"),
+    ],
+)
+def test_bad_input_is_a_400_that_says_what_to_change_and_creates_nothing(
+    api_client_for, author_user, body, field, message
+):
     response = api_client_for(user=author_user).post("/api/runs", body, format="json")
     assert response.status_code == 400 and message in str(response.data[field])
     assert not Run.objects.exists() and not Episode.objects.exists()
@@ -62,25 +80,37 @@ def test_a_token_launches_runs_of_its_own_suites_counted_against_its_hourly_quot
     over = api.post("/api/runs", {"suite": "testbed", "agent": "random", "attempts": 2}, format="json")
     assert over.status_code == 429 and "limit of 6 an hour" in str(over.data["detail"]) and over["Retry-After"]
     assert Run.objects.count() == 1
-    assert api.post("/api/runs", {"suite": "testbed", "task_filter": "*.rename-*", "agent": "random", "attempts": 2},
-                    format="json").status_code == 201
+    assert (
+        api.post(
+            "/api/runs",
+            {"suite": "testbed", "task_filter": "*.rename-*", "agent": "random", "attempts": 2},
+            format="json",
+        ).status_code
+        == 201
+    )
 
 
-@pytest.mark.parametrize("body, message", [
-    ({"suite": "testbed", "agent": "oracle"}, "oracle plays the reference solution"),
-    ({"suite": "testbed", "agent": "noisy-oracle"}, "noisy-oracle plays the reference solution"),
-    ({"suite": "testbed", "agent": "random", "priority": 1}, "default priority"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ({"suite": "testbed", "agent": "oracle"}, "oracle plays the reference solution"),
+        ({"suite": "testbed", "agent": "noisy-oracle"}, "noisy-oracle plays the reference solution"),
+        ({"suite": "testbed", "agent": "random", "priority": 1}, "default priority"),
+    ],
+)
 def test_a_token_cannot_use_the_answer_key_or_jump_the_queue(api_client_for, testbed_token, body, message):
     response = api_client_for(secret=testbed_token.secret).post("/api/runs", body, format="json")
     assert response.status_code == 403 and message in str(response.data["detail"])
     assert not Run.objects.exists()
 
 
-@pytest.mark.parametrize("body, message", [
-    ({"suite": "testbed", "agent": "random"}, "may run the suites smoke only"),
-    ({"task_filter": "*", "agent": "random"}, "tasks outside this token's suites"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ({"suite": "testbed", "agent": "random"}, "may run the suites smoke only"),
+        ({"task_filter": "*", "agent": "random"}, "tasks outside this token's suites"),
+    ],
+)
 def test_a_token_cannot_leave_its_suites(api_client_for, agent_token, body, message):
     suite_current("testbed")
     response = api_client_for(secret=agent_token.secret).post("/api/runs", body, format="json")
@@ -104,6 +134,11 @@ def test_a_token_sees_only_its_own_runs_and_staff_see_all(api_client_for, testbe
 
 
 def test_annotators_and_strangers_cannot_launch_runs(api_client_for, annotator_user):
-    assert api_client_for(user=annotator_user).post("/api/runs", {"suite": "testbed", "agent": "random"}, format="json").status_code == 403
+    assert (
+        api_client_for(user=annotator_user)
+        .post("/api/runs", {"suite": "testbed", "agent": "random"}, format="json")
+        .status_code
+        == 403
+    )
     assert api_client_for().get("/api/runs").status_code == 401
     assert not Run.objects.exists()

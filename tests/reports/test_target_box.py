@@ -1,4 +1,5 @@
 """The engine keeps where each action's target was before it ran, for the episode viewer to outline."""
+
 import pytest
 
 from tests.browser.conftest import browser, open_session, page_server  # noqa: F401 - fixtures

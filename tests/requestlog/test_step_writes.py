@@ -1,4 +1,5 @@
 """Each step knows the rows it wrote, for engine-driven episodes too, and error_recovery's repeat penalty reads them."""
+
 import pytest
 
 from episodes.creation import episode_create
@@ -11,8 +12,13 @@ from verifiers.rewards import error_recovery, harmful_repeats
 
 pytestmark = pytest.mark.django_db
 
-TIMEOUT = {"seq": 1, "fault": "api_timeout", "index": 0, "event": "fired",
-           "recovery": {"kind": "retry_succeeds", "route": "^/api/"}}
+TIMEOUT = {
+    "seq": 1,
+    "fault": "api_timeout",
+    "index": 0,
+    "event": "fired",
+    "recovery": {"kind": "retry_succeeds", "route": "^/api/"},
+}
 RECOVERED = {**TIMEOUT, "seq": 2, "event": "recovered"}
 # what a refund writes: a new row (a fresh id each time) and an update of the row it refunds
 REFUND = {"table": "testbed.note", "op": "insert"}
@@ -46,10 +52,13 @@ def test_an_engine_step_records_the_writes_of_the_requests_made_during_it(db, wo
     episode = episode_create(task="testbed.open-note", agent="script", status=Episode.Status.RUNNING)
     with bound_world(episode.world):
         number = Note.objects.filter(done=False).order_by("public_id").first().public_id
-    session = ClientSession(world_client(episode.world), {
-        'click("a1")': ("get", "/notes"),
-        'click("a2")': ("post", f"/notes/{number}", {"title": "Checked", "done": "on"}),
-    })
+    session = ClientSession(
+        world_client(episode.world),
+        {
+            'click("a1")': ("get", "/notes"),
+            'click("a2")': ("post", f"/notes/{number}", {"title": "Checked", "done": "on"}),
+        },
+    )
     monkeypatch.setattr("episodes.driver.session_open", lambda **kwargs: session.load(kwargs["start_page"]))
     driver = EpisodeDriver(episode)
     driver.open()
@@ -78,6 +87,9 @@ def test_retrying_a_write_that_never_happened_is_recovery_not_harm():
 
 def test_writes_to_other_rows_after_a_fault_are_no_repeat():
     first = {"action": 'click("a51")', "fault_events": [TIMEOUT], "writes": [REFUND, PAYMENT]}
-    solve = {"action": 'click("a60")', "fault_events": [RECOVERED],
-             "writes": [{"table": "testbed.note", "id": "1", "op": "update"}]}
+    solve = {
+        "action": 'click("a60")',
+        "fault_events": [RECOVERED],
+        "writes": [{"table": "testbed.note", "id": "1", "op": "update"}],
+    }
     assert harmful_repeats([first, solve], after=0) == []

@@ -1,4 +1,5 @@
 """Group rollouts for GRPO: G episodes of one task through real Celery workers, rewards, trajectories, advantages."""
+
 import pytest
 from celery import current_app
 from django.core.management import call_command
@@ -18,13 +19,16 @@ def test_advantages_are_group_relative_and_zero_for_a_flat_group():
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("fields", "message"), [
-    ({"task": "testbed.open-note", "agent": "oracle", "size": 0}, "1 to 64 episodes"),
-    ({"task": "testbed.open-note", "agent": "oracle", "size": 65}, "1 to 64 episodes"),
-    ({"task": "testbed.open-note", "agent": "oracle", "size": True}, "1 to 64 episodes"),
-    ({"task": "testbed.no-such-task", "agent": "oracle", "size": 2}, "no-such-task"),
-    ({"task": "testbed.open-note", "agent": "bogus", "size": 2}, "agent"),
-])
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"task": "testbed.open-note", "agent": "oracle", "size": 0}, "1 to 64 episodes"),
+        ({"task": "testbed.open-note", "agent": "oracle", "size": 65}, "1 to 64 episodes"),
+        ({"task": "testbed.open-note", "agent": "oracle", "size": True}, "1 to 64 episodes"),
+        ({"task": "testbed.no-such-task", "agent": "oracle", "size": 2}, "no-such-task"),
+        ({"task": "testbed.open-note", "agent": "bogus", "size": 2}, "agent"),
+    ],
+)
 def test_a_bad_group_says_why_and_writes_nothing(fields, message):
     sync_test_pack()
     with pytest.raises(RolloutError, match=message):

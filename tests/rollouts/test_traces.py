@@ -1,4 +1,5 @@
 """Playwright traces: opt-in per episode or run, stored under DATA_DIR with the episode, a zip holding the trace."""
+
 import json
 import zipfile
 
@@ -17,7 +18,9 @@ from tests.episodes.fixtures import sync_test_pack
 def test_a_traced_episode_stores_a_zip_holding_its_playwright_trace():
     sync_test_pack()
     status = task_current("testbed.open-note").params["status"]
-    episode = episode_play(task_id="testbed.open-note", actions=[f'send_msg_to_user("Note #3 is {status}.")'], trace=True)
+    episode = episode_play(
+        task_id="testbed.open-note", actions=[f'send_msg_to_user("Note #3 is {status}.")'], trace=True
+    )
     episode.refresh_from_db()
     assert episode.status == "succeeded" and episode.trace_path == f"traces/episode-{episode.pk}.zip"
     path = settings.DATA_DIR / episode.trace_path

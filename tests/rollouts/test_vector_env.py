@@ -1,4 +1,5 @@
 """Vector envs: gymnasium.make_vec over N episodes, each in its own spawned process with its own Chromium."""
+
 import os
 
 import gymnasium

@@ -1,4 +1,5 @@
 """Verifier inputs built from real testbed worlds: snapshot, change rows, snapshot again."""
+
 import pytest
 
 from replicas.worlds.scoping import bound_world

@@ -1,4 +1,5 @@
 """Params (answer keys) for the task pack the verify_tasks tests write."""
+
 from replicas.testbed.models import Note
 
 

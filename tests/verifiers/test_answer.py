@@ -1,4 +1,5 @@
 """Answer assertions read typed values out of the agent's messages; never a naive substring."""
+
 from decimal import Decimal
 
 import pytest
@@ -12,8 +13,14 @@ EMPTY = {"replica": "testbed", "tables": {}}
 
 def answer(messages, **assertion):
     spec = {"assertions": [{"name": "answer", "kind": "answer", **assertion}]}
-    inputs = VerifierInputs(initial=EMPTY, final=EMPTY, messages=messages, replica="testbed",
-                            clock="2026-03-02T09:00:00Z", params={"amount": "49.99", "day": "2026-03-05"})
+    inputs = VerifierInputs(
+        initial=EMPTY,
+        final=EMPTY,
+        messages=messages,
+        replica="testbed",
+        clock="2026-03-02T09:00:00Z",
+        params={"amount": "49.99", "day": "2026-03-05"},
+    )
     return verify(spec, inputs)
 
 
@@ -46,11 +53,14 @@ def test_european_and_grouped_amounts_are_read_as_numbers():
 
 
 def test_money_can_require_a_written_currency_and_amounts_with_one_are_the_candidates():
-    assert not answer(["refunded 49.99"], type="money", expected={"amount": "49.99", "currency": "USD"},
-                      require_currency=True).passed
+    assert not answer(
+        ["refunded 49.99"], type="money", expected={"amount": "49.99", "currency": "USD"}, require_currency=True
+    ).passed
     assert answer(["refunded 49.99"], type="money", expected={"amount": "49.99", "currency": "USD"}).passed
     assert not answer(["either $49.99 or $149.99"], type="money", expected="49.99").passed
-    assert answer(["refunded $49.99 on order 4419"], type="money", expected={"amount": "49.99", "currency": "USD"}).passed
+    assert answer(
+        ["refunded $49.99 on order 4419"], type="money", expected={"amount": "49.99", "currency": "USD"}
+    ).passed
 
 
 def test_a_bare_dollar_sign_can_be_any_dollar_but_a_code_is_one_currency():
@@ -73,8 +83,17 @@ def test_numbers_match_whole_tokens_with_a_tolerance():
     assert not answer(["About 3.2"], type="number", expected="3.1416", tolerance=0.01).passed
 
 
-@pytest.mark.parametrize("message", ["It shipped on 2026-03-05.", "It shipped on March 5, 2026", "on 5 March 2026",
-                                     "on 03/05/2026", "on Thu, Mar 5th 2026", "2026-03-05T18:00:00Z"])
+@pytest.mark.parametrize(
+    "message",
+    [
+        "It shipped on 2026-03-05.",
+        "It shipped on March 5, 2026",
+        "on 5 March 2026",
+        "on 03/05/2026",
+        "on Thu, Mar 5th 2026",
+        "2026-03-05T18:00:00Z",
+    ],
+)
 def test_a_date_in_another_format_matches_the_same_day(message):
     assert answer([message], type="date", expected="2026-03-05").passed
 

@@ -1,5 +1,6 @@
 """From a world's origin, nothing of the platform answers: not the API, the admin, the catalogue's
 specs and answer keys, nor the rewards. Such probes get a 404 and are logged."""
+
 import logging
 import re
 from urllib.parse import unquote
@@ -26,10 +27,20 @@ def platform_paths(patterns=None, prefix=""):
 
 
 PROBES = [
-    "/api/", "/api/tasks", "/api/episodes/1", "/api/schema/", "/admin/", "/admin/login/",
-    "/admin/catalogue/task/", "/healthz", "/tasks/testbed.complete-note", "/verifier",
-    "/static/../replicas/testbed/tasks/complete-note.json", "/notes/../api/tasks",
-    "/%2e%2e/api/tasks", "/api/episodes/1/finish",
+    "/api/",
+    "/api/tasks",
+    "/api/episodes/1",
+    "/api/schema/",
+    "/admin/",
+    "/admin/login/",
+    "/admin/catalogue/task/",
+    "/healthz",
+    "/tasks/testbed.complete-note",
+    "/verifier",
+    "/static/../replicas/testbed/tasks/complete-note.json",
+    "/notes/../api/tasks",
+    "/%2e%2e/api/tasks",
+    "/api/episodes/1/finish",
 ]
 
 

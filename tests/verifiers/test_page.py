@@ -1,4 +1,5 @@
 """Page assertions: the final URL, and elements found by role, label or text, visible or holding a value."""
+
 import pytest
 
 from verifiers import dom
@@ -35,8 +36,9 @@ Thanks, refunded!</textarea><span id="reply-label">Public reply</span>
 
 def page(at="http://w-abc.localhost:8000/agent/tickets/8001", **assertion):
     spec = {"assertions": [{"name": "page", "kind": "page", **assertion}]}
-    inputs = VerifierInputs(initial=EMPTY, final=EMPTY, replica="testbed",
-                            final_page={"url": at, "title": "Ticket #8001", "html": HTML})
+    inputs = VerifierInputs(
+        initial=EMPTY, final=EMPTY, replica="testbed", final_page={"url": at, "title": "Ticket #8001", "html": HTML}
+    )
     return verify(spec, inputs).assertions[0]
 
 
@@ -110,4 +112,6 @@ def test_form_controls_hold_values_compared_by_type():
 def test_the_dom_reads_optional_end_tags_and_text_innermost():
     root = dom.parse_html("<ul><li>one<li>two</ul><p>a<p>b")
     assert [dom.text_of(n) for n in dom.elements(root) if n.tag == "li"] == ["one", "two"]
-    assert [n.tag for n in dom.find(dom.parse_html("<div><span>Refund issued</span></div>"), text="Refund issued")] == ["span"]
+    assert [n.tag for n in dom.find(dom.parse_html("<div><span>Refund issued</span></div>"), text="Refund issued")] == [
+        "span"
+    ]

@@ -1,4 +1,5 @@
 """One placeholder rule for every part of a task: the catalogue and the verifier fill alike."""
+
 import pytest
 from replicagym.catalogue.models import Task
 
@@ -8,8 +9,14 @@ from verifiers.spec import SpecError, fill_params
 
 def test_instruction_actions_and_verifier_read_literal_braces_the_same_way():
     params = {"n": 8001, "name": "a.b"}
-    task = Task(spec={"instruction": "Reply {{as is}} on #{n}", "reference_solution": ['fill("#x", "{{n}} {n}")'],
-                      "verifier": {"assertions": [{"kind": "answer", "text": "{{as is}} #{n}"}]}}, params=params)
+    task = Task(
+        spec={
+            "instruction": "Reply {{as is}} on #{n}",
+            "reference_solution": ['fill("#x", "{{n}} {n}")'],
+            "verifier": {"assertions": [{"kind": "answer", "text": "{{as is}} #{n}"}]},
+        },
+        params=params,
+    )
     assert task.instruction == "Reply {as is} on #8001"
     assert task.reference_solution == ['fill("#x", "{n} 8001")']
     assert task.verifier["assertions"][0]["text"] == "{as is} #8001"
@@ -17,7 +24,12 @@ def test_instruction_actions_and_verifier_read_literal_braces_the_same_way():
 
 def test_values_spliced_under_regex_keys_are_escaped_and_whole_placeholders_keep_their_type():
     spec = {"matches": "^{name}$", "title": "{name}", "count": "{n}", "note": "{name}!"}
-    assert fill_params(spec, {"name": "a.b", "n": 3}) == {"matches": r"^a\.b$", "title": "a.b", "count": 3, "note": "a.b!"}
+    assert fill_params(spec, {"name": "a.b", "n": 3}) == {
+        "matches": r"^a\.b$",
+        "title": "a.b",
+        "count": 3,
+        "note": "a.b!",
+    }
     assert fill_text("{n}", {"n": 3}) == "3"
 
 

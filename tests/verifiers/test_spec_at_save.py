@@ -1,4 +1,5 @@
 """A task whose verifier spec is bad is refused when its pack is loaded into the catalogue, naming the file and path."""
+
 import json
 
 import pytest
@@ -13,14 +14,34 @@ pytestmark = pytest.mark.django_db
 @pytest.mark.parametrize(
     "assertion, message",
     [
-        ({"name": "a", "kind": "state", "table": "testbed.nte", "expect": {"count": 1}},
-         "verifier.assertions[0].table: unknown model 'testbed.nte'"),
-        ({"name": "a", "kind": "state", "table": "testbed.note", "where": {"titel": "1"}, "expect": {"count": 1}},
-         "verifier.assertions[0].where.titel: unknown field 'titel' of testbed.note"),
-        ({"name": "a", "kind": "state", "table": "testbed.note", "where": {"title": {"about": "1"}}, "expect": {"count": 1}},
-         "verifier.assertions[0].where.title.about: bad operator 'about'"),
-        ({"name": "a", "kind": "state", "table": "testbed.note", "where": {"title": "{nope}"}, "expect": {"count": 1}},
-         "verifier.assertions[0].where.title: placeholder {nope} is not filled by params"),
+        (
+            {"name": "a", "kind": "state", "table": "testbed.nte", "expect": {"count": 1}},
+            "verifier.assertions[0].table: unknown model 'testbed.nte'",
+        ),
+        (
+            {"name": "a", "kind": "state", "table": "testbed.note", "where": {"titel": "1"}, "expect": {"count": 1}},
+            "verifier.assertions[0].where.titel: unknown field 'titel' of testbed.note",
+        ),
+        (
+            {
+                "name": "a",
+                "kind": "state",
+                "table": "testbed.note",
+                "where": {"title": {"about": "1"}},
+                "expect": {"count": 1},
+            },
+            "verifier.assertions[0].where.title.about: bad operator 'about'",
+        ),
+        (
+            {
+                "name": "a",
+                "kind": "state",
+                "table": "testbed.note",
+                "where": {"title": "{nope}"},
+                "expect": {"count": 1},
+            },
+            "verifier.assertions[0].where.title: placeholder {nope} is not filled by params",
+        ),
     ],
 )
 def test_a_bad_verifier_is_refused_at_save_with_its_path(tmp_path, assertion, message):

@@ -4,6 +4,7 @@ A message that lists candidates (every date of two years, every amount of an
 invoice) is not an answer. Looser matching is the task's explicit choice, with a
 stated reason the validator insists on.
 """
+
 import json
 from datetime import date, timedelta
 
@@ -22,8 +23,9 @@ ORDER_TOTAL = {"type": "money", "expected": {"amount": "140.62", "currency": "CA
 
 def answer(message, **assertion):
     spec = {"assertions": [{"name": "answer", "kind": "answer", **assertion}]}
-    inputs = VerifierInputs(initial=EMPTY, final=EMPTY, messages=[message], replica="testbed",
-                            clock="2026-03-02T09:00:00Z", params={})
+    inputs = VerifierInputs(
+        initial=EMPTY, final=EMPTY, messages=[message], replica="testbed", clock="2026-03-02T09:00:00Z", params={}
+    )
     verdict = verify(spec, inputs)
     return verdict.passed, verdict.assertions[0]["detail"]
 
@@ -90,8 +92,11 @@ def test_choices_and_public_ids_with_candidates_take_exactly_one():
         ({**RENEWAL, "match": "search"}, "assertions[0].match", 'matches "one" (the default) or "any"'),
         ({"type": "one_of", "values": ["a"], "match": "any"}, "assertions[0].match", 'matches "full"'),
         ({"type": "one_of", "values": ["a"], "candidates": "a|b"}, "assertions[0].candidates", "apply to"),
-        ({"type": "regex", "pattern": "a", "match": "search", "candidates": "("}, "assertions[0].candidates",
-         "bad regular expression"),
+        (
+            {"type": "regex", "pattern": "a", "match": "search", "candidates": "("},
+            "assertions[0].candidates",
+            "bad regular expression",
+        ),
         ({**ORDER_TOTAL, "candidates": r"\d+"}, "assertions[0].candidates", "are its money values"),
     ],
 )
@@ -103,8 +108,15 @@ def test_the_spec_refuses_loose_answers_without_a_reason_and_misplaced_options(a
 
 def test_the_pack_validator_refuses_a_loose_money_answer_without_a_reason(tmp_path, db):
     task = {
-        "slug": "loose-total", "title": "Report a total", "difficulty": "easy", "replica": "testbed", "seed": 7,
-        "variant": "small", "instruction": "Tell me the total.", "start_page": "/", "limits": {"max_steps": 3, "max_seconds": 60},
+        "slug": "loose-total",
+        "title": "Report a total",
+        "difficulty": "easy",
+        "replica": "testbed",
+        "seed": 7,
+        "variant": "small",
+        "instruction": "Tell me the total.",
+        "start_page": "/",
+        "limits": {"max_steps": 3, "max_seconds": 60},
         "verifier": {"assertions": [{"name": "the total", "kind": "answer", **ORDER_TOTAL, "match": "any"}]},
         "reference_solution": ['send_msg_to_user("CA$140.62")'],
     }

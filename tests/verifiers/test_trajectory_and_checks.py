@@ -1,4 +1,5 @@
 """Trajectory assertions and registered Python checks."""
+
 import sys
 
 import pytest
@@ -12,7 +13,13 @@ EMPTY = {"replica": "testbed", "tables": {}}
 
 
 def step(i, action, url="/agent/tickets/8001", error=None, faults=()):
-    return {"index": i, "action": action, "error": error, "url": f"http://w-abc.localhost:8000{url}", "fault_events": list(faults)}
+    return {
+        "index": i,
+        "action": action,
+        "error": error,
+        "url": f"http://w-abc.localhost:8000{url}",
+        "fault_events": list(faults),
+    }
 
 
 TRAJECTORY = [
@@ -54,8 +61,15 @@ def test_order_of_events_a_fault_before_a_retry():
     assert not trajectory(order=[{"action": "send_msg_to_user"}, {"action": "fill"}])["passed"]
 
 
-@register_check("test_message_count", args_schema={"type": "object", "properties": {"n": {"type": "integer"}},
-                                                   "required": ["n"], "additionalProperties": False})
+@register_check(
+    "test_message_count",
+    args_schema={
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+        "required": ["n"],
+        "additionalProperties": False,
+    },
+)
 def _message_count(inputs, *, n):
     return len(inputs.messages) == n, f"{len(inputs.messages)} message(s)"
 
@@ -74,7 +88,9 @@ def _raises(inputs):
 
 def python(check, messages=("hi",), **args):
     spec = {"assertions": [{"name": "p", "kind": "python", "check": check, **({"args": args} if args else {})}]}
-    inputs = VerifierInputs(initial=EMPTY, final={"replica": "testbed", "tables": {}}, messages=list(messages), replica="testbed")
+    inputs = VerifierInputs(
+        initial=EMPTY, final={"replica": "testbed", "tables": {}}, messages=list(messages), replica="testbed"
+    )
     return verify(spec, inputs), inputs
 
 
@@ -97,8 +113,12 @@ def test_a_check_that_raises_fails_its_assertion_not_the_verdict():
 
 @pytest.mark.django_db
 def test_the_builtin_duplicate_check_catches_a_write_done_twice(before):
-    check = {"name": "once", "kind": "python", "check": "no_duplicate_additions",
-             "args": {"table": "testbed.note", "fields": ["owner", "title"]}}
+    check = {
+        "name": "once",
+        "kind": "python",
+        "check": "no_duplicate_additions",
+        "args": {"table": "testbed.note", "fields": ["owner", "title"]},
+    }
     with before.bound():
         owner = Member.objects.order_by("public_id").first()
         top = max(Note.objects.values_list("public_id", flat=True))
@@ -108,7 +128,10 @@ def test_the_builtin_duplicate_check_catches_a_write_done_twice(before):
         Note.objects.create(public_id=top + 2, owner=owner, title="Refunded", updated_at=before.world.clock)
     verdict = verify({"assertions": [check]}, before.inputs())
     assert not verdict.passed
-    assert verdict.assertions[0]["detail"] == f"testbed.note rows {top + 1} and {top + 2} were both added with the same owner, title"
+    assert (
+        verdict.assertions[0]["detail"]
+        == f"testbed.note rows {top + 1} and {top + 2} were both added with the same owner, title"
+    )
 
 
 def test_a_replica_registers_its_own_checks_in_its_checks_module(tmp_path, monkeypatch):

@@ -1,4 +1,5 @@
 """docs/schemas/verifier.schema.json: every kind and key titled for the verifier builder; errors as JSON paths."""
+
 import json
 
 import jsonschema
@@ -23,11 +24,13 @@ def test_the_schema_is_valid_and_covers_every_assertion_kind():
 
 @pytest.mark.django_db
 def test_errors_name_the_exact_key_of_every_problem():
-    spec = {"assertions": [
-        {"name": "a", "kind": "state", "table": "testbed.note", "expect": {"count": -1}},
-        {"name": "b", "kind": "page", "element": {"role": "button", "nmae": "Save"}},
-        {"name": "c", "kind": "telepathy"},
-    ]}
+    spec = {
+        "assertions": [
+            {"name": "a", "kind": "state", "table": "testbed.note", "expect": {"count": -1}},
+            {"name": "b", "kind": "page", "element": {"role": "button", "nmae": "Save"}},
+            {"name": "c", "kind": "telepathy"},
+        ]
+    }
     errors = spec_errors(spec, replica="testbed")
     assert ("assertions[1].element.nmae", "unknown key 'nmae' (allowed: exact, label, name, role, text)") in errors
     assert ("assertions[2].kind", "unknown kind 'telepathy' (kinds: " + ", ".join(KINDS) + ")") in errors

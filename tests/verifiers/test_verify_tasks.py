@@ -1,4 +1,5 @@
 """`manage.py verify_tasks`: the reference passes, the empty run and every negative example fail."""
+
 import json
 from io import StringIO
 from types import SimpleNamespace
@@ -12,13 +13,25 @@ TASK = {
     "slug": "name-the-note",
     "title": "Name the open note",
     "difficulty": "easy",
-    "replica": "testbed", "seed": 7, "variant": "small",
+    "replica": "testbed",
+    "seed": 7,
+    "variant": "small",
     "params": "tests.verifiers.pack_params:first_open_note",
     "instruction": "Tell me the number of the oldest open note.",
     "start_page": "/",
     "limits": {"max_steps": 5, "max_seconds": 60},
-    "verifier": {"assertions": [{"name": "told the number", "kind": "answer", "type": "regex", "pattern": "#?{note}",
-                                 "match": "search", "candidates": r"#?\d+"}]},
+    "verifier": {
+        "assertions": [
+            {
+                "name": "told the number",
+                "kind": "answer",
+                "type": "regex",
+                "pattern": "#?{note}",
+                "match": "search",
+                "candidates": r"#?\d+",
+            }
+        ]
+    },
     "reference_solution": ['send_msg_to_user("It is note #{note}.")'],
     "negative_examples": [
         {"name": "a longer number holding it", "actions": ['send_msg_to_user("It is note #1{note}.")']},
@@ -48,11 +61,20 @@ def run(*args):
 
 def fake_play(passes):
     """An engine stand-in whose verdict says `passes(actions)`: exercises the command's bookkeeping only."""
+
     def play(*, task_id, actions):
         passed = passes(actions)
-        return SimpleNamespace(pk=1, status="succeeded" if passed else "failed", error="",
-                               verdict={"passed": passed, "assertions": [{"name": "a", "required": True, "passed": passed, "detail": "d"}]},
-                               rewards={"task_completion": 1.0 if passed else 0.0})
+        return SimpleNamespace(
+            pk=1,
+            status="succeeded" if passed else "failed",
+            error="",
+            verdict={
+                "passed": passed,
+                "assertions": [{"name": "a", "required": True, "passed": passed, "detail": "d"}],
+            },
+            rewards={"task_completion": 1.0 if passed else 0.0},
+        )
+
     return play
 
 
@@ -73,7 +95,9 @@ def test_a_right_verifier_is_reported_ok(pack, monkeypatch):
 
 
 def test_a_verifier_that_passes_doing_nothing_is_wrong(pack, monkeypatch):
-    monkeypatch.setattr("episodes.driver.episode_play", fake_play(lambda actions: not actions or "#1" not in actions[0]))
+    monkeypatch.setattr(
+        "episodes.driver.episode_play", fake_play(lambda actions: not actions or "#1" not in actions[0])
+    )
     out, error = run("testbed", "--directory", str(pack()))
     assert error == "1 of 1 task(s) have a verifier that is wrong"
     assert "testbed.name-the-note: empty: doing nothing passes the verifier" in out
@@ -96,7 +120,11 @@ def test_a_task_without_reference_solution_is_wrong(pack, monkeypatch):
 
 
 def test_an_invalid_pack_is_reported_with_its_paths(pack):
-    bad = {"assertions": [{"name": "x", "kind": "state", "table": "testbed.note", "where": {"titel": "open"}, "expect": {"count": 1}}]}
+    bad = {
+        "assertions": [
+            {"name": "x", "kind": "state", "table": "testbed.note", "where": {"titel": "open"}, "expect": {"count": 1}}
+        ]
+    }
     out, error = run("testbed", "--directory", str(pack(verifier=bad)))
     assert "verifier.assertions[0].where.titel: unknown field 'titel' of testbed.note" in error
 

@@ -1,4 +1,5 @@
 """`manage.py bench`: measure resets, steps, page renders, throughput, the server, memory and BrowserGym side by side."""
+
 import json
 import os
 from pathlib import Path
@@ -17,22 +18,58 @@ class Command(ReplicaGymCommand):
     help = "Benchmark the platform's hot paths; writes JSON and prints a short table."
 
     def add_arguments(self, parser):
-        parser.add_argument("--quick", action="store_true", help="fewer repetitions and smaller worlds (a minute or two)")
+        parser.add_argument(
+            "--quick", action="store_true", help="fewer repetitions and smaller worlds (a minute or two)"
+        )
         parser.add_argument("--out", default=None, help="where to write the JSON report (default: DATA_DIR/bench.json)")
         parser.add_argument("--only", default="", help=f"comma-separated sections: {', '.join(SECTIONS)}")
-        parser.add_argument("--repeat", type=positive_int, help="samples per measurement, renders per page too (overrides the preset)")
-        parser.add_argument("--variants", default="", help="world variants for the reset section (default: default,10k,100k)")
-        parser.add_argument("--requests", type=positive_int, help="requests for the server section (overrides the preset)")
-        parser.add_argument("--world-variant", default="", help="world variant of the step, render and server sections (default: default)")
+        parser.add_argument(
+            "--repeat", type=positive_int, help="samples per measurement, renders per page too (overrides the preset)"
+        )
+        parser.add_argument(
+            "--variants", default="", help="world variants for the reset section (default: default,10k,100k)"
+        )
+        parser.add_argument(
+            "--requests", type=positive_int, help="requests for the server section (overrides the preset)"
+        )
+        parser.add_argument(
+            "--world-variant",
+            default="",
+            help="world variant of the step, render and server sections (default: default)",
+        )
         parser.add_argument("--servers", default="", help="servers for the server section (default: engine,gunicorn)")
         parser.add_argument("--workers", default="", help="worker counts for the throughput section (default: 1,2,4)")
         parser.add_argument("--episodes", type=positive_int, help="oracle episodes per worker count (throughput)")
-        parser.add_argument("--replica", type=replica_arg, default=None, help="replica measured (default: the first, by name, declaring a bench task)")
-        parser.add_argument("--task", default="", help="task id driven by the start, throughput, memory and BrowserGym sections "
-                                                       "(default: the replica's bench task)")
+        parser.add_argument(
+            "--replica",
+            type=replica_arg,
+            default=None,
+            help="replica measured (default: the first, by name, declaring a bench task)",
+        )
+        parser.add_argument(
+            "--task",
+            default="",
+            help="task id driven by the start, throughput, memory and BrowserGym sections "
+            "(default: the replica's bench task)",
+        )
 
-    def handle(self, *args, quick, out, only, repeat, variants, requests, workers, episodes, replica, task,
-               world_variant, servers, **_):
+    def handle(
+        self,
+        *args,
+        quick,
+        out,
+        only,
+        repeat,
+        variants,
+        requests,
+        workers,
+        episodes,
+        replica,
+        task,
+        world_variant,
+        servers,
+        **_,
+    ):
         stop_on_signals()  # SIGTERM and Ctrl-C stop the servers and worker processes it starts (their finally blocks)
         sections = [s.strip() for s in only.split(",") if s.strip()] or list(SECTIONS)
         unknown = [s for s in sections if s not in SECTIONS]
@@ -68,6 +105,7 @@ class Command(ReplicaGymCommand):
         out_path = Path(out) if out else Path(settings.DATA_DIR) / "bench.json"
         if out_path.parent and not out_path.parent.exists():
             raise CommandError(f"--out: folder {str(out_path.parent)!r} does not exist")
+
         def save(report):
             out_path.write_text(json.dumps(report, indent=2, sort_keys=True) + "\n")
 

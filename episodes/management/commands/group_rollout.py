@@ -4,6 +4,7 @@ Queues a GRPO group (G episodes of one task and world seed) for the running work
 waits for it and prints one JSON object: each episode's reward, status and actions, and
 the group-relative advantages. `--trajectories DIR` also writes each episode's JSON lines.
 """
+
 import json
 from pathlib import Path
 
@@ -23,11 +24,15 @@ class Command(ReplicaGymCommand):
     def add_arguments(self, parser):
         parser.add_argument("task", help="task id, <replica>.<slug>")
         parser.add_argument("--size", type=int, default=8, help=f"episodes in the group, 1 to {MAX_GROUP} (default 8)")
-        parser.add_argument("--agent", default="oracle", help="agent spec (default oracle); each attempt seeds it differently")
+        parser.add_argument(
+            "--agent", default="oracle", help="agent spec (default oracle); each attempt seeds it differently"
+        )
         parser.add_argument("--queue", default=None, help="the workers' queue (default: celery's default queue)")
         parser.add_argument("--timeout", type=float, default=600.0, help="seconds to wait for the group (default 600)")
         parser.add_argument("--trajectories", default=None, help="a folder to write each episode's trajectory to")
-        parser.add_argument("--trace", action="store_true", help="record each episode's Playwright trace (DATA_DIR/traces/)")
+        parser.add_argument(
+            "--trace", action="store_true", help="record each episode's Playwright trace (DATA_DIR/traces/)"
+        )
 
     def handle(self, *args, task, size, agent, queue, timeout, trajectories, trace, **options):
         if not 0 < timeout <= 24 * 3600:
@@ -39,9 +44,23 @@ class Command(ReplicaGymCommand):
         if folder is not None:
             for ep in Episode.objects.filter(run_id=group.run).select_related("task"):
                 trajectory_export(episode=ep, path=folder / f"episode-{ep.pk}.jsonl")
-        self.stdout.write(json.dumps({
-            "run": group.run, "task": group.task,
-            "episodes": [{"episode": e.episode, "attempt": e.attempt, "status": e.status, "reward": e.reward,
-                          "actions": e.actions} for e in group.episodes],
-            "advantages": [round(a, 6) for a in group.advantages()],
-        }, sort_keys=True))
+        self.stdout.write(
+            json.dumps(
+                {
+                    "run": group.run,
+                    "task": group.task,
+                    "episodes": [
+                        {
+                            "episode": e.episode,
+                            "attempt": e.attempt,
+                            "status": e.status,
+                            "reward": e.reward,
+                            "actions": e.actions,
+                        }
+                        for e in group.episodes
+                    ],
+                    "advantages": [round(a, 6) for a in group.advantages()],
+                },
+                sort_keys=True,
+            )
+        )

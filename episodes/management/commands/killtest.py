@@ -11,6 +11,7 @@ passed, with one verdict and one set of steps (exactly its reference's steps,
 numbered 0, 1, 2, ...). It prints a line per trial and the totals. SIGTERM or Ctrl-C
 stops it, and its workers with it.
 """
+
 import contextlib
 import json
 import os
@@ -62,9 +63,11 @@ class Workers:
 
     def __init__(self, *, count: int, queue: str, heartbeat: int, lost_after: int, visibility: int, logs: Path):
         self.queue, self.logs, self.count = queue, logs, count
-        self.env = worker_env(REPLICAGYM_WORKER_HEARTBEAT_SECONDS=str(heartbeat),
-                              REPLICAGYM_WORKER_LOST_SECONDS=str(lost_after),
-                              REPLICAGYM_REDIS_VISIBILITY_SECONDS=str(visibility))
+        self.env = worker_env(
+            REPLICAGYM_WORKER_HEARTBEAT_SECONDS=str(heartbeat),
+            REPLICAGYM_WORKER_LOST_SECONDS=str(lost_after),
+            REPLICAGYM_REDIS_VISIBILITY_SECONDS=str(visibility),
+        )
         self.procs: list[subprocess.Popen] = []
 
     def start(self) -> None:
@@ -80,8 +83,9 @@ class Workers:
     def _start(self, i: int) -> subprocess.Popen:
         log = open(self.logs / f"worker-{i}.log", "a")  # noqa: SIM115 - the child holds it; closed with the process
         try:
-            return subprocess.Popen(self._command(i), cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                    start_new_session=True)
+            return subprocess.Popen(
+                self._command(i), cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
         finally:
             log.close()
 
@@ -128,22 +132,56 @@ class Command(BaseCommand):
         parser.add_argument("--trials", type=positive_int, default=20)
         parser.add_argument("--episodes", type=positive_int, default=20, help="episodes per run")
         parser.add_argument("--workers", type=positive_int, default=2, help="worker processes")
-        parser.add_argument("--task", default=None,
-                            help="the task every episode plays with the oracle (default: the replica's bench task)")
-        parser.add_argument("--replica", type=replica_arg, default=None,
-                            help="whose bench task is played (default: the first, by name, declaring one)")
+        parser.add_argument(
+            "--task",
+            default=None,
+            help="the task every episode plays with the oracle (default: the replica's bench task)",
+        )
+        parser.add_argument(
+            "--replica",
+            type=replica_arg,
+            default=None,
+            help="whose bench task is played (default: the first, by name, declaring one)",
+        )
         parser.add_argument("--seed", type=int, default=None, help="seed of the random kill moments (default: random)")
-        parser.add_argument("--lost-after", type=positive_int, default=10,
-                            help="seconds of silence after which a worker counts as lost (its heartbeat comes every third of that)")
+        parser.add_argument(
+            "--lost-after",
+            type=positive_int,
+            default=10,
+            help="seconds of silence after which a worker counts as lost (its heartbeat comes every third of that)",
+        )
         parser.add_argument("--trial-timeout", type=positive_int, default=600, help="seconds a trial may take")
-        parser.add_argument("--kill", choices=KILLS, default="worker",
-                            help="what dies: the worker's process group, its Chromium only, or one of the two per trial")
-        parser.add_argument("--mid-episode", action="store_true",
-                            help="kill only while the worker runs an episode (by default the moment may fall between episodes)")
-        parser.add_argument("--no-sync", action="store_true", help="use the catalogue as it is (skip loading task packs)")
+        parser.add_argument(
+            "--kill",
+            choices=KILLS,
+            default="worker",
+            help="what dies: the worker's process group, its Chromium only, or one of the two per trial",
+        )
+        parser.add_argument(
+            "--mid-episode",
+            action="store_true",
+            help="kill only while the worker runs an episode (by default the moment may fall between episodes)",
+        )
+        parser.add_argument(
+            "--no-sync", action="store_true", help="use the catalogue as it is (skip loading task packs)"
+        )
 
-    def handle(self, *args, trials, episodes, workers, task, replica, seed, lost_after, trial_timeout, kill, mid_episode,
-               no_sync, **options):
+    def handle(
+        self,
+        *args,
+        trials,
+        episodes,
+        workers,
+        task,
+        replica,
+        seed,
+        lost_after,
+        trial_timeout,
+        kill,
+        mid_episode,
+        no_sync,
+        **options,
+    ):
         stop_on_signals()  # SIGTERM and Ctrl-C stop the workers too (they run in sessions of their own)
         if lost_after < 3:
             raise CommandError("--lost-after must be at least 3 seconds (three heartbeats)")
@@ -159,22 +197,44 @@ class Command(BaseCommand):
         task = task_obj.task_id
         seed = random.randrange(2**32) if seed is None else seed
         rng = random.Random(seed)
-        broker = "embedded (episode rows as the queue)" if settings.EPISODE_QUEUE == "database" else \
-            settings.CELERY_BROKER_URL.split("@")[-1]
+        broker = (
+            "embedded (episode rows as the queue)"
+            if settings.EPISODE_QUEUE == "database"
+            else settings.CELERY_BROKER_URL.split("@")[-1]
+        )
         queue = f"killtest-{uuid.uuid4().hex[:8]}"
         logs = Path(settings.DATA_DIR) / "killtest" / queue
         logs.mkdir(parents=True, exist_ok=True)
         heartbeat = max(1, lost_after // 3)
-        self._say(f"killtest: {trials} trial(s) x {episodes} episodes of {task} (oracle) on {workers} workers, "
-                  f"broker {broker}, queue {queue}, seed {seed}, worker lost after {lost_after} s, killing: {kill}")
-        pool = Workers(count=workers, queue=queue, heartbeat=heartbeat, lost_after=lost_after, visibility=max(5, 3 * lost_after), logs=logs)
+        self._say(
+            f"killtest: {trials} trial(s) x {episodes} episodes of {task} (oracle) on {workers} workers, "
+            f"broker {broker}, queue {queue}, seed {seed}, worker lost after {lost_after} s, killing: {kill}"
+        )
+        pool = Workers(
+            count=workers,
+            queue=queue,
+            heartbeat=heartbeat,
+            lost_after=lost_after,
+            visibility=max(5, 3 * lost_after),
+            logs=logs,
+        )
         results = []
         try:
             pool.start()
             for n in range(1, trials + 1):
                 what = rng.choice(KILLS[:2]) if kill == "both" else kill
-                result = self._trial(pool, task_obj, episodes, workers, queue, rng,
-                                     timedelta(seconds=lost_after), trial_timeout, mid_episode, what)
+                result = self._trial(
+                    pool,
+                    task_obj,
+                    episodes,
+                    workers,
+                    queue,
+                    rng,
+                    timedelta(seconds=lost_after),
+                    trial_timeout,
+                    mid_episode,
+                    what,
+                )
                 results.append(result)
                 self._say(self._line(n, trials, result))
         finally:
@@ -254,8 +314,17 @@ class Command(BaseCommand):
             time.sleep(0.5)
         ended = time.monotonic()
         recorded = run_recorded_once(run, task)
-        return {**recorded, **self._tally(run, task), "killed": what, "revived": revived, "victim": victim, "done_at_kill": done_at_kill,
-                "running_at_kill": running_at_kill, "seconds": ended - started, "recovery_seconds": ended - killed_at}
+        return {
+            **recorded,
+            **self._tally(run, task),
+            "killed": what,
+            "revived": revived,
+            "victim": victim,
+            "done_at_kill": done_at_kill,
+            "running_at_kill": running_at_kill,
+            "seconds": ended - started,
+            "recovery_seconds": ended - killed_at,
+        }
 
     @staticmethod
     def _tally(run, task) -> dict:
@@ -287,17 +356,23 @@ class Command(BaseCommand):
     @staticmethod
     def _running_on(run, pgid: int) -> int:
         group = process_group(pgid)
-        return sum(worker_identity(claimed)[1] in group for claimed in Episode.objects.filter(
-            run=run, status=Episode.Status.RUNNING).values_list("claimed_by", flat=True))
+        return sum(
+            worker_identity(claimed)[1] in group
+            for claimed in Episode.objects.filter(run=run, status=Episode.Status.RUNNING).values_list(
+                "claimed_by", flat=True
+            )
+        )
 
     @staticmethod
     def _line(n, trials, r) -> str:
         statuses = ", ".join(f"{v} {k}" for k, v in sorted(r["statuses"].items()))
         verdict = "ok" if not r["problems"] else "FAILED: " + "; ".join(r["problems"][:3])
         what = "worker" if r["killed"] == "worker" else "the Chromium of worker"
-        return (f"trial {n}/{trials}: killed {what} {r['victim']} after {r['done_at_kill']} finished "
-                f"({r['running_at_kill']} running on it), {r['redeliveries']} redelivered; {statuses}; "
-                f"{r['seconds']:.1f} s (recovery {r['recovery_seconds']:.1f} s): {verdict}")
+        return (
+            f"trial {n}/{trials}: killed {what} {r['victim']} after {r['done_at_kill']} finished "
+            f"({r['running_at_kill']} running on it), {r['redeliveries']} redelivered; {statuses}; "
+            f"{r['seconds']:.1f} s (recovery {r['recovery_seconds']:.1f} s): {verdict}"
+        )
 
     def _say(self, line: str):
         sys.stderr.write(line + "\n")

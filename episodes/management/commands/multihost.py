@@ -9,6 +9,7 @@ hosts played some. Prints a line per step, the summary and a JSON line; exits no
 on any failed check. Needs root, iproute2 and PostgreSQL (SQLite cannot be shared
 between hosts); the layout is in episodes/multihost.py.
 """
+
 import json
 import secrets
 import sys
@@ -41,21 +42,35 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--episodes", type=positive_int, default=40, help="episodes of the run (at most 100)")
-        parser.add_argument("--task", default=None,
-                            help="the task every episode plays with the oracle (default: the replica's bench task)")
-        parser.add_argument("--replica", type=replica_arg, default=None,
-                            help="whose bench task is played (default: the first, by name, declaring one)")
+        parser.add_argument(
+            "--task",
+            default=None,
+            help="the task every episode plays with the oracle (default: the replica's bench task)",
+        )
+        parser.add_argument(
+            "--replica",
+            type=replica_arg,
+            default=None,
+            help="whose bench task is played (default: the first, by name, declaring one)",
+        )
         parser.add_argument("--concurrency", type=positive_int, default=1, help="episodes at once on each worker host")
         parser.add_argument("--timeout", type=positive_int, default=600, help="seconds the run may take once submitted")
-        parser.add_argument("--redis", default=None,
-                            help="the Redis server, redis://host:port (default: CELERY_BROKER_URL's if Redis, else "
-                                 "127.0.0.1:6379); the run takes one of its databases 8 to 11 and flushes it")
-        parser.add_argument("--no-sync", action="store_true", help="use the catalogue as it is (skip loading task packs)")
+        parser.add_argument(
+            "--redis",
+            default=None,
+            help="the Redis server, redis://host:port (default: CELERY_BROKER_URL's if Redis, else "
+            "127.0.0.1:6379); the run takes one of its databases 8 to 11 and flushes it",
+        )
+        parser.add_argument(
+            "--no-sync", action="store_true", help="use the catalogue as it is (skip loading task packs)"
+        )
 
     def handle(self, *args, episodes, task, replica, concurrency, timeout, redis, no_sync, **options):
         if connection.vendor == "sqlite":
-            raise CommandError("multihost needs PostgreSQL: a SQLite file cannot be shared between hosts "
-                               "(set DATABASE_URL=postgres://user@host:5432/name)")
+            raise CommandError(
+                "multihost needs PostgreSQL: a SQLite file cannot be shared between hosts "
+                "(set DATABASE_URL=postgres://user@host:5432/name)"
+            )
         if episodes > 100:
             raise CommandError("--episodes: a run holds at most 100 attempts of one task")
         redis = redis or default_redis()
@@ -75,8 +90,16 @@ class Command(BaseCommand):
         stop_on_signals()  # a stopped multihost takes its hosts down too (SIGTERM would otherwise skip the teardown)
         user, password = self._submitter()
         try:
-            summary = multihost_run(task=task_obj, episodes=episodes, username=user.username, password=password,
-                                    redis_url=redis, concurrency=concurrency, timeout=timeout, say=self._say)
+            summary = multihost_run(
+                task=task_obj,
+                episodes=episodes,
+                username=user.username,
+                password=password,
+                redis_url=redis,
+                concurrency=concurrency,
+                timeout=timeout,
+                say=self._say,
+            )
         except MultihostError as exc:
             raise CommandError(str(exc)) from None
         except SystemExit:  # SIGTERM or Ctrl-C (stop_on_signals): the exit status says which
@@ -119,14 +142,19 @@ class Command(BaseCommand):
 
     def _print(self, summary: dict):
         per_worker = ", ".join(f"{worker}: {n}" for worker, n in sorted(summary["by_worker"].items()))
-        traffic = "; ".join(f"{service} {s['bytes']} bytes over {sum(s['connections'].values())} connections "
-                            f"from {', '.join(sorted(s['connections']))}" for service, s in sorted(summary["traffic"].items()))
+        traffic = "; ".join(
+            f"{service} {s['bytes']} bytes over {sum(s['connections'].values())} connections "
+            f"from {', '.join(sorted(s['connections']))}"
+            for service, s in sorted(summary["traffic"].items())
+        )
         statuses = ", ".join(f"{n} {status}" for status, n in sorted(summary["statuses"].items()))
         self._say(f"episodes: {summary['episodes']} ({statuses}), {summary['redeliveries']} redelivered")
         self._say(f"by worker: {per_worker}")
         self._say(f"through the forwarders: {traffic}")
-        self._say(f"wall: {summary['wall_seconds']} s (hosts ready in {summary['setup_seconds']} s, "
-                  f"run {summary['run_seconds']} s)")
+        self._say(
+            f"wall: {summary['wall_seconds']} s (hosts ready in {summary['setup_seconds']} s, "
+            f"run {summary['run_seconds']} s)"
+        )
         self._say("checks: " + ("ok" if not summary["problems"] else "FAILED: " + "; ".join(summary["problems"][:5])))
         self.stdout.write(json.dumps(summary, sort_keys=True))
 

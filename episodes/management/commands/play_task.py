@@ -4,6 +4,7 @@ Plays a fixed action list in this process and prints one JSON object: status, fi
 state hash and the sha256 of every step's screenshot, so two runs (or two database
 backends) can be compared byte for byte.
 """
+
 import json
 
 from django.core.management.base import CommandError
@@ -24,7 +25,7 @@ class Command(ReplicaGymCommand):
         parser.add_argument("task", help="task id, <replica>.<slug>")
         source = parser.add_mutually_exclusive_group(required=True)
         source.add_argument("--oracle", action="store_true", help="play the task's reference solution")
-        source.add_argument("--actions", help='a JSON list of action strings, e.g. \'["noop()"]\'')
+        source.add_argument("--actions", help="a JSON list of action strings, e.g. '[\"noop()\"]'")
         source.add_argument("--replay", help="the actions of a trajectory file (JSON lines)")
         parser.add_argument("--seed", type=seed_arg, default=None, help="world seed (default: the task's)")
         parser.add_argument("--trajectory", help="also write the episode's trajectory (JSON lines) here")
@@ -46,11 +47,16 @@ class Command(ReplicaGymCommand):
         if trajectory:
             trajectory_export(episode=episode, path=trajectory)
         steps = list(episode.steps.order_by("index").values_list("action", "error", "screenshot__sha256"))
-        self.stdout.write(json.dumps({
-            "episode": episode.pk,
-            "task": task_obj.task_id,
-            "status": episode.status,
-            "rewards": episode.rewards,
-            "final_state_hash": episode.final_state.state_hash if episode.final_state else None,
-            "steps": [{"action": a, "error": e, "screenshot": s} for a, e, s in steps],
-        }, sort_keys=True))
+        self.stdout.write(
+            json.dumps(
+                {
+                    "episode": episode.pk,
+                    "task": task_obj.task_id,
+                    "status": episode.status,
+                    "rewards": episode.rewards,
+                    "final_state_hash": episode.final_state.state_hash if episode.final_state else None,
+                    "steps": [{"action": a, "error": e, "screenshot": s} for a, e, s in steps],
+                },
+                sort_keys=True,
+            )
+        )

@@ -5,6 +5,7 @@ episodes are created up front (one per task x attempt), then run by N local work
 processes (or, with --celery, by the Celery workers of the configured broker);
 progress goes to stderr, the JSON report (replicagym.reports) to --out (or stdout).
 """
+
 import argparse
 import json
 import multiprocessing
@@ -40,7 +41,9 @@ def priority_arg(text: str) -> int:
     except ValueError:
         value = None
     if value not in PRIORITIES:
-        raise argparse.ArgumentTypeError(f"must be a whole number from {PRIORITIES.start} to {PRIORITIES.stop - 1}, not {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"must be a whole number from {PRIORITIES.start} to {PRIORITIES.stop - 1}, not {text!r}"
+        )
     return value
 
 
@@ -49,27 +52,67 @@ class Command(ReplicaGymCommand):
     user_errors = (RunError,)
 
     def add_arguments(self, parser):
-        parser.add_argument("suite", help="suite name (each replica's pack is a suite named after the replica); "
-                                          "'-' for every current task matched by --tasks")
-        parser.add_argument("--agent", required=True, help="oracle | random[:SEED] | replay:FILE | http:URL | openai:MODEL")
-        parser.add_argument("--agent-settings", type=json_object, default={},
-                            help='agent settings as JSON, e.g. \'{"timeout": 30}\' (timeout, max_failures, temperature)')
-        parser.add_argument("--tasks", default="", help="only the task ids matching this pattern, e.g. 'shop.checkout-*'")
+        parser.add_argument(
+            "suite",
+            help="suite name (each replica's pack is a suite named after the replica); "
+            "'-' for every current task matched by --tasks",
+        )
+        parser.add_argument(
+            "--agent", required=True, help="oracle | random[:SEED] | replay:FILE | http:URL | openai:MODEL"
+        )
+        parser.add_argument(
+            "--agent-settings",
+            type=json_object,
+            default={},
+            help="agent settings as JSON, e.g. '{\"timeout\": 30}' (timeout, max_failures, temperature)",
+        )
+        parser.add_argument(
+            "--tasks", default="", help="only the task ids matching this pattern, e.g. 'shop.checkout-*'"
+        )
         parser.add_argument("--no-faults", action="store_true", help="leave the tasks' faults unarmed")
-        parser.add_argument("--seed", type=seed_arg, default=None,
-                            help="the run's seed: each episode's world seed and answer key follow from it, the task and "
-                                 "the attempt (default: drawn; printed as the run starts)")
-        parser.add_argument("--fixed", action="store_true", help="play every task on its own seed with its own picks (no variation)")
+        parser.add_argument(
+            "--seed",
+            type=seed_arg,
+            default=None,
+            help="the run's seed: each episode's world seed and answer key follow from it, the task and "
+            "the attempt (default: drawn; printed as the run starts)",
+        )
+        parser.add_argument(
+            "--fixed", action="store_true", help="play every task on its own seed with its own picks (no variation)"
+        )
         parser.add_argument("--priority", type=priority_arg, default=0, help="-10..10: workers take higher first")
         parser.add_argument("--attempts", type=positive_int, default=1, help="attempts per task (K)")
         parser.add_argument("--workers", type=positive_int, default=1, help="local worker processes (N)")
         parser.add_argument("--out", help="where to write the JSON report (default: stdout)")
-        parser.add_argument("--celery", action="store_true", help="enqueue on the configured broker instead of local processes")
-        parser.add_argument("--no-sync", action="store_true", help="use the catalogue as it is (skip loading task packs)")
-        parser.add_argument("--trajectories", help="a folder to write each episode's trajectory to (<task>-<attempt>.jsonl)")
+        parser.add_argument(
+            "--celery", action="store_true", help="enqueue on the configured broker instead of local processes"
+        )
+        parser.add_argument(
+            "--no-sync", action="store_true", help="use the catalogue as it is (skip loading task packs)"
+        )
+        parser.add_argument(
+            "--trajectories", help="a folder to write each episode's trajectory to (<task>-<attempt>.jsonl)"
+        )
 
-    def handle(self, *args, suite, agent, agent_settings, tasks, no_faults, priority, attempts, workers, out, celery,
-               no_sync, trajectories, seed, fixed, **options):
+    def handle(
+        self,
+        *args,
+        suite,
+        agent,
+        agent_settings,
+        tasks,
+        no_faults,
+        priority,
+        attempts,
+        workers,
+        out,
+        celery,
+        no_sync,
+        trajectories,
+        seed,
+        fixed,
+        **options,
+    ):
         stop_on_signals()  # SIGTERM and Ctrl-C stop the worker processes too (their replica servers and browsers die with them)
         out_path = Path(out) if out else None
         if out_path is not None and not out_path.parent.is_dir():
@@ -80,17 +123,32 @@ class Command(ReplicaGymCommand):
             try:
                 task_sync_all()
             except PackError as exc:
-                raise CommandError(f"invalid task pack: {exc.errors[0]}" + (f" (+{len(exc.errors) - 1} more)" if len(exc.errors) > 1 else "")) from None
+                raise CommandError(
+                    f"invalid task pack: {exc.errors[0]}"
+                    + (f" (+{len(exc.errors) - 1} more)" if len(exc.errors) > 1 else "")
+                ) from None
         if fixed and seed is not None:
             raise CommandError("--seed sets the episodes' variations: it cannot go with --fixed")
-        run = run_create(suite=None if suite == "-" else suite, task_filter=tasks, agent=agent,
-                         agent_settings=agent_settings, attempts=attempts, workers=workers, faults=not no_faults,
-                         priority=priority, seed=seed, vary=not fixed)
+        run = run_create(
+            suite=None if suite == "-" else suite,
+            task_filter=tasks,
+            agent=agent,
+            agent_settings=agent_settings,
+            attempts=attempts,
+            workers=workers,
+            faults=not no_faults,
+            priority=priority,
+            seed=seed,
+            vary=not fixed,
+        )
         episodes = run_episodes_create(run_id=run.pk, enqueue=celery)
         total = len(episodes)
-        self._progress(f"run {run.pk}: {suite}{f' [{tasks}]' if tasks else ''} ({total // attempts} tasks) x {attempts} attempt(s) "
-                       f"= {total} episodes, agent {agent}, " + (f"seed {run.seed}, " if run.seed is not None else "fixed seeds, ")
-                       + ("celery" if celery else f"{workers} worker(s)"))
+        self._progress(
+            f"run {run.pk}: {suite}{f' [{tasks}]' if tasks else ''} ({total // attempts} tasks) x {attempts} attempt(s) "
+            f"= {total} episodes, agent {agent}, "
+            + (f"seed {run.seed}, " if run.seed is not None else "fixed seeds, ")
+            + ("celery" if celery else f"{workers} worker(s)")
+        )
         started = time.monotonic()
         if celery:
             self._wait_celery(run, total)
@@ -123,8 +181,10 @@ class Command(ReplicaGymCommand):
     def _report_one(self, n: int, total: int, r: dict):
         reward = "-" if r["reward"] is None else f"{r['reward']:.2f}"
         tail = f" ({r['error'][:120]})" if r["error"] else ""
-        self._progress(f"[{n}/{total}] {r['task']} attempt {r['attempt'] + 1}: {r['status']}, {r['steps']} steps, "
-                       f"{r['seconds']} s, reward {reward}{tail}")
+        self._progress(
+            f"[{n}/{total}] {r['task']} attempt {r['attempt'] + 1}: {r['status']}, {r['steps']} steps, "
+            f"{r['seconds']} s, reward {reward}{tail}"
+        )
 
     def _run_pool(self, ids: list[int], workers: int, total: int):
         pool = process_pool(workers)

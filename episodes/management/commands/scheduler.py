@@ -5,6 +5,7 @@ tries), marks finished runs done, ends the API episodes their agents left runnin
 their time limit (timed out) and collects worlds unused for REPLICAGYM_WORLD_GC_HOURS.
 It prints one JSON line per tick that changed something.
 """
+
 import json
 import signal
 import threading
@@ -25,10 +26,16 @@ class Command(BaseCommand):
         return one_line_errors(super().create_parser(prog_name, subcommand, **kwargs))
 
     def add_arguments(self, parser):
-        parser.add_argument("--every", type=positive_int, default=settings.SCHEDULER_SECONDS, help="seconds between ticks")
+        parser.add_argument(
+            "--every", type=positive_int, default=settings.SCHEDULER_SECONDS, help="seconds between ticks"
+        )
         parser.add_argument("--once", action="store_true", help="run one tick and print its outcome")
-        parser.add_argument("--stale-seconds", type=positive_int, default=settings.WORKER_LOST_SECONDS,
-                            help="heartbeat age after which a worker counts as lost")
+        parser.add_argument(
+            "--stale-seconds",
+            type=positive_int,
+            default=settings.WORKER_LOST_SECONDS,
+            help="heartbeat age after which a worker counts as lost",
+        )
 
     def handle(self, *args, every, once, stale_seconds, **options):
         stale_after = timedelta(seconds=stale_seconds)

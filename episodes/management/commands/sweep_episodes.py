@@ -1,4 +1,5 @@
 """`manage.py sweep_episodes [--stale-seconds N]`: put episodes of lost workers back in their queue, or error them."""
+
 import json
 from datetime import timedelta
 
@@ -18,8 +19,12 @@ class Command(BaseCommand):
         return one_line_errors(super().create_parser(prog_name, subcommand, **kwargs))
 
     def add_arguments(self, parser):
-        parser.add_argument("--stale-seconds", type=positive_int, default=settings.WORKER_LOST_SECONDS,
-                            help="heartbeat age after which a running episode's worker counts as lost")
+        parser.add_argument(
+            "--stale-seconds",
+            type=positive_int,
+            default=settings.WORKER_LOST_SECONDS,
+            help="heartbeat age after which a running episode's worker counts as lost",
+        )
 
     def handle(self, *args, stale_seconds, **options):
         self.stdout.write(json.dumps(episodes_recover(stale_after=timedelta(seconds=stale_seconds)), sort_keys=True))

@@ -5,6 +5,7 @@ Ctrl-C stops it after the episode at hand; a worker killed outright leaves that
 episode to the scheduler, which puts it back in the queue. With a broker
 (CELERY_BROKER_URL=redis://... or amqp://...), run `celery -A replicagym worker` instead.
 """
+
 import signal
 import threading
 
@@ -23,12 +24,16 @@ class Command(BaseCommand):
         return one_line_errors(super().create_parser(prog_name, subcommand, **kwargs))
 
     def add_arguments(self, parser):
-        parser.add_argument("--queue", default=DEFAULT_QUEUE, help=f"the queue to take episodes from (default {DEFAULT_QUEUE})")
+        parser.add_argument(
+            "--queue", default=DEFAULT_QUEUE, help=f"the queue to take episodes from (default {DEFAULT_QUEUE})"
+        )
 
     def handle(self, *args, queue, **options):
         if settings.EPISODE_QUEUE != "database":
-            raise CommandError(f"episodes go through the broker {settings.CELERY_BROKER_URL.split('://')[0]}://: "
-                               "run `celery -A replicagym worker` instead")
+            raise CommandError(
+                f"episodes go through the broker {settings.CELERY_BROKER_URL.split('://')[0]}://: "
+                "run `celery -A replicagym worker` instead"
+            )
         if not queue.strip() or len(queue) > 200:
             raise CommandError(f"--queue must be a name of 1 to 200 characters, not {queue!r}")
         stop = threading.Event()

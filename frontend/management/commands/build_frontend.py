@@ -7,6 +7,7 @@ Each replica lists its npm packages and files on its ReplicaConfig (`npm_package
 gives one destination are concatenated into it, in its order (a stylesheet bundle). The
 copies are generated (gitignored); running the command again rewrites them.
 """
+
 import json
 import shutil
 from pathlib import Path
@@ -38,9 +39,13 @@ def frontend_problems(configs) -> list[str]:
     for config in configs:
         for package, version in sorted(config.npm_packages.items()):
             if pinned.get(package) != version:
-                problems.append(f"{config.label} needs {package}@{version}: frontend/package.json pins {pinned.get(package)!r}")
+                problems.append(
+                    f"{config.label} needs {package}@{version}: frontend/package.json pins {pinned.get(package)!r}"
+                )
             elif _installed_version(package) != version:
-                problems.append(f"{config.label} needs {package}@{version}: not installed (run `npm ci` in frontend/ first)")
+                problems.append(
+                    f"{config.label} needs {package}@{version}: not installed (run `npm ci` in frontend/ first)"
+                )
         declared = set(config.npm_packages)
         for src, _dest in config.frontend_assets:
             package = "/".join(src.split("/")[: 2 if src.startswith("@") else 1])
@@ -61,7 +66,9 @@ class Command(BaseCommand):
             raise CommandError("; ".join(problems[:8]))
         missing = [src for src, _ in PLATFORM_ASSETS if not (NODE_MODULES / src).exists()]
         if missing:
-            raise CommandError(f"platform assets missing in {NODE_MODULES}: {', '.join(missing)} (run `npm ci` in frontend/ first)")
+            raise CommandError(
+                f"platform assets missing in {NODE_MODULES}: {', '.join(missing)} (run `npm ci` in frontend/ first)"
+            )
         written = 0
         for src, dest in PLATFORM_ASSETS:
             PLATFORM_STATIC.mkdir(parents=True, exist_ok=True)
@@ -77,6 +84,8 @@ class Command(BaseCommand):
                 if len(srcs) == 1:
                     shutil.copyfile(NODE_MODULES / srcs[0], target)
                 else:
-                    target.write_bytes(b"\n".join((NODE_MODULES / src).read_bytes().rstrip(b"\n") for src in srcs) + b"\n")
+                    target.write_bytes(
+                        b"\n".join((NODE_MODULES / src).read_bytes().rstrip(b"\n") for src in srcs) + b"\n"
+                    )
                 written += 1
         self.stdout.write(f"build_frontend: wrote {written} files for the platform and {len(configs)} replica(s)")

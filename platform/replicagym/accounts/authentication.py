@@ -1,4 +1,5 @@
 """DRF authentication by agent token: `Authorization: Token <secret>` (or `Bearer <secret>`)."""
+
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 

@@ -1,4 +1,5 @@
 """API views admit the roles they declare in `allowed_roles`; a view that declares none admits nobody."""
+
 from rest_framework.permissions import BasePermission
 
 from .roles import PUBLIC, admits, describe, request_roles

@@ -5,6 +5,7 @@ names; a request authenticated by an agent token acts only as an agent, whoever 
 Every platform view declares the roles it admits (`allowed_roles`): `role_required` for
 Django views, `HasRole` (permissions.py) for API views; a view that declares nothing is refused.
 """
+
 import enum
 from functools import wraps
 

@@ -1,4 +1,5 @@
 """The token scheme as drf-spectacular describes it in the OpenAPI schema (registered on import: the API's URLs import it)."""
+
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 
 
@@ -8,6 +9,8 @@ class AgentTokenScheme(OpenApiAuthenticationExtension):
 
     def get_security_definition(self, auto_schema):
         return {
-            "type": "apiKey", "in": "header", "name": "Authorization",
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
             "description": "An agent token, as `Token <secret>` (manage.py token create).",
         }

@@ -3,6 +3,7 @@
 The secret is 256 random bits, so a plain sha256 digest is enough to store it: there is nothing
 to brute-force, and the lookup stays one indexed query per request.
 """
+
 import hashlib
 import math
 import re
@@ -60,8 +61,16 @@ def _bounded(name: str, value, low: int, high: int) -> int:
     return value
 
 
-def token_create(*, user, suites: list[str], expires_days: int, max_concurrent: int = 4,
-                 max_per_hour: int = 60, name: str = "", model_agents: list[str] = ()) -> IssuedToken:
+def token_create(
+    *,
+    user,
+    suites: list[str],
+    expires_days: int,
+    max_concurrent: int = 4,
+    max_per_hour: int = 60,
+    name: str = "",
+    model_agents: list[str] = (),
+) -> IssuedToken:
     if not user.is_active:
         raise TokenError(f"user {user.get_username()!r} is inactive")
     names = sorted({s.strip() for s in suites if s.strip()})
@@ -69,7 +78,9 @@ def token_create(*, user, suites: list[str], expires_days: int, max_concurrent: 
         raise TokenError("a token needs at least one suite (--suites a,b)")
     known = set(Suite.objects.filter(is_current=True, name__in=names).values_list("name", flat=True))
     if unknown := [n for n in names if n not in known]:
-        available = ", ".join(sorted(set(Suite.objects.filter(is_current=True).values_list("name", flat=True)))) or "none"
+        available = (
+            ", ".join(sorted(set(Suite.objects.filter(is_current=True).values_list("name", flat=True)))) or "none"
+        )
         raise TokenError(f"unknown suite(s) {', '.join(unknown)} (suites: {available})")
     expires_days = _bounded("expires-days", expires_days, 1, MAX_EXPIRES_DAYS)
     max_concurrent = _bounded("concurrent", max_concurrent, 1, MAX_CONCURRENT)
@@ -82,8 +93,15 @@ def token_create(*, user, suites: list[str], expires_days: int, max_concurrent: 
     secret = SECRET_PREFIX + secrets.token_urlsafe(32)
     now = timezone.now()
     token = AgentToken.objects.create(
-        user=user, name=name, prefix=secret[:10], digest=digest(secret), suites=names, model_agents=model_agents,
-        max_concurrent=max_concurrent, max_per_hour=max_per_hour, created_at=now,
+        user=user,
+        name=name,
+        prefix=secret[:10],
+        digest=digest(secret),
+        suites=names,
+        model_agents=model_agents,
+        max_concurrent=max_concurrent,
+        max_per_hour=max_per_hour,
+        created_at=now,
         expires_at=now + timedelta(days=expires_days),
     )
     return IssuedToken(token=token, secret=secret)
@@ -141,8 +159,10 @@ def token_model_agent_check(*, token: AgentToken, agent: str) -> None:
     """TokenScopeError unless the token's scope names `agent`, a model agent (openai:MODEL), which spends the platform's key."""
     if agent.strip() not in token.model_agents:
         named = ", ".join(token.model_agents) or "none"
-        raise TokenScopeError(f"{agent.strip()} spends the platform's model key: this token may run the model agents "
-                              f"its scope names only ({named})")
+        raise TokenScopeError(
+            f"{agent.strip()} spends the platform's model key: this token may run the model agents "
+            f"its scope names only ({named})"
+        )
 
 
 def token_scope_check(*, token: AgentToken, task: Task) -> None:
@@ -160,27 +180,38 @@ def token_quota_check(token: AgentToken, now, *, wanted: int = 1) -> None:
         # no wait would help: say so instead of a Retry-After that would only fail again
         raise QuotaExceeded(
             f"{wanted} episodes at once are over this token's limits ({token.max_concurrent} queued or running, "
-            f"{token.max_per_hour} an hour): launch fewer", None,
+            f"{token.max_per_hour} an hour): launch fewer",
+            None,
         )
-    active = list(token_episodes(token).filter(status__in=(Episode.Status.QUEUED, Episode.Status.RUNNING)).select_related("task"))
+    active = list(
+        token_episodes(token).filter(status__in=(Episode.Status.QUEUED, Episode.Status.RUNNING)).select_related("task")
+    )
     if len(active) + wanted > token.max_concurrent:
         # the soonest an episode must end is its time limit after it started
-        ends = [(e.started_at or e.created_at) + timedelta(seconds=float(e.instance.limits["max_seconds"])) for e in active]
+        ends = [
+            (e.started_at or e.created_at) + timedelta(seconds=float(e.instance.limits["max_seconds"])) for e in active
+        ]
         wait = max(1, math.ceil((min(ends) - now).total_seconds()))
         more = "finish one before starting another" if wanted == 1 else f"{wanted} more would pass it"
         raise QuotaExceeded(
-            f"{len(active)} episodes of this token are queued or running (limit {token.max_concurrent}); {more}", wait,
+            f"{len(active)} episodes of this token are queued or running (limit {token.max_concurrent}); {more}",
+            wait,
         )
     started = TokenEpisode.objects.filter(token=token, created_at__gt=now - HOUR)
     count = started.count()
     if count + wanted > token.max_per_hour:
         # the hour has room for `wanted` once enough of its oldest starts are an hour old
-        ageing = list(started.order_by("created_at").values_list("created_at", flat=True)[:count + wanted - token.max_per_hour])
+        ageing = list(
+            started.order_by("created_at").values_list("created_at", flat=True)[: count + wanted - token.max_per_hour]
+        )
         wait = max(1, math.ceil((ageing[-1] + HOUR - now).total_seconds()))
         if wanted == 1:
             raise QuotaExceeded(f"this token started {token.max_per_hour} episodes in the last hour (its limit)", wait)
-        raise QuotaExceeded(f"{wanted} episodes would pass this token's limit of {token.max_per_hour} an hour "
-                            f"({count} started in the last hour)", wait)
+        raise QuotaExceeded(
+            f"{wanted} episodes would pass this token's limit of {token.max_per_hour} an hour "
+            f"({count} started in the last hour)",
+            wait,
+        )
 
 
 def token_agent(token: AgentToken) -> str:
@@ -193,8 +224,14 @@ def token_agent(token: AgentToken) -> str:
     return f"external:{token.name or f'token-{token.pk}'}"
 
 
-def token_episode_start(*, token: AgentToken, task: Task, seed: int | None = None, variation: int | None = None,
-                        claimed_by: str | None = None) -> Episode:
+def token_episode_start(
+    *,
+    token: AgentToken,
+    task: Task,
+    seed: int | None = None,
+    variation: int | None = None,
+    claimed_by: str | None = None,
+) -> Episode:
     """A running episode for the token (agent `token_agent`), if the task is in its suites and its quotas allow one more.
 
     By default the agent drives it from its own browser (the API's claim); a gateway that drives it
@@ -207,8 +244,16 @@ def token_episode_start(*, token: AgentToken, task: Task, seed: int | None = Non
         locked = AgentToken.objects.select_for_update().get(pk=token.pk)
         now = timezone.now()
         token_quota_check(locked, now)
-        episode = episode_create(task=task, agent=token_agent(locked), owner=locked.user, seed=seed, status=Episode.Status.RUNNING,
-                                 variation=variation, vary=True, claimed_by=claimed_by or f"{API_CLAIM}{locked.user.pk}")
+        episode = episode_create(
+            task=task,
+            agent=token_agent(locked),
+            owner=locked.user,
+            seed=seed,
+            status=Episode.Status.RUNNING,
+            variation=variation,
+            vary=True,
+            claimed_by=claimed_by or f"{API_CLAIM}{locked.user.pk}",
+        )
         TokenEpisode.objects.create(token=locked, episode=episode, created_at=now)
     return episode
 

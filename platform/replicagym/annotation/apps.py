@@ -1,4 +1,5 @@
 """Human expert trajectories: the annotator queue, recording, replay, review and datasets."""
+
 from django.apps import AppConfig
 
 

@@ -13,6 +13,7 @@ Usage from a view:
     recording = demonstration_of(recording_id=posted_id, user=request.user)   # AnnotationError if not theirs
     actions = demonstration_actions(recording)   # ['fill("14", "ann@...")', 'click("17")', ...]
 """
+
 from replicas.worlds.faults.spec import FaultSpecError
 from replicas.worlds.recording import recording_start_url
 from replicas.worlds.services import world_create
@@ -23,8 +24,9 @@ from .services import AnnotationError
 BRIEF_KEYS = ("title", "task_id", "instruction", "start_page")
 
 
-def demonstration_start(*, replica: str, variant: str, seed: int, faults: list | None = None, user,
-                        brief: dict | None = None) -> Recording:
+def demonstration_start(
+    *, replica: str, variant: str, seed: int, faults: list | None = None, user, brief: dict | None = None
+) -> Recording:
     """A demonstration of `user` in a fresh world of (replica, seed, variant) with `faults` armed.
 
     `brief` ({"title", "task_id", "instruction", "start_page"}, all optional) is what the bar shows.

@@ -9,6 +9,7 @@ the same task, seed and observation, the step of a success (chosen) with the ste
 a failed episode left it (rejected). Files: sft.jsonl + sft_episodes.jsonl, or dpo.jsonl;
 images/<sha256>.png for each screenshot they name; card.json and README.md.
 """
+
 import hashlib
 import json
 import logging
@@ -54,8 +55,10 @@ def parse_sources(text) -> list[str]:
     names = [s.strip() for s in (text.split(",") if isinstance(text, str) else text) if s.strip()]
     unknown = [s for s in names if s not in SOURCES]
     if not names or unknown:
-        raise ExportError(f"sources are a comma-separated list of {', '.join(SOURCES)}"
-                          + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
+        raise ExportError(
+            f"sources are a comma-separated list of {', '.join(SOURCES)}"
+            + (f"; unknown: {', '.join(unknown)}" if unknown else "")
+        )
     return list(dict.fromkeys(names))
 
 
@@ -68,18 +71,27 @@ def candidates(*, suite: str, sources: list[str], run: int | None = None) -> lis
         task_ids = list(suite_current(suite).tasks.values_list("task_id", flat=True))
     except LookupError as exc:
         raise ExportError(str(exc.args[0] if exc.args else exc)) from None
-    judged = (Episode.objects.select_related("task").filter(task__task_id__in=task_ids)
-              .filter(status__in=[Episode.Status.SUCCEEDED, Episode.Status.FAILED]).order_by("pk"))
+    judged = (
+        Episode.objects.select_related("task")
+        .filter(task__task_id__in=task_ids)
+        .filter(status__in=[Episode.Status.SUCCEEDED, Episode.Status.FAILED])
+        .order_by("pk")
+    )
     found: list[Candidate] = []
     if "annotators" in sources:
-        recordings = (Recording.objects.filter(replay__in=judged)
-                      .filter(status__in=[Recording.Status.ACCEPTED, Recording.Status.FAILED, Recording.Status.REJECTED])
-                      .select_related("replay__task").order_by("pk"))
+        recordings = (
+            Recording.objects.filter(replay__in=judged)
+            .filter(status__in=[Recording.Status.ACCEPTED, Recording.Status.FAILED, Recording.Status.REJECTED])
+            .select_related("replay__task")
+            .order_by("pk")
+        )
         for rec in recordings:
             # a success counts once a reviewer accepted it; a failure needs no review to be a rejected side
             if rec.replay.status == Episode.Status.SUCCEEDED and rec.status != Recording.Status.ACCEPTED:
                 continue
-            thoughts = list(RecordedStep.objects.filter(recording=rec).order_by("index").values_list("thought", flat=True))
+            thoughts = list(
+                RecordedStep.objects.filter(recording=rec).order_by("index").values_list("thought", flat=True)
+            )
             found.append(Candidate(episode=rec.replay, source="annotators", thoughts=thoughts))
     if "oracle" in sources:
         # an episode driven from outside (the API's claim) is never the oracle's, whatever it is labelled:
@@ -88,7 +100,9 @@ def candidates(*, suite: str, sources: list[str], run: int | None = None) -> lis
         found += [Candidate(episode=e, source="oracle") for e in oracle]
     if "runs" in sources:
         # an oracle's run is the oracle source's, unless it is the one run asked for (a distillation's teacher)
-        runs = judged.filter(run_id=run) if run is not None else judged.filter(run__isnull=False).exclude(agent="oracle")
+        runs = (
+            judged.filter(run_id=run) if run is not None else judged.filter(run__isnull=False).exclude(agent="oracle")
+        )
         found += [Candidate(episode=e, source="runs") for e in runs]
     unique = {}
     for cand in found:
@@ -157,13 +171,32 @@ def _sft(cands, observed, images) -> tuple[list[dict], list[dict]]:
         steps = []
         for i, action in enumerate(actions):
             thought = cand.thoughts[i] if i < len(cand.thoughts) else ""
-            steps.append({"step": i, "observation": _observation(observed[ep.pk][i], images), "action": action,
-                          "thought": thought})
-        common = {"source": cand.source, "episode": ep.pk, "task_id": ep.task.task_id, "task_version": ep.task.content_hash,
-                  "world_seed": ep.world_seed, "instruction": ep.instance.instruction}
+            steps.append(
+                {
+                    "step": i,
+                    "observation": _observation(observed[ep.pk][i], images),
+                    "action": action,
+                    "thought": thought,
+                }
+            )
+        common = {
+            "source": cand.source,
+            "episode": ep.pk,
+            "task_id": ep.task.task_id,
+            "task_version": ep.task.content_hash,
+            "world_seed": ep.world_seed,
+            "instruction": ep.instance.instruction,
+        }
         lines += [{"id": f"{ep.pk}-{s['step']}", **common, **s} for s in steps]
-        episodes.append({"id": str(ep.pk), **common, "steps": steps, "messages": list(ep.messages),
-                         "reward": (ep.rewards or {}).get("episode_reward")})
+        episodes.append(
+            {
+                "id": str(ep.pk),
+                **common,
+                "steps": steps,
+                "messages": list(ep.messages),
+                "reward": (ep.rewards or {}).get("episode_reward"),
+            }
+        )
     return lines, episodes
 
 
@@ -187,8 +220,13 @@ def dpo_pair(chosen: Candidate, rejected: Candidate, observed: dict) -> dict | N
         after_bad = bad[k + 1] if k + 1 < len(bad) else None
         if after_good is not None and after_bad is not None and _key(after_good) == _key(after_bad):
             continue
-        return {"step": k, "chosen": good_actions[k], "rejected": bad_actions[k], "observation": good[k],
-                "history": good_actions[:k]}
+        return {
+            "step": k,
+            "chosen": good_actions[k],
+            "rejected": bad_actions[k],
+            "observation": good[k],
+            "history": good_actions[:k],
+        }
     return None
 
 
@@ -199,20 +237,32 @@ def _dpo(cands, observed, images) -> list[dict]:
         ep = bad.episode
         for cand in good:
             if (cand.episode.task.task_id, cand.episode.world_seed, cand.episode.initial_state_id) != (
-                    ep.task.task_id, ep.world_seed, ep.initial_state_id):
+                ep.task.task_id,
+                ep.world_seed,
+                ep.initial_state_id,
+            ):
                 continue
             pair = dpo_pair(cand, bad, observed)
             if pair is None:
                 continue
-            lines.append({
-                "id": f"{cand.episode.pk}-{ep.pk}-{pair['step']}", "task_id": ep.task.task_id, "world_seed": ep.world_seed,
-                "instruction": ep.instance.instruction, "step": pair["step"], "history": pair["history"],
-                "observation": _observation(pair["observation"], images),
-                "chosen": pair["chosen"], "rejected": pair["rejected"],
-                "chosen_thought": cand.thoughts[pair["step"]] if pair["step"] < len(cand.thoughts) else "",
-                "chosen_episode": cand.episode.pk, "chosen_source": cand.source,
-                "rejected_episode": ep.pk, "rejected_source": bad.source,
-            })
+            lines.append(
+                {
+                    "id": f"{cand.episode.pk}-{ep.pk}-{pair['step']}",
+                    "task_id": ep.task.task_id,
+                    "world_seed": ep.world_seed,
+                    "instruction": ep.instance.instruction,
+                    "step": pair["step"],
+                    "history": pair["history"],
+                    "observation": _observation(pair["observation"], images),
+                    "chosen": pair["chosen"],
+                    "rejected": pair["rejected"],
+                    "chosen_thought": cand.thoughts[pair["step"]] if pair["step"] < len(cand.thoughts) else "",
+                    "chosen_episode": cand.episode.pk,
+                    "chosen_source": cand.source,
+                    "rejected_episode": ep.pk,
+                    "rejected_source": bad.source,
+                }
+            )
             break  # one triple per failed episode: its first success that shares the diverging page
     return lines
 
@@ -289,7 +339,7 @@ def dataset_export(*, fmt: str, suite: str, sources, out, progress=None, run: in
         "filters": {
             "sft": "episodes the verifier passed; annotators' only once a reviewer accepted them",
             "dpo": "same task, seed and initial state; chosen from a verified success, rejected = the step where a "
-                   "failed episode first reached another page from the same observation",
+            "failed episode first reached another page from the same observation",
         }[fmt],
         "counts": counts,
         "tasks": dict(sorted(Counter(c.episode.task.task_id for c in used).items())),
@@ -313,5 +363,5 @@ def _card_markdown(card: dict) -> str:
         f"- suite: `{card['suite']}`\n- sources: {', '.join(card['sources'])}\n- filter: {card['filters']}\n"
         f"- counts: {counts}\n- skipped episodes: {len(card['skipped'])}\n\n"
         f"| task | episodes |\n|---|---|\n{rows}\n\n"
-        "Load with `datasets.load_dataset(\"json\", data_files=...)`; screenshots are `images/<sha256>.png`.\n"
+        'Load with `datasets.load_dataset("json", data_files=...)`; screenshots are `images/<sha256>.png`.\n'
     )

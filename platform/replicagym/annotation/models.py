@@ -1,4 +1,5 @@
 """Annotation as data: queue items, the recordings annotators make of them, their steps, reviews and exports."""
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -15,13 +16,25 @@ class Item(models.Model):
 
     task = models.ForeignKey("catalogue.Task", on_delete=models.PROTECT, related_name="+")
     world_seed = models.BigIntegerField()
-    faults = models.JSONField(default=list, blank=True, help_text="The task's faults, armed in every world of the item.")
+    faults = models.JSONField(
+        default=list, blank=True, help_text="The task's faults, armed in every world of the item."
+    )
     params = models.JSONField(default=dict, blank=True, help_text="The answer key of the seed's world (never shown).")
-    assignee = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                 related_name="+", help_text="Blank: open to every annotator.")
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Blank: open to every annotator.",
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
-    claimed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    claimed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -64,24 +77,50 @@ class Recording(models.Model):
 
     REVIEWABLE = (Status.VERIFIED, Status.FAILED, Status.ERRORED)
 
-    item = models.ForeignKey(Item, null=True, blank=True, on_delete=models.CASCADE, related_name="recordings",
-                             help_text="The queue item recorded; blank for an author's demonstration.")
+    item = models.ForeignKey(
+        Item,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="recordings",
+        help_text="The queue item recorded; blank for an author's demonstration.",
+    )
     annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
-    world = models.ForeignKey("worlds.World", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
-                              help_text="The world the annotator works in (never the replay's).")
+    world = models.ForeignKey(
+        "worlds.World",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The world the annotator works in (never the replay's).",
+    )
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.RECORDING)
-    return_url = models.CharField(max_length=500, blank=True, help_text="The platform page the bar returns to on submit.")
+    return_url = models.CharField(
+        max_length=500, blank=True, help_text="The platform page the bar returns to on submit."
+    )
     started_at = models.DateTimeField(default=timezone.now)
     submitted_at = models.DateTimeField(null=True, blank=True)
-    replay = models.ForeignKey("episodes.Episode", null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
-                               help_text="The engine's replay: the canonical trajectory, verified.")
-    divergence = models.JSONField(null=True, blank=True,
-                                  help_text='Where the replay left the recording: {"step", "reason"}; null if it did not.')
-    reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    replay = models.ForeignKey(
+        "episodes.Episode",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The engine's replay: the canonical trajectory, verified.",
+    )
+    divergence = models.JSONField(
+        null=True, blank=True, help_text='Where the replay left the recording: {"step", "reason"}; null if it did not.'
+    )
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     review_comment = models.TextField(blank=True)
     reviewed_at = models.DateTimeField(null=True, blank=True)
-    brief = models.JSONField(default=dict, blank=True,
-                             help_text='A demonstration\'s {"title", "task_id", "instruction", "start_page"}, shown in the bar.')
+    brief = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='A demonstration\'s {"title", "task_id", "instruction", "start_page"}, shown in the bar.',
+    )
 
     class Meta:
         ordering = ["-pk"]
@@ -96,12 +135,23 @@ class Recording(models.Model):
     def briefing(self) -> dict:
         """What the recording bar tells the person: title, task id, seed, the instruction and where to start."""
         if self.is_demonstration:
-            return {"title": "", "task_id": "", "instruction": "", "start_page": "/", **self.brief,
-                    "seed": self.world.seed if self.world else None}
+            return {
+                "title": "",
+                "task_id": "",
+                "instruction": "",
+                "start_page": "/",
+                **self.brief,
+                "seed": self.world.seed if self.world else None,
+            }
         item = self.item
         instance = item.task.with_params(item.params)
-        return {"title": item.task.title, "task_id": item.task.task_id, "seed": item.world_seed,
-                "instruction": instance.instruction, "start_page": instance.start_page}
+        return {
+            "title": item.task.title,
+            "task_id": item.task.task_id,
+            "seed": item.world_seed,
+            "instruction": instance.instruction,
+            "start_page": instance.start_page,
+        }
 
     @property
     def seconds(self) -> float | None:

@@ -6,6 +6,7 @@ seed: the engine is deterministic, and the capture checks it (the final state mu
 hash the same as the episode's), so what is kept is what the agent saw. Captured once
 per episode.
 """
+
 import logging
 
 from episodes.agents import ScriptedAgent, task_info
@@ -52,19 +53,34 @@ def observations_for(episode: Episode) -> list[StepObservation]:
 
 
 def _capture(episode: Episode, actions: list[str]) -> list[StepObservation]:
-    capture = episode_create(task=episode.task, agent=f"{CAPTURE_AGENT}{episode.pk}", seed=episode.world_seed,
-                             status=Episode.Status.RUNNING)
+    capture = episode_create(
+        task=episode.task, agent=f"{CAPTURE_AGENT}{episode.pk}", seed=episode.world_seed, status=Episode.Status.RUNNING
+    )
     agent = ObservingAgent(actions)
     agent.reset(task_info(capture.instance))
     capture = episode_run(episode_id=capture.pk, agent=agent)
-    if capture.final_state_id is None or episode.final_state_id is None or capture.final_state_id != episode.final_state_id:
-        raise CaptureError(f"episode {episode.pk} did not end in the same state when played again "
-                           f"(capture episode {capture.pk}: {capture.status})")
+    if (
+        capture.final_state_id is None
+        or episode.final_state_id is None
+        or capture.final_state_id != episode.final_state_id
+    ):
+        raise CaptureError(
+            f"episode {episode.pk} did not end in the same state when played again "
+            f"(capture episode {capture.pk}: {capture.status})"
+        )
     rows = []
     for index, obs in enumerate(agent.seen[: len(actions) + 1]):
         shot = screenshot_store(png=obs.screenshot) if obs.screenshot else None
-        rows.append(StepObservation(episode=episode, index=index, url=obs.url[:2000], title=(obs.title or "")[:500],
-                                    axtree=obs.axtree, screenshot=shot))
+        rows.append(
+            StepObservation(
+                episode=episode,
+                index=index,
+                url=obs.url[:2000],
+                title=(obs.title or "")[:500],
+                axtree=obs.axtree,
+                screenshot=shot,
+            )
+        )
     StepObservation.objects.filter(episode=episode).delete()
     StepObservation.objects.bulk_create(rows)
     return list(StepObservation.objects.filter(episode=episode).select_related("screenshot").order_by("index"))

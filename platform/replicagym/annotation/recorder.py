@@ -26,8 +26,7 @@ def _error(message: str, status: int = 400) -> JsonResponse:
 
 @csrf_exempt  # called by the worlds middleware, never through a URL pattern; posts carry the session token instead
 def recording_handler(request, *, world, session: int, subpath: str):
-    recording = (Recording.objects.select_related("item__task", "annotator")
-                 .filter(pk=session, world=world).first())
+    recording = Recording.objects.select_related("item__task", "annotator").filter(pk=session, world=world).first()
     if recording is None:
         return render(request, "worlds/page_not_found.html", status=404)
     if subpath == "" and request.method == "GET":
@@ -47,8 +46,13 @@ def recording_handler(request, *, world, session: int, subpath: str):
     try:
         if subpath == "steps":
             step = recording_step_add(
-                recording=recording, action=doc.get("action"), url=doc.get("url", ""), tab=doc.get("tab", ""),
-                at_ms=doc.get("at_ms", 0), thought=doc.get("thought", ""), replace=bool(doc.get("replace")),
+                recording=recording,
+                action=doc.get("action"),
+                url=doc.get("url", ""),
+                tab=doc.get("tab", ""),
+                at_ms=doc.get("at_ms", 0),
+                thought=doc.get("thought", ""),
+                replace=bool(doc.get("replace")),
             )
             return JsonResponse({"index": step.index, "action": step.action, "thought": step.thought})
         if subpath == "thought":
@@ -65,17 +69,21 @@ def recording_handler(request, *, world, session: int, subpath: str):
 def _bar(request, recording: Recording, world):
     brief = recording.briefing()
     steps = list(recording.steps.order_by("index").values("index", "action", "thought"))
-    return render(request, "annotation/record_bar.html", {
-        "recording": recording,
-        "brief": brief,
-        "instruction": brief["instruction"],
-        "start_page": brief["start_page"],
-        "steps": steps,
-        "config": {
-            "token": recording_token(world=world, session=recording.pk),
-            "started": int(recording.started_at.timestamp() * 1000),
-            "steps": len(steps),
-            "editable": recording.status == Recording.Status.RECORDING,
-            "back": recording.return_url,
+    return render(
+        request,
+        "annotation/record_bar.html",
+        {
+            "recording": recording,
+            "brief": brief,
+            "instruction": brief["instruction"],
+            "start_page": brief["start_page"],
+            "steps": steps,
+            "config": {
+                "token": recording_token(world=world, session=recording.pk),
+                "started": int(recording.started_at.timestamp() * 1000),
+                "steps": len(steps),
+                "editable": recording.status == Recording.Status.RECORDING,
+                "back": recording.return_url,
+            },
         },
-    })
+    )

@@ -1,4 +1,5 @@
 """Reads of annotation: a person's queue, the review list, per-annotator figures."""
+
 from statistics import median
 
 from django.contrib.auth import get_user_model
@@ -13,22 +14,29 @@ def queue_for(user) -> dict:
     return {
         "mine": list(items.filter(status=Item.Status.CLAIMED, claimed_by=user)),
         "open": list(items.filter(available_to(user), status=Item.Status.OPEN)),
-        "submitted": list(Recording.objects.select_related("item__task", "reviewer")
-                          .filter(annotator=user).exclude(status=Recording.Status.RECORDING)[:50]),
+        "submitted": list(
+            Recording.objects.select_related("item__task", "reviewer")
+            .filter(annotator=user)
+            .exclude(status=Recording.Status.RECORDING)[:50]
+        ),
     }
 
 
 def review_list() -> list[Recording]:
     """Recordings waiting for a reviewer, oldest first."""
-    return list(Recording.objects.select_related("item__task", "annotator", "replay")
-                .filter(status__in=Recording.REVIEWABLE).order_by("submitted_at"))
+    return list(
+        Recording.objects.select_related("item__task", "annotator", "replay")
+        .filter(status__in=Recording.REVIEWABLE)
+        .order_by("submitted_at")
+    )
 
 
 def annotator_stats() -> list[dict]:
     """Per annotator: items done (accepted), acceptance rate over reviewed recordings, median seconds per recording."""
     rows = {}
     for rec in Recording.objects.exclude(status=Recording.Status.RECORDING).values(
-            "annotator_id", "status", "started_at", "submitted_at"):
+        "annotator_id", "status", "started_at", "submitted_at"
+    ):
         row = rows.setdefault(rec["annotator_id"], {"submitted": 0, "accepted": 0, "rejected": 0, "seconds": []})
         row["submitted"] += 1
         row["accepted"] += rec["status"] == Recording.Status.ACCEPTED
@@ -39,12 +47,14 @@ def annotator_stats() -> list[dict]:
     out = []
     for pk, row in sorted(rows.items(), key=lambda kv: names.get(kv[0], "")):
         reviewed = row["accepted"] + row["rejected"]
-        out.append({
-            "annotator": names.get(pk, str(pk)),
-            "submitted": row["submitted"],
-            "done": row["accepted"],
-            "reviewed": reviewed,
-            "acceptance_rate": round(row["accepted"] / reviewed, 3) if reviewed else None,
-            "median_seconds": round(median(row["seconds"]), 1) if row["seconds"] else None,
-        })
+        out.append(
+            {
+                "annotator": names.get(pk, str(pk)),
+                "submitted": row["submitted"],
+                "done": row["accepted"],
+                "reviewed": reviewed,
+                "acceptance_rate": round(row["accepted"] / reviewed, 3) if reviewed else None,
+                "median_seconds": round(median(row["seconds"]), 1) if row["seconds"] else None,
+            }
+        )
     return out

@@ -3,6 +3,7 @@
 Each raises AnnotationError with a message for the person when the request cannot be
 honoured, and then changes nothing.
 """
+
 import json
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -34,6 +35,7 @@ class AnnotationError(ValueError):
 
 # --- the queue --------------------------------------------------------------------------
 
+
 def _task(task) -> Task:
     if isinstance(task, Task):
         return task
@@ -56,8 +58,14 @@ def items_create(*, task, seeds: list[int] | None = None, assignee=None, created
         keys[seed] = task.params if seed == task.seed else task_params({**task.spec, "seed": seed})
     with transaction.atomic():
         return [
-            Item.objects.create(task=task, world_seed=seed, params=keys[seed], faults=task.with_params(keys[seed]).faults,
-                                assignee=assignee, created_by=created_by)
+            Item.objects.create(
+                task=task,
+                world_seed=seed,
+                params=keys[seed],
+                faults=task.with_params(keys[seed]).faults,
+                assignee=assignee,
+                created_by=created_by,
+            )
             for seed in seeds
         ]
 
@@ -77,8 +85,9 @@ def item_assign(*, item_id: int, assignee) -> Item:
 
 def item_claim(*, item_id: int, user) -> Item:
     """Take an open item of the user's queue; two annotators claiming at once: one gets it."""
-    taken = (Item.objects.filter(available_to(user), pk=item_id, status=Item.Status.OPEN)
-             .update(status=Item.Status.CLAIMED, claimed_by=user))
+    taken = Item.objects.filter(available_to(user), pk=item_id, status=Item.Status.OPEN).update(
+        status=Item.Status.CLAIMED, claimed_by=user
+    )
     if taken != 1:
         item = Item.objects.filter(pk=item_id).first()
         if item is None:
@@ -121,6 +130,7 @@ def item_skip(*, item_id: int, user, reason: str) -> Skip:
 
 # --- recording ----------------------------------------------------------------------------
 
+
 def recording_start(*, item_id: int, user) -> Recording:
     """The annotator's recording of a claimed item, in a fresh world of its task, seed and faults (one at a time)."""
     item = Item.objects.select_related("task").filter(pk=item_id).first()
@@ -145,8 +155,9 @@ def recording_restart(*, recording: Recording) -> Recording:
     task = recording.item.task
     with transaction.atomic():
         recording.steps.all().delete()
-        recording.world = world_create(replica=task.replica, seed=recording.item.world_seed, variant=task.variant,
-                                       faults=recording.item.faults)
+        recording.world = world_create(
+            replica=task.replica, seed=recording.item.world_seed, variant=task.variant, faults=recording.item.faults
+        )
         recording.started_at = timezone.now()
         recording.save(update_fields=["world", "started_at"])
     return recording
@@ -157,8 +168,16 @@ def _page(url: str) -> str:
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
-def recording_step_add(*, recording: Recording, action: str, url: str = "", tab: str = "", at_ms: int = 0,
-                       thought: str = "", replace: bool = False) -> RecordedStep:
+def recording_step_add(
+    *,
+    recording: Recording,
+    action: str,
+    url: str = "",
+    tab: str = "",
+    at_ms: int = 0,
+    thought: str = "",
+    replace: bool = False,
+) -> RecordedStep:
     """Append one recorded action (or, with `replace`, put it in place of the last: a click that became a double click)."""
     if recording.status != Recording.Status.RECORDING:
         raise AnnotationError(f"recording {recording.pk} is {recording.status}: it takes no more steps")
@@ -186,8 +205,15 @@ def recording_step_add(*, recording: Recording, action: str, url: str = "", tab:
         index = 0 if last is None else last.index + 1
         if index >= MAX_STEPS:
             raise AnnotationError(f"a recording holds at most {MAX_STEPS} steps: submit it")
-        return RecordedStep.objects.create(recording=recording, index=index, action=action, thought=thought.strip(),
-                                           url=_page(url)[:2000], tab=tab, at_ms=at_ms)
+        return RecordedStep.objects.create(
+            recording=recording,
+            index=index,
+            action=action,
+            thought=thought.strip(),
+            url=_page(url)[:2000],
+            tab=tab,
+            at_ms=at_ms,
+        )
 
 
 def recording_thought_set(*, recording: Recording, index: int, thought: str) -> RecordedStep:
@@ -210,13 +236,27 @@ def recording_trajectory_path(recording: Recording) -> Path:
 def _trajectory_write(recording: Recording, steps: list[RecordedStep]) -> Path:
     """The recording in the engine's trajectory format, for the replay agent (replay:FILE)."""
     item = recording.item
-    header = {"format": FORMAT, "version": VERSION, "task": item.task.task_id, "task_version": item.task.content_hash,
-              "replica": item.task.replica, "world_seed": item.world_seed, "variant": item.task.variant,
-              "agent": f"annotator:{recording.annotator.get_username()}", "recording": recording.pk,
-              "steps": len(steps)}
+    header = {
+        "format": FORMAT,
+        "version": VERSION,
+        "task": item.task.task_id,
+        "task_version": item.task.content_hash,
+        "replica": item.task.replica,
+        "world_seed": item.world_seed,
+        "variant": item.task.variant,
+        "agent": f"annotator:{recording.annotator.get_username()}",
+        "recording": recording.pk,
+        "steps": len(steps),
+    }
     lines = [json.dumps(header, sort_keys=True, ensure_ascii=False)]
-    lines += [json.dumps({"index": s.index, "action": s.action, "thought": s.thought, "url": s.url, "at_ms": s.at_ms},
-                         sort_keys=True, ensure_ascii=False) for s in steps]
+    lines += [
+        json.dumps(
+            {"index": s.index, "action": s.action, "thought": s.thought, "url": s.url, "at_ms": s.at_ms},
+            sort_keys=True,
+            ensure_ascii=False,
+        )
+        for s in steps
+    ]
     path = recording_trajectory_path(recording)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -237,7 +277,9 @@ def recording_submit(*, recording: Recording, user, queue: str = DEFAULT_QUEUE) 
     item = recording.item
     with transaction.atomic():
         path = _trajectory_write(recording, steps)
-        episode = episode_create(task=item.task, agent=f"replay:{path}", seed=item.world_seed, owner=recording.annotator)
+        episode = episode_create(
+            task=item.task, agent=f"replay:{path}", seed=item.world_seed, owner=recording.annotator
+        )
         enqueue_episodes([episode.pk], queue=queue)
         recording.status, recording.submitted_at, recording.replay = Recording.Status.REPLAYING, timezone.now(), episode
         recording.save(update_fields=["status", "submitted_at", "replay"])
@@ -246,6 +288,7 @@ def recording_submit(*, recording: Recording, user, queue: str = DEFAULT_QUEUE) 
 
 
 # --- after the replay --------------------------------------------------------------------
+
 
 def divergence_find(recorded: list[RecordedStep], replayed: list, messages_expected: int = 0) -> dict | None:
     """The first step where the engine's replay left the recording: an action that failed, or another page.
@@ -259,10 +302,17 @@ def divergence_find(recorded: list[RecordedStep], replayed: list, messages_expec
         if step.error:
             return {"step": i, "reason": f"the action failed in the replay: {step.error}"}
         nxt = recorded[i + 1] if i + 1 < len(recorded) else None
-        if nxt is None or nxt.url == "" or any(nxt.action.startswith(a) or recorded[i].action.startswith(a) for a in TAB_ACTIONS):
+        if (
+            nxt is None
+            or nxt.url == ""
+            or any(nxt.action.startswith(a) or recorded[i].action.startswith(a) for a in TAB_ACTIONS)
+        ):
             continue
         if _page(step.url) != nxt.url:
-            return {"step": i, "reason": f"the replay was on {_page(step.url)} after this step; the recording on {nxt.url}"}
+            return {
+                "step": i,
+                "reason": f"the replay was on {_page(step.url)} after this step; the recording on {nxt.url}",
+            }
     if len(replayed) < len(recorded):
         return {"step": len(replayed), "reason": f"the replay stopped after {len(replayed)} of {len(recorded)} steps"}
     return None
@@ -284,9 +334,13 @@ def recording_replay_collect(*, recording: Recording) -> Recording:
         status = Recording.Status.FAILED
     else:
         status = Recording.Status.ERRORED
-        divergence = divergence or {"step": len(replayed), "reason": f"the replay {episode.status}: {episode.error[:300]}"}
+        divergence = divergence or {
+            "step": len(replayed),
+            "reason": f"the replay {episode.status}: {episode.error[:300]}",
+        }
     updated = Recording.objects.filter(pk=recording.pk, status=Recording.Status.REPLAYING).update(
-        status=status, divergence=divergence)
+        status=status, divergence=divergence
+    )
     if updated:
         recording.status, recording.divergence = status, divergence
     return recording
@@ -303,6 +357,7 @@ def recordings_collect() -> int:
 
 # --- review -----------------------------------------------------------------------------------
 
+
 def recording_review(*, recording_id: int, reviewer, accept: bool, comment: str = "") -> Recording:
     """Accept a verified recording, or reject one (its item goes back to the queue)."""
     comment = (comment or "").strip()
@@ -313,7 +368,9 @@ def recording_review(*, recording_id: int, reviewer, accept: bool, comment: str 
         if recording is None:
             raise AnnotationError(f"no recording {recording_id}")
         if recording.status not in Recording.REVIEWABLE:
-            raise AnnotationError(f"recording {recording_id} is {recording.get_status_display().lower()}: nothing to review")
+            raise AnnotationError(
+                f"recording {recording_id} is {recording.get_status_display().lower()}: nothing to review"
+            )
         if recording.annotator_id == reviewer.pk:
             raise AnnotationError("you cannot review your own recording")
         if accept and recording.status != Recording.Status.VERIFIED:

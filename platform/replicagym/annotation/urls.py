@@ -1,4 +1,5 @@
 """The annotation pages, under /annotate/."""
+
 from django.urls import path
 
 from . import views

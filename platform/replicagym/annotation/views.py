@@ -1,4 +1,5 @@
 """The annotation pages: queue, recording status, review, per-annotator figures, assignment and exports."""
+
 import threading
 from pathlib import Path
 
@@ -42,8 +43,9 @@ def _is_reviewer(user) -> bool:
 @require_GET
 def queue(request):
     recordings_collect()
-    return render(request, "annotation/queue.html", {"queue": queue_for(request.user),
-                                                     "reviewer": _is_reviewer(request.user)})
+    return render(
+        request, "annotation/queue.html", {"queue": queue_for(request.user), "reviewer": _is_reviewer(request.user)}
+    )
 
 
 @role_required(*ANNOTATORS)
@@ -88,8 +90,9 @@ def record(request, pk: int):
 @role_required(*ANNOTATORS)
 @require_GET
 def recording_detail(request, pk: int):
-    recording = get_object_or_404(Recording.objects.select_related("item__task", "replay", "annotator", "reviewer"),
-                                  pk=pk, item__isnull=False)  # a demonstration belongs to the task editor
+    recording = get_object_or_404(
+        Recording.objects.select_related("item__task", "replay", "annotator", "reviewer"), pk=pk, item__isnull=False
+    )  # a demonstration belongs to the task editor
     if recording.annotator_id != request.user.pk and not _is_reviewer(request.user):
         raise Http404("no such recording")
     recordings_collect()
@@ -102,8 +105,7 @@ def recording_detail(request, pk: int):
 @require_GET
 def review_queue(request):
     recordings_collect()
-    return render(request, "annotation/review_list.html", {"recordings": review_list(),
-                                                           "stats": annotator_stats()})
+    return render(request, "annotation/review_list.html", {"recordings": review_list(), "stats": annotator_stats()})
 
 
 def _review_steps(recording: Recording) -> list[dict]:
@@ -112,24 +114,37 @@ def _review_steps(recording: Recording) -> list[dict]:
     out = []
     for step in replayed:
         rec = recorded.get(step.index)
-        out.append({"index": step.index, "action": step.action, "thought": rec.thought if rec else "",
-                    "error": step.error, "url": step.url, "screenshot": step.screenshot.sha256 if step.screenshot else None,
-                    "diverged": bool(recording.divergence and recording.divergence.get("step") == step.index)})
+        out.append(
+            {
+                "index": step.index,
+                "action": step.action,
+                "thought": rec.thought if rec else "",
+                "error": step.error,
+                "url": step.url,
+                "screenshot": step.screenshot.sha256 if step.screenshot else None,
+                "diverged": bool(recording.divergence and recording.divergence.get("step") == step.index),
+            }
+        )
     return out
 
 
 @role_required(*REVIEWERS)
 def review(request, pk: int):
-    recording = get_object_or_404(Recording.objects.select_related("item__task", "replay", "annotator"), pk=pk,
-                                  item__isnull=False)
+    recording = get_object_or_404(
+        Recording.objects.select_related("item__task", "replay", "annotator"), pk=pk, item__isnull=False
+    )
     if request.method == "POST":
         decision = request.POST.get("decision")
         if decision not in ("accept", "reject"):
             messages.error(request, "choose accept or reject")
         else:
             try:
-                recording_review(recording_id=pk, reviewer=request.user, accept=decision == "accept",
-                                 comment=request.POST.get("comment", ""))
+                recording_review(
+                    recording_id=pk,
+                    reviewer=request.user,
+                    accept=decision == "accept",
+                    comment=request.POST.get("comment", ""),
+                )
             except AnnotationError as exc:
                 messages.error(request, str(exc))
             else:
@@ -140,8 +155,13 @@ def review(request, pk: int):
         current = min(max(int(request.GET.get("step", 0)), 0), max(len(steps) - 1, 0))
     except ValueError:
         current = 0
-    context = {"recording": recording, "steps": steps, "current": steps[current] if steps else None,
-               "position": current, "instruction": recording.item.task.with_params(recording.item.params).instruction}
+    context = {
+        "recording": recording,
+        "steps": steps,
+        "current": steps[current] if steps else None,
+        "position": current,
+        "instruction": recording.item.task.with_params(recording.item.params).instruction,
+    }
     template = "annotation/review_step.html" if request.htmx else "annotation/review.html"
     return render(request, template, context)
 
@@ -176,7 +196,9 @@ def assign(request):
                 except AnnotationError as exc:
                     messages.error(request, str(exc))
                 else:
-                    messages.success(request, f"{len(made)} item(s) of {task_id} queued for {who or 'every annotator'}.")
+                    messages.success(
+                        request, f"{len(made)} item(s) of {task_id} queued for {who or 'every annotator'}."
+                    )
                     return redirect("annotation:assign")
     items = Item.objects.select_related("task", "assignee", "claimed_by").order_by("-pk")[:100]
     return render(request, "annotation/assign.html", {"annotators": users, "items": items})
@@ -192,10 +214,13 @@ def _export_run(export_id: int):
         DatasetExport.objects.filter(pk=export_id).update(done=done, total=total)
 
     try:
-        result = dataset_export(fmt=export.format, suite=export.suite, sources=export.sources, out=export.out,
-                                progress=progress)
+        result = dataset_export(
+            fmt=export.format, suite=export.suite, sources=export.sources, out=export.out, progress=progress
+        )
     except Exception as exc:  # the page shows why; the thread must not die silently
-        DatasetExport.objects.filter(pk=export_id).update(status=DatasetExport.Status.FAILED, error=f"{type(exc).__name__}: {exc}")
+        DatasetExport.objects.filter(pk=export_id).update(
+            status=DatasetExport.Status.FAILED, error=f"{type(exc).__name__}: {exc}"
+        )
     else:
         DatasetExport.objects.filter(pk=export_id).update(status=DatasetExport.Status.DONE, card=result.card)
     finally:
@@ -219,8 +244,11 @@ def exports(request):
             # the creation time keeps a folder apart from one an earlier database left with the same id
             out = settings.DATA_DIR / "exports" / f"{export.pk}-{suite}-{fmt}-{export.created_at:%Y%m%dT%H%M%S%f}"
             DatasetExport.objects.filter(pk=export.pk).update(out=str(out))
-            transaction.on_commit(lambda: threading.Thread(target=_export_run, args=(export.pk,), daemon=True,
-                                                           name=f"export-{export.pk}").start())
+            transaction.on_commit(
+                lambda: threading.Thread(
+                    target=_export_run, args=(export.pk,), daemon=True, name=f"export-{export.pk}"
+                ).start()
+            )
             return redirect("annotation:exports")
     rows = DatasetExport.objects.all()[:20]
     running = any(e.status in (DatasetExport.Status.QUEUED, DatasetExport.Status.RUNNING) for e in rows)

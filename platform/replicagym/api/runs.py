@@ -6,6 +6,7 @@ runs of its own suites only, with agents that do not play the task's reference s
 priority, and every episode counts against the token's hourly quota; it sees its own runs
 only (others are 404). Reports carry pass rates and reward signals, never assertion details.
 """
+
 from django.db import transaction
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -82,7 +83,9 @@ class RunOutputSerializer(serializers.Serializer):
     attempts = serializers.IntegerField()
     faults = serializers.BooleanField()
     priority = serializers.IntegerField()
-    seed = serializers.IntegerField(allow_null=True, help_text="Each episode's variation follows from it, its task and its attempt.")
+    seed = serializers.IntegerField(
+        allow_null=True, help_text="Each episode's variation follows from it, its task and its attempt."
+    )
     status = serializers.CharField()
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
@@ -97,16 +100,29 @@ class RunListCreateApi(APIView):
 
     class RunCreateInputSerializer(serializers.Serializer):
         suite = serializers.CharField(max_length=96, required=False, allow_blank=True, default="")
-        task_filter = serializers.CharField(max_length=200, required=False, allow_blank=True, default="",
-                                            help_text="Only task ids matching this pattern (wildcards * ? [ ]).")
-        agent = serializers.CharField(max_length=300, help_text="random[:SEED], http:URL, openai:MODEL; staff also oracle, noisy-oracle.")
-        agent_settings = serializers.DictField(required=False, default=dict, help_text=f"Of {', '.join(AGENT_SETTINGS)}.")
+        task_filter = serializers.CharField(
+            max_length=200,
+            required=False,
+            allow_blank=True,
+            default="",
+            help_text="Only task ids matching this pattern (wildcards * ? [ ]).",
+        )
+        agent = serializers.CharField(
+            max_length=300, help_text="random[:SEED], http:URL, openai:MODEL; staff also oracle, noisy-oracle."
+        )
+        agent_settings = serializers.DictField(
+            required=False, default=dict, help_text=f"Of {', '.join(AGENT_SETTINGS)}."
+        )
         attempts = serializers.IntegerField(min_value=1, max_value=MAX_ATTEMPTS, default=1)
         faults = serializers.BooleanField(default=True)
         priority = serializers.IntegerField(min_value=PRIORITIES.start, max_value=PRIORITIES.stop - 1, default=0)
-        seed = serializers.IntegerField(min_value=0, max_value=VARIATION_MAX, required=False,
-                                        help_text="Fixes every episode's variation (world seed and answer key) by task and attempt; "
-                                                  "default: drawn.")
+        seed = serializers.IntegerField(
+            min_value=0,
+            max_value=VARIATION_MAX,
+            required=False,
+            help_text="Fixes every episode's variation (world seed and answer key) by task and attempt; "
+            "default: drawn.",
+        )
 
         def validate_agent(self, value):
             if agent_refused_from_outside(value):
@@ -117,8 +133,11 @@ class RunListCreateApi(APIView):
     def get(self, request):
         return Response(RunOutputSerializer(_visible_runs(request).order_by("-pk")[:100], many=True).data)
 
-    @extend_schema(request=RunCreateInputSerializer, responses={201: RunOutputSerializer},
-                   summary="Launch a run: a suite (or a task filter) x agent x attempts, queued for the workers")
+    @extend_schema(
+        request=RunCreateInputSerializer,
+        responses={201: RunOutputSerializer},
+        summary="Launch a run: a suite (or a task filter) x agent x attempts, queued for the workers",
+    )
     def post(self, request):
         data = self.RunCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -136,7 +155,9 @@ class RunListCreateApi(APIView):
 
 def _token_run_launch(token: AgentToken, fields: dict) -> Run:
     if agent_kind(fields["agent"]) in ANSWER_KEY_AGENTS:
-        raise PermissionDenied(f"{agent_kind(fields['agent'])} plays the reference solution: an agent token runs its own agent")
+        raise PermissionDenied(
+            f"{agent_kind(fields['agent'])} plays the reference solution: an agent token runs its own agent"
+        )
     if agent_kind(fields["agent"]) == "openai":
         try:
             token_model_agent_check(token=token, agent=fields["agent"])
@@ -161,7 +182,9 @@ def _token_run_launch(token: AgentToken, fields: dict) -> Run:
         except QuotaExceeded as exc:
             raise Throttled(wait=exc.retry_after, detail=str(exc)) from None
         run = run_launch(**fields, owner=locked.user)
-        TokenEpisode.objects.bulk_create(TokenEpisode(token=locked, episode=e, created_at=now) for e in run.episodes.all())
+        TokenEpisode.objects.bulk_create(
+            TokenEpisode(token=locked, episode=e, created_at=now) for e in run.episodes.all()
+        )
     return run
 
 
@@ -176,8 +199,11 @@ class RunDetailApi(APIView):
 class RunCancelApi(APIView):
     allowed_roles = API_ROLES
 
-    @extend_schema(request=None, responses=RunOutputSerializer,
-                   summary="Cancel a run: queued episodes never start, running ones stop at their next step")
+    @extend_schema(
+        request=None,
+        responses=RunOutputSerializer,
+        summary="Cancel a run: queued episodes never start, running ones stop at their next step",
+    )
     def post(self, request, run_id):
         run = get_object_or_404(_visible_runs(request), pk=run_id)
         try:
@@ -190,8 +216,9 @@ class RunCancelApi(APIView):
 class RunReportApi(APIView):
     allowed_roles = API_ROLES
 
-    @extend_schema(responses=OpenApiTypes.OBJECT,
-                   summary="The run's report: per task pass@1, pass^k, reward signal means and values, steps, seconds")
+    @extend_schema(
+        responses=OpenApiTypes.OBJECT,
+        summary="The run's report: per task pass@1, pass^k, reward signal means and values, steps, seconds",
+    )
     def get(self, request, run_id):
         return Response(run_report(run=get_object_or_404(_visible_runs(request), pk=run_id)))
-

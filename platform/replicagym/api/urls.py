@@ -1,4 +1,5 @@
 """URLs of the REST API (mounted at /api/) and its OpenAPI schema."""
+
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView
 

@@ -5,6 +5,7 @@ users' episodes are 404 (never 403), so ids reveal nothing. Each view names the 
 admits (`allowed_roles`, see replicagym.accounts.roles); an agent token reaches only the
 tasks of its suites and starts episodes within its quotas (429 with Retry-After past them).
 """
+
 import re
 
 from django.shortcuts import get_object_or_404
@@ -65,8 +66,10 @@ class TaskListApi(APIView):
         def get_interaction(self, task) -> list[str]:
             return interaction_actions(task.spec.get("interaction"))
 
-    @extend_schema(responses=TaskOutputSerializer(many=True),
-                   summary="List the current tasks you may start (never their verifier or answer key)")
+    @extend_schema(
+        responses=TaskOutputSerializer(many=True),
+        summary="List the current tasks you may start (never their verifier or answer key)",
+    )
     def get(self, request):
         token = _agent_token(request)
         tasks = (token_tasks(token) if token else Task.objects.filter(is_current=True)).order_by("task_id")
@@ -153,11 +156,15 @@ class EpisodeListCreateApi(GenericAPIView):
     pagination_class = EpisodePage
 
     class EpisodeListQuerySerializer(serializers.Serializer):
-        status = serializers.ChoiceField(choices=Episode.Status.values, required=False,
-                                         help_text="Only the episodes in this state.")
+        status = serializers.ChoiceField(
+            choices=Episode.Status.values, required=False, help_text="Only the episodes in this state."
+        )
 
-    @extend_schema(parameters=[EpisodeListQuerySerializer], responses=EpisodeOutputSerializer(many=True),
-                   summary="Your episodes (a token's: those it started), newest first, 50 a page")
+    @extend_schema(
+        parameters=[EpisodeListQuerySerializer],
+        responses=EpisodeOutputSerializer(many=True),
+        summary="Your episodes (a token's: those it started), newest first, 50 a page",
+    )
     def get(self, request):
         query = self.EpisodeListQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
@@ -171,15 +178,27 @@ class EpisodeListCreateApi(GenericAPIView):
         task = serializers.CharField(max_length=160, help_text="Task id, <replica>.<slug>.")
         # Still accepted (and checked) so that clients which send it keep working, but it decides nothing:
         # the server records who runs the episode, since exports pick their sources by that record.
-        agent = serializers.CharField(max_length=100, required=False, default="external",
-                                      help_text="Ignored (letters, digits, . : @ / + -): the episode's agent is recorded by "
-                                                "the server as external:<token name>, or external:<username> for staff.")
+        agent = serializers.CharField(
+            max_length=100,
+            required=False,
+            default="external",
+            help_text="Ignored (letters, digits, . : @ / + -): the episode's agent is recorded by "
+            "the server as external:<token name>, or external:<username> for staff.",
+        )
 
         # Unless fixed here, each episode plays its own variation (episodes.variation): world seed and picks.
-        seed = serializers.IntegerField(required=False, min_value=0, max_value=VARIATION_MAX,
-                                        help_text="World seed (default: drawn per episode); without a variation, the task's fixed picks on it.")
-        variation = serializers.IntegerField(required=False, min_value=0, max_value=VARIATION_MAX,
-                                             help_text="The episode's variation (default: drawn): the same one gives the same world and answer key.")
+        seed = serializers.IntegerField(
+            required=False,
+            min_value=0,
+            max_value=VARIATION_MAX,
+            help_text="World seed (default: drawn per episode); without a variation, the task's fixed picks on it.",
+        )
+        variation = serializers.IntegerField(
+            required=False,
+            min_value=0,
+            max_value=VARIATION_MAX,
+            help_text="The episode's variation (default: drawn): the same one gives the same world and answer key.",
+        )
 
         def validate_agent(self, value):
             if not AGENT_NAME.match(value):
@@ -195,8 +214,11 @@ class EpisodeListCreateApi(GenericAPIView):
                 raise ValidationError(why)
             return task
 
-    @extend_schema(request=EpisodeCreateInputSerializer, responses={201: EpisodeOutputSerializer},
-                   summary="Start an episode in a fresh world for an agent with its own browser")
+    @extend_schema(
+        request=EpisodeCreateInputSerializer,
+        responses={201: EpisodeOutputSerializer},
+        summary="Start an episode in a fresh world for an agent with its own browser",
+    )
     def post(self, request):
         data = self.EpisodeCreateInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -205,8 +227,15 @@ class EpisodeListCreateApi(GenericAPIView):
         token = _agent_token(request)
         try:
             if token is None:  # staff signed in to the platform: no suite scope, no quota
-                episode = episode_create(task=task, agent=f"external:{request.user.get_username()}", owner=request.user,
-                                         status=Episode.Status.RUNNING, claimed_by=f"{API_CLAIM}{request.user.pk}", vary=True, **fixed)
+                episode = episode_create(
+                    task=task,
+                    agent=f"external:{request.user.get_username()}",
+                    owner=request.user,
+                    status=Episode.Status.RUNNING,
+                    claimed_by=f"{API_CLAIM}{request.user.pk}",
+                    vary=True,
+                    **fixed,
+                )
             else:
                 episode = token_episode_start(token=token, task=task, **fixed)
         except TokenScopeError as exc:
@@ -232,11 +261,15 @@ class EpisodeFinishApi(APIView):
     class EpisodeFinishInputSerializer(serializers.Serializer):
         messages = serializers.ListField(
             child=serializers.CharField(max_length=MAX_MESSAGE_CHARS, allow_blank=True, trim_whitespace=False),
-            max_length=MAX_MESSAGES, help_text="What the agent told the user (send_msg_to_user texts), in order.",
+            max_length=MAX_MESSAGES,
+            help_text="What the agent told the user (send_msg_to_user texts), in order.",
         )
 
-    @extend_schema(request=EpisodeFinishInputSerializer, responses=EpisodeOutputSerializer,
-                   summary="Finish an episode: verify what its world recorded (steps, last page served, state), return the rewards")
+    @extend_schema(
+        request=EpisodeFinishInputSerializer,
+        responses=EpisodeOutputSerializer,
+        summary="Finish an episode: verify what its world recorded (steps, last page served, state), return the rewards",
+    )
     def post(self, request, episode_id):
         episode = _owned_episode(request, episode_id)
         data = self.EpisodeFinishInputSerializer(data=request.data)

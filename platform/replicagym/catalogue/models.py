@@ -4,6 +4,7 @@ A task's version is fixed by the sha256 of its canonical spec and of its answer
 key (params): editing the file, or a generator change that moves the answer,
 makes a new row, and episodes keep pointing at the version they ran.
 """
+
 import copy
 
 from django.db import models

@@ -3,6 +3,7 @@
 Every problem is reported with the file and the JSON path it is at, and a pack
 with any bad file changes nothing in the database.
 """
+
 import hashlib
 import importlib
 import json
@@ -126,7 +127,15 @@ def filled_errors(spec: dict, params: dict, replica: str) -> list[tuple[str, str
     """What the answer key shows wrong, as (json_path, message): placeholders it does not fill, and the
     verifier, interaction, faults and actions once filled."""
     errors = []
-    for key in ("instruction", "start_page", "reference_solution", "negative_examples", "verifier", "faults", "interaction"):
+    for key in (
+        "instruction",
+        "start_page",
+        "reference_solution",
+        "negative_examples",
+        "verifier",
+        "faults",
+        "interaction",
+    ):
         for path, name in placeholder_paths(spec.get(key), key):
             if name not in params:
                 known = ", ".join(sorted(params)) or "none: the task has no params"
@@ -138,10 +147,15 @@ def filled_errors(spec: dict, params: dict, replica: str) -> list[tuple[str, str
     except SpecError as exc:
         errors.append((f"verifier.{exc.path}" if exc.path else "verifier", exc.detail))
     if "interaction" in spec:
-        errors += [(f"interaction{path}", message) for path, message in interaction_errors(spec["interaction"], replica=replica, params=params)]
+        errors += [
+            (f"interaction{path}", message)
+            for path, message in interaction_errors(spec["interaction"], replica=replica, params=params)
+        ]
     errors += fault_spec_errors(fill(spec.get("faults", []), params), replica=replica)
     lists = [("reference_solution", spec.get("reference_solution") or [])]
-    lists += [(f"negative_examples[{i}].actions", ex["actions"]) for i, ex in enumerate(spec.get("negative_examples") or [])]
+    lists += [
+        (f"negative_examples[{i}].actions", ex["actions"]) for i, ex in enumerate(spec.get("negative_examples") or [])
+    ]
     for path, actions in lists:
         for i, action in enumerate(actions):
             try:
@@ -259,14 +273,26 @@ def suite_upsert(name: str, tasks: list[Task], description: str = "") -> Suite:
 def task_version_upsert(item: PackTask, *, replica: str, pack: str) -> tuple[Task, bool]:
     """Make `item` its task's current version: the row of that content and answer key, created when new.
     Returns (task, created); the previous current version stays for the episodes that ran it."""
-    task = Task.objects.filter(task_id=item.task_id, content_hash=item.content_hash, params_hash=item.params_hash).first()
-    Task.objects.filter(task_id=item.task_id, is_current=True).exclude(pk=getattr(task, "pk", None)).update(is_current=False)
+    task = Task.objects.filter(
+        task_id=item.task_id, content_hash=item.content_hash, params_hash=item.params_hash
+    ).first()
+    Task.objects.filter(task_id=item.task_id, is_current=True).exclude(pk=getattr(task, "pk", None)).update(
+        is_current=False
+    )
     if task is None:
         task = Task.objects.create(
-            task_id=item.task_id, replica=replica, slug=item.spec["slug"], pack=pack,
-            title=item.spec["title"], difficulty=item.spec["difficulty"], spec=item.spec,
-            params=item.params, content_hash=item.content_hash, params_hash=item.params_hash,
-            source=item.source, is_current=True,
+            task_id=item.task_id,
+            replica=replica,
+            slug=item.spec["slug"],
+            pack=pack,
+            title=item.spec["title"],
+            difficulty=item.spec["difficulty"],
+            spec=item.spec,
+            params=item.params,
+            content_hash=item.content_hash,
+            params_hash=item.params_hash,
+            source=item.source,
+            is_current=True,
         )
         return task, True
     if not task.is_current:

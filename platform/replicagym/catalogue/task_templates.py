@@ -13,6 +13,7 @@ An episode's variation (episodes.variation) gives each seeded pick and each pick
 `rng` keyword its own randomness, so the answer key differs between episodes even on one world;
 without one, picks are the task's fixed ones.
 """
+
 import importlib
 import inspect
 import json
@@ -236,12 +237,16 @@ def _fill(value, params, path):
 
 
 def _matching(snap, replica, table, where, clock, path):
-    conditions = [(name, raw, field_info(replica, table, name, f"{path}.{name}")[0]) for name, raw in (where or {}).items()]
+    conditions = [
+        (name, raw, field_info(replica, table, name, f"{path}.{name}")[0]) for name, raw in (where or {}).items()
+    ]
     rows = []
     for key, row in snap["tables"].get(table, {}).items():
         try:
-            if all(condition_holds(raw, info, _resolve(snap, replica, table, key, row, name), row=row, clock=clock)
-                   for name, raw, info in conditions):
+            if all(
+                condition_holds(raw, info, _resolve(snap, replica, table, key, row, name), row=row, clock=clock)
+                for name, raw, info in conditions
+            ):
                 rows.append((key, row))
         except ConditionError as exc:
             raise TemplateError(f"{path}.{exc.path}", str(exc)) from None
@@ -264,9 +269,13 @@ def _ordered(snap, replica, table, rows, order_by, path):
         order_by = list(keys) or [KEY_FIELD]
     for j, field in reversed(list(enumerate(order_by))):
         name = field.lstrip("-")
-        info = FieldInfo(KEY_FIELD, "text") if name == KEY_FIELD else field_info(replica, table, name, f"{path}[{j}]")[0]
-        rows.sort(key=lambda kr: _sort_value(_resolve(snap, replica, table, kr[0], kr[1], name), info),
-                  reverse=field.startswith("-"))
+        info = (
+            FieldInfo(KEY_FIELD, "text") if name == KEY_FIELD else field_info(replica, table, name, f"{path}[{j}]")[0]
+        )
+        rows.sort(
+            key=lambda kr: _sort_value(_resolve(snap, replica, table, kr[0], kr[1], name), info),
+            reverse=field.startswith("-"),
+        )
     return rows
 
 
@@ -274,7 +283,9 @@ def _aggregate(body, rows, snap, replica, path):
     if body["op"] == "count":
         return len(rows)
     info, _ = field_info(replica, body["table"], body["field"], f"{path}.field")
-    values = [v for key, row in rows if (v := _resolve(snap, replica, body["table"], key, row, body["field"])) is not None]
+    values = [
+        v for key, row in rows if (v := _resolve(snap, replica, body["table"], key, row, body["field"])) is not None
+    ]
     if body["op"] == "sum":
         if info.kind == "decimal":
             return str(sum((Decimal(str(v)) for v in values), Decimal(0)))
@@ -373,7 +384,9 @@ def template_params(steps: list, *, world, variation: int | None = None) -> dict
             where = _fill(body.get("where", {}), params, f"{path}.pick.where")
             rows = _matching(snap, world.replica, body["table"], where, clock, f"{path}.pick.where")
             if not rows:
-                raise NoCandidate(path, f"seed {world.seed}: no {body['table']} row matches {canonical_json(where)} for {name!r}")
+                raise NoCandidate(
+                    path, f"seed {world.seed}: no {body['table']} row matches {canonical_json(where)} for {name!r}"
+                )
             rows = _ordered(snap, world.replica, body["table"], rows, body.get("order_by"), f"{path}.pick.order_by")
             if body.get("choose", "seeded") == "seeded":
                 rng = variation_rng(world, variation, name) or random.Random(f"{world.seed}:{name}")
@@ -400,11 +413,15 @@ def template_params(steps: list, *, world, variation: int | None = None) -> dict
                     if kind == "policy":
                         result = _function(ref)(world, **args)
                     else:
-                        result = call_picker(_function(ref), world, world.seed, rng=variation_rng(world, variation, name), **args)
+                        result = call_picker(
+                            _function(ref), world, world.seed, rng=variation_rng(world, variation, name), **args
+                        )
                 except LookupError as exc:
                     raise NoCandidate(path, f"seed {world.seed}: picker {body!r} found no candidate: {exc}") from None
                 except TypeError as exc:
-                    raise TemplateError(f"{path}.args", f"{kind} {body!r} does not take these arguments: {exc}") from None
+                    raise TemplateError(
+                        f"{path}.args", f"{kind} {body!r} does not take these arguments: {exc}"
+                    ) from None
             result = _json_value(result)
             if kind == "picker" and isinstance(result, dict):
                 prefix = step.get("prefix", f"{name}_")
@@ -432,6 +449,7 @@ def template_instances(spec: dict, seeds, *, build_world) -> list[dict]:
         try:
             out.append({"seed": seed, "params": template_params(spec["params"], world=build_world(seed))})
         except TemplateError as exc:
-            out.append({"seed": seed, "error": exc.message, "path": exc.path, "no_candidate": isinstance(exc, NoCandidate)})
+            out.append(
+                {"seed": seed, "error": exc.message, "path": exc.path, "no_candidate": isinstance(exc, NoCandidate)}
+            )
     return out
-

@@ -1,4 +1,5 @@
 """ASGI entry points of the gateways, with Django set up first: `uvicorn replicagym.gateways.asgi:openenv` (or `:mcp`) `--app-dir platform`."""
+
 import os
 
 import django

@@ -12,6 +12,7 @@ after `idle_seconds` without a tool call on it. Only handshake-era clients (prot
 session; a 2026-07-28 request stands alone, like stateless HTTP, and there the idle timeout closes the episode.
 Run: `uvicorn replicagym.gateways.asgi:mcp --app-dir platform` (endpoint /mcp).
 """
+
 import inspect
 from contextlib import asynccontextmanager
 from dataclasses import MISSING, fields
@@ -37,8 +38,11 @@ class EpisodeTools:
     """The running MCP sessions: one GatewaySession (and engine thread) per started episode, by episode id."""
 
     def __init__(self, idle_seconds: float = IDLE_SECONDS):
-        self.table = SessionTable(idle_seconds=idle_seconds, idle_why="no tool call",
-                                  stopped_why="the MCP server stopped before the episode was finished")
+        self.table = SessionTable(
+            idle_seconds=idle_seconds,
+            idle_why="no tool call",
+            stopped_why="the MCP server stopped before the episode was finished",
+        )
 
     @property
     def sessions(self) -> dict[int, GatewaySession]:
@@ -106,12 +110,18 @@ class EpisodeTools:
 
 def _action_tool(tools: EpisodeTools, cls):
     """A tool for one action: its parameters are the action's, plus the episode id."""
-    params = [inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context),
-              inspect.Parameter("episode", inspect.Parameter.KEYWORD_ONLY, annotation=int)]
+    params = [
+        inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context),
+        inspect.Parameter("episode", inspect.Parameter.KEYWORD_ONLY, annotation=int),
+    ]
     annotations = {"ctx": Context, "episode": int, "return": dict}
     for f in fields(cls):
         kind_type = KIND_TYPES.get(f.metadata.get("kind"), str)
-        default = inspect.Parameter.empty if f.default is MISSING else (list(f.default) if isinstance(f.default, tuple) else f.default)
+        default = (
+            inspect.Parameter.empty
+            if f.default is MISSING
+            else (list(f.default) if isinstance(f.default, tuple) else f.default)
+        )
         params.append(inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, annotation=kind_type, default=default))
         annotations[f.name] = kind_type
 
@@ -130,9 +140,14 @@ def _action_tool(tools: EpisodeTools, cls):
 def mcp_server(*, idle_seconds: float = IDLE_SECONDS) -> tuple[MCPServer, EpisodeTools]:
     """The MCP server and its episodes; an episode with no tool call for `idle_seconds` is closed."""
     tools = EpisodeTools(idle_seconds)
-    server = MCPServer(name="replicagym", lifespan=tools.lifespan, instructions=(
-        "Start an episode with start_episode(task), read the page with observe(episode) (the accessibility tree "
-        "names elements by bid), act with the browser action tools, answer with send_message, then finish."))
+    server = MCPServer(
+        name="replicagym",
+        lifespan=tools.lifespan,
+        instructions=(
+            "Start an episode with start_episode(task), read the page with observe(episode) (the accessibility tree "
+            "names elements by bid), act with the browser action tools, answer with send_message, then finish."
+        ),
+    )
 
     @server.tool()
     async def start_episode(ctx: Context, task: str, seed: int | None = None, variation: int | None = None) -> dict:
@@ -143,9 +158,11 @@ def mcp_server(*, idle_seconds: float = IDLE_SECONDS) -> tuple[MCPServer, Episod
     @server.tool()
     async def observe(ctx: Context, episode: int) -> dict:
         """The episode's current observation and state."""
+
         async def run():
             session = await tools.session(ctx, episode)
             return await session.call(session.current)
+
         return await _guarded(run())
 
     @server.tool()

@@ -11,6 +11,7 @@ Every path but /health wants `Authorization: Bearer <agent token>`: a token star
 suites only, and sees the agent view of a verdict, never its detail.
 Run: `uvicorn replicagym.gateways.asgi:openenv --app-dir platform` (Django is set up by the asgi module).
 """
+
 from contextlib import asynccontextmanager
 
 from asgiref.sync import sync_to_async
@@ -63,8 +64,11 @@ async def _body(request: Request) -> dict:
 class OpenEnvServer:
     def __init__(self, idle_seconds: float = IDLE_SECONDS):
         # an HTTP client's session, by its agent token's id: closed after idle_seconds without a request
-        self.http = SessionTable(idle_seconds=idle_seconds, idle_why="no request",
-                                 stopped_why="the OpenEnv server stopped before the episode was finished")
+        self.http = SessionTable(
+            idle_seconds=idle_seconds,
+            idle_why="no request",
+            stopped_why="the OpenEnv server stopped before the episode was finished",
+        )
 
     async def _http_session(self, request: Request, *, create: bool) -> GatewaySession | None:
         token = await _token(request.headers)
@@ -96,8 +100,9 @@ class OpenEnvServer:
         try:
             session = await self._http_session(request, create=False)
             if session is None:
-                return JSONResponse({"episode_id": None, "episode": None, "task": None, "step_count": 0, "status": None,
-                                     "done": False})
+                return JSONResponse(
+                    {"episode_id": None, "episode": None, "task": None, "step_count": 0, "status": None, "done": False}
+                )
             return JSONResponse(await session.call(session.state))
         except GatewayError as exc:
             return _error(exc)
@@ -110,12 +115,18 @@ class OpenEnvServer:
             token = await _token(request.headers)
         except GatewayError as exc:
             return _error(exc)
-        tasks = await sync_to_async(lambda: sorted(token_tasks(token).values_list("task_id", flat=True)),
-                                    thread_sensitive=False)()
-        return JSONResponse({
-            "name": "replicagym", "description": "Tasks on replicas of web products, driven in a real Chromium.",
-            "version": "1", "action": 'an action object, {"action": "<action string>"} (see /schema)', "tasks": tasks,
-        })
+        tasks = await sync_to_async(
+            lambda: sorted(token_tasks(token).values_list("task_id", flat=True)), thread_sensitive=False
+        )()
+        return JSONResponse(
+            {
+                "name": "replicagym",
+                "description": "Tasks on replicas of web products, driven in a real Chromium.",
+                "version": "1",
+                "action": 'an action object, {"action": "<action string>"} (see /schema)',
+                "tasks": tasks,
+            }
+        )
 
     async def schema(self, request: Request):
         try:
@@ -170,8 +181,10 @@ class OpenEnvServer:
         except GatewayError as exc:
             extra = {"retry_after": exc.retry_after} if exc.retry_after is not None else {}
             # a token revoked or expired meanwhile ends the connection, as it would have refused it
-            return (_ws_error(str(exc), WS_CODES.get(exc.status, "VALIDATION_ERROR"), **extra),
-                    WS_UNAUTHORIZED if exc.status == 401 else None)
+            return (
+                _ws_error(str(exc), WS_CODES.get(exc.status, "VALIDATION_ERROR"), **extra),
+                WS_UNAUTHORIZED if exc.status == 401 else None,
+            )
         return _ws_error(f"unknown message type {kind!r} (types: reset, step, state, close)", "UNKNOWN_TYPE"), None
 
 
@@ -187,6 +200,7 @@ def openenv_app(*, idle_seconds: float = IDLE_SECONDS) -> Starlette:
         Route("/schema", server.schema, methods=["GET"]),
         WebSocketRoute("/ws", server.websocket),
     ]
+
     @asynccontextmanager
     async def lifespan(app):
         async with server.http.running():  # idle HTTP sessions close; what is open ends with the server

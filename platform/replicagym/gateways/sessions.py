@@ -4,6 +4,7 @@ Playwright's sync API is bound to the thread that started it and refuses to run 
 an asyncio loop, so each session owns one thread: every engine call of the session runs
 there (`GatewaySession.call`), and that thread's Chromium is closed with the session.
 """
+
 import asyncio
 import logging
 import math
@@ -87,13 +88,19 @@ def reset_arguments(data) -> tuple[str, int | None, str | None, bool, int | None
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
         raise GatewayError(f"seed must be a whole number from 0 to {MAX_SEED} (the world's seed), not {seed!r}")
     variation = data.get("variation")
-    if variation is not None and (isinstance(variation, bool) or not isinstance(variation, int)
-                                  or not 0 <= variation <= MAX_SEED):
-        raise GatewayError(f"variation must be a whole number from 0 to {MAX_SEED} (the episode's variation), not {variation!r}")
-    if episode_id is not None and (not isinstance(episode_id, str) or not 1 <= len(episode_id) <= MAX_EPISODE_ID
-                                   or not episode_id.isprintable()):
-        raise GatewayError(f"episode_id must be a printable string of 1 to {MAX_EPISODE_ID} characters (your label "
-                           f"for the episode), not {episode_id!r}")
+    if variation is not None and (
+        isinstance(variation, bool) or not isinstance(variation, int) or not 0 <= variation <= MAX_SEED
+    ):
+        raise GatewayError(
+            f"variation must be a whole number from 0 to {MAX_SEED} (the episode's variation), not {variation!r}"
+        )
+    if episode_id is not None and (
+        not isinstance(episode_id, str) or not 1 <= len(episode_id) <= MAX_EPISODE_ID or not episode_id.isprintable()
+    ):
+        raise GatewayError(
+            f"episode_id must be a printable string of 1 to {MAX_EPISODE_ID} characters (your label "
+            f"for the episode), not {episode_id!r}"
+        )
     if not isinstance(screenshot, bool):
         raise GatewayError(f"screenshot must be true or false, not {screenshot!r}")
     return task, seed, episode_id, screenshot, variation
@@ -127,13 +134,21 @@ def step_request_argument(data) -> dict:
         raise GatewayError('step takes an object: {"action": {"action": "click(\'a51\')"}}')
     unknown = set(data) - {"action", "timeout_s", "request_id"}
     if unknown:
-        raise GatewayError(f"unknown step field(s) {', '.join(sorted(unknown))} (fields: action, timeout_s, request_id)")
+        raise GatewayError(
+            f"unknown step field(s) {', '.join(sorted(unknown))} (fields: action, timeout_s, request_id)"
+        )
     if "action" not in data or not isinstance(data["action"], dict):
         raise GatewayError('step needs action: an object such as {"action": "click(\'a51\')"}, not a bare string')
     timeout = data.get("timeout_s")
-    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, int | float)
-                                or not math.isfinite(timeout) or not 0 < timeout <= MAX_TIMEOUT_S):
-        raise GatewayError(f"timeout_s must be a number of seconds above 0 and at most {MAX_TIMEOUT_S:.0f}, not {timeout!r}")
+    if timeout is not None and (
+        isinstance(timeout, bool)
+        or not isinstance(timeout, int | float)
+        or not math.isfinite(timeout)
+        or not 0 < timeout <= MAX_TIMEOUT_S
+    ):
+        raise GatewayError(
+            f"timeout_s must be a number of seconds above 0 and at most {MAX_TIMEOUT_S:.0f}, not {timeout!r}"
+        )
     request_id = data.get("request_id")
     if request_id is not None and (not isinstance(request_id, str) or len(request_id) > MAX_EPISODE_ID):
         raise GatewayError(f"request_id must be a string of at most {MAX_EPISODE_ID} characters")
@@ -152,7 +167,9 @@ def quota_check(token: AgentToken, *, replacing: Episode | None = None) -> None:
             savepoint = transaction.savepoint()
             try:
                 if replacing is not None:  # counted as it will be once ended, then put back
-                    Episode.objects.filter(pk=replacing.pk, status=Episode.Status.RUNNING).update(status=Episode.Status.FAILED)
+                    Episode.objects.filter(pk=replacing.pk, status=Episode.Status.RUNNING).update(
+                        status=Episode.Status.FAILED
+                    )
                 token_quota_check(locked, timezone.now())
             finally:
                 transaction.savepoint_rollback(savepoint)
@@ -163,8 +180,9 @@ def quota_check(token: AgentToken, *, replacing: Episode | None = None) -> None:
 def gateway_episode_start(*, token: AgentToken, task, seed: int | None, variation: int | None = None) -> Episode:
     """A running engine-driven episode for the token (its agent: token_agent): its quotas are checked (and the slot taken) under the lock."""
     try:
-        return token_episode_start(token=token, task=task, seed=seed, variation=variation,
-                                   claimed_by=f"{GATEWAY_CLAIM}{os.getpid()}")
+        return token_episode_start(
+            token=token, task=task, seed=seed, variation=variation, claimed_by=f"{GATEWAY_CLAIM}{os.getpid()}"
+        )
     except QuotaExceeded as exc:
         raise GatewayError(f"{exc}; retry after {exc.retry_after} s", 429, retry_after=exc.retry_after) from None
     except EpisodeError as exc:  # a seed whose world holds nothing the task can be about
@@ -252,8 +270,12 @@ class GatewaySession:
         self._require_live_token()
         action = action_argument(data)
         if self.driver is None:
-            raise GatewayError("no running episode: send reset first" if self.episode is None
-                               else "the episode has ended: send reset for a new one", 409)
+            raise GatewayError(
+                "no running episode: send reset first"
+                if self.episode is None
+                else "the episode has ended: send reset for a new one",
+                409,
+            )
         driver = self.driver
         try:
             obs, stop = driver.step(action)
@@ -273,8 +295,14 @@ class GatewaySession:
         if self.episode is None:
             raise GatewayError("no episode: reset first", 409)
         obs = self.driver.observation if self.driver is not None else None
-        return {**(self._result(obs) if obs is not None else {"observation": None, "reward": self.reward, "done": self.done}),
-                "state": self.state()}
+        return {
+            **(
+                self._result(obs)
+                if obs is not None
+                else {"observation": None, "reward": self.reward, "done": self.done}
+            ),
+            "state": self.state(),
+        }
 
     def finish(self) -> dict:
         """End a running episode as it stands (verified, rewarded) and return its state."""
@@ -289,8 +317,14 @@ class GatewaySession:
             return {"episode_id": None, "episode": None, "task": None, "step_count": 0, "status": None, "done": False}
         self.episode.refresh_from_db()
         # OpenEnv's State.episode_id is a string: the client's own id if it gave one at reset
-        state = {"episode_id": self.label or str(self.episode.pk), "episode": self.episode.pk, "task": self.episode.task.task_id,
-                 "step_count": self.episode.steps.count(), "status": self.episode.status, "done": self.done}
+        state = {
+            "episode_id": self.label or str(self.episode.pk),
+            "episode": self.episode.pk,
+            "task": self.episode.task.task_id,
+            "step_count": self.episode.steps.count(),
+            "status": self.episode.status,
+            "done": self.done,
+        }
         if self.episode.is_final:
             state.update(agent_view(self.episode.verdict, self.episode.rewards))
         return state
@@ -330,7 +364,11 @@ class SessionTable:
     """
 
     def __init__(self, *, idle_seconds: float, idle_why: str, stopped_why: str):
-        if isinstance(idle_seconds, bool) or not isinstance(idle_seconds, int | float) or not 0 < idle_seconds < float("inf"):
+        if (
+            isinstance(idle_seconds, bool)
+            or not isinstance(idle_seconds, int | float)
+            or not 0 < idle_seconds < float("inf")
+        ):
             raise ValueError(f"idle_seconds must be a positive number of seconds, not {idle_seconds!r}")
         self.idle_seconds = float(idle_seconds)
         self.idle_why, self.stopped_why = idle_why, stopped_why
@@ -359,8 +397,9 @@ class SessionTable:
             await asyncio.sleep(min(self.idle_seconds / 4, 30.0))
             for key, session in list(self.sessions.items()):
                 if session.idle_seconds() >= self.idle_seconds:
-                    self.close_soon(key, f"{self.idle_why} for {self.idle_seconds:g} s: closed as idle",
-                                    Episode.Status.TIMED_OUT)
+                    self.close_soon(
+                        key, f"{self.idle_why} for {self.idle_seconds:g} s: closed as idle", Episode.Status.TIMED_OUT
+                    )
 
     async def close_all(self) -> None:
         """Close what is still open and wait for every closing to end."""

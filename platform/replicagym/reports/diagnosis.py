@@ -7,6 +7,7 @@ on one element, repeated writes, giving up early, actions that change nothing). 
 (way, label) is a weakness; they are ranked by the share of failed episodes they cover,
 each with example episodes, so the top of the list is what to fix first.
 """
+
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -63,8 +64,14 @@ class Weakness:
         return self.episodes[:EXAMPLES]
 
     def as_dict(self) -> dict:
-        return {"dimension": self.dimension, "label": self.label, "count": self.count, "share": round(self.share, 4),
-                "tasks": sorted(self.tasks), "examples": self.examples}
+        return {
+            "dimension": self.dimension,
+            "label": self.label,
+            "count": self.count,
+            "share": round(self.share, 4),
+            "tasks": sorted(self.tasks),
+            "examples": self.examples,
+        }
 
 
 @dataclass
@@ -79,8 +86,12 @@ class Diagnosis:
         return [w for w in self.weaknesses if w.dimension == dimension]
 
     def as_dict(self) -> dict:
-        return {"runs": self.runs, "episodes": self.episodes, "failures": self.failures,
-                "weaknesses": [w.as_dict() for w in self.weaknesses]}
+        return {
+            "runs": self.runs,
+            "episodes": self.episodes,
+            "failures": self.failures,
+            "weaknesses": [w.as_dict() for w in self.weaknesses],
+        }
 
 
 def parse_run_ids(text: str) -> list[int]:
@@ -104,7 +115,9 @@ def diagnose(*, run_ids: list[int]) -> Diagnosis:
     missing = [pk for pk in run_ids if pk not in found]
     if missing:
         raise DiagnosisError(f"no run {', '.join(map(str, missing))}")
-    episodes = list(Episode.objects.filter(run_id__in=run_ids, status__in=Episode.FINAL).select_related("task").order_by("pk"))
+    episodes = list(
+        Episode.objects.filter(run_id__in=run_ids, status__in=Episode.FINAL).select_related("task").order_by("pk")
+    )
     failed = [e for e in episodes if not e.passed]
     steps = _steps_of([e.pk for e in failed])
     groups: dict[tuple[str, str], Weakness] = {}
@@ -122,14 +135,19 @@ def diagnose(*, run_ids: list[int]) -> Diagnosis:
         weakness.share = weakness.count / len(failed)
     # most failures first; ties in a fixed order so the same runs always read the same
     ranked = sorted(groups.values(), key=lambda w: (-w.count, DIMENSIONS.index(w.dimension), w.label))
-    return Diagnosis(runs=run_ids, episodes=len(episodes), failures=len(failed), weaknesses=ranked, per_episode=per_episode)
+    return Diagnosis(
+        runs=run_ids, episodes=len(episodes), failures=len(failed), weaknesses=ranked, per_episode=per_episode
+    )
 
 
 def _steps_of(episode_ids: list[int]) -> dict[int, list[dict]]:
     """Each episode's steps as the reward signals read them, in one query for all episodes."""
     out = defaultdict(list)
-    rows = (Step.objects.filter(episode_id__in=episode_ids).order_by("episode_id", "index")
-            .values("episode_id", "action", "error", "changed", "writes", "fault_events"))
+    rows = (
+        Step.objects.filter(episode_id__in=episode_ids)
+        .order_by("episode_id", "index")
+        .values("episode_id", "action", "error", "changed", "writes", "fault_events")
+    )
     for row in rows:
         step = {"action": row["action"], "error": row["error"], "fault_events": row["fault_events"]}
         if row["changed"] is not None:
@@ -147,9 +165,11 @@ def episode_reading(episode: Episode, steps: list[dict]) -> dict:
         "task": episode.task.task_id,
         "assertion": first_failing_assertion(episode.verdict),
         "errors": error_kinds(episode, steps, max_steps=int(instance.limits["max_steps"])),
-        "patterns": action_patterns(steps, reference_steps=len(instance.reference_solution),
-                                    hit_limit=episode.status == Episode.Status.TIMED_OUT
-                                    or len(steps) >= int(instance.limits["max_steps"])),
+        "patterns": action_patterns(
+            steps,
+            reference_steps=len(instance.reference_solution),
+            hit_limit=episode.status == Episode.Status.TIMED_OUT or len(steps) >= int(instance.limits["max_steps"]),
+        ),
     }
 
 
@@ -208,8 +228,9 @@ def action_patterns(steps: list[dict], *, reference_steps: int, hit_limit: bool)
         patterns.append(REPEATED_WRITES)
     gave_up = any(_name(s["action"]) == "report_infeasible" for s in steps)
     # stopping short of the reference's length without a limit forcing it, and with no answer given
-    stopped_short = not hit_limit and len(steps) < reference_steps and not any(
-        _name(s["action"]) in ANSWER_ACTIONS for s in steps)
+    stopped_short = (
+        not hit_limit and len(steps) < reference_steps and not any(_name(s["action"]) in ANSWER_ACTIONS for s in steps)
+    )
     if gave_up or stopped_short:
         patterns.append(GAVE_UP)
     acting = [s for s in steps if _name(s["action"]) not in ANSWER_ACTIONS]

@@ -1,5 +1,6 @@
 """The diagnosis page, /runs/diagnose?runs=1,2: the ranked weaknesses of one run or several (staff only:
 it names the verifier's assertions, which agents must never see)."""
+
 from django.shortcuts import render
 
 from episodes.models import Run
@@ -26,6 +27,7 @@ def diagnosis_page(request):
             context["runs"] = Run.objects.filter(pk__in=found.runs).select_related("suite").order_by("pk")
             context["by_dimension"] = [(d, found.by(d)) for d in DIMENSIONS]
             if len(found.runs) > 1:  # side by side: do the runs (agents) fail for the same reasons?
-                context["per_run"] = [(run, diagnose(run_ids=[run.pk]).weaknesses[:PER_RUN_TOP])
-                                      for run in context["runs"]]
+                context["per_run"] = [
+                    (run, diagnose(run_ids=[run.pk]).weaknesses[:PER_RUN_TOP]) for run in context["runs"]
+                ]
     return render(request, "reports/diagnosis.html", context, status=status)

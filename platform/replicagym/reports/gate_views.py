@@ -1,5 +1,6 @@
 """The quality gate's pages: a button per suite that starts a gate on the workers, and each gate's
 results as they come in (htmx polls the page until its run is over)."""
+
 from django import forms
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render

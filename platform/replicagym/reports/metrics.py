@@ -2,6 +2,7 @@
 
 Pure functions over plain numbers, so the report, the API and the tests compute them once.
 """
+
 from math import comb
 from statistics import mean
 

@@ -4,6 +4,7 @@ matplotlib's object API (Figure, no pyplot) keeps no global state, so request th
 draw at once. Each function takes a report document (reports.report) and returns an
 <svg> element as a string, or None when there is nothing to draw yet.
 """
+
 import io
 
 from matplotlib import rc_context
@@ -31,7 +32,7 @@ def _svg(fig: Figure, label: str) -> str:
     fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None, "Title": label})
     text = buf.getvalue()
     # inline: drop the XML prolog and doctype, and say what it shows
-    text = text[text.index("<svg"):]
+    text = text[text.index("<svg") :]
     return text.replace("<svg", f'<svg role="img" aria-label="{label}" class="report-plot"', 1)
 
 

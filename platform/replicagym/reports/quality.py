@@ -6,6 +6,7 @@ recorded once every episode of the run is final, by whoever sees that first (the
 ran the episodes, or a page following a gate the workers run), exactly once. The suite
 `<suite>-gated` then holds the tasks the latest gates kept, for runs limited to them.
 """
+
 from collections import Counter
 
 from django.db import transaction
@@ -46,8 +47,17 @@ def gate_verdict(*, passes: int, low: int, high: int) -> str:
     return GateResult.Verdict.KEPT
 
 
-def gate_start(*, suite: str, task_filter: str = "", agent: str = DEFAULT_AGENT, k: int = DEFAULT_K,
-               low: int = DEFAULT_LOW, high: int = DEFAULT_HIGH, owner=None, enqueue: bool = True) -> QualityGate:
+def gate_start(
+    *,
+    suite: str,
+    task_filter: str = "",
+    agent: str = DEFAULT_AGENT,
+    k: int = DEFAULT_K,
+    low: int = DEFAULT_LOW,
+    high: int = DEFAULT_HIGH,
+    owner=None,
+    enqueue: bool = True,
+) -> QualityGate:
     """Create the gate's run (k attempts per task of the suite's current version, or of those its
     task filter picks) and its episodes.
 
@@ -62,7 +72,9 @@ def gate_start(*, suite: str, task_filter: str = "", agent: str = DEFAULT_AGENT,
             run = run_create(suite=suite, task_filter=task_filter, agent=agent, attempts=k, owner=owner)
         except RunError as exc:
             raise GateError(str(exc)) from None
-        gate = QualityGate.objects.create(suite=run.suite, run=run, agent=run.agent, k=k, low=low, high=high, owner=owner)
+        gate = QualityGate.objects.create(
+            suite=run.suite, run=run, agent=run.agent, k=k, low=low, high=high, owner=owner
+        )
         run_episodes_create(run_id=run.pk, enqueue=enqueue)
     return gate
 
@@ -81,11 +93,18 @@ def gate_settle(*, gate: QualityGate) -> bool:
         if not QualityGate.objects.filter(pk=gate.pk, finished_at__isnull=True).update(finished_at=timezone.now()):
             gate.refresh_from_db()
             return True
-        GateResult.objects.bulk_create([
-            GateResult(gate=gate, task_id=task_id, passes=passes[task_id], attempts=n,
-                       verdict=gate_verdict(passes=passes[task_id], low=gate.low, high=gate.high))
-            for task_id, n in sorted(attempts.items())
-        ])
+        GateResult.objects.bulk_create(
+            [
+                GateResult(
+                    gate=gate,
+                    task_id=task_id,
+                    passes=passes[task_id],
+                    attempts=n,
+                    verdict=gate_verdict(passes=passes[task_id], low=gate.low, high=gate.high),
+                )
+                for task_id, n in sorted(attempts.items())
+            ]
+        )
     gate.refresh_from_db()
     gated_suite_refresh(gate.suite.name)
     return True
@@ -115,8 +134,11 @@ def latest_gate(task: Task) -> GateResult | None:
 def latest_gates(tasks) -> dict[int, GateResult]:
     """Each task version's most recent finished gate result, by task pk, in one query (the catalogue's list)."""
     latest = {}
-    results = (GateResult.objects.filter(task__in=list(tasks), gate__finished_at__isnull=False)
-               .select_related("gate").order_by("-gate__finished_at", "-pk"))
+    results = (
+        GateResult.objects.filter(task__in=list(tasks), gate__finished_at__isnull=False)
+        .select_related("gate")
+        .order_by("-gate__finished_at", "-pk")
+    )
     for result in results:
         latest.setdefault(result.task_id, result)
     return latest

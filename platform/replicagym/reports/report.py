@@ -4,6 +4,7 @@ An attempt is an episode that ended with an outcome (succeeded, failed, errored,
 queued, running and cancelled episodes are counted by status but never scored, so a report
 of a run in progress or cancelled halfway is honest about what it holds.
 """
+
 from collections import defaultdict
 
 from django.db.models import Count
@@ -32,8 +33,12 @@ def _reward(ep, key: str) -> float | None:
 
 def _episode_row(ep) -> dict:
     return {
-        "id": ep.pk, "attempt": ep.attempt, "status": ep.status, "passed": ep.passed,
-        "steps": ep.step_count, "seconds": _seconds(ep),
+        "id": ep.pk,
+        "attempt": ep.attempt,
+        "status": ep.status,
+        "passed": ep.passed,
+        "steps": ep.step_count,
+        "seconds": _seconds(ep),
         "reward": _reward(ep, "episode_reward"),
     }
 
@@ -61,8 +66,11 @@ def _summary(eps: list) -> dict:
 
 def run_episodes(run: Run):
     """The run's episodes with their task and step count, in report order."""
-    return (run.episodes.select_related("task").annotate(step_count=Count("steps"))
-            .order_by("task__task_id", "attempt", "pk"))
+    return (
+        run.episodes.select_related("task")
+        .annotate(step_count=Count("steps"))
+        .order_by("task__task_id", "attempt", "pk")
+    )
 
 
 def run_report(*, run: Run) -> dict:
@@ -75,7 +83,8 @@ def run_report(*, run: Run) -> dict:
     for task_id, eps in per_task.items():
         task = eps[0].task
         tasks[task_id] = {
-            "task_version": task.content_hash[:12], "title": task.title,
+            "task_version": task.content_hash[:12],
+            "title": task.title,
             **_summary(eps),
             "episodes": [_episode_row(e) for e in eps],
         }
@@ -131,7 +140,8 @@ def reports_compare(a: dict, b: dict) -> dict:
             "flipped": task_id in to_pass or task_id in to_fail,
         }
     return {
-        "a": a["run"], "b": b["run"],
+        "a": a["run"],
+        "b": b["run"],
         "flipped_to_pass": to_pass,
         "flipped_to_fail": to_fail,
         "only_in_a": sorted(set(a["tasks"]) - set(b["tasks"])),
@@ -139,6 +149,8 @@ def reports_compare(a: dict, b: dict) -> dict:
         "tasks": tasks,
         "totals": {
             "pass_at_1_delta": _delta(a["totals"]["pass_at_1"], b["totals"]["pass_at_1"]),
-            "rewards_delta": {key: _delta(a["totals"]["rewards"][key], b["totals"]["rewards"][key]) for key in REWARD_KEYS},
+            "rewards_delta": {
+                key: _delta(a["totals"]["rewards"][key], b["totals"]["rewards"][key]) for key in REWARD_KEYS
+            },
         },
     }

@@ -1,4 +1,5 @@
 """The run pages, under /runs/."""
+
 from django.urls import path
 
 from . import diagnosis_views, gate_views, viewer, views

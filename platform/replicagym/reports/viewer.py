@@ -3,6 +3,7 @@
 Staff only (authors and admins): the diff and the assertion details are the answer key's
 shadow, which agents must never see (they get verifiers.agent_view through the API).
 """
+
 import struct
 
 from django.conf import settings
@@ -38,8 +39,10 @@ def box_percent(box: dict | None, size: tuple[int, int] | None) -> dict | None:
         return None
     width, height = size
     return {
-        "left": round(100 * box["x"] / width, 3), "top": round(100 * box["y"] / height, 3),
-        "width": round(100 * box["width"] / width, 3), "height": round(100 * box["height"] / height, 3),
+        "left": round(100 * box["x"] / width, 3),
+        "top": round(100 * box["y"] / height, 3),
+        "width": round(100 * box["width"] / width, 3),
+        "height": round(100 * box["height"] / height, 3),
     }
 
 
@@ -52,11 +55,15 @@ def timeline(episode: Episode) -> list[dict]:
         if before is not None and before.pk not in sizes:
             sizes[before.pk] = png_size(before)
         size = sizes.get(before.pk) if before is not None else None
-        rows.append({
-            "step": step, "before": before, "box": box_percent(step.target_box, size),
-            "axtree_lines": step.axtree_change.splitlines() if step.axtree_change else [],
-            "total_ms": round(step.action_ms + step.settle_ms + step.observe_ms, 1),
-        })
+        rows.append(
+            {
+                "step": step,
+                "before": before,
+                "box": box_percent(step.target_box, size),
+                "axtree_lines": step.axtree_change.splitlines() if step.axtree_change else [],
+                "total_ms": round(step.action_ms + step.settle_ms + step.observe_ms, 1),
+            }
+        )
         before = step.screenshot or before
     return rows
 
@@ -70,7 +77,8 @@ def world_diff(episode: Episode) -> dict | None:
 def _episode(episode_id) -> Episode:
     return get_object_or_404(
         Episode.objects.select_related("task", "run", "world", "initial_state", "final_state", "start_screenshot"),
-        pk=episode_id)
+        pk=episode_id,
+    )
 
 
 def trace_file(episode: Episode):
@@ -87,14 +95,25 @@ def trace_file(episode: Episode):
 @require_GET
 def episode_view(request, episode_id):
     episode = _episode(episode_id)
-    seconds = ((episode.finished_at - episode.started_at).total_seconds()
-               if episode.started_at and episode.finished_at else None)
-    return render(request, "reports/episode.html", {
-        "episode": episode, "steps": timeline(episode), "diff": world_diff(episode),
-        "assertions": (episode.verdict or {}).get("assertions", []), "collateral": (episode.verdict or {}).get("collateral", []),
-        "seconds": seconds, "has_trace": trace_file(episode) is not None,
-        "rewards": sorted((episode.rewards or {}).items()),
-    })
+    seconds = (
+        (episode.finished_at - episode.started_at).total_seconds()
+        if episode.started_at and episode.finished_at
+        else None
+    )
+    return render(
+        request,
+        "reports/episode.html",
+        {
+            "episode": episode,
+            "steps": timeline(episode),
+            "diff": world_diff(episode),
+            "assertions": (episode.verdict or {}).get("assertions", []),
+            "collateral": (episode.verdict or {}).get("collateral", []),
+            "seconds": seconds,
+            "has_trace": trace_file(episode) is not None,
+            "rewards": sorted((episode.rewards or {}).items()),
+        },
+    )
 
 
 @role_required(Role.AUTHOR)
@@ -112,8 +131,9 @@ def episode_trace(request, episode_id):
     path = trace_file(_episode(episode_id))
     if path is None:
         raise Http404("no Playwright trace was recorded for this episode")
-    return FileResponse(path.open("rb"), as_attachment=True, filename=f"episode-{episode_id}-trace.zip",
-                        content_type="application/zip")
+    return FileResponse(
+        path.open("rb"), as_attachment=True, filename=f"episode-{episode_id}-trace.zip", content_type="application/zip"
+    )
 
 
 @role_required(Role.AUTHOR)

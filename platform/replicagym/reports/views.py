@@ -3,6 +3,7 @@
 For staff (authors and admins): reports and episodes show verdict details that agents
 must never see; agents follow their runs through the API instead.
 """
+
 import json
 
 from django.contrib import messages
@@ -37,9 +38,13 @@ def _run(run_id) -> Run:
 @role_required(Role.AUTHOR)
 @require_GET
 def run_list(request):
-    runs = (Run.objects.select_related("suite", "owner").order_by("-pk")
-            .annotate(total=Count("episodes"), passed=Count("episodes", filter=Q(episodes__status=Episode.Status.SUCCEEDED)))
-            [:RUNS_PER_PAGE])
+    runs = (
+        Run.objects.select_related("suite", "owner")
+        .order_by("-pk")
+        .annotate(
+            total=Count("episodes"), passed=Count("episodes", filter=Q(episodes__status=Episode.Status.SUCCEEDED))
+        )[:RUNS_PER_PAGE]
+    )
     ended = Run.objects.filter(status__in=Run.ENDED).order_by("-pk").values_list("pk", "agent")[:RUNS_PER_PAGE]
     return render(request, "reports/run_list.html", {"runs": runs, "ended": ended})
 
@@ -51,9 +56,16 @@ def run_new(request):
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            run = run_launch(suite=data["suite"] or None, task_filter=data["task_filter"], agent=data["agent"],
-                             agent_settings=data["agent_settings"], attempts=data["attempts"], faults=data["faults"],
-                             priority=data["priority"], owner=request.user)
+            run = run_launch(
+                suite=data["suite"] or None,
+                task_filter=data["task_filter"],
+                agent=data["agent"],
+                agent_settings=data["agent_settings"],
+                attempts=data["attempts"],
+                faults=data["faults"],
+                priority=data["priority"],
+                owner=request.user,
+            )
         except RunError as exc:
             form.add_error(None, str(exc))
         else:
@@ -70,10 +82,14 @@ def run_detail(request, run_id):
     run = _run(run_id)
     episodes = run_episodes(run)
     running = list(episodes.filter(status=Episode.Status.RUNNING)[:LIVE_EPISODES])
-    rest = list(episodes.exclude(status=Episode.Status.RUNNING)[:LIVE_EPISODES - len(running)])
+    rest = list(episodes.exclude(status=Episode.Status.RUNNING)[: LIVE_EPISODES - len(running)])
     progress = run_progress(run)
-    context = {"run": run, "progress": progress, "episodes": running + rest,
-               "episodes_hidden": progress["total"] - len(running) - len(rest)}
+    context = {
+        "run": run,
+        "progress": progress,
+        "episodes": running + rest,
+        "episodes_hidden": progress["total"] - len(running) - len(rest),
+    }
     if is_htmx(request):
         return render(request, "reports/_progress.html", context)
     return render(request, "reports/run_detail.html", context)
@@ -88,7 +104,9 @@ def run_cancel_view(request, run_id):
     except RunError as exc:
         messages.error(request, str(exc))
     else:
-        messages.success(request, f"Run {run.pk} cancelled: queued episodes will not start, running ones stop at their next step.")
+        messages.success(
+            request, f"Run {run.pk} cancelled: queued episodes will not start, running ones stop at their next step."
+        )
     return redirect("reports:run", run_id=run.pk)
 
 
@@ -154,8 +172,19 @@ def run_compare(request):
             plot = pass_rate_deltas(comparison)
     choices = Run.objects.select_related("suite").order_by("-pk")[:RUNS_PER_PAGE]
     status = 400 if errors else 200
-    return render(request, "reports/compare.html", {
-        "comparison": comparison, "plot": plot, "runs": runs, "errors": errors, "choices": choices,
-        "a": a_id, "b": b_id, "signals": REWARD_KEYS,
-        "comparison_json": json.dumps(comparison, indent=2) if comparison else "",
-    }, status=status)
+    return render(
+        request,
+        "reports/compare.html",
+        {
+            "comparison": comparison,
+            "plot": plot,
+            "runs": runs,
+            "errors": errors,
+            "choices": choices,
+            "a": a_id,
+            "b": b_id,
+            "signals": REWARD_KEYS,
+            "comparison_json": json.dumps(comparison, indent=2) if comparison else "",
+        },
+        status=status,
+    )

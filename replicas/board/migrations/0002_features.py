@@ -7,96 +7,212 @@ import replicas.worlds.models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('board', '0001_initial'),
-        ('worlds', '0004_request_log_step_clock'),
+        ("board", "0001_initial"),
+        ("worlds", "0004_request_log_step_clock"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='project',
-            name='board_type',
-            field=models.CharField(choices=[('scrum', 'Scrum'), ('kanban', 'Kanban')], default='scrum', max_length=10),
+            model_name="project",
+            name="board_type",
+            field=models.CharField(choices=[("scrum", "Scrum"), ("kanban", "Kanban")], default="scrum", max_length=10),
         ),
         migrations.AddField(
-            model_name='project',
-            name='swimlanes',
-            field=models.CharField(choices=[('none', 'None'), ('assignee', 'Assignee'), ('epic', 'Epic')], default='none', max_length=10),
+            model_name="project",
+            name="swimlanes",
+            field=models.CharField(
+                choices=[("none", "None"), ("assignee", "Assignee"), ("epic", "Epic")], default="none", max_length=10
+            ),
         ),
         migrations.CreateModel(
-            name='Attachment',
+            name="Attachment",
             fields=[
-                ('id', models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
-                ('public_id', models.PositiveIntegerField()),
-                ('name', models.CharField(max_length=255)),
-                ('size', models.PositiveIntegerField()),
-                ('content_type', models.CharField(max_length=100)),
-                ('created_at', models.DateTimeField()),
-                ('author', replicas.worlds.models.WorldForeignKey(db_constraint=False, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='board.person')),
-                ('issue', replicas.worlds.models.WorldForeignKey(db_constraint=False, on_delete=django.db.models.deletion.CASCADE, related_name='attachments', to='board.issue')),
-                ('world', replicas.worlds.models.WorldForeignKey(db_constraint=False, editable=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='worlds.world')),
+                ("id", models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
+                ("public_id", models.PositiveIntegerField()),
+                ("name", models.CharField(max_length=255)),
+                ("size", models.PositiveIntegerField()),
+                ("content_type", models.CharField(max_length=100)),
+                ("created_at", models.DateTimeField()),
+                (
+                    "author",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="board.person",
+                    ),
+                ),
+                (
+                    "issue",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="attachments",
+                        to="board.issue",
+                    ),
+                ),
+                (
+                    "world",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        editable=False,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="worlds.world",
+                    ),
+                ),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
         migrations.CreateModel(
-            name='CustomField',
+            name="CustomField",
             fields=[
-                ('id', models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
-                ('public_id', models.PositiveIntegerField()),
-                ('name', models.CharField(max_length=60)),
-                ('kind', models.CharField(choices=[('text', 'Text'), ('number', 'Number'), ('select', 'Select list'), ('date', 'Date')], max_length=10)),
-                ('options', models.JSONField(blank=True, default=list)),
-                ('description', models.CharField(blank=True, max_length=200)),
-                ('project', replicas.worlds.models.WorldForeignKey(db_constraint=False, on_delete=django.db.models.deletion.CASCADE, related_name='custom_fields', to='board.project')),
-                ('world', replicas.worlds.models.WorldForeignKey(db_constraint=False, editable=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='worlds.world')),
+                ("id", models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
+                ("public_id", models.PositiveIntegerField()),
+                ("name", models.CharField(max_length=60)),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[("text", "Text"), ("number", "Number"), ("select", "Select list"), ("date", "Date")],
+                        max_length=10,
+                    ),
+                ),
+                ("options", models.JSONField(blank=True, default=list)),
+                ("description", models.CharField(blank=True, max_length=200)),
+                (
+                    "project",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="custom_fields",
+                        to="board.project",
+                    ),
+                ),
+                (
+                    "world",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        editable=False,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="worlds.world",
+                    ),
+                ),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
         migrations.CreateModel(
-            name='FieldValue',
+            name="FieldValue",
             fields=[
-                ('id', models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
-                ('value', models.CharField(max_length=255)),
-                ('field', replicas.worlds.models.WorldForeignKey(db_constraint=False, on_delete=django.db.models.deletion.CASCADE, related_name='values', to='board.customfield')),
-                ('issue', replicas.worlds.models.WorldForeignKey(db_constraint=False, on_delete=django.db.models.deletion.CASCADE, related_name='field_values', to='board.issue')),
-                ('world', replicas.worlds.models.WorldForeignKey(db_constraint=False, editable=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='worlds.world')),
+                ("id", models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
+                ("value", models.CharField(max_length=255)),
+                (
+                    "field",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="values",
+                        to="board.customfield",
+                    ),
+                ),
+                (
+                    "issue",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="field_values",
+                        to="board.issue",
+                    ),
+                ),
+                (
+                    "world",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        editable=False,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="worlds.world",
+                    ),
+                ),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
         migrations.CreateModel(
-            name='Filter',
+            name="Filter",
             fields=[
-                ('id', models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
-                ('public_id', models.PositiveIntegerField()),
-                ('name', models.CharField(max_length=80)),
-                ('jql', models.TextField()),
-                ('description', models.CharField(blank=True, max_length=200)),
-                ('starred', models.BooleanField(default=False)),
-                ('updated_at', models.DateTimeField()),
-                ('owner', replicas.worlds.models.WorldForeignKey(db_constraint=False, on_delete=django.db.models.deletion.CASCADE, related_name='filters', to='board.person')),
-                ('world', replicas.worlds.models.WorldForeignKey(db_constraint=False, editable=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='worlds.world')),
+                ("id", models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
+                ("public_id", models.PositiveIntegerField()),
+                ("name", models.CharField(max_length=80)),
+                ("jql", models.TextField()),
+                ("description", models.CharField(blank=True, max_length=200)),
+                ("starred", models.BooleanField(default=False)),
+                ("updated_at", models.DateTimeField()),
+                (
+                    "owner",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="filters",
+                        to="board.person",
+                    ),
+                ),
+                (
+                    "world",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        editable=False,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="worlds.world",
+                    ),
+                ),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
         migrations.CreateModel(
-            name='Mention',
+            name="Mention",
             fields=[
-                ('id', models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
-                ('comment', replicas.worlds.models.WorldForeignKey(db_constraint=False, on_delete=django.db.models.deletion.CASCADE, related_name='mentions', to='board.comment')),
-                ('person', replicas.worlds.models.WorldForeignKey(db_constraint=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='board.person')),
-                ('world', replicas.worlds.models.WorldForeignKey(db_constraint=False, editable=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='worlds.world')),
+                ("id", models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
+                (
+                    "comment",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="mentions",
+                        to="board.comment",
+                    ),
+                ),
+                (
+                    "person",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="board.person",
+                    ),
+                ),
+                (
+                    "world",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        editable=False,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="worlds.world",
+                    ),
+                ),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
     ]

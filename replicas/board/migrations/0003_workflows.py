@@ -7,12 +7,27 @@ import replicas.worlds.models
 
 SOFTWARE_STATUSES = ["To Do", "In Progress", "In Review", "Done"]
 SOFTWARE_RULES = [
-    {"type": "condition", "check": "assignee", "to": "In Review",
-     "message": "You can't move {key} to In Review: only the assignee can send an issue to review."},
-    {"type": "validator", "check": "field", "field": "steps_to_reproduce", "to": "In Progress", "issue_types": ["bug"],
-     "message": "{key} can't start: a bug needs Steps to reproduce before it moves to In Progress."},
-    {"type": "validator", "check": "field", "field": "resolution", "to": "Done",
-     "message": "{key} can't be done without a resolution: pick one on the transition screen."},
+    {
+        "type": "condition",
+        "check": "assignee",
+        "to": "In Review",
+        "message": "You can't move {key} to In Review: only the assignee can send an issue to review.",
+    },
+    {
+        "type": "validator",
+        "check": "field",
+        "field": "steps_to_reproduce",
+        "to": "In Progress",
+        "issue_types": ["bug"],
+        "message": "{key} can't start: a bug needs Steps to reproduce before it moves to In Progress.",
+    },
+    {
+        "type": "validator",
+        "check": "field",
+        "field": "resolution",
+        "to": "Done",
+        "message": "{key} can't be done without a resolution: pick one on the transition screen.",
+    },
 ]
 
 
@@ -23,51 +38,93 @@ def software_workflow_for_existing_worlds(apps, schema_editor):
 
     Project, Workflow = apps.get_model("board", "Project"), apps.get_model("board", "Workflow")
     for world_id in sorted(set(Project._base_manager.values_list("world_id", flat=True))):
-        flow = Workflow._base_manager.create(id=(world_id << ID_BITS) + 1, world_id=world_id, name="Software workflow",
-                                             statuses=SOFTWARE_STATUSES, rules=SOFTWARE_RULES)
+        flow = Workflow._base_manager.create(
+            id=(world_id << ID_BITS) + 1,
+            world_id=world_id,
+            name="Software workflow",
+            statuses=SOFTWARE_STATUSES,
+            rules=SOFTWARE_RULES,
+        )
         Project._base_manager.filter(world_id=world_id).update(workflow=flow)
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('board', '0002_features'),
-        ('worlds', '0004_request_log_step_clock'),
+        ("board", "0002_features"),
+        ("worlds", "0004_request_log_step_clock"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='boardcolumn',
-            name='status',
-            field=models.CharField(choices=[('To Do', 'To Do'), ('In Progress', 'In Progress'), ('In Review', 'In Review'), ('Waiting for support', 'Waiting for support'), ('Done', 'Done')], max_length=20),
+            model_name="boardcolumn",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("To Do", "To Do"),
+                    ("In Progress", "In Progress"),
+                    ("In Review", "In Review"),
+                    ("Waiting for support", "Waiting for support"),
+                    ("Done", "Done"),
+                ],
+                max_length=20,
+            ),
         ),
         migrations.AlterField(
-            model_name='issue',
-            name='status',
-            field=models.CharField(choices=[('To Do', 'To Do'), ('In Progress', 'In Progress'), ('In Review', 'In Review'), ('Waiting for support', 'Waiting for support'), ('Done', 'Done')], max_length=20),
+            model_name="issue",
+            name="status",
+            field=models.CharField(
+                choices=[
+                    ("To Do", "To Do"),
+                    ("In Progress", "In Progress"),
+                    ("In Review", "In Review"),
+                    ("Waiting for support", "Waiting for support"),
+                    ("Done", "Done"),
+                ],
+                max_length=20,
+            ),
         ),
         migrations.CreateModel(
-            name='Workflow',
+            name="Workflow",
             fields=[
-                ('id', models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
-                ('name', models.CharField(max_length=60)),
-                ('statuses', models.JSONField(default=list)),
-                ('rules', models.JSONField(blank=True, default=list)),
-                ('world', replicas.worlds.models.WorldForeignKey(db_constraint=False, editable=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='worlds.world')),
+                ("id", models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
+                ("name", models.CharField(max_length=60)),
+                ("statuses", models.JSONField(default=list)),
+                ("rules", models.JSONField(blank=True, default=list)),
+                (
+                    "world",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        editable=False,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="worlds.world",
+                    ),
+                ),
             ],
             options={
-                'abstract': False,
+                "abstract": False,
             },
         ),
         migrations.AddField(
-            model_name='project',
-            name='workflow',
-            field=replicas.worlds.models.WorldForeignKey(db_constraint=False, null=True, on_delete=django.db.models.deletion.PROTECT, related_name='projects', to='board.workflow'),
+            model_name="project",
+            name="workflow",
+            field=replicas.worlds.models.WorldForeignKey(
+                db_constraint=False,
+                null=True,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="projects",
+                to="board.workflow",
+            ),
         ),
         migrations.RunPython(software_workflow_for_existing_worlds, migrations.RunPython.noop),
         migrations.AlterField(
-            model_name='project',
-            name='workflow',
-            field=replicas.worlds.models.WorldForeignKey(db_constraint=False, on_delete=django.db.models.deletion.PROTECT, related_name='projects', to='board.workflow'),
+            model_name="project",
+            name="workflow",
+            field=replicas.worlds.models.WorldForeignKey(
+                db_constraint=False,
+                on_delete=django.db.models.deletion.PROTECT,
+                related_name="projects",
+                to="board.workflow",
+            ),
         ),
     ]

@@ -6,6 +6,7 @@ suitable record in key order (or, given an episode's `rng`, a random suitable on
 replicas.worlds.seeding.candidates) and raises NoCandidate when the world has none, so a task on
 another seed either finds its own records or fails loudly at load time.
 """
+
 import re
 
 from replicas.worlds.seeding import candidates
@@ -37,8 +38,12 @@ def _ordered(qs):
 
 def _signin(person: Person) -> dict:
     world_seed = Project.objects.first().world.seed
-    return {"name": person.name, "email": person.email, "password": person_password(seed=world_seed, username=person.username),
-            "username": person.username}
+    return {
+        "name": person.name,
+        "email": person.email,
+        "password": person_password(seed=world_seed, username=person.username),
+        "username": person.username,
+    }
 
 
 def _admin() -> Person:
@@ -75,9 +80,17 @@ def _triage(customer: bool, rng=None) -> dict:
         if component.lead_id == issue.project.lead_id:
             continue  # the negative example assigns to the project lead: it must differ
         labels = sorted(lbl for lbl in issue.labels if lbl != "needs-triage")
-        return {**_signin(_admin()), "key": issue.key, "priority": priority, "component": component.name,
-                "lead": component.lead.username, "lead_name": component.lead.name, "project_lead": issue.project.lead.username,
-                "labels_after": labels, "labels_after_text": " ".join(labels)}
+        return {
+            **_signin(_admin()),
+            "key": issue.key,
+            "priority": priority,
+            "component": component.name,
+            "lead": component.lead.username,
+            "lead_name": component.lead.name,
+            "project_lead": issue.project.lead.username,
+            "labels_after": labels,
+            "labels_after_text": " ".join(labels),
+        }
     raise NoCandidate("no untriaged AGENT bug")
 
 
@@ -93,44 +106,88 @@ def triage_customer_bug(world, rng=None) -> dict:
 
 
 def bug_without_steps(world, rng=None) -> dict:
-    bug = _first(_ordered(Issue.objects.filter(project__key="AGENT", issue_type="bug", status=W.TODO, steps_to_reproduce="",
-                                                parent__isnull=True)), "bug without steps to reproduce", rng=rng)
-    return {**_signin(_admin()), "key": bug.key,
-            "steps": "Open a list with 600 rows, scroll to the end: the spinner never stops."}
+    bug = _first(
+        _ordered(
+            Issue.objects.filter(
+                project__key="AGENT", issue_type="bug", status=W.TODO, steps_to_reproduce="", parent__isnull=True
+            )
+        ),
+        "bug without steps to reproduce",
+        rng=rng,
+    )
+    return {
+        **_signin(_admin()),
+        "key": bug.key,
+        "steps": "Open a list with 600 rows, scroll to the end: the spinner never stops.",
+    }
 
 
 def bug_with_lost_steps(world, rng=None) -> dict:
     """The bug the `data_conflict` fault empties (faults.data_conflict's default pick: AGENT's first To Do
     bug with steps); its steps survive only in the reporter's comment. `fragment`
     is the line of them the verifier looks for, `steps_line` the steps on one line, as the reference types them."""
-    bug = _first(_ordered(Issue.objects.filter(project__key="AGENT", issue_type="bug", status=W.TODO, parent__isnull=True)
-                          .exclude(steps_to_reproduce="")), "AGENT To Do bug with steps to reproduce", rng=rng)
+    bug = _first(
+        _ordered(
+            Issue.objects.filter(project__key="AGENT", issue_type="bug", status=W.TODO, parent__isnull=True).exclude(
+                steps_to_reproduce=""
+            )
+        ),
+        "AGENT To Do bug with steps to reproduce",
+        rng=rng,
+    )
     lines = [line.strip() for line in bug.steps_to_reproduce.splitlines() if line.strip()]
     fragment = re.sub(r"^\d+\.\s*", "", max(lines, key=len))
     # the reporter's steps and nothing else: on one line or several, under the comment's heading or not
     heading = re.escape(STEPS_LOST.strip())
     steps_pattern = rf"^\s*(?:{heading}\s*)?" + r"\s+".join(re.escape(line) for line in lines) + r"\s*$"
-    return {**_signin(_admin()), "key": bug.key, "steps_line": " ".join(lines), "fragment": re.escape(fragment),
-            "steps_pattern": steps_pattern, "own_steps": "1. Open the page 2. It fails"}
+    return {
+        **_signin(_admin()),
+        "key": bug.key,
+        "steps_line": " ".join(lines),
+        "fragment": re.escape(fragment),
+        "steps_pattern": steps_pattern,
+        "own_steps": "1. Open the page 2. It fails",
+    }
 
 
 def in_progress_of_assignee(world, rng=None) -> dict:
-    issue = _first((i for i in _ordered(Issue.objects.filter(project__key="AGENT", sprint__state="active", status=W.IN_PROGRESS,
-                                                              issue_type__in=("story", "task")))
-                    if i.assignee and i.assignee.active and not i.assignee.is_admin), "In Progress issue with an active assignee", rng=rng)
+    issue = _first(
+        (
+            i
+            for i in _ordered(
+                Issue.objects.filter(
+                    project__key="AGENT", sprint__state="active", status=W.IN_PROGRESS, issue_type__in=("story", "task")
+                )
+            )
+            if i.assignee and i.assignee.active and not i.assignee.is_admin
+        ),
+        "In Progress issue with an active assignee",
+        rng=rng,
+    )
     return {**_signin(issue.assignee), "key": issue.key}
 
 
 def close_wont_do(world, rng=None) -> dict:
-    stale = _first((i for i in _ordered(Issue.objects.filter(project__key="AGENT", sprint__isnull=True, status=W.TODO,
-                                                              issue_type="story")) if (world.clock - i.updated_at).days > 120),
-                   "stale backlog story", rng=rng)
+    stale = _first(
+        (
+            i
+            for i in _ordered(
+                Issue.objects.filter(project__key="AGENT", sprint__isnull=True, status=W.TODO, issue_type="story")
+            )
+            if (world.clock - i.updated_at).days > 120
+        ),
+        "stale backlog story",
+        rng=rng,
+    )
     return {**_signin(_admin()), "key": stale.key, "summary": stale.summary}
 
 
 def done_issue_to_reopen(world, rng=None) -> dict:
-    issue = _first(_ordered(Issue.objects.filter(project__key="AGENT", sprint__state="active", status=W.DONE, issue_type="story")),
-                   "done story in the active sprint", rng=rng)
+    issue = _first(
+        _ordered(Issue.objects.filter(project__key="AGENT", sprint__state="active", status=W.DONE, issue_type="story")),
+        "done story in the active sprint",
+        rng=rng,
+    )
     return {**_signin(_admin()), "key": issue.key}
 
 
@@ -142,8 +199,15 @@ def complete_web_sprint(world) -> dict:
     open_keys = sorted(active.issues.exclude(status=W.DONE).values_list("key", flat=True))
     if not open_keys:
         raise NoCandidate("the active WEB sprint has no open issue")
-    return {**_signin(_admin()), "sprint": active.public_id, "sprint_name": active.name, "next": nxt.public_id,
-            "next_name": nxt.name, "open_keys": open_keys, "open_count": len(open_keys)}
+    return {
+        **_signin(_admin()),
+        "sprint": active.public_id,
+        "sprint_name": active.name,
+        "next": nxt.public_id,
+        "next_name": nxt.name,
+        "open_keys": open_keys,
+        "open_count": len(open_keys),
+    }
 
 
 def plan_to_capacity(world) -> dict:
@@ -155,8 +219,14 @@ def plan_to_capacity(world) -> dict:
     """
     sprint = _sprint("AGENT", "future", 1)
     points = sum(i.story_points or 0 for i in sprint.issues.all())
-    backlog = [i for i in Issue.objects.filter(project__key="AGENT", sprint__isnull=True).exclude(status=W.DONE).exclude(
-        issue_type__in=("epic", "subtask")).order_by("rank", "key") if i.story_points is not None]
+    backlog = [
+        i
+        for i in Issue.objects.filter(project__key="AGENT", sprint__isnull=True)
+        .exclude(status=W.DONE)
+        .exclude(issue_type__in=("epic", "subtask"))
+        .order_by("rank", "key")
+        if i.story_points is not None
+    ]
     for slack in range(10, 60):
         added, skipped, total = [], [], points
         for issue in backlog:
@@ -167,9 +237,19 @@ def plan_to_capacity(world) -> dict:
                 skipped.append(issue)
         if len(added) == 2 and skipped and added[0].rank < skipped[0].rank < added[1].rank:
             keys = [i.key for i in added]
-            return {**_signin(_admin()), "sprint": sprint.public_id, "sprint_name": sprint.name, "capacity": points + slack,
-                    "points_before": points, "added": keys, "added_count": 2, "added_1": keys[0], "added_2": keys[1],
-                    "total": total, "skipped": skipped[0].key}
+            return {
+                **_signin(_admin()),
+                "sprint": sprint.public_id,
+                "sprint_name": sprint.name,
+                "capacity": points + slack,
+                "points_before": points,
+                "added": keys,
+                "added_count": 2,
+                "added_1": keys[0],
+                "added_2": keys[1],
+                "total": total,
+                "skipped": skipped[0].key,
+            }
     raise NoCandidate("no capacity makes the backlog exercise the capacity rule")
 
 
@@ -181,13 +261,29 @@ def ended_sprint_leftovers(world) -> dict:
     active = _sprint("AGENT", "active")
     if len(keys) != 3:
         raise NoCandidate(f"{last.name} holds {len(keys)} open issues, the task is written for three")
-    return {**_signin(_admin()), "closed_name": last.name, "keys": keys, "count": len(keys), "active": active.public_id,
-            "active_name": active.name, "key_1": keys[0], "key_2": keys[1], "key_3": keys[2]}
+    return {
+        **_signin(_admin()),
+        "closed_name": last.name,
+        "keys": keys,
+        "count": len(keys),
+        "active": active.public_id,
+        "active_name": active.name,
+        "key_1": keys[0],
+        "key_2": keys[1],
+        "key_3": keys[2],
+    }
 
 
 def estimate_and_plan(world, rng=None) -> dict:
-    issue = _first(_ordered(Issue.objects.filter(project__key="AGENT", sprint__isnull=True, status=W.TODO, story_points__isnull=True,
-                                                  issue_type="story")), "unestimated backlog story", rng=rng)
+    issue = _first(
+        _ordered(
+            Issue.objects.filter(
+                project__key="AGENT", sprint__isnull=True, status=W.TODO, story_points__isnull=True, issue_type="story"
+            )
+        ),
+        "unestimated backlog story",
+        rng=rng,
+    )
     nxt = _sprint("AGENT", "future")
     return {**_signin(_admin()), "key": issue.key, "points": 5, "sprint": nxt.public_id, "sprint_name": nxt.name}
 
@@ -196,8 +292,14 @@ def estimate_and_plan(world, rng=None) -> dict:
 
 
 def duplicate_pair(world, rng=None) -> dict:
-    for dup in candidates(_ordered(Issue.objects.filter(project__key="AGENT", status=W.TODO, description__startswith=DUPLICATE_NOTE)), rng):
-        original = Issue.objects.filter(project=dup.project, description=dup.description[len(DUPLICATE_NOTE):]).exclude(pk=dup.pk).first()
+    for dup in candidates(
+        _ordered(Issue.objects.filter(project__key="AGENT", status=W.TODO, description__startswith=DUPLICATE_NOTE)), rng
+    ):
+        original = (
+            Issue.objects.filter(project=dup.project, description=dup.description[len(DUPLICATE_NOTE) :])
+            .exclude(pk=dup.pk)
+            .first()
+        )
         if original is not None and original.status != W.DONE:
             return {**_signin(_admin()), "dup": dup.key, "original": original.key, "summary": original.summary}
     raise NoCandidate("no unlinked duplicate in AGENT")
@@ -205,10 +307,16 @@ def duplicate_pair(world, rng=None) -> dict:
 
 def unlinked_pair(world) -> dict:
     linked = set(Link.objects.values_list("source__key", "target__key"))
-    backlog = list(_ordered(Issue.objects.filter(project__key="AGENT", sprint__isnull=True, status=W.TODO, issue_type="story")))
+    backlog = list(
+        _ordered(Issue.objects.filter(project__key="AGENT", sprint__isnull=True, status=W.TODO, issue_type="story"))
+    )
     for blocker in backlog:
         for blocked in backlog:
-            if blocker != blocked and (blocker.key, blocked.key) not in linked and (blocked.key, blocker.key) not in linked:
+            if (
+                blocker != blocked
+                and (blocker.key, blocked.key) not in linked
+                and (blocked.key, blocker.key) not in linked
+            ):
                 return {**_signin(_admin()), "blocker": blocker.key, "blocked": blocked.key}
     raise NoCandidate("no two unlinked backlog stories")
 
@@ -222,8 +330,10 @@ def _answer_sprints(rng=None):
     count from its misreadings), or all of them shuffled by an episode's `rng`, so the answer key is not
     one number to find blind."""
     order = {"active": 0, "future": 1, "closed": 2}
-    sprints = sorted(Sprint.objects.select_related("project"),
-                     key=lambda s: (s.project.key != "AGENT", s.project.key, order[s.state], s.number))
+    sprints = sorted(
+        Sprint.objects.select_related("project"),
+        key=lambda s: (s.project.key != "AGENT", s.project.key, order[s.state], s.number),
+    )
     return candidates(sprints, rng)
 
 
@@ -234,8 +344,12 @@ def open_highest_in_sprint(world, rng=None) -> dict:
         count = _open(sprint.issues.filter(priority="Highest")).count()
         wrong = sprint.issues.filter(priority="Highest").count()
         if count:
-            return {**_signin(_admin()), "sprint_name": sprint.name, "count": count,
-                    "wrong": wrong if wrong != count else count + 1}
+            return {
+                **_signin(_admin()),
+                "sprint_name": sprint.name,
+                "count": count,
+                "wrong": wrong if wrong != count else count + 1,
+            }
     raise NoCandidate("no sprint with an open Highest issue")
 
 
@@ -252,8 +366,14 @@ def open_blockers_in_sprint(world, rng=None) -> dict:
         by_priority = _open(sprint.issues.filter(priority="Highest")).count()
         if count and count not in (any_side, by_priority):
             keys = sorted(Issue.objects.filter(id__in=blocking).values_list("key", flat=True))
-            return {**_signin(_admin()), "sprint_name": sprint.name, "count": count, "keys": keys,
-                    "by_priority": by_priority, "any_side": any_side}
+            return {
+                **_signin(_admin()),
+                "sprint_name": sprint.name,
+                "count": count,
+                "keys": keys,
+                "by_priority": by_priority,
+                "any_side": any_side,
+            }
     raise NoCandidate("no sprint with an open blocker whose count differs from the misreadings")
 
 
@@ -270,8 +390,12 @@ def open_points_in_sprint(world, rng=None) -> dict:
         open_points = sum(i.story_points or 0 for i in _open(issues))
         total = sum(i.story_points or 0 for i in issues)
         if open_points:
-            return {**_signin(_admin()), "sprint_name": sprint.name, "count": open_points,
-                    "wrong": total if total != open_points else open_points + 1}
+            return {
+                **_signin(_admin()),
+                "sprint_name": sprint.name,
+                "count": open_points,
+                "wrong": total if total != open_points else open_points + 1,
+            }
     raise NoCandidate("no sprint with open story points")
 
 
@@ -294,8 +418,16 @@ def departed_assignee(world, rng=None) -> dict:
         if keys:
             heir = Project.objects.get(key="AGENT").lead
             others = _open(Issue.objects.filter(assignee=gone)).exclude(project__key="AGENT").count()
-            return {**_signin(_admin()), "gone": gone.username, "gone_name": gone.name, "heir": heir.username, "heir_name": heir.name,
-                    "keys": keys, "count": len(keys), "elsewhere": others}
+            return {
+                **_signin(_admin()),
+                "gone": gone.username,
+                "gone_name": gone.name,
+                "heir": heir.username,
+                "heir_name": heir.name,
+                "keys": keys,
+                "count": len(keys),
+                "elsewhere": others,
+            }
     raise NoCandidate("nobody who left still has open AGENT issues")
 
 
@@ -314,8 +446,12 @@ def last_todo_card(world) -> dict:
 
 
 def backlog_bottom_issue(world) -> dict:
-    rows = list(Issue.objects.filter(project__key="AGENT", sprint__isnull=True).exclude(status=W.DONE)
-                .exclude(issue_type__in=("epic", "subtask")).order_by("rank", "key"))
+    rows = list(
+        Issue.objects.filter(project__key="AGENT", sprint__isnull=True)
+        .exclude(status=W.DONE)
+        .exclude(issue_type__in=("epic", "subtask"))
+        .order_by("rank", "key")
+    )
     if len(rows) < 3:
         raise NoCandidate("the backlog has fewer than three issues")
     pick = rows[len(rows) // 2]
@@ -325,17 +461,40 @@ def backlog_bottom_issue(world) -> dict:
 def backlog_into_next_sprint_top(world, rng=None) -> dict:
     nxt = _sprint("AGENT", "future")
     in_sprint = list(nxt.issues.exclude(issue_type="subtask").order_by("rank", "key"))
-    issue = _first(_ordered(Issue.objects.filter(project__key="AGENT", sprint__isnull=True, status=W.TODO,
-                                                  story_points__isnull=False, issue_type="story")), "estimated backlog story", rng=rng)
-    return {**_signin(_admin()), "key": issue.key, "sprint": nxt.public_id, "sprint_name": nxt.name,
-            "top": in_sprint[0].key, "top_rank": in_sprint[0].rank}
+    issue = _first(
+        _ordered(
+            Issue.objects.filter(
+                project__key="AGENT", sprint__isnull=True, status=W.TODO, story_points__isnull=False, issue_type="story"
+            )
+        ),
+        "estimated backlog story",
+        rng=rng,
+    )
+    return {
+        **_signin(_admin()),
+        "key": issue.key,
+        "sprint": nxt.public_id,
+        "sprint_name": nxt.name,
+        "top": in_sprint[0].key,
+        "top_rank": in_sprint[0].rank,
+    }
 
 
 def todo_card_of_assignee(world, rng=None) -> dict:
     """A To Do card of the active sprint (not a bug without steps) and its assignee, who may send it to review."""
-    issue = _first((i for i in _ordered(Issue.objects.filter(project__key="AGENT", sprint__state="active", status=W.TODO,
-                                                              issue_type__in=("story", "task")))
-                    if i.assignee and i.assignee.active), "To Do story or task with an active assignee", rng=rng)
+    issue = _first(
+        (
+            i
+            for i in _ordered(
+                Issue.objects.filter(
+                    project__key="AGENT", sprint__state="active", status=W.TODO, issue_type__in=("story", "task")
+                )
+            )
+            if i.assignee and i.assignee.active
+        ),
+        "To Do story or task with an active assignee",
+        rng=rng,
+    )
     return {**_signin(issue.assignee), "key": issue.key}
 
 
@@ -347,14 +506,18 @@ def kanban_pull(world) -> dict:
     (the one to hand to support first: the Operations workflow has Waiting for support, no In Review) and
     pulls the top startable To Do card."""
     limit = Project.objects.get(key="OPS").columns.get(status=W.IN_PROGRESS).wip_limit
-    in_progress = list(_ordered(Issue.objects.filter(project__key="OPS", status=W.IN_PROGRESS).exclude(issue_type="epic")))
+    in_progress = list(
+        _ordered(Issue.objects.filter(project__key="OPS", status=W.IN_PROGRESS).exclude(issue_type="epic"))
+    )
     if len(in_progress) != limit:
         raise NoCandidate(f"OPS In Progress holds {len(in_progress)} cards, not its limit {limit}")
     mine = {}
     for card in in_progress:
         if card.assignee and card.assignee.active and not card.assignee.is_admin:
             mine.setdefault(card.assignee.username, []).append(card)
-    finished = _first((cards[0] for cards in mine.values() if len(cards) == 1), "OPS In Progress card of a member with one card there")
+    finished = _first(
+        (cards[0] for cards in mine.values() if len(cards) == 1), "OPS In Progress card of a member with one card there"
+    )
     todo = Issue.objects.filter(project__key="OPS", status=W.TODO).exclude(issue_type="epic").order_by("rank", "key")
     pull = _first((i for i in todo if i.issue_type != "bug" or i.steps_to_reproduce), "startable OPS To Do card")
     return {**_signin(finished.assignee), "key": pull.key, "finished": finished.key, "limit": limit}
@@ -364,15 +527,24 @@ def regroup_by_epic(world) -> dict:
     """A To Do card of the active AGENT sprint filed under one epic, and another epic that already has a
     swimlane on the board (a card in the sprint), to drag it into."""
     sprint = _sprint("AGENT", "active")
-    cards = list(sprint.issues.exclude(issue_type__in=("epic", "subtask")).select_related("epic").order_by("rank", "key"))
+    cards = list(
+        sprint.issues.exclude(issue_type__in=("epic", "subtask")).select_related("epic").order_by("rank", "key")
+    )
     lanes = sorted({c.epic.key: c.epic for c in cards if c.epic_id}.values(), key=lambda e: e.number)
     for card in cards:
         if card.status != W.TODO or not card.epic_id:
             continue
         other = next((e for e in lanes if e.key != card.epic.key and e.status != W.DONE), None)
         if other is not None:
-            return {**_signin(_admin()), "key": card.key, "summary": card.summary, "from_epic": card.epic.key,
-                    "from_name": card.epic.summary, "epic": other.key, "epic_name": other.summary}
+            return {
+                **_signin(_admin()),
+                "key": card.key,
+                "summary": card.summary,
+                "from_epic": card.epic.key,
+                "from_name": card.epic.summary,
+                "epic": other.key,
+                "epic_name": other.summary,
+            }
     raise NoCandidate("no To Do card of the active AGENT sprint with an epic, next to another epic's lane")
 
 
@@ -380,8 +552,15 @@ def mention_teammate(world, rng=None) -> dict:
     """An open issue of the active AGENT sprint whose assignee should be asked about it; the actor is
     the admin, who is not the assignee."""
     admin = _admin()
-    issue = _first((i for i in _ordered(Issue.objects.filter(project__key="AGENT", sprint__state="active", status=W.IN_REVIEW))
-                    if i.assignee and i.assignee.active and i.assignee != admin), "In Review issue with an active assignee", rng=rng)
+    issue = _first(
+        (
+            i
+            for i in _ordered(Issue.objects.filter(project__key="AGENT", sprint__state="active", status=W.IN_REVIEW))
+            if i.assignee and i.assignee.active and i.assignee != admin
+        ),
+        "In Review issue with an active assignee",
+        rng=rng,
+    )
     return {**_signin(admin), "key": issue.key, "mention": issue.assignee.username, "mention_name": issue.assignee.name}
 
 
@@ -391,19 +570,35 @@ def save_filter(world) -> dict:
     name = "WEB bugs waiting for triage"
     if admin.filters.filter(name__iexact=name).exists():
         raise NoCandidate(f"the admin already has a filter named {name!r}")
-    return {**_signin(admin), "filter_name": name,
-            "jql": 'project = WEB AND type = Bug AND resolution = Unresolved AND labels = needs-triage ORDER BY created DESC'}
+    return {
+        **_signin(admin),
+        "filter_name": name,
+        "jql": "project = WEB AND type = Bug AND resolution = Unresolved AND labels = needs-triage ORDER BY created DESC",
+    }
 
 
 def legacy_tier(world, rng=None) -> dict:
     """An open AGENT issue still holding a Customer tier from before the tiers were renamed."""
     field = CustomField.objects.get(project__key="AGENT", name="Customer tier")
-    values = FieldValue.objects.filter(field=field, value__in=list(LEGACY_OPTIONS["Customer tier"])).exclude(issue__status=W.DONE).select_related("issue")
-    value = _first(sorted(values, key=lambda v: v.issue.number), "open AGENT issue with a legacy Customer tier", rng=rng)
+    values = (
+        FieldValue.objects.filter(field=field, value__in=list(LEGACY_OPTIONS["Customer tier"]))
+        .exclude(issue__status=W.DONE)
+        .select_related("issue")
+    )
+    value = _first(
+        sorted(values, key=lambda v: v.issue.number), "open AGENT issue with a legacy Customer tier", rng=rng
+    )
     tier = LEGACY_OPTIONS["Customer tier"][value.value]
-    return {**_signin(_admin()), "key": value.issue.key, "field": field.name, "field_id": field.public_id,
-            "field_ref": str(field.public_id), "legacy": value.value, "tier": tier,
-            "wrong_tier": next(o for o in reversed(field.options) if o != tier)}
+    return {
+        **_signin(_admin()),
+        "key": value.issue.key,
+        "field": field.name,
+        "field_id": field.public_id,
+        "field_ref": str(field.public_id),
+        "legacy": value.value,
+        "tier": tier,
+        "wrong_tier": next(o for o in reversed(field.options) if o != tier),
+    }
 
 
 def epic_closed_early(world, rng=None) -> dict:
@@ -411,6 +606,11 @@ def epic_closed_early(world, rng=None) -> dict:
     for epic in candidates(_ordered(Issue.objects.filter(project__key="AGENT", issue_type="epic", status=W.DONE)), rng):
         open_keys = sorted(_open(epic.children.all()).values_list("key", flat=True))
         if open_keys:
-            return {**_signin(_admin()), "key": epic.key, "summary": epic.summary, "open_count": len(open_keys),
-                    "children": open_keys}
+            return {
+                **_signin(_admin()),
+                "key": epic.key,
+                "summary": epic.summary,
+                "open_count": len(open_keys),
+                "children": open_keys,
+            }
     raise NoCandidate("no AGENT epic marked Done with open issues")

@@ -1,5 +1,6 @@
 """Icons and avatars of the issue board, as inline SVG (served by the page itself, no icon font), and its
 rich text: comments with mentions, descriptions in the product's wiki markup."""
+
 import re
 
 from django import template
@@ -16,7 +17,10 @@ TYPE_ICONS = {
     "story": ("#63BA3C", '<path d="M5 4h6v8l-3-2-3 2z" fill="#fff"/>'),
     "task": ("#4BADE8", '<path d="m5 8 2 2 4-4" stroke="#fff" stroke-width="1.8" fill="none" stroke-linecap="round"/>'),
     "bug": ("#E5493A", '<circle cx="8" cy="8" r="3" fill="#fff"/>'),
-    "subtask": ("#4BADE8", '<rect x="4.5" y="4.5" width="4" height="4" rx=".5" stroke="#fff" fill="none"/><rect x="7.5" y="7.5" width="4" height="4" rx=".5" fill="#fff"/>'),
+    "subtask": (
+        "#4BADE8",
+        '<rect x="4.5" y="4.5" width="4" height="4" rx=".5" stroke="#fff" fill="none"/><rect x="7.5" y="7.5" width="4" height="4" rx=".5" fill="#fff"/>',
+    ),
 }
 PRIORITY_ICONS = {
     "Highest": ("#CD1317", '<path d="m3 9 5-4 5 4M3 13l5-4 5 4" stroke="#CD1317" stroke-width="1.8" fill="none"/>'),
@@ -42,23 +46,33 @@ def priority_icon(priority: str):
     _, glyph = PRIORITY_ICONS[priority]
     return mark_safe(  # noqa: S308 - constant markup from this module
         f'<svg class="prio-icon" width="16" height="16" viewBox="0 0 16 16" role="img" aria-label="Priority: {priority}">'
-        f'<title>{priority}</title>{glyph}</svg>'
+        f"<title>{priority}</title>{glyph}</svg>"
     )
 
 
 @register.simple_tag
 def avatar(person, size: int = 24):
     if person is None:
-        return format_html('<span class="avatar avatar--none" style="width:{0}px;height:{0}px" title="Unassigned" '
-                           'role="img" aria-label="Unassigned"></span>', size)
-    return format_html('<span class="avatar" style="width:{0}px;height:{0}px;background:{1};font-size:{2}px" title="{3}" '
-                       'role="img" aria-label="{3}">{4}</span>', size, person.avatar_color, max(9, size * 2 // 5), person.name,
-                       person.initials)
+        return format_html(
+            '<span class="avatar avatar--none" style="width:{0}px;height:{0}px" title="Unassigned" '
+            'role="img" aria-label="Unassigned"></span>',
+            size,
+        )
+    return format_html(
+        '<span class="avatar" style="width:{0}px;height:{0}px;background:{1};font-size:{2}px" title="{3}" '
+        'role="img" aria-label="{3}">{4}</span>',
+        size,
+        person.avatar_color,
+        max(9, size * 2 // 5),
+        person.name,
+        person.initials,
+    )
 
 
 @register.simple_tag
 def mentions(body: str, names: dict):
     """A comment's text with its [~username] mentions shown as the product shows them: @Name."""
+
     def chip(match):
         username = match.group(1)
         name = names.get(username)
@@ -96,7 +110,7 @@ def _inline(text: str, names: dict) -> str:
     """One line of escaped rich text with its inline markup."""
     out, pos = [], 0
     for m in INLINE.finditer(text):
-        out.append(escape(text[pos:m.start()]))
+        out.append(escape(text[pos : m.start()]))
         pos = m.end()
         if m["code"] is not None:
             out.append(f"<code>{escape(m['code'])}</code>")
@@ -106,8 +120,11 @@ def _inline(text: str, names: dict) -> str:
             out.append(f"<em>{_inline(m['em'], names)}</em>")
         elif m["mention"] is not None:
             name = names.get(m["mention"])
-            out.append(f'<span class="mention" data-username="{m["mention"]}">@{escape(name)}</span>' if name
-                       else escape(f"@{m['mention']}"))
+            out.append(
+                f'<span class="mention" data-username="{m["mention"]}">@{escape(name)}</span>'
+                if name
+                else escape(f"@{m['mention']}")
+            )
         else:
             href = m["href"]
             if href.startswith(("//", "/\\")):  # a path must stay on this site (browsers read /\host as //host)

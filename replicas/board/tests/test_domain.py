@@ -1,4 +1,5 @@
 """The board's data and rules without pages: seeded worlds, messy layers, the workflow, JQL."""
+
 from datetime import timedelta
 
 import pytest
@@ -25,14 +26,23 @@ def layer_markers() -> dict[str, bool]:
     """Whether each messy layer shows in the bound world's data."""
     now = clock.now()
     return {
-        "stale": Issue.objects.filter(status=W.TODO, updated_at__lt=now - timedelta(days=150)).exclude(issue_type="epic").exists(),
+        "stale": Issue.objects.filter(status=W.TODO, updated_at__lt=now - timedelta(days=150))
+        .exclude(issue_type="epic")
+        .exists(),
         "duplicates": Issue.objects.filter(description__startswith="Seen again today. ").exists(),
-        "label_drift": any(set(i.labels) & {"Frontend", "front-end", "techdebt", "Tech-Debt"} for i in Issue.objects.all()),
+        "label_drift": any(
+            set(i.labels) & {"Frontend", "front-end", "techdebt", "Tech-Debt"} for i in Issue.objects.all()
+        ),
         "ended_sprint": Issue.objects.filter(sprint__state="closed").exclude(status=W.DONE).exists(),
         "blocker_chains": Link.objects.filter(kind="blocks", target__outward_links__kind="blocks").exists(),
         "departed": Issue.objects.filter(assignee__active=False).exclude(status=W.DONE).exists(),
-        "epic_drift": Issue.objects.filter(issue_type="epic", status=W.DONE, children__status__in=[W.TODO, W.IN_PROGRESS]).exists(),
-        "legacy_fields": any(v.value not in v.field.options for v in FieldValue.objects.filter(field__kind="select").select_related("field")),
+        "epic_drift": Issue.objects.filter(
+            issue_type="epic", status=W.DONE, children__status__in=[W.TODO, W.IN_PROGRESS]
+        ).exists(),
+        "legacy_fields": any(
+            v.value not in v.field.options
+            for v in FieldValue.objects.filter(field__kind="select").select_related("field")
+        ),
     }
 
 
@@ -63,44 +73,65 @@ def test_seeded_world_is_consistent():
             assert numbers == list(range(1, len(numbers) + 1))
         assert not Issue.objects.filter(status=W.DONE, resolution="").exists()
         assert not Issue.objects.exclude(status=W.DONE).exclude(resolution="").exists()
-        assert all(i.sprint_id == i.parent.sprint_id for i in Issue.objects.filter(parent__isnull=False).select_related("parent"))
+        assert all(
+            i.sprint_id == i.parent.sprint_id
+            for i in Issue.objects.filter(parent__isnull=False).select_related("parent")
+        )
         active = Sprint.objects.get(project__key="AGENT", state="active")
         assert active.start <= clock.now() <= active.end
 
 
 def _move(**overrides):
-    values = {"key": "AGENT-1", "issue_type": "story", "status": W.TODO, "target": W.IN_PROGRESS, "assignee": "ann", "actor": "ann",
-              "resolution": "", "steps_to_reproduce": ""}
+    values = {
+        "key": "AGENT-1",
+        "issue_type": "story",
+        "status": W.TODO,
+        "target": W.IN_PROGRESS,
+        "assignee": "ann",
+        "actor": "ann",
+        "resolution": "",
+        "steps_to_reproduce": "",
+    }
     return W.Move(**{**values, **overrides})
 
 
-@pytest.mark.parametrize(("overrides", "message"), [
-    ({"target": W.IN_REVIEW, "actor": "bob"}, "only the assignee"),
-    ({"target": W.DONE}, "without a resolution"),
-    ({"issue_type": "bug"}, "Steps to reproduce"),
-    ({"target": W.TODO}, "already in To Do"),
-    ({"target": "Blocked"}, "not a status"),
-])
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"target": W.IN_REVIEW, "actor": "bob"}, "only the assignee"),
+        ({"target": W.DONE}, "without a resolution"),
+        ({"issue_type": "bug"}, "Steps to reproduce"),
+        ({"target": W.TODO}, "already in To Do"),
+        ({"target": "Blocked"}, "not a status"),
+    ],
+)
 def test_workflow_refuses_with_the_products_message(overrides, message):
     with pytest.raises(W.TransitionRefused, match=message):
         W.transition_check(_move(**overrides))
 
 
 def test_workflow_allows_the_moves_its_rules_permit():
-    for overrides in ({"target": W.IN_REVIEW}, {"target": W.DONE, "resolution": "Won't Do"},
-                      {"issue_type": "bug", "steps_to_reproduce": "1. open"}, {"status": W.DONE, "target": W.TODO}):
+    for overrides in (
+        {"target": W.IN_REVIEW},
+        {"target": W.DONE, "resolution": "Won't Do"},
+        {"issue_type": "bug", "steps_to_reproduce": "1. open"},
+        {"status": W.DONE, "target": W.TODO},
+    ):
         W.transition_check(_move(**overrides))
 
 
 OPS_FLOW = W.Flow.named(W.OPERATIONS)
 
 
-@pytest.mark.parametrize(("overrides", "message"), [
-    ({"target": W.IN_REVIEW}, "'In Review' is not a status of this workflow"),
-    ({"target": W.WAITING, "actor": "bob"}, "only the assignee can hand an issue to support"),
-    ({"target": W.DONE}, "without a resolution"),
-    ({"issue_type": "bug"}, "Steps to reproduce"),
-])
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ({"target": W.IN_REVIEW}, "'In Review' is not a status of this workflow"),
+        ({"target": W.WAITING, "actor": "bob"}, "only the assignee can hand an issue to support"),
+        ({"target": W.DONE}, "without a resolution"),
+        ({"issue_type": "bug"}, "Steps to reproduce"),
+    ],
+)
 def test_the_operations_workflow_has_its_own_statuses_and_rules(overrides, message):
     with pytest.raises(W.TransitionRefused, match=message):
         W.transition_check(_move(key="OPS-1", **overrides), OPS_FLOW)
@@ -109,7 +140,11 @@ def test_the_operations_workflow_has_its_own_statuses_and_rules(overrides, messa
 def test_the_software_workflow_has_no_waiting_for_support_and_the_operations_one_allows_its_moves():
     with pytest.raises(W.TransitionRefused, match="not a status of this workflow"):
         W.transition_check(_move(target=W.WAITING))
-    for overrides in ({"target": W.WAITING}, {"status": W.WAITING, "target": W.IN_PROGRESS}, {"target": W.DONE, "resolution": "Done"}):
+    for overrides in (
+        {"target": W.WAITING},
+        {"status": W.WAITING, "target": W.IN_PROGRESS},
+        {"target": W.DONE, "resolution": "Done"},
+    ):
         W.transition_check(_move(key="OPS-1", **overrides), OPS_FLOW)
 
 
@@ -117,9 +152,11 @@ def test_stored_rules_are_checked():
     for statuses, rules in W.WORKFLOWS.values():
         W.check_rules(rules)
         assert set(statuses) <= set(W.ALL_STATUSES) and all(rule["to"] in statuses for rule in rules)
-    for bad in ({"type": "validator", "check": "field", "field": "summary", "to": W.DONE, "message": "x"},
-                {"type": "condition", "check": "assignee", "to": "Blocked", "message": "x"},
-                {"type": "postfunction", "to": W.DONE, "message": "x"}):
+    for bad in (
+        {"type": "validator", "check": "field", "field": "summary", "to": W.DONE, "message": "x"},
+        {"type": "condition", "check": "assignee", "to": "Blocked", "message": "x"},
+        {"type": "postfunction", "to": W.DONE, "message": "x"},
+    ):
         with pytest.raises(ValueError):
             W.check_rules([bad])
 
@@ -132,7 +169,9 @@ def test_each_project_follows_its_own_workflow_stored_in_the_world():
         assert Workflow.objects.count() == len(W.WORKFLOWS)
         for key, flow in flows.items():
             W.check_rules(flow.rules)
-            columns = list(BoardColumn.objects.filter(project__key=key).order_by("position").values_list("status", flat=True))
+            columns = list(
+                BoardColumn.objects.filter(project__key=key).order_by("position").values_list("status", flat=True)
+            )
             assert columns == flow.statuses
             assert set(Issue.objects.filter(project__key=key).values_list("status", flat=True)) <= set(flow.statuses)
         assert Issue.objects.filter(project__key="OPS", status=W.WAITING).exists()
@@ -148,8 +187,16 @@ def test_each_project_follows_its_own_workflow_stored_in_the_world():
             bug = Issue.objects.filter(project__key="OPS", issue_type="bug", status=W.TODO).first()
             Issue.objects.filter(pk=bug.pk).update(steps_to_reproduce="")
             bug.refresh_from_db()
-        move = W.Move(key=bug.key, issue_type="bug", status=W.TODO, target=W.IN_PROGRESS, assignee=None, actor=me.username,
-                      resolution="", steps_to_reproduce="")
+        move = W.Move(
+            key=bug.key,
+            issue_type="bug",
+            status=W.TODO,
+            target=W.IN_PROGRESS,
+            assignee=None,
+            actor=me.username,
+            resolution="",
+            steps_to_reproduce="",
+        )
         with pytest.raises(W.TransitionRefused, match="Steps to reproduce"):
             W.transition_check(move, ops.flow())
         ops.rules = [r for r in ops.rules if r.get("field") != "steps_to_reproduce"]
@@ -191,19 +238,29 @@ def test_jql_filters_like_the_product():
             return {i.key for i in found}
 
         assert keys('project = AGENT AND status in ("To Do", "In Progress")') == set(
-            agent.filter(status__in=[W.TODO, W.IN_PROGRESS]).values_list("key", flat=True))
-        assert keys("project = AGENT AND assignee = currentUser()") == set(agent.filter(assignee=me).values_list("key", flat=True))
+            agent.filter(status__in=[W.TODO, W.IN_PROGRESS]).values_list("key", flat=True)
+        )
+        assert keys("project = AGENT AND assignee = currentUser()") == set(
+            agent.filter(assignee=me).values_list("key", flat=True)
+        )
         assert keys("project = AGENT AND sprint in openSprints() AND assignee is EMPTY") == set(
-            agent.filter(sprint__state="active", assignee__isnull=True).values_list("key", flat=True))
+            agent.filter(sprint__state="active", assignee__isnull=True).values_list("key", flat=True)
+        )
         # AND binds tighter than OR; NOT and parentheses
         a_or = keys("project = WEB OR project = OPS AND type = Bug")
         assert a_or == set(Issue.objects.filter(project__key="WEB").values_list("key", flat=True)) | set(
-            Issue.objects.filter(project__key="OPS", issue_type="bug").values_list("key", flat=True))
+            Issue.objects.filter(project__key="OPS", issue_type="bug").values_list("key", flat=True)
+        )
         assert keys("project = AGENT AND NOT (status = Done OR type = Epic)") == set(
-            agent.exclude(status=W.DONE).exclude(issue_type="epic").values_list("key", flat=True))
+            agent.exclude(status=W.DONE).exclude(issue_type="epic").values_list("key", flat=True)
+        )
         assert keys("labels = Frontend AND project = AGENT") == {i.key for i in agent if "Frontend" in i.labels}
-        assert keys('project = AGENT AND summary ~ "pagination"') == {i.key for i in agent if "pagination" in i.summary.lower()}
-        ordered, _ = issues_search(query="project = AGENT AND resolution = Unresolved ORDER BY priority DESC, key ASC", person=me)
+        assert keys('project = AGENT AND summary ~ "pagination"') == {
+            i.key for i in agent if "pagination" in i.summary.lower()
+        }
+        ordered, _ = issues_search(
+            query="project = AGENT AND resolution = Unresolved ORDER BY priority DESC, key ASC", person=me
+        )
         ranks = [W.PRIORITIES.index(i.priority) for i in ordered]
         assert ranks == sorted(ranks) and len(ordered) == agent.filter(resolution="").count()
 
@@ -213,10 +270,13 @@ def test_a_project_bound_narrows_what_the_search_reads_never_what_it_finds():
         me = Person.objects.order_by("public_id").first()
         fields = custom_fields()
         web = set(Issue.objects.filter(project__key="WEB").values_list("pk", flat=True))
-        for query, bound in (("project in (AGENT, WEB) AND project = WEB AND status != Done", web),
-                             ("status != Done AND (project = WEB AND type = Bug)", web),
-                             ("project = WEB OR project = OPS", None), ("NOT project = AGENT", None),
-                             ("project = AGENT AND project = WEB", set())):
+        for query, bound in (
+            ("project in (AGENT, WEB) AND project = WEB AND status != Done", web),
+            ("status != Done AND (project = WEB AND type = Bug)", web),
+            ("project = WEB OR project = OPS", None),
+            ("NOT project = AGENT", None),
+            ("project = AGENT AND project = WEB", set()),
+        ):
             runner = Runner(me, fields)
             parsed = jql.parse(query, parser_fields(fields))
             assert runner.project_ids(parsed.where) == ({Project.objects.get(key="WEB").id} if bound else bound), query
@@ -228,14 +288,18 @@ def test_a_project_bound_narrows_what_the_search_reads_never_what_it_finds():
 
 
 def test_jql_finds_issues_by_how_their_links_read():
-    """"How many open blockers are in the sprint": issueLinkType = blocks, on the blocker chains of the messy layer."""
+    """ "How many open blockers are in the sprint": issueLinkType = blocks, on the blocker chains of the messy layer."""
     with bound_world(world_generate(replica="board", seed=7, variant="small")):
         me = Person.objects.order_by("public_id").first()
         sprint = Sprint.objects.get(project__key="AGENT", state="active")
         blocking = set(Link.objects.filter(kind="blocks").values_list("source__key", flat=True))
         blocked = set(Link.objects.filter(kind="blocks").values_list("target__key", flat=True))
-        linked = blocking | blocked | set(Link.objects.values_list("source__key", flat=True)) | set(
-            Link.objects.values_list("target__key", flat=True))
+        linked = (
+            blocking
+            | blocked
+            | set(Link.objects.values_list("source__key", flat=True))
+            | set(Link.objects.values_list("target__key", flat=True))
+        )
         open_in_sprint = set(sprint.issues.exclude(status=W.DONE).values_list("key", flat=True))
 
         def keys(query):
@@ -243,7 +307,10 @@ def test_jql_finds_issues_by_how_their_links_read():
 
         answer = keys(f'sprint = "{sprint.name}" AND status != Done AND issueLinkType = blocks')
         assert answer == blocking & open_in_sprint and answer  # the blocker chains make the answer non-empty
-        assert keys(f'sprint = {sprint.public_id} AND issueLinkType in ("is blocked by") AND resolution = Unresolved') == blocked & open_in_sprint
+        assert (
+            keys(f'sprint = {sprint.public_id} AND issueLinkType in ("is blocked by") AND resolution = Unresolved')
+            == blocked & open_in_sprint
+        )
         assert keys('issueLinkType = "Is   Blocked By"') == blocked
         assert keys("issueLinkType is EMPTY") == set(Issue.objects.values_list("key", flat=True)) - linked
         with pytest.raises(jql.JQLError) as err:

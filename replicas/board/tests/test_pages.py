@@ -1,4 +1,5 @@
 """The board's pages through Django's test client: sign-in, board, backlog, issue view, search, bulk change, sprints."""
+
 from datetime import timedelta
 
 import pytest
@@ -44,7 +45,9 @@ def test_login_checks_the_password_and_refuses_people_who_left(board_world, worl
     password = person_password(seed=board_world.seed, username=member.username)
     wrong = client.post("/login", {"email": member.email, "password": password + "x"})
     assert wrong.status_code == 400 and b"Incorrect email address" in wrong.content
-    gone_answer = client.post("/login", {"email": gone.email, "password": person_password(seed=board_world.seed, username=gone.username)})
+    gone_answer = client.post(
+        "/login", {"email": gone.email, "password": person_password(seed=board_world.seed, username=gone.username)}
+    )
     assert gone_answer.status_code == 400
     ok = client.post("/login", {"email": member.email, "password": password, "next": "/projects/AGENT/backlog"})
     assert ok.status_code == 302 and ok["Location"] == "/projects/AGENT/backlog"
@@ -64,27 +67,47 @@ def test_board_shows_the_active_sprint_columns_wip_limits_and_cards(client_in, b
 
 def test_a_move_the_workflow_refuses_leaves_the_issue_and_shows_the_products_error(client_in, board_world):
     with bound_world(board_world):
-        issue = Issue.objects.filter(sprint__state="active", status=W.IN_PROGRESS).exclude(assignee=client_in.me).exclude(issue_type="subtask").order_by("number").first()
-    response = client_in.post(f"/browse/{issue.key}/transition", {"status": W.IN_REVIEW, "seen": issue.status}, HTTP_ACCEPT="application/json")
+        issue = (
+            Issue.objects.filter(sprint__state="active", status=W.IN_PROGRESS)
+            .exclude(assignee=client_in.me)
+            .exclude(issue_type="subtask")
+            .order_by("number")
+            .first()
+        )
+    response = client_in.post(
+        f"/browse/{issue.key}/transition", {"status": W.IN_REVIEW, "seen": issue.status}, HTTP_ACCEPT="application/json"
+    )
     assert response.status_code == 400 and "only the assignee" in response.json()["error"]
-    done = client_in.post(f"/browse/{issue.key}/transition", {"status": W.DONE, "seen": issue.status}, HTTP_ACCEPT="application/json")
+    done = client_in.post(
+        f"/browse/{issue.key}/transition", {"status": W.DONE, "seen": issue.status}, HTTP_ACCEPT="application/json"
+    )
     assert done.status_code == 400 and "resolution" in done.json()["error"]
-    stale = client_in.post(f"/browse/{issue.key}/transition", {"status": W.TODO, "seen": W.TODO}, HTTP_ACCEPT="application/json")
+    stale = client_in.post(
+        f"/browse/{issue.key}/transition", {"status": W.TODO, "seen": W.TODO}, HTTP_ACCEPT="application/json"
+    )
     assert stale.status_code == 409 and stale.json()["reload"]
     with bound_world(board_world):
         assert Issue.objects.get(key=issue.key).status == W.IN_PROGRESS
-    ok = client_in.post(f"/browse/{issue.key}/transition", {"status": W.DONE, "resolution": "Done", "seen": issue.status, "next": "/projects/AGENT/board"})
+    ok = client_in.post(
+        f"/browse/{issue.key}/transition",
+        {"status": W.DONE, "resolution": "Done", "seen": issue.status, "next": "/projects/AGENT/board"},
+    )
     assert ok.status_code == 302 and ok["Location"] == "/projects/AGENT/board"
     with bound_world(board_world):
         moved = Issue.objects.get(key=issue.key)
         assert (moved.status, moved.resolution) == (W.DONE, "Done")
-        assert list(Change.objects.filter(issue=moved).order_by("-public_id").values_list("field", "to_value")[:2]) == [("resolution", "Done"), ("status", "Done")]
+        assert list(Change.objects.filter(issue=moved).order_by("-public_id").values_list("field", "to_value")[:2]) == [
+            ("resolution", "Done"),
+            ("status", "Done"),
+        ]
 
 
 def test_a_bug_without_steps_cannot_start(client_in, board_world):
     with bound_world(board_world):
         bug = Issue.objects.filter(issue_type="bug", status=W.TODO, steps_to_reproduce="").order_by("number").first()
-    response = client_in.post(f"/browse/{bug.key}/transition", {"status": W.IN_PROGRESS}, HTTP_ACCEPT="application/json")
+    response = client_in.post(
+        f"/browse/{bug.key}/transition", {"status": W.IN_PROGRESS}, HTTP_ACCEPT="application/json"
+    )
     assert response.status_code == 400 and "Steps to reproduce" in response.json()["error"]
 
 
@@ -92,13 +115,27 @@ def test_issue_view_edits_fields_and_records_history(client_in, board_world):
     issue = _issue(board_world, project__key="AGENT", issue_type="story", status=W.TODO, sprint__isnull=True)
     page = client_in.get(f"/browse/{issue.key}")
     assert page.status_code == 200 and issue.summary in page.content.decode()
-    form = {"summary": issue.summary, "description": issue.description, "priority": "High", "labels": "alpha beta",
-            "assignee": client_in.me.username, "story_points": "5", "sprint": "", "due_date": "", "epic": ""}
+    form = {
+        "summary": issue.summary,
+        "description": issue.description,
+        "priority": "High",
+        "labels": "alpha beta",
+        "assignee": client_in.me.username,
+        "story_points": "5",
+        "sprint": "",
+        "due_date": "",
+        "epic": "",
+    }
     response = client_in.post(f"/browse/{issue.key}", form)
     assert response.status_code == 302
     with bound_world(board_world):
         saved = Issue.objects.get(key=issue.key)
-        assert (saved.priority, saved.labels, saved.assignee, saved.story_points) == ("High", ["alpha", "beta"], client_in.me, 5)
+        assert (saved.priority, saved.labels, saved.assignee, saved.story_points) == (
+            "High",
+            ["alpha", "beta"],
+            client_in.me,
+            5,
+        )
         assert {"priority", "labels", "assignee", "story_points"} <= set(saved.changes.values_list("field", flat=True))
     bad = client_in.post(f"/browse/{issue.key}", {**form, "story_points": "-3", "labels": "a,b c"})
     assert bad.status_code == 400
@@ -117,7 +154,12 @@ def test_comment_link_and_watch(client_in, board_world):
 
 
 def test_search_runs_jql_and_shows_the_products_error(client_in):
-    ok = client_in.get("/issues", {"jql": 'project = AGENT AND status in ("To Do", "In Progress") AND assignee = currentUser() ORDER BY priority DESC'})
+    ok = client_in.get(
+        "/issues",
+        {
+            "jql": 'project = AGENT AND status in ("To Do", "In Progress") AND assignee = currentUser() ORDER BY priority DESC'
+        },
+    )
     assert ok.status_code == 200
     bad = client_in.get("/issues", {"jql": "project = AGENT AND stauts = Done"})
     assert bad.status_code == 400 and "Field &#x27;stauts&#x27; does not exist" in bad.content.decode()
@@ -126,7 +168,9 @@ def test_search_runs_jql_and_shows_the_products_error(client_in):
 def test_bulk_change_relabels_only_the_selected_issues(client_in, board_world):
     with bound_world(board_world):
         issues = list(Issue.objects.filter(project__key="AGENT", status=W.TODO).order_by("number")[:2])
-    response = client_in.post("/issues/bulk", {"keys": [i.key for i in issues], "labels_add": "zeta", "jql": "project = AGENT"})
+    response = client_in.post(
+        "/issues/bulk", {"keys": [i.key for i in issues], "labels_add": "zeta", "jql": "project = AGENT"}
+    )
     assert response.status_code == 302
     with bound_world(board_world):
         assert all("zeta" in Issue.objects.get(key=i.key).labels for i in issues)
@@ -165,8 +209,11 @@ def test_start_sprint_asks_for_a_duration_and_goal_and_refuses_what_the_product_
     assert f'href="{url}">Start sprint</a>' in backlog
     dialog = client_in.get(url).content.decode()
     assert f"{planned} issue" in dialog and 'id="id_weeks"' in dialog and 'id="id_goal"' in dialog
-    for bad, message in (({"weeks": "6"}, "Duration must be 1, 2, 3 or 4 weeks."), ({"weeks": ""}, "Choose how long the sprint runs."),
-                         ({"weeks": "2", "goal": "x" * 201}, "A sprint goal can be at most 200 characters long.")):
+    for bad, message in (
+        ({"weeks": "6"}, "Duration must be 1, 2, 3 or 4 weeks."),
+        ({"weeks": ""}, "Choose how long the sprint runs."),
+        ({"weeks": "2", "goal": "x" * 201}, "A sprint goal can be at most 200 characters long."),
+    ):
         answer = client_in.post(url, bad)
         assert answer.status_code == 400 and message in answer.content.decode()
     refused = client_in.post(f"/projects/AGENT/sprints/{empty.public_id}/start", {"weeks": "1"})
@@ -198,11 +245,17 @@ def test_a_comment_sent_after_the_session_expired_is_kept_as_a_draft(board_world
 
 def test_backlog_moves_issues_between_sprints_and_ranks_by_drag(client_in, board_world):
     with bound_world(board_world):
-        rows = list(Issue.objects.filter(project__key="AGENT", sprint__isnull=True, status=W.TODO).exclude(issue_type="epic").order_by("rank"))
+        rows = list(
+            Issue.objects.filter(project__key="AGENT", sprint__isnull=True, status=W.TODO)
+            .exclude(issue_type="epic")
+            .order_by("rank")
+        )
         nxt = Sprint.objects.filter(project__key="AGENT", state="future").order_by("number").first()
     page = client_in.get("/projects/AGENT/backlog").content.decode()
     assert f'data-drop-sprint="{nxt.public_id}"' in page and f"Move {rows[0].key}" in page
-    moved = client_in.post(f"/browse/{rows[0].key}/rank", {"sprint": str(nxt.public_id), "next": "/projects/AGENT/backlog"})
+    moved = client_in.post(
+        f"/browse/{rows[0].key}/rank", {"sprint": str(nxt.public_id), "next": "/projects/AGENT/backlog"}
+    )
     assert moved.status_code == 302
     ranked = client_in.post(f"/browse/{rows[-1].key}/rank", {"before": rows[1].key}, HTTP_ACCEPT="application/json")
     assert ranked.json() == {"ok": True, "error": "", "reload": False}
@@ -218,11 +271,21 @@ def test_saving_the_issue_form_unchanged_changes_nothing(client_in, board_world)
     with bound_world(board_world):
         bug = Issue.objects.filter(issue_type="bug").exclude(steps_to_reproduce="").order_by("number").first()
         before = Change.objects.count()
-    form = {"summary": bug.summary, "description": bug.description.replace("\n", "\r\n"), "priority": bug.priority,
-            "steps_to_reproduce": bug.steps_to_reproduce.replace("\n", "\r\n"), "labels": " ".join(bug.labels),
-            "components": bug.components, "fix_versions": bug.fix_versions, "assignee": bug.assignee.username if bug.assignee else "",
-            "story_points": "" if bug.story_points is None else str(bug.story_points), "sprint": str(bug.sprint.public_id) if bug.sprint else "",
-            "due_date": bug.due_date.isoformat() if bug.due_date else "", "epic": bug.epic.key if bug.epic else "", "resolution": bug.resolution}
+    form = {
+        "summary": bug.summary,
+        "description": bug.description.replace("\n", "\r\n"),
+        "priority": bug.priority,
+        "steps_to_reproduce": bug.steps_to_reproduce.replace("\n", "\r\n"),
+        "labels": " ".join(bug.labels),
+        "components": bug.components,
+        "fix_versions": bug.fix_versions,
+        "assignee": bug.assignee.username if bug.assignee else "",
+        "story_points": "" if bug.story_points is None else str(bug.story_points),
+        "sprint": str(bug.sprint.public_id) if bug.sprint else "",
+        "due_date": bug.due_date.isoformat() if bug.due_date else "",
+        "epic": bug.epic.key if bug.epic else "",
+        "resolution": bug.resolution,
+    }
     assert client_in.post(f"/browse/{bug.key}", form).status_code == 302
     with bound_world(board_world):
         assert Change.objects.count() == before

@@ -1,5 +1,6 @@
 """In a real Chromium: the keyboard shortcuts as the product has them (c, /, j/k, e, a, i, m, l, ?),
 the mention picker, and a card opening in the side panel, on the board and on the issue page."""
+
 import pytest
 from django.conf import settings
 
@@ -23,7 +24,9 @@ def browser_page(transactional_db):
     _, port = replica_server()
     context = shared_browser().new_context(viewport={"width": 1440, "height": 900})
     try:
-        context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": user.session_key, "url": world_origin(world, port)}])
+        context.add_cookies(
+            [{"name": settings.SESSION_COOKIE_NAME, "value": user.session_key, "url": world_origin(world, port)}]
+        )
         page = context.new_page()
         page.set_default_timeout(TIMEOUT)
         page.url_for = lambda path: world_url(world, path, port=port)
@@ -64,8 +67,10 @@ def test_every_shortcut_does_what_the_help_dialog_says(browser_page):
     key = first.get_attribute("data-key")
     # i assigns the selected card to me; the board refreshes in place
     page.keyboard.press("i")
-    page.wait_for_function("([k, name]) => document.querySelector(`[data-key='${k}'] .avatar`).getAttribute('aria-label') === name",
-                           arg=[key, me.name])
+    page.wait_for_function(
+        "([k, name]) => document.querySelector(`[data-key='${k}'] .avatar`).getAttribute('aria-label') === name",
+        arg=[key, me.name],
+    )
     with bound_world(page.world):
         assert Issue.objects.get(key=key).assignee_id == me.id
     # a opens the selected card in the side panel with the assignee field focused

@@ -9,150 +9,230 @@ import replicas.worlds.models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('shop', '0001_initial'),
-        ('worlds', '0004_request_log_step_clock'),
+        ("shop", "0001_initial"),
+        ("worlds", "0004_request_log_step_clock"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='account',
-            name='currency',
-            field=models.CharField(default='USD', help_text='Prices are shown converted to it; charges stay in USD.', max_length=3),
+            model_name="account",
+            name="currency",
+            field=models.CharField(
+                default="USD", help_text="Prices are shown converted to it; charges stay in USD.", max_length=3
+            ),
         ),
         migrations.AddField(
-            model_name='cartitem',
-            name='gift_message',
+            model_name="cartitem",
+            name="gift_message",
             field=models.CharField(blank=True, max_length=240),
         ),
         migrations.AddField(
-            model_name='cartitem',
-            name='gift_wrap',
+            model_name="cartitem",
+            name="gift_wrap",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='order',
-            name='gift_wrap',
+            model_name="order",
+            name="gift_wrap",
             field=models.DecimalField(decimal_places=2, default=0, max_digits=10),
         ),
         migrations.AddField(
-            model_name='order',
-            name='loyalty_discount',
+            model_name="order",
+            name="loyalty_discount",
             field=models.DecimalField(decimal_places=2, default=0, max_digits=10),
         ),
         migrations.AddField(
-            model_name='order',
-            name='loyalty_pct',
-            field=models.PositiveSmallIntegerField(default=0, help_text="The loyalty tier's discount when the order was placed."),
+            model_name="order",
+            name="loyalty_pct",
+            field=models.PositiveSmallIntegerField(
+                default=0, help_text="The loyalty tier's discount when the order was placed."
+            ),
         ),
         migrations.AddField(
-            model_name='orderitem',
-            name='delivery_date',
+            model_name="orderitem",
+            name="delivery_date",
             field=models.DateField(default=datetime.date(2026, 1, 1)),
             preserve_default=False,
         ),
         migrations.AddField(
-            model_name='orderitem',
-            name='gift',
+            model_name="orderitem",
+            name="gift",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='orderitem',
-            name='gift_message',
+            model_name="orderitem",
+            name="gift_message",
             field=models.CharField(blank=True, max_length=240),
         ),
         migrations.AddField(
-            model_name='orderitem',
-            name='gift_wrap',
+            model_name="orderitem",
+            name="gift_wrap",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='orderitem',
-            name='shipment',
-            field=models.PositiveSmallIntegerField(default=1, help_text='Items of one seller at one speed ship together.'),
+            model_name="orderitem",
+            name="shipment",
+            field=models.PositiveSmallIntegerField(
+                default=1, help_text="Items of one seller at one speed ship together."
+            ),
         ),
         migrations.AddField(
-            model_name='orderitem',
-            name='speed',
-            field=models.CharField(default='standard', max_length=10),
+            model_name="orderitem",
+            name="speed",
+            field=models.CharField(default="standard", max_length=10),
             preserve_default=False,
         ),
         migrations.AddField(
-            model_name='product',
-            name='bought_together',
+            model_name="product",
+            name="bought_together",
             field=models.JSONField(blank=True, default=list),
         ),
         migrations.AlterField(
-            model_name='account',
-            name='loyalty_points',
-            field=models.PositiveIntegerField(default=0, help_text='Reward points; their tier (policies.TIERS) gives a discount.'),
+            model_name="account",
+            name="loyalty_points",
+            field=models.PositiveIntegerField(
+                default=0, help_text="Reward points; their tier (policies.TIERS) gives a discount."
+            ),
         ),
         migrations.AlterField(
-            model_name='order',
-            name='delivery_date',
-            field=models.DateField(help_text='When the last shipment arrives.'),
+            model_name="order",
+            name="delivery_date",
+            field=models.DateField(help_text="When the last shipment arrives."),
         ),
         migrations.AlterField(
-            model_name='order',
-            name='discount',
-            field=models.DecimalField(decimal_places=2, default=0, help_text='Promotion codes.', max_digits=10),
+            model_name="order",
+            name="discount",
+            field=models.DecimalField(decimal_places=2, default=0, help_text="Promotion codes.", max_digits=10),
         ),
         migrations.AlterField(
-            model_name='order',
-            name='speed',
-            field=models.CharField(help_text="The speed every item ships at, or 'mixed' (each item has its own).", max_length=10),
+            model_name="order",
+            name="speed",
+            field=models.CharField(
+                help_text="The speed every item ships at, or 'mixed' (each item has its own).", max_length=10
+            ),
         ),
         migrations.CreateModel(
-            name='Question',
+            name="Question",
             fields=[
-                ('id', models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
-                ('public_id', models.PositiveIntegerField()),
-                ('author', models.CharField(max_length=120)),
-                ('text', models.CharField(max_length=300)),
-                ('asked_at', models.DateTimeField()),
-                ('product', replicas.worlds.models.WorldForeignKey(db_constraint=False, on_delete=django.db.models.deletion.CASCADE, related_name='questions', to='shop.product')),
-                ('world', replicas.worlds.models.WorldForeignKey(db_constraint=False, editable=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='worlds.world')),
+                ("id", models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
+                ("public_id", models.PositiveIntegerField()),
+                ("author", models.CharField(max_length=120)),
+                ("text", models.CharField(max_length=300)),
+                ("asked_at", models.DateTimeField()),
+                (
+                    "product",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="questions",
+                        to="shop.product",
+                    ),
+                ),
+                (
+                    "world",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        editable=False,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="worlds.world",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Answer',
+            name="Answer",
             fields=[
-                ('id', models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
-                ('public_id', models.PositiveIntegerField()),
-                ('author', models.CharField(max_length=120)),
-                ('by_seller', models.BooleanField(default=False)),
-                ('text', models.TextField()),
-                ('helpful', models.PositiveIntegerField(default=0)),
-                ('answered_at', models.DateTimeField()),
-                ('world', replicas.worlds.models.WorldForeignKey(db_constraint=False, editable=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='worlds.world')),
-                ('question', replicas.worlds.models.WorldForeignKey(db_constraint=False, on_delete=django.db.models.deletion.CASCADE, related_name='answers', to='shop.question')),
+                ("id", models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
+                ("public_id", models.PositiveIntegerField()),
+                ("author", models.CharField(max_length=120)),
+                ("by_seller", models.BooleanField(default=False)),
+                ("text", models.TextField()),
+                ("helpful", models.PositiveIntegerField(default=0)),
+                ("answered_at", models.DateTimeField()),
+                (
+                    "world",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        editable=False,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="worlds.world",
+                    ),
+                ),
+                (
+                    "question",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="answers",
+                        to="shop.question",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='SellerMessage',
+            name="SellerMessage",
             fields=[
-                ('id', models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
-                ('public_id', models.PositiveIntegerField()),
-                ('subject', models.CharField(max_length=200)),
-                ('body', models.TextField()),
-                ('sent_at', models.DateTimeField()),
-                ('account', replicas.worlds.models.WorldForeignKey(db_constraint=False, on_delete=django.db.models.deletion.CASCADE, related_name='messages', to='shop.account')),
-                ('order', replicas.worlds.models.WorldForeignKey(blank=True, db_constraint=False, db_index=False, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='shop.order')),
-                ('seller', replicas.worlds.models.WorldForeignKey(db_constraint=False, db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='shop.seller')),
-                ('world', replicas.worlds.models.WorldForeignKey(db_constraint=False, editable=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='worlds.world')),
+                ("id", models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
+                ("public_id", models.PositiveIntegerField()),
+                ("subject", models.CharField(max_length=200)),
+                ("body", models.TextField()),
+                ("sent_at", models.DateTimeField()),
+                (
+                    "account",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="messages",
+                        to="shop.account",
+                    ),
+                ),
+                (
+                    "order",
+                    replicas.worlds.models.WorldForeignKey(
+                        blank=True,
+                        db_constraint=False,
+                        db_index=False,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="shop.order",
+                    ),
+                ),
+                (
+                    "seller",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="shop.seller",
+                    ),
+                ),
+                (
+                    "world",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        editable=False,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="worlds.world",
+                    ),
+                ),
             ],
         ),
         migrations.AddConstraint(
-            model_name='question',
-            constraint=models.UniqueConstraint(fields=('world', 'public_id'), name='shop_question_pid'),
+            model_name="question",
+            constraint=models.UniqueConstraint(fields=("world", "public_id"), name="shop_question_pid"),
         ),
         migrations.AddConstraint(
-            model_name='answer',
-            constraint=models.UniqueConstraint(fields=('world', 'public_id'), name='shop_answer_pid'),
+            model_name="answer",
+            constraint=models.UniqueConstraint(fields=("world", "public_id"), name="shop_answer_pid"),
         ),
         migrations.AddConstraint(
-            model_name='sellermessage',
-            constraint=models.UniqueConstraint(fields=('world', 'public_id'), name='shop_message_pid'),
+            model_name="sellermessage",
+            constraint=models.UniqueConstraint(fields=("world", "public_id"), name="shop_message_pid"),
         ),
     ]

@@ -4,15 +4,19 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('shop', '0002_features'),
+        ("shop", "0002_features"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='returnrequest',
-            name='refund_method',
-            field=models.CharField(choices=[('card', 'Original payment method'), ('gift_card', 'Gift card balance')], default='card', help_text='Where the customer asked the refund to go once the return is approved.', max_length=10),
+            model_name="returnrequest",
+            name="refund_method",
+            field=models.CharField(
+                choices=[("card", "Original payment method"), ("gift_card", "Gift card balance")],
+                default="card",
+                help_text="Where the customer asked the refund to go once the return is approved.",
+                max_length=10,
+            ),
         ),
     ]

@@ -7,27 +7,48 @@ import replicas.worlds.models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('shop', '0003_returnrequest_refund_method'),
-        ('worlds', '0004_request_log_step_clock'),
+        ("shop", "0003_returnrequest_refund_method"),
+        ("worlds", "0004_request_log_step_clock"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='SeasonalSale',
+            name="SeasonalSale",
             fields=[
-                ('id', models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
-                ('code', models.SlugField(max_length=40)),
-                ('name', models.CharField(max_length=80)),
-                ('department', models.CharField(choices=[('electronics', 'Electronics'), ('home', 'Home & Kitchen'), ('clothing', 'Clothing & Shoes'), ('sports', 'Sports & Outdoors'), ('books', 'Books'), ('toys', 'Toys & Games')], max_length=20)),
-                ('percent_off', models.PositiveSmallIntegerField()),
-                ('starts_at', models.DateTimeField()),
-                ('ends_at', models.DateTimeField()),
-                ('world', replicas.worlds.models.WorldForeignKey(db_constraint=False, editable=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='worlds.world')),
+                ("id", models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
+                ("code", models.SlugField(max_length=40)),
+                ("name", models.CharField(max_length=80)),
+                (
+                    "department",
+                    models.CharField(
+                        choices=[
+                            ("electronics", "Electronics"),
+                            ("home", "Home & Kitchen"),
+                            ("clothing", "Clothing & Shoes"),
+                            ("sports", "Sports & Outdoors"),
+                            ("books", "Books"),
+                            ("toys", "Toys & Games"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("percent_off", models.PositiveSmallIntegerField()),
+                ("starts_at", models.DateTimeField()),
+                ("ends_at", models.DateTimeField()),
+                (
+                    "world",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        editable=False,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="worlds.world",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('world', 'code'), name='shop_seasonal_code')],
+                "constraints": [models.UniqueConstraint(fields=("world", "code"), name="shop_seasonal_code")],
             },
         ),
     ]

@@ -4,20 +4,35 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('shop', '0004_seasonalsale'),
+        ("shop", "0004_seasonalsale"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='order',
-            name='speed',
-            field=models.CharField(choices=[('standard', 'Standard Shipping'), ('fast', 'Two-Day Shipping'), ('nextday', 'One-Day Shipping'), ('mixed', 'Several delivery speeds')], help_text="The speed every item ships at, or 'mixed' (each item has its own).", max_length=10),
+            model_name="order",
+            name="speed",
+            field=models.CharField(
+                choices=[
+                    ("standard", "Standard Shipping"),
+                    ("fast", "Two-Day Shipping"),
+                    ("nextday", "One-Day Shipping"),
+                    ("mixed", "Several delivery speeds"),
+                ],
+                help_text="The speed every item ships at, or 'mixed' (each item has its own).",
+                max_length=10,
+            ),
         ),
         migrations.AlterField(
-            model_name='orderitem',
-            name='speed',
-            field=models.CharField(choices=[('standard', 'Standard Shipping'), ('fast', 'Two-Day Shipping'), ('nextday', 'One-Day Shipping')], max_length=10),
+            model_name="orderitem",
+            name="speed",
+            field=models.CharField(
+                choices=[
+                    ("standard", "Standard Shipping"),
+                    ("fast", "Two-Day Shipping"),
+                    ("nextday", "One-Day Shipping"),
+                ],
+                max_length=10,
+            ),
         ),
     ]

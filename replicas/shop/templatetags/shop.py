@@ -1,4 +1,5 @@
 """Filters of the storefront's templates: money and dates the way the store prints them."""
+
 from django import template
 
 from .. import policies

@@ -2,8 +2,11 @@
 authoring test (tests/frontend/test_authoring_browser.py), which covers every installed replica."""
 
 RECIPE = {
-    "title": "Count the units of an order", "record": "order", "table": "shop.order",
-    "where": "{}", "answer": "units",
+    "title": "Count the units of an order",
+    "record": "order",
+    "table": "shop.order",
+    "where": "{}",
+    "answer": "units",
     "aggregate": ("sum", "shop.orderitem", "quantity", '{"order": "{order}"}'),
     "instruction": "How many units in total were ordered in order {order}? Reply with the number only.",
     "start_page": "/your-orders",

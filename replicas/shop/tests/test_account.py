@@ -1,6 +1,7 @@
 """The account's address book and saved cards, the product gallery's views, and refunds to the
 gift card balance, through Django's test client. Refused input answers with a clear error and
 changes nothing."""
+
 from decimal import Decimal
 
 import pytest
@@ -13,8 +14,16 @@ from replicas.worlds.snapshot import snapshot, state_hash
 
 pytestmark = pytest.mark.django_db
 
-GOOD = {"action": "add", "full_name": "Dana Reyes", "line1": "12 Harbor Rd", "line2": "", "city": "Salem",
-        "state": "MA", "zip_code": "01970", "phone": "978-555-0142"}
+GOOD = {
+    "action": "add",
+    "full_name": "Dana Reyes",
+    "line1": "12 Harbor Rd",
+    "line2": "",
+    "city": "Salem",
+    "state": "MA",
+    "zip_code": "01970",
+    "phone": "978-555-0142",
+}
 
 
 @pytest.fixture
@@ -24,7 +33,10 @@ def shop(make_world):
 
 def _client_as(world_client, world, account):
     client = world_client(world, signed_in=False)
-    client.post("/ap/signin", {"email": account.email, "password": policies.password_for(seed=world.seed, public_id=account.public_id)})
+    client.post(
+        "/ap/signin",
+        {"email": account.email, "password": policies.password_for(seed=world.seed, public_id=account.public_id)},
+    )
     return client
 
 
@@ -40,7 +52,11 @@ def test_an_address_is_added_from_the_address_book_only_when_valid(shop, world_c
     client = _client_as(world_client, shop, account)
     bad = client.post("/account/addresses", {**GOOD, "state": "ZZ", "zip_code": "1234", "city": " "})
     assert bad.status_code == 400
-    for message in (b"Zip Code: Please enter a 5-digit ZIP code.", b"State: Please select a state.", b"City: Please enter this field."):
+    for message in (
+        b"Zip Code: Please enter a 5-digit ZIP code.",
+        b"State: Please select a state.",
+        b"City: Please enter this field.",
+    ):
         assert message in bad.content
     assert b'value="12 Harbor Rd"' in bad.content  # what was typed stays in the form
     assert client.post("/account/addresses", {"action": "nonsense"}).status_code == 400
@@ -82,7 +98,10 @@ def test_default_address_moves_only_to_a_complete_one_and_removal_passes_it_on(s
     client.post("/account/addresses", GOOD)
     with bound_world(shop):
         added = account.addresses.get(line1="12 Harbor Rd")
-    assert client.post("/account/addresses", {"action": "default", "address": str(added.public_id)})["Location"] == "/account/addresses"
+    assert (
+        client.post("/account/addresses", {"action": "default", "address": str(added.public_id)})["Location"]
+        == "/account/addresses"
+    )
     with bound_world(shop):
         assert list(account.addresses.filter(is_default=True).values_list("pk", flat=True)) == [added.pk]
 
@@ -94,16 +113,25 @@ def test_a_card_is_added_from_payments_after_luhn_expiry_and_issuer_checks(shop,
         before = _hash(shop)
     client = _client_as(world_client, shop, account)
     year = shop.clock.year
-    cases = [("4242 4242 4242 4241", 12, year + 2, b"The card number is not valid."),
-             ("4242424242424242", 1, year - 1, b"This card has expired."),
-             (next(iter(policies.DECLINED_NUMBERS)), 12, year + 2, b"Your card was declined by the issuing bank.")]
+    cases = [
+        ("4242 4242 4242 4241", 12, year + 2, b"The card number is not valid."),
+        ("4242424242424242", 1, year - 1, b"This card has expired."),
+        (next(iter(policies.DECLINED_NUMBERS)), 12, year + 2, b"Your card was declined by the issuing bank."),
+    ]
     for number, month, exp_year, message in cases:
-        page = client.post("/account/payments", {"number": number, "exp_month": str(month), "exp_year": str(exp_year), "holder": "A B"})
+        page = client.post(
+            "/account/payments", {"number": number, "exp_month": str(month), "exp_year": str(exp_year), "holder": "A B"}
+        )
         assert page.status_code == 400 and message in page.content
         assert number.encode() not in page.content
     assert _hash(shop) == before
-    assert client.post("/account/payments", {"number": "5555 5555 5555 4444", "exp_month": "3", "exp_year": str(year + 3),
-                                             "holder": account.name})["Location"] == "/account/payments"
+    assert (
+        client.post(
+            "/account/payments",
+            {"number": "5555 5555 5555 4444", "exp_month": "3", "exp_year": str(year + 3), "holder": account.name},
+        )["Location"]
+        == "/account/payments"
+    )
     with bound_world(shop):
         card = account.cards.get(last4="4444")
         assert (card.brand, card.exp_month, card.exp_year) == ("Mastercard", 3, year + 3)
@@ -133,14 +161,19 @@ def test_a_refund_to_the_gift_card_balance_credits_it(shop, world_client):
         owner = Account.objects.get(orders__public_id=key["order"])
         balance = owner.gift_card_balance
     client = _client_as(world_client, shop, staff)
-    page = client.post(f"/backoffice/orders/{key['order']}", {"line": key["line"], "amount": "1.50", "method": "gift_card",
-                                                              "reason": "Damaged box"})
+    page = client.post(
+        f"/backoffice/orders/{key['order']}",
+        {"line": key["line"], "amount": "1.50", "method": "gift_card", "reason": "Damaged box"},
+    )
     assert page.status_code == 302
     with bound_world(shop):
         assert Account.objects.get(pk=owner.pk).gift_card_balance == balance + Decimal("1.50")
         assert Refund.objects.get(order__public_id=key["order"], reason="Damaged box").method == "gift_card"
     # to the card, the balance stays
-    client.post(f"/backoffice/orders/{key['order']}", {"line": key["line"], "amount": "1.00", "method": "card", "reason": "More"})
+    client.post(
+        f"/backoffice/orders/{key['order']}",
+        {"line": key["line"], "amount": "1.00", "method": "card", "reason": "More"},
+    )
     with bound_world(shop):
         assert Account.objects.get(pk=owner.pk).gift_card_balance == balance + Decimal("1.50")
 
@@ -160,7 +193,10 @@ def test_a_return_asks_where_the_refund_goes_and_approval_pays_it_there(shop, wo
     assert bad.status_code == 400 and b"Please choose where the refund should go." in bad.content
     assert b'<option value="damaged" selected>' in bad.content  # the reason chosen stays chosen
     assert _hash(shop) == before
-    assert client.post(url, {"reason": "damaged", "refund_method": "gift_card"})["Location"] == f"/your-orders/{key['order']}"
+    assert (
+        client.post(url, {"reason": "damaged", "refund_method": "gift_card"})["Location"]
+        == f"/your-orders/{key['order']}"
+    )
     with bound_world(shop):
         ret = ReturnRequest.objects.get(item=item, status="requested")
         assert ret.refund_method == "gift_card"
@@ -177,7 +213,7 @@ def test_a_return_asks_where_the_refund_goes_and_approval_pays_it_there(shop, wo
 
 
 def test_unicode_digits_get_a_clear_message_never_a_server_error(shop, world_client):
-    """"²" passes str.isdigit() but not int(): quantities, card numbers, expiry dates, stock counts
+    """ "²" passes str.isdigit() but not int(): quantities, card numbers, expiry dates, stock counts
     and page numbers written with such digits are refused like any other malformed input."""
     with bound_world(shop):
         key = P.new_card(shop)
@@ -188,7 +224,9 @@ def test_unicode_digits_get_a_clear_message_never_a_server_error(shop, world_cli
     client = _client_as(world_client, shop, account)
     added = client.post("/cart/add", {"sku": variant.sku, "quantity": "²"})
     assert added["Location"] == "/cart" and b"Quantity must be between 1 and 10." in client.get("/cart").content
-    card = client.post("/account/payments", {"number": "²" * 16, "exp_month": "¹²", "exp_year": "²⁰³⁰", "holder": "A B"})
+    card = client.post(
+        "/account/payments", {"number": "²" * 16, "exp_month": "¹²", "exp_year": "²⁰³⁰", "holder": "A B"}
+    )
     assert card.status_code == 400 and b"The card number is not valid." in card.content
     assert b"Please enter the expiration date." in card.content
     assert client.get("/s", {"page": "²"}).status_code == 200

@@ -1,6 +1,7 @@
 """The back office's inventory and order-exception screens, and the payment provider's test card
 that is always declined, through Django's test client. Refused input answers with a clear error
 and changes nothing."""
+
 from datetime import timedelta
 
 import pytest
@@ -22,7 +23,10 @@ def shop(make_world):
 
 def _client_as(world_client, world, account):
     client = world_client(world, signed_in=False)
-    client.post("/ap/signin", {"email": account.email, "password": policies.password_for(seed=world.seed, public_id=account.public_id)})
+    client.post(
+        "/ap/signin",
+        {"email": account.email, "password": policies.password_for(seed=world.seed, public_id=account.public_id)},
+    )
     return client
 
 
@@ -53,7 +57,9 @@ def test_inventory_lists_sold_out_and_low_variants_and_customers_are_kept_out(sh
     with bound_world(shop):
         found = selectors.inventory(text=product_word)
         word = product_word.lower()
-        assert found.total and all(word in v.product.title.lower() or word in v.product.brand.lower() for v in found.variants)
+        assert found.total and all(
+            word in v.product.title.lower() or word in v.product.brand.lower() for v in found.variants
+        )
     # malformed filters fall back, never an error page
     assert staff.get("/backoffice/inventory", {"stock": "weird", "page": "x"}).status_code == 200
     assert world_client(shop).get("/backoffice/inventory").status_code == 403
@@ -89,7 +95,9 @@ def test_exceptions_list_late_shipments_and_returns_both_approved_and_rejected(m
     with bound_world(probe):
         key = P.conflicting_return(probe)
         assert selectors.order_exceptions() == []  # a fresh world has nothing overdue or in conflict
-    world = make_world(replica="shop", seed=7, variant="small", faults=[{"name": "data_conflict", "params": {"record": key["rma"]}}])
+    world = make_world(
+        replica="shop", seed=7, variant="small", faults=[{"name": "data_conflict", "params": {"record": key["rma"]}}]
+    )
     with bound_world(world):
         shipped = Order.objects.filter(status="shipped").order_by("public_id").first()
         due = clock.now().date() - timedelta(days=2)
@@ -100,7 +108,7 @@ def test_exceptions_list_late_shipments_and_returns_both_approved_and_rejected(m
     assert f'<a href="/backoffice/orders/{shipped.public_id}">' in page
     assert f"Due {due:%b} {due.day}, 2 days ago; still shipped." in page
     assert f"{key['rma']} approved, {key['twin']} rejected." in page and key["order"] in page
-    assert f"/backoffice/orders/{delivered.public_id}\"" not in page
+    assert f'/backoffice/orders/{delivered.public_id}"' not in page
 
 
 def test_an_approved_return_without_a_refund_is_an_exception(shop):
@@ -109,7 +117,9 @@ def test_an_approved_return_without_a_refund_is_an_exception(shop):
         ret.status = "approved"
         ret.save(update_fields=["status"])
         found = selectors.order_exceptions()
-        assert [(e.kind, e.order.public_id) for e in found] == [("Approved return not refunded", ret.item.order.public_id)]
+        assert [(e.kind, e.order.public_id) for e in found] == [
+            ("Approved return not refunded", ret.item.order.public_id)
+        ]
 
 
 def test_the_providers_always_declined_test_card_is_refused_when_added(shop, world_client):
@@ -123,8 +133,10 @@ def test_the_providers_always_declined_test_card_is_refused_when_added(shop, wor
     client.post("/checkout/delivery", {"speed": "standard"})
     client.post("/checkout/payment", {"card": str(key["card"])})
     declined = next(iter(policies.DECLINED_NUMBERS))
-    page = client.post("/checkout/card/new", {"number": declined, "exp_month": "12", "exp_year": str(shop.clock.year + 2),
-                                              "holder": account.name})
+    page = client.post(
+        "/checkout/card/new",
+        {"number": declined, "exp_month": "12", "exp_year": str(shop.clock.year + 2), "holder": account.name},
+    )
     assert page.status_code == 400 and b"Your card was declined by the issuing bank." in page.content
     assert declined.encode() not in page.content  # the number is not echoed back
     assert _hash(shop) == before

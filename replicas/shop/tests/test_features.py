@@ -3,6 +3,7 @@ frequently bought together, gift options, the price-change interstitial, per-ite
 with split shipments, tracking on the world clock, the invoice, membership, rewards tiers,
 currencies and their rounding, sellers' messages, htmx suggestions, and the data_conflict fault.
 Refused input answers with a clear error and changes nothing."""
+
 from datetime import timedelta
 from decimal import Decimal
 
@@ -37,7 +38,10 @@ def shop(make_world):
 
 def _client_as(world_client, world, account):
     client = world_client(world, signed_in=False)
-    client.post("/ap/signin", {"email": account.email, "password": policies.password_for(seed=world.seed, public_id=account.public_id)})
+    client.post(
+        "/ap/signin",
+        {"email": account.email, "password": policies.password_for(seed=world.seed, public_id=account.public_id)},
+    )
     return client
 
 
@@ -61,7 +65,13 @@ def test_currencies_round_their_own_way_and_tiers_start_at_their_minimum():
     assert policies.convert(Decimal("10.00"), "CHF") == Decimal("8.85")  # 8.834 francs: to 5 centimes
     assert policies.convert(Decimal("10.00"), "EUR") == Decimal("9.21")
     assert policies.money_in(Decimal("111.52"), "JPY") == "¥16,881"
-    assert [policies.loyalty_tier(p).name for p in (0, 1499, 1500, 2999, 3000)] == ["Blue", "Blue", "Silver", "Silver", "Gold"]
+    assert [policies.loyalty_tier(p).name for p in (0, 1499, 1500, 2999, 3000)] == [
+        "Blue",
+        "Blue",
+        "Silver",
+        "Silver",
+        "Gold",
+    ]
     assert policies.next_tier(1499).name == "Silver" and policies.next_tier(3000) is None
     assert policies.loyalty_discount(Decimal("99.99"), 2) == Decimal("2.00")
 
@@ -100,16 +110,26 @@ def test_questions_are_searched_and_a_question_is_asked_once_valid(shop, world_c
     client.post(f"/dp/{key['asin']}/questions", {"question": "  Can this be shipped   to Canada "})
     with bound_world(shop):
         asked = Question.objects.order_by("-public_id").first()
-        assert asked.product.asin == key["asin"] and asked.text == "Can this be shipped to Canada?" and asked.author == account.name
+        assert (
+            asked.product.asin == key["asin"]
+            and asked.text == "Can this be shipped to Canada?"
+            and asked.author == account.name
+        )
 
 
 def test_add_all_bought_together_adds_one_of_each_or_nothing(shop, world_client):
     with bound_world(shop):
         key = P.ready_cart(shop)
         account = Account.objects.get(public_id=key["customer"])
-        product = next(p for p in Product.objects.exclude(bought_together=[]).order_by("asin")
-                       if all(Variant.objects.filter(product__asin=a, stock__gt=0).exists() for a in [p.asin, *p.bought_together]))
-        skus = [Variant.objects.filter(product__asin=a, stock__gt=0).order_by("sku").first().sku for a in [product.asin, *product.bought_together]]
+        product = next(
+            p
+            for p in Product.objects.exclude(bought_together=[]).order_by("asin")
+            if all(Variant.objects.filter(product__asin=a, stock__gt=0).exists() for a in [p.asin, *p.bought_together])
+        )
+        skus = [
+            Variant.objects.filter(product__asin=a, stock__gt=0).order_by("sku").first().sku
+            for a in [product.asin, *product.bought_together]
+        ]
         gone = Variant.objects.filter(stock=0).first()
     client = _client_as(world_client, shop, account)
     page = client.get(f"/dp/{product.asin}")
@@ -120,7 +140,9 @@ def test_add_all_bought_together_adds_one_of_each_or_nothing(shop, world_client)
     assert b"Currently unavailable" in client.get("/cart").content
     assert client.post("/cart/add-bundle", {"sku": skus})["Location"] == "/cart"
     with bound_world(shop):
-        assert set(CartItem.objects.filter(account=account, variant__sku__in=skus).values_list("variant__sku", flat=True)) == set(skus)
+        assert set(
+            CartItem.objects.filter(account=account, variant__sku__in=skus).values_list("variant__sku", flat=True)
+        ) == set(skus)
 
 
 def test_search_suggestions_are_an_htmx_listbox_and_json_for_other_clients(shop, world_client):
@@ -143,7 +165,9 @@ def test_gift_options_are_validated_priced_and_carried_to_the_order(shop, world_
     client.post(f"/cart/{key['sku']}", {"action": "gift", "gift_wrap": "1", "gift_message": "Hi"})
     assert state_hash(snapshot(shop)) == before
     assert b"Tick" in client.get("/cart").content
-    client.post(f"/cart/{key['sku']}", {"action": "gift", "gift": "1", "gift_wrap": "1", "gift_message": key["message"]})
+    client.post(
+        f"/cart/{key['sku']}", {"action": "gift", "gift": "1", "gift_wrap": "1", "gift_message": key["message"]}
+    )
     assert key["message"].encode() in client.get("/cart").content
     assert _to_payment(client, key)["Location"] == "/checkout/review"
     review = client.get("/checkout/review")
@@ -167,7 +191,10 @@ def test_a_changed_price_stops_checkout_on_the_interstitial_until_accepted(shop,
     assert _to_payment(client, key)["Location"] == "/checkout/review"
     assert client.get("/checkout/review")["Location"] == "/checkout/price-change"
     interstitial = client.get("/checkout/price-change")
-    assert b"Prices changed since you added items to your cart" in interstitial.content and key["new_price"].encode() in interstitial.content
+    assert (
+        b"Prices changed since you added items to your cart" in interstitial.content
+        and key["new_price"].encode() in interstitial.content
+    )
     before = state_hash(snapshot(shop))
     assert client.post("/checkout/place-order")["Location"] == "/checkout/price-change"
     assert state_hash(snapshot(shop)) == before
@@ -188,12 +215,17 @@ def test_an_item_sent_at_its_own_speed_ships_separately_and_fees_follow_the_spee
     if slow is not None:
         with bound_world(shop):
             account = _shopper(shop, key)
-            CartItem.objects.create(account=account, variant=slow, quantity=1, price_when_added=slow.price, added_at=clock.now())
+            CartItem.objects.create(
+                account=account, variant=slow, quantity=1, price_when_added=slow.price, added_at=clock.now()
+            )
         refused = client.post("/checkout/delivery", {"speed": "standard", f"speed-{slow.sku}": "fast"})
         assert refused.status_code == 400 and b"cannot ship at the speed chosen" in refused.content
         with bound_world(shop):
             CartItem.objects.filter(account=account, variant=slow).delete()
-    assert client.post("/checkout/delivery", {"speed": "standard", f"speed-{key['sku']}": "fast"})["Location"] == "/checkout/payment"
+    assert (
+        client.post("/checkout/delivery", {"speed": "standard", f"speed-{key['sku']}": "fast"})["Location"]
+        == "/checkout/payment"
+    )
     client.post("/checkout/payment", {"card": key["card"]})
     review = client.get("/checkout/review")
     assert b"ships in 2 shipments" in review.content
@@ -274,7 +306,7 @@ def test_rewards_and_messages_pages_show_the_account_s_own(shop, world_client):
         other = SellerMessage.objects.exclude(account=message.account).first()
     client = _client_as(world_client, shop, message.account)
     tier = policies.loyalty_tier(message.account.loyalty_points)
-    assert f"Your tier: <span class=\"tier tier-{tier.name}\">".encode() in client.get("/account/rewards").content
+    assert f'Your tier: <span class="tier tier-{tier.name}">'.encode() in client.get("/account/rewards").content
     assert message.subject.encode() in client.get("/account/messages").content
     assert message.body.encode() in client.get(f"/account/messages/{message.public_id}").content
     if other is not None:
@@ -288,7 +320,9 @@ def test_data_conflict_records_a_return_twice_and_the_back_office_settles_it(mak
     probe = make_world(replica="shop", seed=7, variant="small")
     with bound_world(probe):
         key = P.conflicting_return(probe)
-    world = make_world(replica="shop", seed=7, variant="small", faults=[{"name": "data_conflict", "params": {"record": key["rma"]}}])
+    world = make_world(
+        replica="shop", seed=7, variant="small", faults=[{"name": "data_conflict", "params": {"record": key["rma"]}}]
+    )
     with bound_world(world):
         ret, twin = ReturnRequest.objects.get(public_id=key["rma"]), ReturnRequest.objects.get(public_id=key["twin"])
         assert (ret.status, twin.status, twin.item_id) == ("approved", "rejected", ret.item_id)
@@ -308,7 +342,9 @@ def test_data_conflict_on_a_cart_s_variant_raises_its_price(make_world):
     with bound_world(probe):
         key = P.price_rise(probe)
         price = Variant.objects.get(sku=key["sku"]).price
-    world = make_world(replica="shop", seed=7, variant="small", faults=[{"name": "data_conflict", "params": {"record": key["sku"]}}])
+    world = make_world(
+        replica="shop", seed=7, variant="small", faults=[{"name": "data_conflict", "params": {"record": key["sku"]}}]
+    )
     with bound_world(world):
         assert Variant.objects.get(sku=key["sku"]).price == price + PRICE_RISE
         lines = selectors.cart_lines(Account.objects.get(public_id=key["customer"]))

@@ -1,6 +1,7 @@
 """The storefront through Django's test client: sign-in, search, product, cart, the checkout's
 validation (addresses, Luhn and expiry, promotion stacking, 3-D Secure), orders and the back office.
 Refused input answers with a clear error and changes nothing."""
+
 from datetime import timedelta
 from decimal import Decimal
 
@@ -24,7 +25,10 @@ def shop(make_world):
 
 def _client_as(world_client, world, account):
     client = world_client(world, signed_in=False)
-    client.post("/ap/signin", {"email": account.email, "password": policies.password_for(seed=world.seed, public_id=account.public_id)})
+    client.post(
+        "/ap/signin",
+        {"email": account.email, "password": policies.password_for(seed=world.seed, public_id=account.public_id)},
+    )
     return client
 
 
@@ -39,8 +43,10 @@ def test_sign_in_refuses_a_wrong_password_and_pages_need_a_session(shop, world_c
         account = Account.objects.filter(role="customer").order_by("public_id").first()
     bad = client.post("/ap/signin", {"email": account.email, "password": "nope"})
     assert bad.status_code == 400 and b"Your email or password is incorrect." in bad.content
-    good = client.post("/ap/signin", {"email": account.email, "password": get_replica("shop").sign_in(shop).password,
-                                      "next": "/your-orders"})
+    good = client.post(
+        "/ap/signin",
+        {"email": account.email, "password": get_replica("shop").sign_in(shop).password, "next": "/your-orders"},
+    )
     assert good["Location"] == "/your-orders" and client.get("/your-orders").status_code == 200
 
 
@@ -56,7 +62,9 @@ def test_search_filters_sort_and_sponsored_results(shop, world_client):
     page = client.get("/s", {"i": "electronics", "rating": "4", "fast": "1", "s": "price-asc"})
     assert page.status_code == 200
     with bound_world(shop):
-        found = selectors.search(selectors.SearchQuery(department="electronics", min_rating=4, fast=True, sort="price-asc"))
+        found = selectors.search(
+            selectors.SearchQuery(department="electronics", min_rating=4, fast=True, sort="price-asc")
+        )
         prices = [p.price_now for p in found.products]
         assert prices == sorted(prices) and all(p.rating >= 4 and p.fast_eligible for p in found.products)
         assert all(p.department == "electronics" for p in found.products)
@@ -130,12 +138,21 @@ def test_new_cards_need_a_valid_number_and_expiry(shop, world_client):
     client = _client_as(world_client, shop, account)
     _checkout(client, key)
     year = shop.clock.year
-    luhn = client.post("/checkout/card/new", {"number": "4242 4242 4242 4241", "exp_month": "12", "exp_year": str(year + 2), "holder": "A B"})
+    luhn = client.post(
+        "/checkout/card/new",
+        {"number": "4242 4242 4242 4241", "exp_month": "12", "exp_year": str(year + 2), "holder": "A B"},
+    )
     assert luhn.status_code == 400 and b"The card number is not valid." in luhn.content
-    old = client.post("/checkout/card/new", {"number": "4242424242424242", "exp_month": "1", "exp_year": str(year - 1), "holder": "A B"})
+    old = client.post(
+        "/checkout/card/new",
+        {"number": "4242424242424242", "exp_month": "1", "exp_year": str(year - 1), "holder": "A B"},
+    )
     assert b"This card has expired." in old.content
     assert _hash(shop) == before
-    client.post("/checkout/card/new", {"number": "4242424242424242", "exp_month": "12", "exp_year": str(year + 2), "holder": "A B"})
+    client.post(
+        "/checkout/card/new",
+        {"number": "4242424242424242", "exp_month": "12", "exp_year": str(year + 2), "holder": "A B"},
+    )
     with bound_world(shop):
         assert Card.objects.filter(account=account, last4="4242", public_id=key["new_card"]).exists()
 
@@ -161,14 +178,20 @@ def test_new_address_is_validated_before_it_is_saved(shop, world_client):
         account = Account.objects.get(public_id=key["customer"])
         before = _hash(shop)
     client = _client_as(world_client, shop, account)
-    bad = client.post("/checkout/address/new", {"full_name": "X", "line1": "1 Road", "city": "Town", "state": "ZZ", "zip_code": "12"})
+    bad = client.post(
+        "/checkout/address/new", {"full_name": "X", "line1": "1 Road", "city": "Town", "state": "ZZ", "zip_code": "12"}
+    )
     assert bad.status_code == 400 and b"5-digit ZIP code" in bad.content and b"Please select a state." in bad.content
     assert _hash(shop) == before
 
 
 def test_a_legacy_address_missing_its_zip_cannot_be_used(shop, world_client):
     with bound_world(shop):
-        address = next(a for a in selectors.Address.objects.order_by("public_id") if not a.complete and selectors.cart_lines(a.account))
+        address = next(
+            a
+            for a in selectors.Address.objects.order_by("public_id")
+            if not a.complete and selectors.cart_lines(a.account)
+        )
     client = _client_as(world_client, shop, address.account)
     refused = client.post("/checkout/address", {"address": str(address.public_id)})
     assert refused.status_code == 400 and b"missing required fields" in refused.content
@@ -213,15 +236,28 @@ def test_refunds_cannot_exceed_what_the_line_cost(shop, world_client):
         key = P.refund_damaged(shop)
         before = _hash(shop)
     too_much = Decimal(key["amount"]) + 1
-    page = staff.post(f"/backoffice/orders/{key['order']}", {"line": key["line"], "amount": str(too_much), "method": "card", "reason": "x"})
+    page = staff.post(
+        f"/backoffice/orders/{key['order']}",
+        {"line": key["line"], "amount": str(too_much), "method": "card", "reason": "x"},
+    )
     assert page.status_code == 400 and b"can still be refunded" in page.content
-    assert staff.post(f"/backoffice/orders/{key['order']}", {"line": key["line"], "amount": "abc", "method": "card", "reason": "x"}).status_code == 400
+    assert (
+        staff.post(
+            f"/backoffice/orders/{key['order']}",
+            {"line": key["line"], "amount": "abc", "method": "card", "reason": "x"},
+        ).status_code
+        == 400
+    )
     assert _hash(shop) == before
 
 
 def test_an_armed_payment_failure_shows_the_store_error_page_once_and_places_nothing(make_world, world_client):
-    faulty = make_world(replica="shop", seed=7, variant="small",
-                        faults=[{"name": "server_error", "params": {"route": "^/checkout/place-order$", "status": 500, "times": 1}}])
+    faulty = make_world(
+        replica="shop",
+        seed=7,
+        variant="small",
+        faults=[{"name": "server_error", "params": {"route": "^/checkout/place-order$", "status": 500, "times": 1}}],
+    )
     with bound_world(faulty):
         key = P.ready_cart(faulty)
         account = Account.objects.get(public_id=key["customer"])

@@ -1,5 +1,6 @@
 """The shop's seed generator: deterministic across runs and backends, sized per variant, and
 its messy layers really present (or absent in the clean variant)."""
+
 from datetime import timedelta
 
 import pytest
@@ -57,17 +58,28 @@ def test_every_messy_layer_shows_in_the_small_variant():
         names = list(Seller.objects.values_list("name", flat=True))
         assert len(names) != len(set(names))  # one storefront name, two policies
         assert Product.objects.filter(title__endswith=" - New").exists()
-        assert Product.objects.filter(deal_ends_at__gt=now, deal_ends_at__lt=now + timedelta(hours=1)).exists() or \
-            Product.objects.filter(deal_ends_at__lt=now).exists()
-        tiers = {policies.loyalty_tier(p).name for p in Account.objects.filter(role="customer").values_list("loyalty_points", flat=True)}
+        assert (
+            Product.objects.filter(deal_ends_at__gt=now, deal_ends_at__lt=now + timedelta(hours=1)).exists()
+            or Product.objects.filter(deal_ends_at__lt=now).exists()
+        )
+        tiers = {
+            policies.loyalty_tier(p).name
+            for p in Account.objects.filter(role="customer").values_list("loyalty_points", flat=True)
+        }
         assert tiers == {"Blue", "Silver", "Gold"}
         assert Account.objects.exclude(currency="USD").exists()
         running = SeasonalSale.objects.filter(starts_at__lte=now, ends_at__gt=now)
         assert running.filter(ends_at__lt=now + timedelta(hours=2)).exists()  # a season that ends mid-episode
-        assert SeasonalSale.objects.filter(ends_at__lte=now).exists() and SeasonalSale.objects.filter(starts_at__gt=now).exists()
+        assert (
+            SeasonalSale.objects.filter(ends_at__lte=now).exists()
+            and SeasonalSale.objects.filter(starts_at__gt=now).exists()
+        )
     clean = world_generate(replica="shop", seed=3, variant="clean")
     with bound_world(clean):
-        assert not Account.objects.exclude(currency="USD").exists() and not Account.objects.filter(loyalty_points__gt=0).exists()
+        assert (
+            not Account.objects.exclude(currency="USD").exists()
+            and not Account.objects.filter(loyalty_points__gt=0).exists()
+        )
         assert not SeasonalSale.objects.exists()
 
 

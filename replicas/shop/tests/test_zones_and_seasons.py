@@ -3,6 +3,7 @@ remote one loses One-Day Shipping) on the product page, the cart, the checkout d
 the order placed; and seasonal sales: shown and charged while they run on the world clock, gone
 once they end, with the cart noticing the price that moved. Refused input says why and changes
 nothing."""
+
 from datetime import date, timedelta
 from decimal import Decimal
 
@@ -27,7 +28,10 @@ def shop(make_world):
 
 def _client_as(world_client, world, account):
     client = world_client(world, signed_in=False)
-    client.post("/ap/signin", {"email": account.email, "password": policies.password_for(seed=world.seed, public_id=account.public_id)})
+    client.post(
+        "/ap/signin",
+        {"email": account.email, "password": policies.password_for(seed=world.seed, public_id=account.public_id)},
+    )
     return client
 
 
@@ -38,8 +42,12 @@ def _longdate(day) -> bytes:
 def _two_addresses(account):
     """A local (CA) and a remote (MT) address of the account (public ids the seed leaves unused)."""
     common = {"account": account, "full_name": account.name, "line1": "1 Test Way", "phone": "555-010-0100"}
-    local = Address.objects.create(public_id=account.public_id * 10 + 7, city="Fresno", state="CA", zip_code="93650", **common)
-    remote = Address.objects.create(public_id=account.public_id * 10 + 8, city="Helena", state="MT", zip_code="59601", **common)
+    local = Address.objects.create(
+        public_id=account.public_id * 10 + 7, city="Fresno", state="CA", zip_code="93650", **common
+    )
+    remote = Address.objects.create(
+        public_id=account.public_id * 10 + 8, city="Helena", state="MT", zip_code="59601", **common
+    )
     return local, remote
 
 
@@ -48,9 +56,19 @@ def _two_addresses(account):
 
 def test_zones_add_days_and_a_remote_zone_has_no_one_day_shipping():
     today = date(2026, 3, 2)
-    assert [policies.zone_for(s).name for s in ("CA", "CO", "MT", "", "ZZ")] == ["Local", "Far", "Remote", "Local", "Local"]
-    assert policies.delivery_date(speed="standard", standard_days=5, today=today, state="CA") == today + timedelta(days=5)
-    assert policies.delivery_date(speed="standard", standard_days=5, today=today, state="OR") == today + timedelta(days=7)
+    assert [policies.zone_for(s).name for s in ("CA", "CO", "MT", "", "ZZ")] == [
+        "Local",
+        "Far",
+        "Remote",
+        "Local",
+        "Local",
+    ]
+    assert policies.delivery_date(speed="standard", standard_days=5, today=today, state="CA") == today + timedelta(
+        days=5
+    )
+    assert policies.delivery_date(speed="standard", standard_days=5, today=today, state="OR") == today + timedelta(
+        days=7
+    )
     assert policies.delivery_date(speed="fast", standard_days=5, today=today, state="MT") == today + timedelta(days=4)
     assert policies.speed_served("nextday", "CA") and not policies.speed_served("nextday", "MT")
     assert policies.seasonal_price(Decimal("19.99"), 20) == Decimal("15.99")
@@ -66,12 +84,19 @@ def test_the_deliver_to_address_changes_the_product_page_cart_checkout_and_order
         account = Account.objects.get(public_id=key["customer"])
         local, remote = _two_addresses(account)
         lines = selectors.cart_lines(account)
-        product = next(p for p in Product.objects.filter(fast_eligible=True).order_by("asin") if p.variants.filter(stock__gt=0).exists())
+        product = next(
+            p
+            for p in Product.objects.filter(fast_eligible=True).order_by("asin")
+            if p.variants.filter(stock__gt=0).exists()
+        )
         today = clock.now().date()
     client = _client_as(world_client, shop, account)
 
     # product page: standard and fastest dates follow the zone; One-Day is refused in the remote one
-    assert client.post("/deliver-to", {"address": local.public_id, "next": f"/dp/{product.asin}"})["Location"] == f"/dp/{product.asin}"
+    assert (
+        client.post("/deliver-to", {"address": local.public_id, "next": f"/dp/{product.asin}"})["Location"]
+        == f"/dp/{product.asin}"
+    )
     page = client.get(f"/dp/{product.asin}").content
     assert _longdate(today + timedelta(days=product.standard_days)) in page and b"Fresno 93650" in page
     assert b"Local delivery zone" in page and b"One-Day Shipping is not available" not in page
@@ -99,7 +124,10 @@ def test_the_deliver_to_address_changes_the_product_page_cart_checkout_and_order
     assert _longdate(today + timedelta(days=days + 4)) in delivery and b'id="speed-nextday"' not in delivery
     before = state_hash(snapshot(shop))
     refused = client.post("/checkout/delivery", {"speed": "nextday"})
-    assert refused.status_code == 400 and b"One-Day Shipping is not available to MT (Remote delivery zone)" in refused.content
+    assert (
+        refused.status_code == 400
+        and b"One-Day Shipping is not available to MT (Remote delivery zone)" in refused.content
+    )
     assert state_hash(snapshot(shop)) == before
     assert client.post("/checkout/delivery", {"speed": "standard"})["Location"] == "/checkout/payment"
     client.post("/checkout/payment", {"card": key["card"]})
@@ -107,8 +135,11 @@ def test_the_deliver_to_address_changes_the_product_page_cart_checkout_and_order
     with bound_world(shop):
         order = Order.objects.get(public_id=placed["Location"].rsplit("/", 1)[1])
         assert order.ship_state == "MT" and order.delivery_date == today + timedelta(days=days + 4)
-        assert all(i.delivery_date == today + timedelta(days=i.variant.product.standard_days + 4)
-                   or i.delivery_date == order.delivery_date for i in order.items.all())
+        assert all(
+            i.delivery_date == today + timedelta(days=i.variant.product.standard_days + 4)
+            or i.delivery_date == order.delivery_date
+            for i in order.items.all()
+        )
     # choosing the address at checkout made it the Deliver-to one
     assert b"Helena 59601" in client.get("/").content
 
@@ -124,16 +155,29 @@ def test_the_order_service_refuses_a_speed_the_zone_does_not_serve(shop):
         _, remote = _two_addresses(account)
         before = state_hash(snapshot(shop))
         with pytest.raises(ValidationError, match="One-Day Shipping is not available to MT"):
-            services.order_place(account=account, address=remote, speed="nextday", card=account.cards.get(public_id=key["card"]),
-                                 codes=[], use_gift=False)
+            services.order_place(
+                account=account,
+                address=remote,
+                speed="nextday",
+                card=account.cards.get(public_id=key["card"]),
+                codes=[],
+                use_gift=False,
+            )
     assert state_hash(snapshot(shop)) == before
 
 
 def test_deliver_to_input_is_validated(shop, world_client):
     with bound_world(shop):
         account = Account.objects.filter(role="customer").order_by("public_id").first()
-        legacy = Address.objects.create(public_id=account.public_id * 10 + 9, account=account, full_name=account.name,
-                                        line1="9 Old Rd", city="Springfield", state="", zip_code="")
+        legacy = Address.objects.create(
+            public_id=account.public_id * 10 + 9,
+            account=account,
+            full_name=account.name,
+            line1="9 Old Rd",
+            city="Springfield",
+            state="",
+            zip_code="",
+        )
         other = Address.objects.exclude(account=account).first()
     visitor = world_client(shop, signed_in=False)
     bad = visitor.post("/deliver-to", {"state": "ZZ"})
@@ -152,8 +196,11 @@ def test_deliver_to_input_is_validated(shop, world_client):
     assert _longdate(today + timedelta(days=2)) in results and _longdate(today + timedelta(days=4)) not in results
 
     client = _client_as(world_client, shop, account)
-    for value, message in [("abc", b"Please choose one of your addresses."), (str(other.public_id), b"Please choose one of your addresses."),
-                           (str(legacy.public_id), b"This address has no state")]:
+    for value, message in [
+        ("abc", b"Please choose one of your addresses."),
+        (str(other.public_id), b"Please choose one of your addresses."),
+        (str(legacy.public_id), b"This address has no state"),
+    ]:
         refused = client.post("/deliver-to", {"address": value})
         assert refused.status_code == 400 and message in refused.content, value
     assert b"Deliver to" in client.get("/deliver-to").content
@@ -168,8 +215,13 @@ def test_a_seasonal_sale_is_shown_and_charged_and_ends_on_the_world_clock(shop, 
         sale = SeasonalSale.objects.get(code="winter-warm-up")
         assert sale.starts_at < now < sale.ends_at and sale.department == "clothing"
         assert not SeasonalSale.objects.filter(code="back-to-school", ends_at__gt=now).exists()
-        variant = next(v for v in Variant.objects.filter(product__department="clothing", stock__gt=2).select_related("product")
-                       .order_by("sku") if not selectors.deal_active(v.product))
+        variant = next(
+            v
+            for v in Variant.objects.filter(product__department="clothing", stock__gt=2)
+            .select_related("product")
+            .order_by("sku")
+            if not selectors.deal_active(v.product)
+        )
         sale_price = policies.seasonal_price(variant.price, sale.percent_off)
         assert selectors.variant_price(variant) == sale_price < variant.price
         key = P.ready_cart(shop)
@@ -212,7 +264,12 @@ def test_a_seasonal_sale_is_shown_and_charged_and_ends_on_the_world_clock(shop, 
 def test_an_upcoming_season_starts_on_the_world_clock(shop):
     with bound_world(shop):
         sale = SeasonalSale.objects.get(code="holiday-toys")
-        variant = Variant.objects.filter(product__department="toys", product__deal_price=None).select_related("product").order_by("sku").first()
+        variant = (
+            Variant.objects.filter(product__department="toys", product__deal_price=None)
+            .select_related("product")
+            .order_by("sku")
+            .first()
+        )
         assert selectors.variant_price(variant) == variant.price
         wait = (sale.starts_at - clock.now()).total_seconds() + 60
     world_clock_advance(world=shop, seconds=wait)

@@ -1,5 +1,6 @@
 """Shared by the screenshot command, the render benchmark and browser tests: the engine's
 replica server and Chromium flags, and a browser context carrying an agent's session."""
+
 from contextlib import contextmanager
 
 from django.conf import settings
@@ -26,7 +27,9 @@ def signed_in_context(browser, world, port: int, session_key: str, *, viewport=(
     loop in this thread, inside which Django refuses ORM calls.
     """
     context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, device_scale_factor=1)
-    context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": session_key, "url": world_origin(world, port)}])
+    context.add_cookies(
+        [{"name": settings.SESSION_COOKIE_NAME, "value": session_key, "url": world_origin(world, port)}]
+    )
     return context
 
 

@@ -5,23 +5,27 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('supportdesk', '0002_domain'),
-        ('worlds', '0002_faultstate_faultevent_faultprogress'),
+        ("supportdesk", "0002_domain"),
+        ("worlds", "0002_faultstate_faultevent_faultprogress"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='SignInFailure',
+            name="SignInFailure",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('email', models.CharField(help_text='As typed, lower-cased.', max_length=254)),
-                ('at', models.DateTimeField(help_text='The world clock when it happened.')),
-                ('world', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='+', to='worlds.world')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("email", models.CharField(help_text="As typed, lower-cased.", max_length=254)),
+                ("at", models.DateTimeField(help_text="The world clock when it happened.")),
+                (
+                    "world",
+                    models.ForeignKey(
+                        db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name="+", to="worlds.world"
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['world', 'email', 'at'], name='sd_signin_failure')],
+                "indexes": [models.Index(fields=["world", "email", "at"], name="sd_signin_failure")],
             },
         ),
     ]

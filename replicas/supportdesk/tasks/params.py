@@ -9,6 +9,7 @@ bound, picks the first suitable record in public-id order (or, given an episode'
 suitable one: replicas.worlds.seeding.candidates) and raises NoCandidate when the world has none, so a
 task on another seed either finds its own records or fails loudly at load time.
 """
+
 import re
 from datetime import timedelta
 from decimal import Decimal
@@ -166,8 +167,11 @@ def duplicate_charge(world, seed=None, rng=None) -> dict:
         if pair and _refundable_by(agent, pair[2], pair[2].amount):
             order, original, duplicate = pair
             return {
-                **_signin(agent), "ticket": ticket.public_id, "customer": ticket.requester.name,
-                **_payment_keys(order, duplicate), "original": original.public_id,
+                **_signin(agent),
+                "ticket": ticket.public_id,
+                "customer": ticket.requester.name,
+                **_payment_keys(order, duplicate),
+                "original": original.public_id,
             }
     raise NoCandidate("no unsolved duplicate-charge ticket within the agent's refund limit")
 
@@ -183,11 +187,16 @@ def duplicate_charge_over_limit(world, seed=None, rng=None) -> dict:
             if limit is None:
                 continue
             return {
-                **_signin(agent), "ticket": ticket.public_id, "customer": ticket.requester.name,
-                **_payment_keys(order, duplicate), "original": original.public_id,
-                "limit": _money(limit), "limit_display": policies.money(limit, duplicate.currency),
+                **_signin(agent),
+                "ticket": ticket.public_id,
+                "customer": ticket.requester.name,
+                **_payment_keys(order, duplicate),
+                "original": original.public_id,
+                "limit": _money(limit),
+                "limit_display": policies.money(limit, duplicate.currency),
                 "below_limit": _money(min(limit, duplicate.amount - policies.CENT)),
-                "tier2": _group(BILLING).public_id, "tier2_name": BILLING,
+                "tier2": _group(BILLING).public_id,
+                "tier2_name": BILLING,
             }
     raise NoCandidate("no unsolved duplicate-charge ticket above the agent's refund limit")
 
@@ -210,10 +219,14 @@ def missing_item(world, seed=None, rng=None) -> dict:
         if other is None:
             continue
         return {
-            **_signin(agent), "ticket": ticket.public_id, "customer": ticket.requester.name,
+            **_signin(agent),
+            "ticket": ticket.public_id,
+            "customer": ticket.requester.name,
             **_payment_keys(order, payment),
             "other_price": _money(other.unit_price),
-            "item": line.name, "amount": _money(price), "amount_display": policies.money(price, payment.currency),
+            "item": line.name,
+            "amount": _money(price),
+            "amount_display": policies.money(price, payment.currency),
             "order_total": _money(order.total),
         }
     raise NoCandidate("no unsolved missing-item ticket with a refundable single payment")
@@ -240,15 +253,20 @@ def damaged_with_tier(world, seed=None, rng=None) -> dict:
         payment = payments[0]
         if payment.amount > base[payment.currency] and _refundable_by(agent, payment, payment.amount):
             return {
-                **_signin(agent), "ticket": ticket.public_id, "customer": ticket.requester.name,
-                "tier": ticket.requester.get_loyalty_tier_display(), **_payment_keys(order, payment),
+                **_signin(agent),
+                "ticket": ticket.public_id,
+                "customer": ticket.requester.name,
+                "tier": ticket.requester.get_loyalty_tier_display(),
+                **_payment_keys(order, payment),
                 "tier2": _group(BILLING).public_id,
             }
     raise NoCandidate("no damaged-item refund that the loyalty tier brings within the limit")
 
 
 def _prorated(payment: Payment, at) -> Decimal:
-    return policies.prorated_amount(price=payment.amount, period_start=payment.period_start, period_end=payment.period_end, at=at)
+    return policies.prorated_amount(
+        price=payment.amount, period_start=payment.period_start, period_end=payment.period_end, at=at
+    )
 
 
 def prorated_cancellation(world, seed=None, rng=None) -> dict:
@@ -267,26 +285,34 @@ def prorated_cancellation(world, seed=None, rng=None) -> dict:
 
         amount = _prorated(payment, now)
         # whole days left must not tick over while the episode runs, or the key would be wrong
-        if amount <= 0 or _prorated(payment, now + EPISODE_SPAN) != amount or not _refundable_by(agent, payment, amount):
+        if (
+            amount <= 0
+            or _prorated(payment, now + EPISODE_SPAN) != amount
+            or not _refundable_by(agent, payment, amount)
+        ):
             continue
         days_left = (payment.period_end - now).days
         period_days = (payment.period_end - payment.period_start).days
         # what counting the current day as unused too would give: a plausible hand calculation
         wrong = (payment.amount * (days_left + 1) / period_days).quantize(policies.CENT)
         return {
-            **_signin(agent), "ticket": ticket.public_id, "customer": ticket.requester.name,
-            "subscription": sub.public_id, "payment": payment.public_id, "currency": payment.currency,
-            "price": _money(payment.amount), "amount": _money(amount),
+            **_signin(agent),
+            "ticket": ticket.public_id,
+            "customer": ticket.requester.name,
+            "subscription": sub.public_id,
+            "payment": payment.public_id,
+            "currency": payment.currency,
+            "price": _money(payment.amount),
+            "amount": _money(amount),
             "amount_display": policies.money(amount, payment.currency),
-            "days_left": days_left, "period_days": period_days, "wrong_amount": _money(wrong),
+            "days_left": days_left,
+            "period_days": period_days,
+            "wrong_amount": _money(wrong),
         }
     raise NoCandidate("no unsolved cancellation ticket with a refundable prorated amount")
 
 
 # --- routing and properties ------------------------------------------------------------------------
-
-
-
 
 
 def refund_request_tags(world, seed=None, rng=None) -> dict:
@@ -295,8 +321,11 @@ def refund_request_tags(world, seed=None, rng=None) -> dict:
     for ticket in candidates(_tagged("refund"), rng):
         if "missing_item" not in ticket.tags and "needs_photo" not in ticket.tags:
             return {
-                **_signin(agent), "ticket": ticket.public_id, "tags_before": list(ticket.tags),
-                "tags_after": [*ticket.tags, "needs_photo"], "tags_after_text": " ".join([*ticket.tags, "needs_photo"]),
+                **_signin(agent),
+                "ticket": ticket.public_id,
+                "tags_before": list(ticket.tags),
+                "tags_after": [*ticket.tags, "needs_photo"],
+                "tags_after_text": " ".join([*ticket.tags, "needs_photo"]),
                 "customer": ticket.requester.name,
             }
     raise NoCandidate("no unsolved refund request to tag")
@@ -311,8 +340,12 @@ def merge_duplicates(world, seed=None) -> dict:
         if key in seen:
             older = seen[key]
             return {
-                **_signin(agent), "target": older.public_id, "source": ticket.public_id,
-                "customer": ticket.requester.name, "subject": ticket.subject, "target_status": older.status,
+                **_signin(agent),
+                "target": older.public_id,
+                "source": ticket.public_id,
+                "customer": ticket.requester.name,
+                "subject": ticket.subject,
+                "target_status": older.status,
             }
         seen[key] = ticket
     raise NoCandidate("no requester with two open tickets on one subject")
@@ -330,10 +363,16 @@ def bulk_solve_plans(world, seed=None) -> dict:
             raise NoCandidate(f"#{t.public_id} cannot be solved by {agent.name} (not in {t.group.name})")
     keys = {f"ticket_{i}": t.public_id for i, t in enumerate(tickets, start=1)}
     # a ticket the agent could solve too but must not: the first unsolved one not about plans
-    other = next(t for t in _unsolved() if "plans" not in t.tags and (t.assignee_id is not None or t.group_id in groups))
+    other = next(
+        t for t in _unsolved() if "plans" not in t.tags and (t.assignee_id is not None or t.group_id in groups)
+    )
     return {
-        **_signin(agent), "tickets": [str(t.public_id) for t in tickets], "numbers": [t.public_id for t in tickets],
-        "count": len(tickets), "other": other.public_id, **keys,
+        **_signin(agent),
+        "tickets": [str(t.public_id) for t in tickets],
+        "numbers": [t.public_id for t in tickets],
+        "count": len(tickets),
+        "other": other.public_id,
+        **keys,
     }
 
 
@@ -344,8 +383,12 @@ def reply_channels(world, seed=None, rng=None) -> dict:
         order = ticket_order(ticket)
         if order is not None:
             return {
-                **_signin(agent), "ticket": ticket.public_id, "order": order.public_id, "customer": ticket.requester.name,
-                "first_name": ticket.requester.first_name, "status_before": ticket.status,
+                **_signin(agent),
+                "ticket": ticket.public_id,
+                "order": order.public_id,
+                "customer": ticket.requester.name,
+                "first_name": ticket.requester.first_name,
+                "status_before": ticket.status,
             }
     raise NoCandidate("no unsolved invoice ticket")
 
@@ -361,13 +404,13 @@ def wismo_macro(world, seed=None, rng=None) -> dict:
         if ticket.group_id is not None and ticket.group_id not in groups:
             continue
         return {
-            **_signin(agent), "ticket": ticket.public_id, "order": order.public_id, "first_name": ticket.requester.first_name,
+            **_signin(agent),
+            "ticket": ticket.public_id,
+            "order": order.public_id,
+            "first_name": ticket.requester.first_name,
             "agent_first_name": agent.first_name,
         }
     raise NoCandidate("no where-is-my-order ticket with an empty order number")
-
-
-
 
 
 # --- finding answers ------------------------------------------------------------------------------
@@ -380,9 +423,14 @@ def order_total(world, seed=None, rng=None) -> dict:
         order = ticket_order(ticket)
         if order is not None and order.tax > 0 and order.shipping > 0:
             return {
-                **_signin(agent), "ticket": ticket.public_id, "order": order.public_id, "customer": ticket.requester.name,
-                "total": _money(order.total), "currency": order.currency,
-                "total_display": policies.money(order.total, order.currency), "subtotal": _money(order.subtotal),
+                **_signin(agent),
+                "ticket": ticket.public_id,
+                "order": order.public_id,
+                "customer": ticket.requester.name,
+                "total": _money(order.total),
+                "currency": order.currency,
+                "total_display": policies.money(order.total, order.currency),
+                "subtotal": _money(order.subtotal),
                 "subtotal_display": policies.money(order.subtotal, order.currency),
             }
     raise NoCandidate("no ticket about an order with shipping and tax")
@@ -392,12 +440,18 @@ def refunded_so_far(world, seed=None, rng=None) -> dict:
     """A partially refunded order of a customer who has a ticket: how much has been refunded on it."""
     agent = desk_agent()
     for ticket in candidates(Ticket.objects.filter(merged_into__isnull=True).order_by("public_id"), rng):
-        for order in candidates(ticket.requester.orders.filter(status=Order.Status.PARTIALLY_REFUNDED).order_by("public_id"), rng):
+        for order in candidates(
+            ticket.requester.orders.filter(status=Order.Status.PARTIALLY_REFUNDED).order_by("public_id"), rng
+        ):
             refunded = sum((selectors.refunded_total(p) for p in _succeeded(order)), Decimal(0))
             if 0 < refunded < order.total:
                 return {
-                    **_signin(agent), "ticket": ticket.public_id, "customer": ticket.requester.name, "order": order.public_id,
-                    "refunded": _money(refunded), "currency": order.currency,
+                    **_signin(agent),
+                    "ticket": ticket.public_id,
+                    "customer": ticket.requester.name,
+                    "order": order.public_id,
+                    "refunded": _money(refunded),
+                    "currency": order.currency,
                     "refunded_display": policies.money(refunded, order.currency),
                     "left_display": policies.money(order.total - refunded, order.currency),
                 }
@@ -412,9 +466,13 @@ def renewal_date(world, seed=None, rng=None) -> dict:
         if len(subs) == 1:
             sub = subs[0]
             return {
-                **_signin(agent), "ticket": ticket.public_id, "customer": ticket.requester.name,
-                "subscription": sub.public_id, "renews": sub.current_period_end.date().isoformat(),
-                "plan": sub.get_plan_display(), "period_start": sub.current_period_start.date().isoformat(),
+                **_signin(agent),
+                "ticket": ticket.public_id,
+                "customer": ticket.requester.name,
+                "subscription": sub.public_id,
+                "renews": sub.current_period_end.date().isoformat(),
+                "plan": sub.get_plan_display(),
+                "period_start": sub.current_period_start.date().isoformat(),
             }
     raise NoCandidate("no unsolved subscription ticket of a customer with one active subscription")
 
@@ -443,14 +501,20 @@ def _account_ticket(tag: str, *, verifiable: bool, need=None, rng=None) -> tuple
         if need is not None and not need(customer):
             continue
         return ticket, last4
-    raise NoCandidate(f"no unsolved {tag} ticket whose requester gave {'matching' if verifiable else 'wrong'} card digits")
+    raise NoCandidate(
+        f"no unsolved {tag} ticket whose requester gave {'matching' if verifiable else 'wrong'} card digits"
+    )
 
 
 def _account_keys(ticket: Ticket, last4: str) -> dict:
     customer = ticket.requester
     return {
-        **_signin(desk_agent()), "ticket": ticket.public_id, "customer": customer.name, "customer_id": customer.public_id,
-        "customer_email": customer.email, "last4": last4,
+        **_signin(desk_agent()),
+        "ticket": ticket.public_id,
+        "customer": customer.name,
+        "customer_id": customer.public_id,
+        "customer_email": customer.email,
+        "last4": last4,
     }
 
 
@@ -491,4 +555,3 @@ def reset_unverifiable(world, seed=None, rng=None) -> dict:
         keys.update(card_on_file=cards[0], tag=tag, reset_button=RESET_BUTTONS[tag])
         return keys
     raise NoCandidate("no account ticket with unverifiable card digits")
-

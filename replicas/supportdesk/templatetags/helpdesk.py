@@ -1,4 +1,5 @@
 """Template helpers of the agent workspace: inline icons, status badges, avatars, sort links."""
+
 import hashlib
 
 from django import template
@@ -53,17 +54,30 @@ def icon(name, size=16, label=""):
     return format_html(
         '<svg class="icon icon--{}" width="{}" height="{}" viewBox="0 0 16 16" fill="none" stroke="currentColor" '
         'stroke-width="1.3" stroke-linecap="round" stroke-linejoin="round" focusable="false" {}>{}</svg>',
-        name, size, size, aria, mark_safe(paths),  # noqa: S308 - constant markup from _PATHS
+        name,
+        size,
+        size,
+        aria,
+        mark_safe(paths),  # noqa: S308 - constant markup from _PATHS
     )
 
 
-STATUS_LABELS = {"new": "New", "open": "Open", "pending": "Pending", "hold": "On-hold", "solved": "Solved", "closed": "Closed"}
+STATUS_LABELS = {
+    "new": "New",
+    "open": "Open",
+    "pending": "Pending",
+    "hold": "On-hold",
+    "solved": "Solved",
+    "closed": "Closed",
+}
 
 
 @register.simple_tag
 def status_badge(status, short=False):
     label = STATUS_LABELS.get(status, status)
-    return format_html('<span class="status status--{}" title="{}">{}</span>', status, label, label[0] if short else label)
+    return format_html(
+        '<span class="status status--{}" title="{}">{}</span>', status, label, label[0] if short else label
+    )
 
 
 _AVATAR_COLOURS = ["#1f73b7", "#038153", "#c72a1c", "#ad5918", "#6a27b8", "#037f52", "#0b3b29", "#d42054", "#2f3941"]
@@ -80,7 +94,11 @@ def avatar(user, size="sm"):
     colour = _AVATAR_COLOURS[digest[0] % len(_AVATAR_COLOURS)]
     shape = " avatar--agent" if getattr(user, "is_agent", False) else ""
     return format_html(
-        '<span class="avatar avatar--{}{}" style="background:{}" aria-hidden="true">{}</span>', size, shape, colour, initials
+        '<span class="avatar avatar--{}{}" style="background:{}" aria-hidden="true">{}</span>',
+        size,
+        shape,
+        colour,
+        initials,
     )
 
 

@@ -2,8 +2,11 @@
 platform's authoring test (tests/frontend/test_authoring_browser.py), which covers every installed replica."""
 
 RECIPE = {
-    "title": "Count the comments of an open ticket", "record": "ticket", "table": "supportdesk.ticket",
-    "where": '{"status": {"in": ["new", "open"]}}', "answer": "comments",
+    "title": "Count the comments of an open ticket",
+    "record": "ticket",
+    "table": "supportdesk.ticket",
+    "where": '{"status": {"in": ["new", "open"]}}',
+    "answer": "comments",
     "aggregate": ("count", "supportdesk.comment", None, '{"ticket": "{ticket}"}'),
     "instruction": "How many comments does ticket #{ticket} have? Reply with the number only.",
     "start_page": "/agent/tickets/{ticket}",

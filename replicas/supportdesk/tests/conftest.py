@@ -1,5 +1,6 @@
 """Fixtures of the support desk's tests: support desk worlds by default, the seed-7 "small"
 template built once per module (tests/templates.py), production's security settings for browser tests."""
+
 import pytest
 
 from tests.templates import module_template

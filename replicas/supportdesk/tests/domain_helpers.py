@@ -1,4 +1,5 @@
 """Helpers of the domain tests: agents, customers with payments, and the "nothing changed" check."""
+
 from contextlib import contextmanager
 from datetime import timedelta
 from decimal import Decimal
@@ -21,16 +22,15 @@ def unchanged():
 def front_line_agent() -> User:
     """An agent outside Tier 2 Billing (so the agent refund limit applies)."""
     billing = Group.objects.get(name="Tier 2 Billing")
-    return (
-        User.objects.filter(role=User.Role.AGENT)
-        .exclude(memberships__group=billing)
-        .order_by("public_id")
-        .first()
-    )
+    return User.objects.filter(role=User.Role.AGENT).exclude(memberships__group=billing).order_by("public_id").first()
 
 
 def tier2_agent() -> User:
-    return User.objects.filter(role=User.Role.AGENT, memberships__group__name="Tier 2 Billing").order_by("public_id").first()
+    return (
+        User.objects.filter(role=User.Role.AGENT, memberships__group__name="Tier 2 Billing")
+        .order_by("public_id")
+        .first()
+    )
 
 
 def customer(n: int = 0, tier: str = "") -> User:
@@ -46,20 +46,37 @@ def paid_order(owner: User, amount: str, currency: str = "USD", *, days_ago: int
     """An order of `owner` paid with one card charge of `amount`."""
     at = clock.now() - timedelta(days=days_ago)
     order = Order.objects.create(
-        public_id=f"ORD-{number}", customer=owner, status="fulfilled", currency=currency,
-        subtotal=Decimal(amount), total=Decimal(amount), placed_at=at, fulfilled_at=at,
+        public_id=f"ORD-{number}",
+        customer=owner,
+        status="fulfilled",
+        currency=currency,
+        subtotal=Decimal(amount),
+        total=Decimal(amount),
+        placed_at=at,
+        fulfilled_at=at,
     )
     return Payment.objects.create(
-        public_id=f"ch_test{number}", customer=owner, order=order, amount=Decimal(amount), currency=currency,
-        card_brand="Visa", card_last4="4242", captured_at=at,
+        public_id=f"ch_test{number}",
+        customer=owner,
+        order=order,
+        amount=Decimal(amount),
+        currency=currency,
+        card_brand="Visa",
+        card_last4="4242",
+        captured_at=at,
     )
 
 
 def ticket_of(requester: User, number: int = 99901) -> Ticket:
     now = clock.now()
     return Ticket.objects.create(
-        public_id=number, subject="Refund please", status="open", requester=requester, submitter=requester,
-        created_at=now, updated_at=now,
+        public_id=number,
+        subject="Refund please",
+        status="open",
+        requester=requester,
+        submitter=requester,
+        created_at=now,
+        updated_at=now,
     )
 
 

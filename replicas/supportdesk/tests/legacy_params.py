@@ -1,6 +1,7 @@
 """The support desk's params functions as they were before their tasks became declarative templates
 (replicas/supportdesk/tasks/*.json), kept verbatim as the reference that test_declarative_params.py
 checks the templates against. Not used by any task."""
+
 from replicas.supportdesk.tasks.params import (
     BILLING,
     SECURITY,
@@ -23,8 +24,11 @@ def escalate_premium(world) -> dict:
         if ticket.priority in ("high", "urgent"):
             continue
         return {
-            **_signin(agent), "ticket": ticket.public_id, "customer": ticket.requester.name,
-            "tier": ticket.requester.get_loyalty_tier_display(), "tier2": tier2.public_id,
+            **_signin(agent),
+            "ticket": ticket.public_id,
+            "customer": ticket.requester.name,
+            "tier": ticket.requester.get_loyalty_tier_display(),
+            "tier2": tier2.public_id,
             "priority_before": ticket.priority,
         }
     raise NoCandidate("no premium customer's billing ticket to escalate")
@@ -37,8 +41,12 @@ def reassign_security(world) -> dict:
     for ticket in _unsolved(assignee__isnull=True).exclude(group=security):
         if "account" in ticket.tags:
             return {
-                **_signin(agent), "ticket": ticket.public_id, "group": security.public_id, "group_name": security.name,
-                "group_before": ticket.group.public_id if ticket.group_id else None, "status_before": ticket.status,
+                **_signin(agent),
+                "ticket": ticket.public_id,
+                "group": security.public_id,
+                "group_name": security.name,
+                "group_before": ticket.group.public_id if ticket.group_id else None,
+                "status_before": ticket.status,
             }
     raise NoCandidate("no unassigned account ticket outside Accounts & Security")
 
@@ -49,7 +57,10 @@ def bug_ticket(world) -> dict:
     for ticket in _tagged("bug"):
         if ticket.priority != "urgent" and ticket.type != "problem" and ticket.status != "new":
             return {
-                **_signin(agent), "ticket": ticket.public_id, "priority_before": ticket.priority, "type_before": ticket.type,
+                **_signin(agent),
+                "ticket": ticket.public_id,
+                "priority_before": ticket.priority,
+                "type_before": ticket.type,
                 "status_before": ticket.status,
             }
     raise NoCandidate("no unsolved bug report to triage")

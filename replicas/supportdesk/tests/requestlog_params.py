@@ -1,4 +1,5 @@
 """Params of the request-log test tasks (requestlog_tasks/), computed on the template world."""
+
 from replicas.supportdesk.models import Ticket
 
 

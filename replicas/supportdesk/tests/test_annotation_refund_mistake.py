@@ -2,6 +2,7 @@
 support-desk ticket by hand; the replay fails verification, and the DPO export offers the mistaken step as the
 rejected side against a verified success (the oracle's) of the same task and seed. The annotation flow's own
 tests, on the testbed, are in tests/annotation/; this one is about the desk's refund task."""
+
 import json
 from urllib.parse import urlsplit
 
@@ -55,7 +56,9 @@ def billing_loaded(world):
     try:
         app.and_(world.locator("[data-billing-state=loaded], [data-billing-state=error]")).wait_for()
     except PlaywrightTimeout:
-        raise AssertionError(f"the orders did not load; the billing app is {app.get_attribute('data-billing-state')!r}") from None
+        raise AssertionError(
+            f"the orders did not load; the billing app is {app.get_attribute('data-billing-state')!r}"
+        ) from None
     if app.get_attribute("data-billing-state") == "error":
         raise AssertionError(f"the billing app failed to load the orders: {app.inner_text()!r}")
 
@@ -109,7 +112,12 @@ def record_wrong_refund(page, base, item) -> Recording:
 
 
 def test_a_refund_on_the_wrong_payment_fails_verification_and_is_dpo_rejected_against_the_oracle(
-        live_server, people, refund_item, context, tmp_path):  # noqa: F811
+    live_server,
+    people,  # noqa: F811 - the fixture imported above
+    refund_item,
+    context,
+    tmp_path,
+):
     item = refund_item
     p = item.params
     assert p["original"] != p["payment"]
@@ -117,7 +125,16 @@ def test_a_refund_on_the_wrong_payment_fails_verification_and_is_dpo_rejected_ag
     recording = record_wrong_refund(annie, live_server.url, item)
     mistake = list(recording.steps.order_by("index").values_list("action", flat=True))
     assert [a.split("(")[0] for a in mistake] == [
-        "fill", "fill", "click", "click", "click", "select_option", "click", "click", "click"]
+        "fill",
+        "fill",
+        "click",
+        "click",
+        "click",
+        "select_option",
+        "click",
+        "click",
+        "click",
+    ]
     assert mistake[5].endswith('"Duplicate charge")')
 
     # the worker replays it in a fresh world of the same task and seed: it plays through, and the verifier fails it
@@ -131,7 +148,10 @@ def test_a_refund_on_the_wrong_payment_fails_verification_and_is_dpo_rejected_ag
     assert [s.action for s in replay.steps.order_by("index")] == mistake
     assert not any(s.error for s in replay.steps.all())
     failed = {a["name"] for a in replay.verdict["assertions"] if not a["passed"]}
-    assert {"the original payment is not refunded", "the duplicate payment is refunded in full as a duplicate charge"} <= failed
+    assert {
+        "the original payment is not refunded",
+        "the duplicate payment is refunded in full as a duplicate charge",
+    } <= failed
 
     # a verified success of the same task and seed: the oracle's
     oracle = episode_create(task=item.task, agent="oracle", seed=item.world_seed, status=Episode.Status.RUNNING)

@@ -1,4 +1,5 @@
 """The internal billing API: the signed-in agent's session, CSRF on writes, JSON refusals that change nothing."""
+
 import json
 
 import pytest
@@ -60,10 +61,20 @@ def test_orders_list_nests_payments_with_refunds_and_what_is_still_refundable(wo
 
 def test_a_refund_posted_within_policy_is_created(world, setup):
     c = client_for(world, setup["agent"])
-    r = post_refund(c, setup["payment"], kind="partial", amount="120.00", reason="damaged", ticket=setup["ticket"], note="cracked lid")
+    r = post_refund(
+        c,
+        setup["payment"],
+        kind="partial",
+        amount="120.00",
+        reason="damaged",
+        ticket=setup["ticket"],
+        note="cracked lid",
+    )
     assert r.status_code == 201, r.content
     body = r.json()
-    assert body["id"].startswith("re_") and body["amount"] == "120.00" and body["payment_after"]["refundable"] == "330.00"
+    assert (
+        body["id"].startswith("re_") and body["amount"] == "120.00" and body["payment_after"]["refundable"] == "330.00"
+    )
     with bound_world(world):
         refund = Refund.objects.get(public_id=body["id"])
         assert refund.agent == setup["agent"] and refund.ticket.public_id == setup["ticket"]
@@ -71,19 +82,32 @@ def test_a_refund_posted_within_policy_is_created(world, setup):
 
 
 def test_full_refund_without_amount_refunds_what_remains(world, setup):
-    r = post_refund(client_for(world, setup["agent"]), setup["small"], kind="full", reason="duplicate", ticket=setup["ticket"])
+    r = post_refund(
+        client_for(world, setup["agent"]), setup["small"], kind="full", reason="duplicate", ticket=setup["ticket"]
+    )
     assert r.status_code == 201 and r.json()["amount"] == "60.00" and r.json()["currency"] == "EUR"
 
 
-@pytest.mark.parametrize("body, status, message", [
-    ({"kind": "partial", "amount": "250.00", "reason": "damaged"}, 422, "above your refund limit of $200.00: escalate the ticket to Tier 2 Billing"),
-    ({"kind": "partial", "amount": "-10", "reason": "damaged"}, 422, "must be greater than zero"),
-    ({"kind": "partial", "amount": "451.00", "reason": "damaged"}, 422, "more than can still be refunded"),
-    ({"kind": "partial", "amount": "10.00", "reason": "damaged", "currency": "GBP"}, 422, "payment's currency (USD), not GBP"),
-    ({"kind": "partial", "reason": "damaged"}, 400, "amount: Enter the amount of a partial refund."),
-    ({"kind": "store_credit", "amount": "10", "reason": "damaged"}, 400, "kind:"),
-    ({"kind": "partial", "amount": "10"}, 400, "reason: This field is required."),
-])
+@pytest.mark.parametrize(
+    "body, status, message",
+    [
+        (
+            {"kind": "partial", "amount": "250.00", "reason": "damaged"},
+            422,
+            "above your refund limit of $200.00: escalate the ticket to Tier 2 Billing",
+        ),
+        ({"kind": "partial", "amount": "-10", "reason": "damaged"}, 422, "must be greater than zero"),
+        ({"kind": "partial", "amount": "451.00", "reason": "damaged"}, 422, "more than can still be refunded"),
+        (
+            {"kind": "partial", "amount": "10.00", "reason": "damaged", "currency": "GBP"},
+            422,
+            "payment's currency (USD), not GBP",
+        ),
+        ({"kind": "partial", "reason": "damaged"}, 400, "amount: Enter the amount of a partial refund."),
+        ({"kind": "store_credit", "amount": "10", "reason": "damaged"}, 400, "kind:"),
+        ({"kind": "partial", "amount": "10"}, 400, "reason: This field is required."),
+    ],
+)
 def test_refusals_are_4xx_json_with_the_reason_and_change_nothing(world, setup, body, status, message):
     before = world_hash(world)
     r = post_refund(client_for(world, setup["agent"]), setup["payment"], ticket=setup["ticket"], **body)
@@ -94,7 +118,13 @@ def test_refusals_are_4xx_json_with_the_reason_and_change_nothing(world, setup, 
 
 def test_a_refund_on_another_customers_order_is_refused_through_the_endpoint(world, setup):
     before = world_hash(world)
-    r = post_refund(client_for(world, setup["agent"]), setup["stranger_payment"], kind="full", reason="damaged", ticket=setup["ticket"])
+    r = post_refund(
+        client_for(world, setup["agent"]),
+        setup["stranger_payment"],
+        kind="full",
+        reason="damaged",
+        ticket=setup["ticket"],
+    )
     assert r.status_code == 422
     assert r.json()["error"] == {
         "code": "not_requesters_payment",
@@ -132,8 +162,12 @@ def test_writes_need_the_sessions_csrf_token(world, setup):
     assert world_hash(world) == before
     token = "a" * 32
     c.cookies[settings.CSRF_COOKIE_NAME] = token
-    r = c.post(f"/api/v2/billing/payments/{setup['small']}/refunds", data=json.dumps({"kind": "full", "reason": "duplicate", "ticket": setup["ticket"]}),
-               content_type="application/json", HTTP_X_CSRFTOKEN=token)
+    r = c.post(
+        f"/api/v2/billing/payments/{setup['small']}/refunds",
+        data=json.dumps({"kind": "full", "reason": "duplicate", "ticket": setup["ticket"]}),
+        content_type="application/json",
+        HTTP_X_CSRFTOKEN=token,
+    )
     assert r.status_code == 201, r.content
 
 
@@ -147,6 +181,12 @@ def test_quote_tells_the_form_the_agents_limit_and_what_remains(world, setup):
     r = client_for(world, setup["agent"]).get(f"/api/v2/billing/payments/{setup['payment']}/quote")
     assert r.status_code == 200
     q = r.json()
-    assert (q["remaining"], q["limit"], q["currency"], q["within_window"], q["escalated"]) == ("450.00", "200.00", "USD", True, False)
+    assert (q["remaining"], q["limit"], q["currency"], q["within_window"], q["escalated"]) == (
+        "450.00",
+        "200.00",
+        "USD",
+        True,
+        False,
+    )
     with bound_world(world):
         assert Payment.objects.get(public_id=setup["payment"]).amount == 450

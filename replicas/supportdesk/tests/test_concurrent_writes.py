@@ -1,4 +1,5 @@
 """Concurrent writes into one world: row ids and public ids stay unique, no request fails."""
+
 import threading
 
 import pytest
@@ -45,9 +46,17 @@ def test_sixteen_concurrent_ticket_creations_in_one_world_all_succeed_with_uniqu
         top = Ticket.objects.order_by("-public_id").first().public_id
         comments_before = Comment.objects.count()
 
-    statuses = _post_in_threads(world, WRITERS, lambda i: {
-        "requester": customer.email, "subject": f"Concurrent write {i}", "comment": f"Body {i}", "priority": "normal", "type": "",
-    })
+    statuses = _post_in_threads(
+        world,
+        WRITERS,
+        lambda i: {
+            "requester": customer.email,
+            "subject": f"Concurrent write {i}",
+            "comment": f"Body {i}",
+            "priority": "normal",
+            "type": "",
+        },
+    )
 
     assert statuses == [302] * WRITERS, statuses
     with bound_world(world):

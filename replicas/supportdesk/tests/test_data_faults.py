@@ -1,5 +1,6 @@
 """The support desk's data faults: applied at world creation (or, for stale_record, when
 triggered) by the desk's appliers in replicas/supportdesk/faults.py."""
+
 import re
 
 import pytest
@@ -27,10 +28,16 @@ def test_data_conflict_leaves_an_order_both_fulfilled_and_cancelled(make_world):
     assert (applied["event"], applied["at_request"], applied["detail"]["model"]) == ("applied", 0, "order")
     with bound_world(world):
         order = Order.objects.get(public_id=applied["detail"]["record"])
-        assert order.status == "cancelled" and order.fulfilled_at is not None and order.cancelled_at > order.fulfilled_at
-        assert applied["detail"]["tickets"] == sorted(Ticket.objects.filter(order_number=order.public_id).values_list("public_id", flat=True))
+        assert (
+            order.status == "cancelled" and order.fulfilled_at is not None and order.cancelled_at > order.fulfilled_at
+        )
+        assert applied["detail"]["tickets"] == sorted(
+            Ticket.objects.filter(order_number=order.public_id).values_list("public_id", flat=True)
+        )
     assert world.state_hash != world.template.state_hash  # the state at creation includes the fault
-    assert recovery_outcomes([applied]) == [{"index": 0, "fault": "data_conflict", "fired": False, "recovered": None, "counted": False}]
+    assert recovery_outcomes([applied]) == [
+        {"index": 0, "fault": "data_conflict", "fired": False, "recovered": None, "counted": False}
+    ]
 
 
 def test_data_faults_pick_the_same_records_in_every_world_of_a_seed(make_world):
@@ -50,7 +57,11 @@ def test_data_conflict_can_name_its_order(make_world):
 
 @pytest.mark.parametrize(
     "fmt, pattern",
-    [("us_short", r"\d\d/\d\d/\d\d \d\d:\d\d [AP]M"), ("dmy_dots", r"\d\d\.\d\d\.20\d\d \d\d:\d\d"), ("oracle", r"\d\d-[A-Z]{3}-\d\d \d\d\.\d\d")],
+    [
+        ("us_short", r"\d\d/\d\d/\d\d \d\d:\d\d [AP]M"),
+        ("dmy_dots", r"\d\d\.\d\d\.20\d\d \d\d:\d\d"),
+        ("oracle", r"\d\d-[A-Z]{3}-\d\d \d\d\.\d\d"),
+    ],
 )
 def test_legacy_format_writes_dates_in_the_old_format(make_world, fmt, pattern):
     world = make_world(faults=[{"name": "legacy_format", "params": {"format": fmt, "count": 3}}])
@@ -93,7 +104,9 @@ def test_stale_record_changes_its_ticket_on_the_refresh_and_not_before(make_worl
         assert after.assignee_id != before.assignee_id
         assert after.updated_at == world.clock
         assert Comment.objects.filter(ticket=after).count() == comments + 1
-        assert set(TicketEvent.objects.filter(ticket=after, created_at=world.clock).values_list("field", flat=True)) == {"status", "assignee"}
+        assert set(
+            TicketEvent.objects.filter(ticket=after, created_at=world.clock).values_list("field", flat=True)
+        ) == {"status", "assignee"}
     client.get(f"/agent/tickets/{number}")
     assert len(fault_events(world=world)) == 1  # once only
 
@@ -101,6 +114,8 @@ def test_stale_record_changes_its_ticket_on_the_refresh_and_not_before(make_worl
 def test_a_data_conflict_naming_a_missing_order_creates_no_world(make_world):
     make_world()  # the template exists: only the clone could be left behind
     before = World.objects.count()
-    with pytest.raises(FaultSpecError, match=r"faults\[0\]\.params: record: no suitable fulfilled order 'ORD-0' in this world"):
+    with pytest.raises(
+        FaultSpecError, match=r"faults\[0\]\.params: record: no suitable fulfilled order 'ORD-0' in this world"
+    ):
         make_world(faults=[{"name": "data_conflict", "params": {"record": "ORD-0"}}])
     assert World.objects.count() == before

@@ -2,6 +2,7 @@
 and on each task's seed and variant they give exactly the answer key of the Python params function the
 task named before: templates against the old functions (tests/legacy_params.py), pickers against
 params.py called directly, so converting the task files changed no answer key."""
+
 import json
 
 import pytest

@@ -1,4 +1,5 @@
 """The seed generator: deterministic, coherent stories, every messy layer in its variant."""
+
 from collections import Counter
 from datetime import timedelta
 
@@ -39,8 +40,13 @@ def layer_markers() -> dict[str, bool]:
         "duplicate_charges": dup_orders > dup_tickets,
         "cancelled_fulfilled": Order.objects.filter(status="cancelled", fulfilled_at__isnull=False).exists(),
         "legacy_dates": Ticket.objects.exclude(imported_date="").exists(),
-        "stale_customers": User.objects.filter(profile_updated_at__lt=clock.now() - timedelta(days=365), identities__verified=False).exists(),
-        "conflicting_policies": Article.objects.filter(labels__icontains='"refund-policy"', body__icontains="Agents may refund up to").count() > 1,
+        "stale_customers": User.objects.filter(
+            profile_updated_at__lt=clock.now() - timedelta(days=365), identities__verified=False
+        ).exists(),
+        "conflicting_policies": Article.objects.filter(
+            labels__icontains='"refund-policy"', body__icontains="Agents may refund up to"
+        ).count()
+        > 1,
         "near_duplicate_customers": any(n > 1 for n in names.values()),
     }
 
@@ -83,7 +89,9 @@ def test_the_default_variant_is_hundreds_of_tickets_over_all_channels_states_and
         assert set(Ticket.objects.values_list("channel", flat=True)) == set(Ticket.Channel.values)
         assert set(Ticket.objects.values_list("status", flat=True)) == set(Ticket.Status.values)
         assert set(Order.objects.values_list("currency", flat=True)) == {"USD", "EUR", "GBP", "CAD"}
-        assert {"fulfilled", "cancelled", "refunded", "partially_refunded"} <= set(Order.objects.values_list("status", flat=True))
+        assert {"fulfilled", "cancelled", "refunded", "partially_refunded"} <= set(
+            Order.objects.values_list("status", flat=True)
+        )
         assert set(User.objects.filter(role="end-user").values_list("loyalty_tier", flat=True)) == set(User.Tier.values)
         for order in Order.objects.all()[:50]:
             assert order.total == order.subtotal + order.shipping + order.tax
@@ -111,9 +119,18 @@ def test_ticket_stories_are_backed_by_the_data(in_world):
 def test_each_view_lists_exactly_the_tickets_its_conditions_match(in_world):
     admin = User.objects.filter(role="admin").get()
     views = selectors.views_for(admin)
-    assert [v.slug for v in views[:6]] == ["your-unsolved", "unassigned", "unsolved", "recently-updated", "pending", "recently-solved"]
+    assert [v.slug for v in views[:6]] == [
+        "your-unsolved",
+        "unassigned",
+        "unsolved",
+        "recently-updated",
+        "pending",
+        "recently-solved",
+    ]
     ctx = conditions.Context(agent=admin, now=clock.now())
-    tickets = list(Ticket.objects.filter(merged_into__isnull=True).select_related("requester", "assignee", "group", "organization"))
+    tickets = list(
+        Ticket.objects.filter(merged_into__isnull=True).select_related("requester", "assignee", "group", "organization")
+    )
     for view in views:
         listed = set(selectors.view_tickets(view).values_list("public_id", flat=True))
         assert listed == {t.public_id for t in tickets if conditions.matches(t, view.conditions, ctx)}, view.slug

@@ -1,4 +1,5 @@
 """SLA metrics follow the world clock: active, then breached; achieved by an agent's reply."""
+
 from datetime import timedelta
 
 import pytest
@@ -14,13 +15,20 @@ pytestmark = pytest.mark.django_db
 
 def new_ticket(tier="", priority="high") -> Ticket:
     requester = customer(3, tier=tier)
-    return services.ticket_create(requester=requester, subject="Where is my parcel?", body="It is late.", fields={"priority": priority})
+    return services.ticket_create(
+        requester=requester, subject="Where is my parcel?", body="It is late.", fields={"priority": priority}
+    )
 
 
 def test_first_reply_target_counts_down_on_the_world_clock_and_breaches(in_world):
     ticket = new_ticket()  # Standard policy, high: first reply in 240 minutes
     [metric] = selectors.ticket_sla(ticket)
-    assert (metric.metric, metric.policy, metric.status, metric.remaining_minutes) == ("first_reply", "Standard", "active", 240)
+    assert (metric.metric, metric.policy, metric.status, metric.remaining_minutes) == (
+        "first_reply",
+        "Standard",
+        "active",
+        240,
+    )
     assert metric.due_at == ticket.created_at + timedelta(minutes=240) and metric.badge == "4h 0m"
     services.clock_advance(seconds=250 * 60)
     [metric] = selectors.ticket_sla(ticket)
@@ -50,7 +58,9 @@ def test_an_agent_reply_achieves_first_reply_and_a_customer_reply_starts_next_re
 def test_internal_notes_do_not_count_as_replies_and_tickets_without_priority_have_no_sla(in_world):
     ticket = new_ticket()
     agent = front_line_agent()
-    services.ticket_update(ticket=ticket, actor=agent, changes={"assignee": agent}, comment="note to self", public=False)
+    services.ticket_update(
+        ticket=ticket, actor=agent, changes={"assignee": agent}, comment="note to self", public=False
+    )
     [first] = selectors.ticket_sla(ticket)
     assert first.status == "active"
     assert selectors.ticket_sla(new_ticket(priority="")) == []

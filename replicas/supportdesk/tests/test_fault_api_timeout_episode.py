@@ -4,6 +4,7 @@ The oracle retries the refund after the 504 and passes; the never-retry agent fa
 error_recovery tells them apart. Replaying the oracle gives the same trajectory and
 the same final state.
 """
+
 import shutil
 from urllib.parse import urlsplit
 
@@ -28,7 +29,9 @@ def trajectory(episode, *, pages=False):
 
 
 def screenshots(episode) -> list[bytes]:
-    return [s.screenshot.read() for s in Step.objects.filter(episode=episode).order_by("index").select_related("screenshot")]
+    return [
+        s.screenshot.read() for s in Step.objects.filter(episode=episode).order_by("index").select_related("screenshot")
+    ]
 
 
 def test_the_oracle_recovers_from_the_api_timeout_and_a_never_retry_agent_does_not(tmp_path):
@@ -45,14 +48,20 @@ def test_the_oracle_recovers_from_the_api_timeout_and_a_never_retry_agent_does_n
     assert first.rewards["task_completion"] == 1.0 and careless.rewards["task_completion"] == 0.0
     events = [e for _, _, _, evs in trajectory(first) for e in evs]
     assert [(fault, event) for fault, event, _, _ in events] == [("api_timeout", "fired"), ("api_timeout", "recovered")]
-    assert [(fault, event) for _, _, _, evs in trajectory(careless) for fault, event, _, _ in evs] == [("api_timeout", "fired")]
+    assert [(fault, event) for _, _, _, evs in trajectory(careless) for fault, event, _, _ in evs] == [
+        ("api_timeout", "fired")
+    ]
     assert events[0][3]["processed"] is False  # the refund never reached the billing service
-    judged = {name: recovery_outcomes([e for s in Step.objects.filter(episode=ep) for e in s.fault_events])[0]["recovered"]
-              for name, ep in (("oracle", first), ("careless", careless))}
+    judged = {
+        name: recovery_outcomes([e for s in Step.objects.filter(episode=ep) for e in s.fault_events])[0]["recovered"]
+        for name, ep in (("oracle", first), ("careless", careless))
+    }
     assert judged == {"oracle": True, "careless": False}
     # same task, seed, faults and actions: the same trajectory, the same screens and the same final state
     assert trajectory(again, pages=True) == trajectory(first, pages=True)
-    differences = {i: picture_difference(a, b) for i, (a, b) in enumerate(zip(screenshots(first), screenshots(again), strict=True))}
+    differences = {
+        i: picture_difference(a, b) for i, (a, b) in enumerate(zip(screenshots(first), screenshots(again), strict=True))
+    }
     assert not any(differences.values()), differences
     assert again.final_state.state_hash == first.final_state.state_hash
 

@@ -1,6 +1,7 @@
 """The support desk fault suite: eight tasks, each armed with a different fault of the library;
 the ambiguous_field fault relabels the refund-type options of its ticket; and in a run report
 error_recovery tells an agent that recovers (the oracle) from one that does not."""
+
 import json
 
 import pytest
@@ -16,8 +17,16 @@ from replicas.worlds.faults import LIBRARY, world_data_fault
 from replicas.worlds.scoping import bound_world
 
 SUITE = "supportdesk-faults"
-REQUIRED = {"session_expiry", "interstitial", "server_error", "layout_shift", "slow_response", "data_conflict",
-            "stale_record", "ambiguous_field"}
+REQUIRED = {
+    "session_expiry",
+    "interstitial",
+    "server_error",
+    "layout_shift",
+    "slow_response",
+    "data_conflict",
+    "stale_record",
+    "ambiguous_field",
+}
 
 
 def fault_tasks() -> dict[str, dict]:
@@ -41,7 +50,9 @@ def test_the_ambiguous_field_shows_bare_labels_on_its_ticket_only(make_world, wo
     plain = make_world(replica="supportdesk")
     with bound_world(plain):
         first, other = Ticket.objects.filter(status__in=("new", "open"), refund_type="").order_by("public_id")[:2]
-    world = make_world(replica="supportdesk", faults=[{"name": "ambiguous_field", "params": {"record": first.public_id}}])
+    world = make_world(
+        replica="supportdesk", faults=[{"name": "ambiguous_field", "params": {"record": first.public_id}}]
+    )
     assert world_data_fault(world, "ambiguous_field")["record"] == first.public_id
     client = world_client(world)
     page = client.get(f"/agent/tickets/{first.public_id}").content.decode()

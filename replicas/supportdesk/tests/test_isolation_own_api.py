@@ -1,6 +1,7 @@
 """The desk serves its own API under /api/ on a world's origin, the prefix the platform's API has on
 its own host: a request to it (even for a missing record) is the world's, never reported as a probe
 of the platform (tests/verifiers/test_isolation.py checks the probes on the testbed)."""
+
 import logging
 
 import pytest

@@ -1,4 +1,5 @@
 """The workspace in a real Chromium: keyboard shortcuts and the Orders & Billing app."""
+
 import re
 
 import pytest
@@ -107,23 +108,31 @@ def test_events_toggle_swaps_the_pane_and_keeps_the_url(make_world, signed_in_pa
     assert page.locator("[data-ticket-form]").count() == 1  # the rest of the page stayed
 
 
-def test_refund_posted_by_the_billing_app_succeeds_with_production_cookies_and_stays_confirmed(make_world, signed_in_page):
+def test_refund_posted_by_the_billing_app_succeeds_with_production_cookies_and_stays_confirmed(
+    make_world, signed_in_page
+):
     """Production marks the CSRF cookie HttpOnly: the app must take the token from the page, not document.cookie.
     The confirmation outlives the reload of the orders that follows the refund (it used to be drawn over by it)."""
     from replicas.supportdesk.models import Refund
     from replicas.worlds.scoping import bound_world
 
-    assert settings.CSRF_COOKIE_HTTPONLY and settings.SESSION_COOKIE_HTTPONLY and not settings.DEBUG  # conftest.production_security
+    assert (
+        settings.CSRF_COOKIE_HTTPONLY and settings.SESSION_COOKIE_HTTPONLY and not settings.DEBUG
+    )  # conftest.production_security
     world = make_world()
     ticket, payment = _ticket_with_payment(world)
     page = signed_in_page(world, f"/agent/tickets/{ticket.public_id}")
     assert "csrftoken" not in page.evaluate("document.cookie")  # HttpOnly: invisible to scripts
     page.get_by_role("button", name="Load orders").click()
     page.locator("[data-billing-state=loaded]").wait_for()
-    page.locator(f"[data-payment='{payment.public_id}']").get_by_role("button", name=f"Refund payment {payment.public_id}").click()
+    page.locator(f"[data-payment='{payment.public_id}']").get_by_role(
+        "button", name=f"Refund payment {payment.public_id}"
+    ).click()
     form = page.locator(f"[data-refund-form='{payment.public_id}']")
     form.get_by_label("Reason").select_option("goodwill")
-    with page.expect_response(lambda r: r.request.method == "POST" and r.url.endswith(f"/payments/{payment.public_id}/refunds")) as posted:
+    with page.expect_response(
+        lambda r: r.request.method == "POST" and r.url.endswith(f"/payments/{payment.public_id}/refunds")
+    ) as posted:
         form.get_by_role("button", name="Issue refund").click()
     assert posted.value.status == 201, posted.value.text()
     with bound_world(world):

@@ -1,4 +1,5 @@
 """Customer profiles, organizations, the knowledge base, search and admin pages through the test client."""
+
 import pytest
 from django.utils.html import escape
 
@@ -10,7 +11,11 @@ pytestmark = pytest.mark.django_db
 
 def _customer(world, **filters):
     with bound_world(world):
-        return User.objects.filter(role=User.Role.END_USER, requested_tickets__isnull=False, **filters).order_by("public_id").first()
+        return (
+            User.objects.filter(role=User.Role.END_USER, requested_tickets__isnull=False, **filters)
+            .order_by("public_id")
+            .first()
+        )
 
 
 def test_customer_profile_shows_details_tickets_and_security_actions(world, world_client):

@@ -1,4 +1,5 @@
 """The agent workspace's pages through Django's test client: sign-in, views, ticket page, bulk update, merge."""
+
 import pytest
 from django.utils.html import escape
 
@@ -54,7 +55,9 @@ def test_login_with_the_agents_password_signs_in_and_returns_to_next(world, worl
     client = world_client(world, signed_in=False)
     wrong = client.post("/auth/login", {"email": agent.email, "password": password + "x"})
     assert wrong.status_code == 400
-    response = client.post("/auth/login", {"email": agent.email, "password": password, "next": "/agent/filters/pending"})
+    response = client.post(
+        "/auth/login", {"email": agent.email, "password": password, "next": "/agent/filters/pending"}
+    )
     assert response.status_code == 302 and response["Location"] == "/agent/filters/pending"
     page = client.get("/agent/filters/pending").content.decode()
     assert agent.email in page  # the profile menu names who is signed in
@@ -97,8 +100,16 @@ def test_views_list_shows_views_with_counts_and_tickets(agent_client, world):
     assert response.status_code == 200
     html = response.content.decode()
     with bound_world(world):
-        unsolved = Ticket.objects.filter(status__in=["new", "open", "pending", "hold"], merged_into__isnull=True).count()
-    for title in ["Your unsolved tickets", "Unassigned tickets", "All unsolved tickets", "Pending tickets", "Recently solved tickets"]:
+        unsolved = Ticket.objects.filter(
+            status__in=["new", "open", "pending", "hold"], merged_into__isnull=True
+        ).count()
+    for title in [
+        "Your unsolved tickets",
+        "Unassigned tickets",
+        "All unsolved tickets",
+        "Pending tickets",
+        "Recently solved tickets",
+    ]:
         assert title in html
     assert f'<span class="views__count">{unsolved}</span>' in html
     assert 'class="status status--open"' in html
@@ -112,7 +123,7 @@ def test_sorting_by_subject_orders_rows(agent_client, world):
     html = agent_client.get("/agent/filters/recently-updated?sort=subject").content.decode()
     with bound_world(world):
         first = Ticket.objects.filter(merged_into__isnull=True).order_by("subject", "-public_id").first()
-    first_row = html[html.index("<tbody>"):].split('data-href="/agent/tickets/', 1)[1].split('"', 1)[0]
+    first_row = html[html.index("<tbody>") :].split('data-href="/agent/tickets/', 1)[1].split('"', 1)[0]
     assert first_row == str(first.public_id)
 
 
@@ -184,10 +195,19 @@ def test_empty_submission_is_refused(agent_client, world):
 
 def test_bulk_update_asks_for_confirmation_then_applies(agent_client, world):
     with bound_world(world):
-        numbers = list(Ticket.objects.filter(status="open").order_by("public_id").values_list("public_id", flat=True)[:3])
+        numbers = list(
+            Ticket.objects.filter(status="open").order_by("public_id").values_list("public_id", flat=True)[:3]
+        )
     form = agent_client.get("/agent/tickets/bulk", {"tickets": numbers})
     assert form.status_code == 200 and b"Update 3 tickets" in form.content
-    data = {"tickets": numbers, "status": "pending", "add_tags": "bulk_checked", "assignee": "", "group": "", "remove_tags": ""}
+    data = {
+        "tickets": numbers,
+        "status": "pending",
+        "add_tags": "bulk_checked",
+        "assignee": "",
+        "group": "",
+        "remove_tags": "",
+    }
     confirm = agent_client.post("/agent/tickets/bulk", data)
     assert confirm.status_code == 200 and b"Confirm and update 3 tickets" in confirm.content
     with bound_world(world):
@@ -231,7 +251,9 @@ def test_merge_confirms_then_closes_source_into_target(agent_client, world):
 def test_merge_into_itself_or_missing_ticket_is_refused(agent_client, world):
     ticket = _open_ticket(world)
     before = state_hash(snapshot(world))
-    itself = agent_client.post(f"/agent/tickets/{ticket.public_id}/merge", {"target": ticket.public_id, "confirm": "yes"})
+    itself = agent_client.post(
+        f"/agent/tickets/{ticket.public_id}/merge", {"target": ticket.public_id, "confirm": "yes"}
+    )
     assert itself.status_code == 400 and b"cannot be merged into itself" in itself.content
     missing = agent_client.post(f"/agent/tickets/{ticket.public_id}/merge", {"target": 99999, "confirm": "yes"})
     assert missing.status_code == 400 and b"Ticket #99999 does not exist" in missing.content
@@ -299,7 +321,11 @@ def test_applying_a_macro_fills_the_form_without_saving(agent_client, world):
 
     ticket = _open_ticket(world)
     with bound_world(world):
-        macro = next(m for m in Macro.objects.filter(active=True).order_by("position") if any(a["field"] == "comment_value" for a in m.actions))
+        macro = next(
+            m
+            for m in Macro.objects.filter(active=True).order_by("position")
+            if any(a["field"] == "comment_value" for a in m.actions)
+        )
     before = state_hash(snapshot(world))
     data = _form_data(agent_client, ticket, macro=str(macro.public_id), apply_macro="1")
     response = agent_client.post(f"/agent/tickets/{ticket.public_id}", data)
@@ -332,18 +358,33 @@ def test_new_ticket_form_opens_a_ticket_for_a_customer(agent_client, world):
         top = Ticket.objects.order_by("-public_id").first().public_id
     assert agent_client.get("/agent/tickets/new").status_code == 200
     response = agent_client.post(
-        "/agent/tickets/new", {"requester": customer.email, "subject": "Phone call: parcel lost", "comment": "Called in about a lost parcel.", "priority": "high", "type": ""}
+        "/agent/tickets/new",
+        {
+            "requester": customer.email,
+            "subject": "Phone call: parcel lost",
+            "comment": "Called in about a lost parcel.",
+            "priority": "high",
+            "type": "",
+        },
     )
     assert response.status_code == 302 and response["Location"] == f"/agent/tickets/{top + 1}"
     with bound_world(world):
         ticket = Ticket.objects.get(public_id=top + 1)
-        assert ticket.requester_id == customer.id and ticket.priority == "high" and ticket.subject == "Phone call: parcel lost"
+        assert (
+            ticket.requester_id == customer.id
+            and ticket.priority == "high"
+            and ticket.subject == "Phone call: parcel lost"
+        )
 
 
 def test_new_ticket_for_an_unknown_requester_is_refused(agent_client, world):
     before = state_hash(snapshot(world))
-    response = agent_client.post("/agent/tickets/new", {"requester": "ghost@nowhere.example", "subject": "x", "comment": "y"})
-    assert response.status_code == 400 and b"No customer has the email address ghost@nowhere.example" in response.content
+    response = agent_client.post(
+        "/agent/tickets/new", {"requester": "ghost@nowhere.example", "subject": "x", "comment": "y"}
+    )
+    assert (
+        response.status_code == 400 and b"No customer has the email address ghost@nowhere.example" in response.content
+    )
     assert state_hash(snapshot(world)) == before
 
 

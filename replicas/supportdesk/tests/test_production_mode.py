@@ -1,4 +1,5 @@
 """A world's 404 page is the world's own and names none of its routes, with DEBUG on or off."""
+
 import pytest
 
 pytestmark = pytest.mark.django_db

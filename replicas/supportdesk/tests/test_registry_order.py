@@ -1,6 +1,7 @@
 """The registry orders the support desk's world models parents first: its models hold the deepest
 chain of foreign keys of any replica (Organization -> User -> Ticket -> Comment), so the ordering
 that cloning and deleting rely on is checked here as well as on the testbed (tests/test_worlds.py)."""
+
 from replicas.worlds.registry import get_replica
 
 

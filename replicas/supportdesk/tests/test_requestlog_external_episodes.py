@@ -1,6 +1,7 @@
 """Episodes in the agent's own browser (the API's) on the support desk: the world's log is their
 trajectory, its limits hold, its last page is judged, and a refund whose timeout hid that it went
 through (the desk's billing API) tells repeating from checking."""
+
 import json
 from pathlib import Path
 
@@ -22,16 +23,21 @@ def external(db):
     task_sync(replica="supportdesk", directory=TASKS)
 
     def start(slug):
-        return episode_create(task=task_current(f"supportdesk.{slug}"), agent="external",
-                              status=Episode.Status.RUNNING, claimed_by="api:1")
+        return episode_create(
+            task=task_current(f"supportdesk.{slug}"),
+            agent="external",
+            status=Episode.Status.RUNNING,
+            claimed_by="api:1",
+        )
 
     return start
 
 
 def refund(client, params, amount="10.00"):
     body = {"kind": "partial", "reason": "duplicate", "ticket": params["ticket"], "amount": amount}
-    return client.post(f"/api/v2/billing/payments/{params['payment']}/refunds", data=json.dumps(body),
-                       content_type="application/json")
+    return client.post(
+        f"/api/v2/billing/payments/{params['payment']}/refunds", data=json.dumps(body), content_type="application/json"
+    )
 
 
 def test_the_requests_of_the_agents_browser_are_the_episodes_steps_and_a_fault_it_met_counts(external, world_client):
@@ -44,7 +50,10 @@ def test_the_requests_of_the_agents_browser_are_the_episodes_steps_and_a_fault_i
     steps = list(episode.steps.order_by("index"))
     assert [(s.action, s.error) for s in steps] == [
         (f"GET /agent/tickets/{episode.params['ticket']}", ""),
-        (f"POST /api/v2/billing/payments/{episode.params['payment']}/refunds [kind, reason, ticket, amount]", "HTTP 504"),
+        (
+            f"POST /api/v2/billing/payments/{episode.params['payment']}/refunds [kind, reason, ticket, amount]",
+            "HTTP 504",
+        ),
         ("POST /agent/tickets/1/take", "HTTP 404"),
     ]
     assert [e["event"] for e in steps[1].fault_events] == ["fired"]

@@ -1,5 +1,6 @@
 """The world's request log on the support desk: what it records of each request (pages, the billing
 API, htmx fragments), the writes it attributes across tables, the limits it enforces."""
+
 import time
 from datetime import timedelta
 
@@ -138,7 +139,10 @@ def test_with_step_seconds_the_world_clock_moves_once_per_step(world, world_clie
     client.post(f"/agent/tickets/{number}/take", follow=True)  # the POST and the page it leads to: one step
     client.get("/agent/filters/unsolved")
     assert [(r.step, r.clock - start) for r in logged_requests(world=world)] == [
-        (1, timedelta(0)), (2, timedelta(seconds=30)), (2, timedelta(seconds=30)), (3, timedelta(seconds=60)),
+        (1, timedelta(0)),
+        (2, timedelta(seconds=30)),
+        (2, timedelta(seconds=30)),
+        (3, timedelta(seconds=60)),
     ]
     world.refresh_from_db()
     assert world.clock - start == timedelta(seconds=60)

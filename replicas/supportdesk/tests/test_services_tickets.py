@@ -1,4 +1,5 @@
 """Ticket writes: audited updates, triggers, automations on the clock, merges, bulk updates, macros."""
+
 from datetime import timedelta
 
 import pytest
@@ -15,13 +16,23 @@ pytestmark = pytest.mark.django_db
 
 
 def an_open_ticket(**filters) -> Ticket:
-    return Ticket.objects.filter(status="open", assignee__isnull=False, **filters).select_related("assignee", "group").order_by("public_id").first()
+    return (
+        Ticket.objects.filter(status="open", assignee__isnull=False, **filters)
+        .select_related("assignee", "group")
+        .order_by("public_id")
+        .first()
+    )
 
 
 def test_update_writes_one_event_per_changed_field_with_from_to_who_and_world_time(in_world):
     ticket = an_open_ticket()
     agent = ticket.assignee
-    services.ticket_update(ticket=ticket, actor=agent, changes={"priority": "high", "add_tags": ["vip_call"], "order_number": "ord-12345"}, comment="Looking into it.")
+    services.ticket_update(
+        ticket=ticket,
+        actor=agent,
+        changes={"priority": "high", "add_tags": ["vip_call"], "order_number": "ord-12345"},
+        comment="Looking into it.",
+    )
     events = {e.field: e for e in TicketEvent.objects.filter(ticket=ticket, created_at=clock.now(), via="web")}
     assert events["priority"].to_value == "high" and events["priority"].actor == agent
     assert events["tags"].to_value.endswith("vip_call")
@@ -32,15 +43,18 @@ def test_update_writes_one_event_per_changed_field_with_from_to_who_and_world_ti
     assert Comment.objects.filter(ticket=ticket, body="Looking into it.", author=agent).exists()
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"status": "closed"}, "closed by the desk's automation"),
-    ({"status": "new"}, "cannot go back to New"),
-    ({"priority": "critical"}, "not a valid priority"),
-    ({"tags": ["has space"]}, "not a valid tag"),
-    ({"order_number": "12345"}, "not an order number"),
-    ({"colour": "red"}, "Unknown ticket field"),
-    ({}, "Nothing to update"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"status": "closed"}, "closed by the desk's automation"),
+        ({"status": "new"}, "cannot go back to New"),
+        ({"priority": "critical"}, "not a valid priority"),
+        ({"tags": ["has space"]}, "not a valid tag"),
+        ({"order_number": "12345"}, "not an order number"),
+        ({"colour": "red"}, "Unknown ticket field"),
+        ({}, "Nothing to update"),
+    ],
+)
 def test_invalid_updates_are_refused_and_change_nothing(in_world, changes, message):
     ticket = an_open_ticket()
     with unchanged(), pytest.raises(ValidationError, match=message):
@@ -69,7 +83,12 @@ def test_solving_an_unassigned_ticket_assigns_it_to_the_solver(in_world):
 
 
 def test_trigger_marks_chargeback_threats_urgent_on_create(in_world):
-    ticket = services.ticket_create(requester=customer(2), subject="Unauthorized charge", body="Refund me or I file a chargeback with my bank.", channel="email")
+    ticket = services.ticket_create(
+        requester=customer(2),
+        subject="Unauthorized charge",
+        body="Refund me or I file a chargeback with my bank.",
+        channel="email",
+    )
     ticket.refresh_from_db()
     assert ticket.priority == "urgent" and "chargeback_risk" in ticket.tags
     fired = TicketEvent.objects.filter(ticket=ticket, via="trigger")
@@ -82,12 +101,19 @@ def test_trigger_reopens_a_pending_ticket_when_the_requester_replies(in_world):
     services.comment_add(ticket=ticket, author=ticket.requester, body="Here is the photo you asked for.")
     ticket.refresh_from_db()
     assert ticket.status == "open"
-    assert TicketEvent.objects.get(ticket=ticket, field="status", via="trigger").rule == "Reopen when the requester replies"
+    assert (
+        TicketEvent.objects.get(ticket=ticket, field="status", via="trigger").rule
+        == "Reopen when the requester replies"
+    )
 
 
 def test_trigger_notifies_the_new_assignee(in_world):
     ticket = an_open_ticket()
-    other = User.objects.filter(memberships__group=ticket.group, role__in=["agent", "admin"]).exclude(pk=ticket.assignee_id).first()
+    other = (
+        User.objects.filter(memberships__group=ticket.group, role__in=["agent", "admin"])
+        .exclude(pk=ticket.assignee_id)
+        .first()
+    )
     services.ticket_update(ticket=ticket, actor=ticket.assignee, changes={"assignee": other})
     note = TicketEvent.objects.get(ticket=ticket, kind="notification", field="assignee")
     assert note.to_value.startswith(other.email) and note.rule == "Notify assignee of assignment"
@@ -103,7 +129,10 @@ def test_automation_closes_solved_tickets_four_days_after_the_clock_moves(in_wor
     services.clock_advance(seconds=3600 * 2)
     ticket.refresh_from_db()
     assert ticket.status == "closed"
-    assert TicketEvent.objects.get(ticket=ticket, field="status", to_value="closed").rule == "Close solved tickets after 4 days"
+    assert (
+        TicketEvent.objects.get(ticket=ticket, field="status", to_value="closed").rule
+        == "Close solved tickets after 4 days"
+    )
     before = TicketEvent.objects.count()
     assert services.automations_run() == 0 and TicketEvent.objects.count() == before
 
@@ -139,7 +168,9 @@ def test_macro_apply_fills_the_form_with_rendered_placeholders_and_saves_nothing
     with unchanged():
         out = services.macro_apply(ticket=ticket, macro=macro, actor=ticket.assignee, values=values)
     assert out["status"] == "pending" and out["tags"] == "account verification_requested"
-    assert out["comment"].startswith(f"Hi {ticket.requester.first_name},") and out["comment"].endswith(ticket.assignee.first_name)
+    assert out["comment"].startswith(f"Hi {ticket.requester.first_name},") and out["comment"].endswith(
+        ticket.assignee.first_name
+    )
     assert "{{" not in out["comment"] and out["comment_mode"] == "public"
 
 
@@ -159,7 +190,12 @@ def test_agent_sign_in_accepts_the_seeded_password_only(in_world):
     agent = front_line_agent()
     password = agent_password(seed=current_world().seed, agent_public_id=agent.public_id)
     assert services.agent_sign_in(email=agent.email.upper(), password=password) == agent
-    for email, pw in [(agent.email, password + "x"), ("nobody@helpdesk.example", password), (customer(0).email, password), ("", "")]:
+    for email, pw in [
+        (agent.email, password + "x"),
+        ("nobody@helpdesk.example", password),
+        (customer(0).email, password),
+        ("", ""),
+    ]:
         with pytest.raises(ValidationError, match="Invalid email or password"):
             services.agent_sign_in(email=email, password=pw)
     User.objects.filter(pk=agent.pk).update(suspended=True)

@@ -1,5 +1,6 @@
 """Who did it: desk users' credentials need the installation's secret, sign-in failures are
 throttled per world, and the tasks' verifiers check which desk user did the work."""
+
 import hashlib
 import json
 
@@ -30,7 +31,10 @@ from verifiers.inputs import VerifierInputs
 from .domain_helpers import customer, front_line_agent, paid_order, ticket_of, tier2_agent
 
 pytestmark = pytest.mark.django_db
-ACTOR_ASSERTIONS = {"the refund was issued by the agent the instruction names", "every change was made by the agent the instruction names"}
+ACTOR_ASSERTIONS = {
+    "the refund was issued by the agent the instruction names",
+    "every change was made by the agent the instruction names",
+}
 
 
 def _seed_only_password(seed: int, agent_public_id: int) -> str:
@@ -47,7 +51,9 @@ def _sign_in(client, email, password):
 # --- credentials ----------------------------------------------------------------------------------
 
 
-def test_a_tier2_agents_credentials_need_the_installation_secret_and_stay_out_of_the_state_hash(make_world, world_client):
+def test_a_tier2_agents_credentials_need_the_installation_secret_and_stay_out_of_the_state_hash(
+    make_world, world_client
+):
     world = make_world()
     with bound_world(world):
         agent = tier2_agent()
@@ -110,7 +116,8 @@ def _refund_duplicate_and_finish(world, world_client, key, *, as_agent: User, so
     assert _sign_in(client, as_agent.email, password).status_code == 302
     response = client.post(
         f"/api/v2/billing/payments/{key['payment']}/refunds",
-        {"kind": "full", "reason": "duplicate", "ticket": key["ticket"]}, content_type="application/json",
+        {"kind": "full", "reason": "duplicate", "ticket": key["ticket"]},
+        content_type="application/json",
     )
     assert response.status_code == 201, response.content
     with bound_world(world):
@@ -119,21 +126,33 @@ def _refund_duplicate_and_finish(world, world_client, key, *, as_agent: User, so
             services.ticket_update(ticket=ticket, actor=as_agent, changes={"status": "solved"})
         else:
             tier2 = Group.objects.get(public_id=key["tier2"])
-            services.ticket_update(ticket=ticket, actor=as_agent, changes={"group": tier2, "assignee": None, "status": "open"},
-                                   comment="Refunded the duplicate charge.", public=False)
+            services.ticket_update(
+                ticket=ticket,
+                actor=as_agent,
+                changes={"group": tier2, "assignee": None, "status": "open"},
+                comment="Refunded the duplicate charge.",
+                public=False,
+            )
 
 
 def _verdict(world, slug, key, initial):
     spec = _spec(slug)
     final = snapshot(world)
     world.refresh_from_db()
-    inputs = VerifierInputs(initial=initial, final=final, params=key, replica="supportdesk",
-                            clock=world.clock.isoformat().replace("+00:00", "Z"))
+    inputs = VerifierInputs(
+        initial=initial,
+        final=final,
+        params=key,
+        replica="supportdesk",
+        clock=world.clock.isoformat().replace("+00:00", "Z"),
+    )
     verdict = verify(spec["verifier"], inputs)
     return verdict, {a["name"] for a in verdict.assertions if not a["passed"]}
 
 
-def test_refund_tasks_done_by_a_tier2_agent_fail_their_actor_assertion_and_pass_done_by_the_named_agent(make_world, world_client):
+def test_refund_tasks_done_by_a_tier2_agent_fail_their_actor_assertion_and_pass_done_by_the_named_agent(
+    make_world, world_client
+):
     cases = [
         # the Tier 2 agent's refund passes every other check: only who did it gives it away
         ("refund-duplicate-charge", P.duplicate_charge, True, ACTOR_ASSERTIONS),
@@ -170,8 +189,12 @@ def test_every_write_of_the_desk_names_the_desk_user_who_made_it(in_world):
     payment = paid_order(owner, "40.00")
     ticket, other = ticket_of(owner), ticket_of(owner, number=99902)
     events_before = set(TicketEvent.objects.values_list("pk", flat=True))
-    services.ticket_update(ticket=ticket, actor=agent, changes={"priority": "high"}, comment="Looking into it.", public=False)
-    services.refund_issue(agent=agent, payment=payment, amount="10.00", currency="USD", kind="partial", reason="goodwill", ticket=ticket)
+    services.ticket_update(
+        ticket=ticket, actor=agent, changes={"priority": "high"}, comment="Looking into it.", public=False
+    )
+    services.refund_issue(
+        agent=agent, payment=payment, amount="10.00", currency="USD", kind="partial", reason="goodwill", ticket=ticket
+    )
     macro = Macro.objects.filter(active=True).order_by("position", "public_id").first()
     services.macro_submit(ticket=ticket, macro=macro, actor=agent)
     services.identity_verify(agent=agent, customer=owner, method="card_last4", value="4242", ticket=ticket)
@@ -184,5 +207,7 @@ def test_every_write_of_the_desk_names_the_desk_user_who_made_it(in_world):
     assert {e.kind for e in by_agent} >= {"change", "comment", "refund", "verification", "account", "merge"}
     assert [r.agent for r in Refund.objects.filter(payment=payment)] == [agent]
     assert {c.author_id for c in Comment.objects.filter(ticket__in=[ticket, other], public=False)} == {agent.pk}
-    assert [(a.action, a.agent) for a in AccountEvent.objects.filter(customer=owner, ticket=ticket)] == [("password_reset", agent)]
+    assert [(a.action, a.agent) for a in AccountEvent.objects.filter(customer=owner, ticket=ticket)] == [
+        ("password_reset", agent)
+    ]
     assert IdentityVerification.objects.get(customer=owner, ticket=ticket).agent == agent

@@ -1,5 +1,6 @@
 """Money in state assertions on the support desk's payments and refunds: amounts compared as numbers,
 with the currency stored alongside."""
+
 from decimal import Decimal
 
 import pytest
@@ -33,8 +34,11 @@ class Desk:
 def desk(make_world):
     return Desk(make_world())
 
+
 REFUNDED = {
-    "name": "duplicate refunded", "kind": "state", "table": "supportdesk.refund",
+    "name": "duplicate refunded",
+    "kind": "state",
+    "table": "supportdesk.refund",
     "where": {"payment": "{payment}"},
     "expect": {"count": 1, "fields": {"amount": {"amount": "{amount}", "currency": "{currency}"}}},
 }
@@ -49,9 +53,16 @@ def two_payments(desk):
 def refund(desk, payment, amount, currency=None):
     with desk.bound():
         agent = User.objects.filter(role="admin").first()
-        Refund.objects.create(public_id=f"re_test{Refund.objects.count()}", payment=payment, amount=amount,
-                              currency=currency or payment.currency, kind="partial", reason="duplicate",
-                              agent=agent, created_at=desk.world.clock)
+        Refund.objects.create(
+            public_id=f"re_test{Refund.objects.count()}",
+            payment=payment,
+            amount=amount,
+            currency=currency or payment.currency,
+            kind="partial",
+            reason="duplicate",
+            agent=agent,
+            created_at=desk.world.clock,
+        )
 
 
 def params(payment):
@@ -84,7 +95,9 @@ def test_the_wrong_amount_or_currency_on_the_right_payment_fails(desk):
     verdict = verify({"assertions": [REFUNDED]}, desk.inputs(params=params(right)))
     assert not verdict.passed and "amount is" in verdict.assertions[0]["detail"]
     other_currency = "EUR" if right.currency != "EUR" else "USD"
-    assert not verify({"assertions": [REFUNDED]}, desk.inputs(params={**params(right), "currency": other_currency})).passed
+    assert not verify(
+        {"assertions": [REFUNDED]}, desk.inputs(params={**params(right), "currency": other_currency})
+    ).passed
 
 
 def test_amounts_compare_as_numbers_never_as_strings(desk):

@@ -1,14 +1,21 @@
 """Spec validation refuses bad specs with the JSON path of the problem; answer keys fill placeholders.
 Checked against the support desk's models: their field kinds (choices, tag lists, money, child rows)
 are what the validator's type checks are about."""
+
 import pytest
 
 from verifiers.spec import SpecError, fill_params, validate_spec
 
 
 def state(**extra):
-    return {"name": "solved", "kind": "state", "table": "supportdesk.ticket", "where": {"public_id": 8001},
-            "expect": {"fields": {"status": "solved"}}, **extra}
+    return {
+        "name": "solved",
+        "kind": "state",
+        "table": "supportdesk.ticket",
+        "where": {"public_id": 8001},
+        "expect": {"fields": {"status": "solved"}},
+        **extra,
+    }
 
 
 def refused(spec, **kwargs) -> str:
@@ -21,16 +28,43 @@ def test_a_well_formed_spec_over_every_kind_is_accepted():
     spec = {
         "assertions": [
             state(),
-            {"name": "status changed", "kind": "diff", "table": "supportdesk.ticket", "op": "changed",
-             "where": {"public_id": "{ticket}"}, "changes": {"status": {"from": {"ne": "solved"}, "to": "solved"}}, "count": 1},
+            {
+                "name": "status changed",
+                "kind": "diff",
+                "table": "supportdesk.ticket",
+                "op": "changed",
+                "where": {"public_id": "{ticket}"},
+                "changes": {"status": {"from": {"ne": "solved"}, "to": "solved"}},
+                "count": 1,
+            },
             {"name": "only the ticket", "kind": "diff", "only_allowed": True},
-            {"name": "on the ticket page", "kind": "page", "url": r"/agent/tickets/\d+",
-             "element": {"role": "button", "name": "Submit"}, "state": "visible"},
-            {"name": "told the amount", "kind": "answer", "type": "money", "expected": {"amount": "49.99", "currency": "USD"}},
-            {"name": "no admin", "kind": "trajectory", "max_steps": 20, "forbidden_pages": ["/admin/.*"],
-             "order": [{"fault": "http_500"}, {"action": "click", "args": "Submit"}]},
-            {"name": "no double", "kind": "python", "check": "no_duplicate_additions",
-             "args": {"table": "supportdesk.comment", "fields": ["ticket"]}, "required": False},
+            {
+                "name": "on the ticket page",
+                "kind": "page",
+                "url": r"/agent/tickets/\d+",
+                "element": {"role": "button", "name": "Submit"},
+                "state": "visible",
+            },
+            {
+                "name": "told the amount",
+                "kind": "answer",
+                "type": "money",
+                "expected": {"amount": "49.99", "currency": "USD"},
+            },
+            {
+                "name": "no admin",
+                "kind": "trajectory",
+                "max_steps": 20,
+                "forbidden_pages": ["/admin/.*"],
+                "order": [{"fault": "http_500"}, {"action": "click", "args": "Submit"}],
+            },
+            {
+                "name": "no double",
+                "kind": "python",
+                "check": "no_duplicate_additions",
+                "args": {"table": "supportdesk.comment", "fields": ["ticket"]},
+                "required": False,
+            },
         ],
         "allowed_changes": [{"table": "supportdesk.ticket", "ops": ["changed"], "fields": ["status", "updated_at"]}],
     }
@@ -90,8 +124,16 @@ def test_an_unknown_python_check_is_refused():
 
 
 def test_python_check_arguments_are_checked_against_the_models():
-    spec = {"assertions": [{"name": "x", "kind": "python", "check": "no_duplicate_additions",
-                            "args": {"table": "supportdesk.comment", "fields": ["tikcet"]}}]}
+    spec = {
+        "assertions": [
+            {
+                "name": "x",
+                "kind": "python",
+                "check": "no_duplicate_additions",
+                "args": {"table": "supportdesk.comment", "fields": ["tikcet"]},
+            }
+        ]
+    }
     assert refused(spec) == "assertions[0].args: unknown field 'tikcet' of supportdesk.comment"
 
 
@@ -128,11 +170,21 @@ def test_placeholders_are_accepted_unfilled_and_checked_once_filled():
 
 
 def test_fill_params_keeps_the_json_type_of_whole_placeholders_and_splices_text():
-    spec = {"a": "{ticket}", "b": "Ticket #{ticket} for {name}", "c": ["{amount}"], "url": r"/agent/tickets/{name}",
-            "d": "{{literal}}"}
+    spec = {
+        "a": "{ticket}",
+        "b": "Ticket #{ticket} for {name}",
+        "c": ["{amount}"],
+        "url": r"/agent/tickets/{name}",
+        "d": "{{literal}}",
+    }
     filled = fill_params(spec, {"ticket": 8001, "name": "a.b", "amount": {"amount": "49.99", "currency": "USD"}})
-    assert filled == {"a": 8001, "b": "Ticket #8001 for a.b", "c": [{"amount": "49.99", "currency": "USD"}],
-                      "url": r"/agent/tickets/a\.b", "d": "{literal}"}
+    assert filled == {
+        "a": 8001,
+        "b": "Ticket #8001 for a.b",
+        "c": [{"amount": "49.99", "currency": "USD"}],
+        "url": r"/agent/tickets/a\.b",
+        "d": "{literal}",
+    }
     assert spec["a"] == "{ticket}"  # the spec itself is left as it was
 
 
@@ -143,7 +195,9 @@ def test_fill_params_refuses_a_placeholder_with_no_param_naming_its_path():
 
 
 def test_a_page_assertion_with_nothing_to_check_says_what_it_needs():
-    assert refused({"assertions": [{"name": "p", "kind": "page"}]}) == "assertions[0]: needs one of: url, title, element"
+    assert (
+        refused({"assertions": [{"name": "p", "kind": "page"}]}) == "assertions[0]: needs one of: url, title, element"
+    )
 
 
 def test_a_spec_that_passed_is_checked_again_only_after_it_changes():

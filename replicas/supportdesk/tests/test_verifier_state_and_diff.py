@@ -1,6 +1,7 @@
 """State and diff assertions over snapshots of a real support desk world, changed by hand: its
 tickets carry what the testbed's notes lack (several statuses, tag lists, child comments with
 their own flags), so the verifier's field kinds and diff rules are exercised here."""
+
 import pytest
 
 from replicas.supportdesk.models import Comment, Ticket, User
@@ -50,8 +51,14 @@ def one(verdict):
 
 
 def solved(ticket="{ticket}", **extra):
-    return {"name": "solved", "kind": "state", "table": "supportdesk.ticket", "where": {"public_id": ticket},
-            "expect": {"count": 1, "fields": {"status": "solved"}}, **extra}
+    return {
+        "name": "solved",
+        "kind": "state",
+        "table": "supportdesk.ticket",
+        "where": {"public_id": ticket},
+        "expect": {"count": 1, "fields": {"status": "solved"}},
+        **extra,
+    }
 
 
 def test_state_passes_when_the_ticket_is_solved_and_fails_when_not(desk):
@@ -70,14 +77,25 @@ def test_state_reports_the_field_that_differs(desk):
 
 
 def test_expected_fields_of_no_matching_row_never_pass_vacuously(desk):
-    check = {"name": "x", "kind": "state", "table": "supportdesk.ticket", "where": {"public_id": 1},
-             "expect": {"fields": {"status": "solved"}}}
+    check = {
+        "name": "x",
+        "kind": "state",
+        "table": "supportdesk.ticket",
+        "where": {"public_id": 1},
+        "expect": {"fields": {"status": "solved"}},
+    }
     assert not verify(spec(check), desk.inputs()).passed
 
 
 def test_state_counts_exactly_and_in_ranges(desk):
     n_open = sum(1 for r in desk.initial["tables"]["supportdesk.ticket"].values() if r["status"] == "open")
-    exact = {"name": "n", "kind": "state", "table": "supportdesk.ticket", "where": {"status": "open"}, "expect": {"count": n_open}}
+    exact = {
+        "name": "n",
+        "kind": "state",
+        "table": "supportdesk.ticket",
+        "where": {"status": "open"},
+        "expect": {"count": n_open},
+    }
     ranged = {**exact, "name": "r", "expect": {"count": {"min": n_open + 1}}}
     verdict = verify(spec(exact, ranged), desk.inputs())
     assert [a["passed"] for a in verdict.assertions] == [True, False]
@@ -86,8 +104,13 @@ def test_state_counts_exactly_and_in_ranges(desk):
 
 def test_a_failing_optional_assertion_does_not_fail_the_verdict(desk):
     ticket = desk.ticket(status="open")
-    still_open = {"name": "open", "kind": "state", "table": "supportdesk.ticket", "where": {"public_id": ticket.public_id},
-                  "expect": {"fields": {"status": "open"}}}
+    still_open = {
+        "name": "open",
+        "kind": "state",
+        "table": "supportdesk.ticket",
+        "where": {"public_id": ticket.public_id},
+        "expect": {"fields": {"status": "open"}},
+    }
     verdict = verify(spec(still_open, solved(ticket.public_id, required=False)), desk.inputs())
     assert verdict.passed and verdict.partial == 0.5
 
@@ -97,8 +120,13 @@ def test_text_is_exact_by_default_with_case_and_whitespace_options(desk):
     desk.update_ticket(ticket.public_id, subject="  Refund   REQUESTED ")
     base = {"kind": "state", "table": "supportdesk.ticket", "where": {"public_id": ticket.public_id}}
     exact = {**base, "name": "exact", "expect": {"fields": {"subject": "refund requested"}}}
-    loose = {**base, "name": "loose", "expect": {"fields": {"subject": {
-        "eq": "refund requested", "case_insensitive": True, "normalize_whitespace": True}}}}
+    loose = {
+        **base,
+        "name": "loose",
+        "expect": {
+            "fields": {"subject": {"eq": "refund requested", "case_insensitive": True, "normalize_whitespace": True}}
+        },
+    }
     verdict = verify(spec(exact, loose), desk.inputs())
     assert [a["passed"] for a in verdict.assertions] == [False, True]
 
@@ -125,13 +153,23 @@ def test_datetimes_compare_as_instants_dates_and_on_the_world_clock(desk):
     desk.update_ticket(ticket.public_id, solved_at=clock + timedelta(days=3))
     base = {"kind": "state", "table": "supportdesk.ticket", "where": {"public_id": ticket.public_id}}
     day = (clock + timedelta(days=3)).date().isoformat()
-    other_offset = (clock + timedelta(days=3)).astimezone(__import__("zoneinfo").ZoneInfo("America/New_York")).isoformat()
+    other_offset = (
+        (clock + timedelta(days=3)).astimezone(__import__("zoneinfo").ZoneInfo("America/New_York")).isoformat()
+    )
     checks = [
         {**base, "name": "clock", "expect": {"fields": {"solved_at": {"clock": "+3d"}}}},
-        {**base, "name": "clock range", "expect": {"fields": {"solved_at": {"gt": {"clock": "+2d"}, "lte": {"clock": "+72h"}}}}},
+        {
+            **base,
+            "name": "clock range",
+            "expect": {"fields": {"solved_at": {"gt": {"clock": "+2d"}, "lte": {"clock": "+72h"}}}},
+        },
         {**base, "name": "same day", "expect": {"fields": {"solved_at": day}}},
         {**base, "name": "other zone", "expect": {"fields": {"solved_at": other_offset}}},
-        {**base, "name": "tolerance", "expect": {"fields": {"solved_at": {"eq": {"clock": "+3d1h"}, "tolerance": "90m"}}}},
+        {
+            **base,
+            "name": "tolerance",
+            "expect": {"fields": {"solved_at": {"eq": {"clock": "+3d1h"}, "tolerance": "90m"}}},
+        },
         {**base, "name": "wrong", "expect": {"fields": {"solved_at": {"clock": "+2d"}}}},
     ]
     verdict = verify(spec(*checks), desk.inputs())
@@ -143,8 +181,13 @@ def test_references_compare_by_the_target_public_key(desk):
     with desk.bound():
         agent = User.objects.filter(role="agent").order_by("public_id").last()
         Ticket.objects.filter(public_id=ticket.public_id).update(assignee=agent)
-    check = {"name": "assigned", "kind": "state", "table": "supportdesk.ticket", "where": {"public_id": ticket.public_id},
-             "expect": {"fields": {"assignee": agent.public_id}}}
+    check = {
+        "name": "assigned",
+        "kind": "state",
+        "table": "supportdesk.ticket",
+        "where": {"public_id": ticket.public_id},
+        "expect": {"fields": {"assignee": agent.public_id}},
+    }
     assert verify(spec(check), desk.inputs()).passed
 
 
@@ -154,10 +197,22 @@ def test_the_right_reply_on_the_wrong_ticket_fails(desk):
     with desk.bound():
         author = User.objects.filter(role="admin").first()
         top = max(Comment.objects.values_list("public_id", flat=True))
-        Comment.objects.create(public_id=top + 1, ticket=wrong, author=author, body="Your refund of $49.99 is on its way.",
-                               public=True, created_at=desk.world.clock)
-    check = {"name": "replied", "kind": "diff", "table": "supportdesk.comment", "op": "added",
-             "where": {"ticket": "{ticket}", "body": {"matches": r"(?<![\d.])49\.99(?![\d])"}}, "count": 1}
+        Comment.objects.create(
+            public_id=top + 1,
+            ticket=wrong,
+            author=author,
+            body="Your refund of $49.99 is on its way.",
+            public=True,
+            created_at=desk.world.clock,
+        )
+    check = {
+        "name": "replied",
+        "kind": "diff",
+        "table": "supportdesk.comment",
+        "op": "added",
+        "where": {"ticket": "{ticket}", "body": {"matches": r"(?<![\d.])49\.99(?![\d])"}},
+        "count": 1,
+    }
     verdict = verify(spec(check), desk.inputs(params={"ticket": right.public_id}))
     assert not verdict.passed
     assert one(verdict)["detail"] == "0 added row(s) of supportdesk.comment match; expected 1"
@@ -167,10 +222,20 @@ def test_the_right_reply_on_the_wrong_ticket_fails(desk):
 def test_diff_changed_rows_match_on_from_and_to(desk):
     ticket = desk.ticket(status="open")
     desk.update_ticket(ticket.public_id, status="solved")
+
     def change(frm, to):
-        return {"name": f"{frm}->{to}", "kind": "diff", "table": "supportdesk.ticket", "op": "changed",
-                "where": {"public_id": ticket.public_id}, "changes": {"status": {"from": frm, "to": to}}}
-    verdict = verify(spec(change("open", "solved"), change("pending", "solved"), change("open", "closed")), desk.inputs())
+        return {
+            "name": f"{frm}->{to}",
+            "kind": "diff",
+            "table": "supportdesk.ticket",
+            "op": "changed",
+            "where": {"public_id": ticket.public_id},
+            "changes": {"status": {"from": frm, "to": to}},
+        }
+
+    verdict = verify(
+        spec(change("open", "solved"), change("pending", "solved"), change("open", "closed")), desk.inputs()
+    )
     assert [a["passed"] for a in verdict.assertions] == [True, False, False]
 
 
@@ -179,8 +244,14 @@ def test_diff_removed_rows_match_on_their_initial_values(desk):
     with desk.bound():
         comment = Comment.objects.filter(ticket=ticket).order_by("public_id").first()
         comment.delete()
-    check = {"name": "gone", "kind": "diff", "table": "supportdesk.comment", "op": "removed",
-             "where": {"ticket": ticket.public_id}, "count": 1}
+    check = {
+        "name": "gone",
+        "kind": "diff",
+        "table": "supportdesk.comment",
+        "op": "removed",
+        "where": {"ticket": ticket.public_id},
+        "count": 1,
+    }
     nothing = {"name": "none", "kind": "diff", "table": "supportdesk.comment", "op": "removed", "count": 0}
     verdict = verify(spec(check, nothing), desk.inputs())
     assert [a["passed"] for a in verdict.assertions] == [True, False]
@@ -188,8 +259,15 @@ def test_diff_removed_rows_match_on_their_initial_values(desk):
 
 def test_changes_outside_allowed_changes_are_collateral(desk):
     target, other = desk.ticket(status="open"), desk.ticket(status="pending")
-    allowed = [{"table": "supportdesk.ticket", "ops": ["changed"], "fields": ["status"], "where": {"public_id": target.public_id}},
-               {"table": "supportdesk.ticket", "ops": ["changed"], "fields": ["updated_at"]}]
+    allowed = [
+        {
+            "table": "supportdesk.ticket",
+            "ops": ["changed"],
+            "fields": ["status"],
+            "where": {"public_id": target.public_id},
+        },
+        {"table": "supportdesk.ticket", "ops": ["changed"], "fields": ["updated_at"]},
+    ]
     only = {"name": "only", "kind": "diff", "only_allowed": True}
     desk.update_ticket(target.public_id, status="solved", updated_at=desk.world.clock)
     verdict = verify(spec(only, allowed_changes=allowed), desk.inputs())
@@ -217,10 +295,13 @@ def test_an_added_row_outside_the_rules_is_collateral(desk):
     with desk.bound():
         author = User.objects.filter(role="admin").first()
         top = max(Comment.objects.values_list("public_id", flat=True))
-        Comment.objects.create(public_id=top + 1, ticket=ticket, author=author, body="note", public=False, created_at=desk.world.clock)
+        Comment.objects.create(
+            public_id=top + 1, ticket=ticket, author=author, body="note", public=False, created_at=desk.world.clock
+        )
     rules = [{"table": "supportdesk.comment", "ops": ["added"], "where": {"public": True}}]
     assert collateral_changes(spec(solved(ticket.public_id), allowed_changes=rules), desk.inputs()) == [
-        {"table": "supportdesk.comment", "op": "added", "key": str(top + 1)}]
+        {"table": "supportdesk.comment", "op": "added", "key": str(top + 1)}
+    ]
 
 
 def test_verify_never_writes_and_leaves_its_inputs_unchanged(desk, django_assert_num_queries):

@@ -1,4 +1,5 @@
 """Agent sign-in and sign-out on the world's origin."""
+
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST

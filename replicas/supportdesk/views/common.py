@@ -1,4 +1,5 @@
 """What every workspace page shares: the signed-in agent, the open tabs, full page or htmx fragment."""
+
 from functools import wraps
 from urllib.parse import quote
 
@@ -22,11 +23,7 @@ def signed_in_agent(request) -> User | None:
     public_id = request.session.get(SESSION_AGENT)
     if not isinstance(public_id, int):
         return None
-    return (
-        User.objects.filter(public_id=public_id, suspended=False)
-        .exclude(role=User.Role.END_USER)
-        .first()
-    )
+    return User.objects.filter(public_id=public_id, suspended=False).exclude(role=User.Role.END_USER).first()
 
 
 def agent_required(view):

@@ -3,6 +3,7 @@
 Views import them from here so that tests and the screenshot command exercise the
 same writes as the JSON API and the episode engine.
 """
+
 from ..services import (
     account_unlock,
     agent_sign_in,
@@ -29,4 +30,12 @@ def security_action(name: str):
     return _SECURITY.get(name)
 
 
-__all__ = ["agent_sign_in", "macro_apply", "security_action", "ticket_create", "ticket_merge", "ticket_update", "tickets_bulk_update"]
+__all__ = [
+    "agent_sign_in",
+    "macro_apply",
+    "security_action",
+    "ticket_create",
+    "ticket_merge",
+    "ticket_update",
+    "tickets_bulk_update",
+]

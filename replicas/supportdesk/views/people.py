@@ -1,4 +1,5 @@
 """Customers, organizations, the help center and search."""
+
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db.models import Count
@@ -70,8 +71,16 @@ def user_security(request, public_id, action):
         error = " ".join(exc.messages)
     if error is None:
         return redirect(f"/agent/users/{user.public_id}")
-    tickets = list(Ticket.objects.filter(requester=user).select_related("requester", "assignee").order_by("-updated_at")[:50])
-    context = {"person": user, "tickets": tickets, "security_error": error, "security_action": action, **_security_context(user)}
+    tickets = list(
+        Ticket.objects.filter(requester=user).select_related("requester", "assignee").order_by("-updated_at")[:50]
+    )
+    context = {
+        "person": user,
+        "tickets": tickets,
+        "security_error": error,
+        "security_action": action,
+        **_security_context(user),
+    }
     return page(request, "supportdesk/user.html", context, section="customers", status=400)
 
 
@@ -99,8 +108,15 @@ def organization_detail(request, public_id):
     if org is None:
         raise Http404("No such organization")
     members = list(org.members.order_by("name")[:100])
-    tickets = list(Ticket.objects.filter(organization=org).select_related("requester", "assignee").order_by("-updated_at")[:50])
-    return page(request, "supportdesk/organization.html", {"org": org, "members": members, "tickets": tickets}, section="organizations")
+    tickets = list(
+        Ticket.objects.filter(organization=org).select_related("requester", "assignee").order_by("-updated_at")[:50]
+    )
+    return page(
+        request,
+        "supportdesk/organization.html",
+        {"org": org, "members": members, "tickets": tickets},
+        section="organizations",
+    )
 
 
 @agent_required

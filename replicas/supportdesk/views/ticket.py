@@ -1,4 +1,5 @@
 """The ticket page: properties panel, conversation and composer, merge, events, context panel."""
+
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect
@@ -28,7 +29,10 @@ def _ticket_or_404(number):
 def _form(ticket, data=None, initial=None):
     agents = User.objects.exclude(role=User.Role.END_USER).filter(suspended=False).order_by("name")
     form = TicketForm(
-        data, initial=initial or ticket_initial(ticket), agents=list(agents), groups=list(Group.objects.order_by("name"))
+        data,
+        initial=initial or ticket_initial(ticket),
+        agents=list(agents),
+        groups=list(Group.objects.order_by("name")),
     )
     _ambiguous_labels(form, ticket)
     return form
@@ -65,7 +69,13 @@ def _context(request, ticket, form, **extra):
         "other_tickets": list(other),
         "current_tab": ticket.public_id,
         "macros": _macros(),
-        "submit_statuses": [("new", "New"), ("open", "Open"), ("pending", "Pending"), ("hold", "On-hold"), ("solved", "Solved")],
+        "submit_statuses": [
+            ("new", "New"),
+            ("open", "Open"),
+            ("pending", "Pending"),
+            ("hold", "On-hold"),
+            ("solved", "Solved"),
+        ],
     }
     context.update(extra)
     return context
@@ -108,7 +118,11 @@ def ticket_detail(request, number):
         form = _form(ticket)
         # the Conversations toggle swaps just the conversation in
         return page(
-            request, "supportdesk/ticket.html", _context(request, ticket, form), section="views", fragment="supportdesk/_conversation.html"
+            request,
+            "supportdesk/ticket.html",
+            _context(request, ticket, form),
+            section="views",
+            fragment="supportdesk/_conversation.html",
         )
     return page(request, "supportdesk/ticket.html", _context(request, ticket, form), section="views", status=status)
 
@@ -122,7 +136,9 @@ def _apply_macro(request, ticket, form):
         form.add_error(None, "Choose a macro to apply.")
         return page(request, "supportdesk/ticket.html", _context(request, ticket, form), section="views", status=400)
     current = {k: form.data.get(k, v) for k, v in ticket_initial(ticket).items()}
-    current["followers"] = form.data.getlist("followers") if "followers" in form.data else ticket_initial(ticket).get("followers", [])
+    current["followers"] = (
+        form.data.getlist("followers") if "followers" in form.data else ticket_initial(ticket).get("followers", [])
+    )
     current["comment"] = form.data.get("comment", "")
     try:
         proposed = domain.macro_apply(ticket=ticket, macro=macro, actor=request.agent, values=current)
@@ -147,7 +163,10 @@ def ticket_merge(request, number):
         if request.POST.get("confirm") == "yes":
             try:
                 domain.ticket_merge(
-                    source=ticket, target=form.cleaned_data["target"], actor=request.agent, comment=form.cleaned_data["comment"]
+                    source=ticket,
+                    target=form.cleaned_data["target"],
+                    actor=request.agent,
+                    comment=form.cleaned_data["comment"],
                 )
             except ValidationError as exc:
                 form.add_error(None, exc)
@@ -162,7 +181,12 @@ def ticket_merge(request, number):
         status = 400
     context = {"ticket": ticket, "form": form, "stage": stage, "current_tab": ticket.public_id}
     return page(
-        request, "supportdesk/merge.html", context, section="views", fragment="supportdesk/_merge_dialog.html", status=status
+        request,
+        "supportdesk/merge.html",
+        context,
+        section="views",
+        fragment="supportdesk/_merge_dialog.html",
+        status=status,
     )
 
 

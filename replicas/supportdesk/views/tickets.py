@@ -1,4 +1,5 @@
 """Views (saved ticket lists) and bulk updates of the agent workspace."""
+
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db.models import Case, Count, IntegerField, Value, When
@@ -14,9 +15,12 @@ from .common import agent_required, page, safe_next
 
 PAGE_SIZE = 30
 
-_STATUS_RANK = Case(*[When(status=s, then=Value(i)) for i, s in enumerate(Ticket.Status.values)], output_field=IntegerField())
+_STATUS_RANK = Case(
+    *[When(status=s, then=Value(i)) for i, s in enumerate(Ticket.Status.values)], output_field=IntegerField()
+)
 _PRIORITY_RANK = Case(
-    *[When(priority=p, then=Value(i)) for i, p in enumerate(["", "low", "normal", "high", "urgent"])], output_field=IntegerField()
+    *[When(priority=p, then=Value(i)) for i, p in enumerate(["", "low", "normal", "high", "urgent"])],
+    output_field=IntegerField(),
 )
 # sort key in the URL -> what it orders by (a field path or a rank expression)
 SORTS = {
@@ -124,7 +128,12 @@ def bulk_update(request):
         form = _bulk_form(initial={"tickets": selected})
     context = {"form": form, "tickets": _selected_tickets(selected), "stage": stage, "next": back}
     return page(
-        request, "supportdesk/bulk_update.html", context, section="views", fragment="supportdesk/_bulk_dialog.html", status=status
+        request,
+        "supportdesk/bulk_update.html",
+        context,
+        section="views",
+        fragment="supportdesk/_bulk_dialog.html",
+        status=status,
     )
 
 

@@ -7,46 +7,77 @@ import replicas.worlds.models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('worlds', '0002_faultstate_faultevent_faultprogress'),
+        ("worlds", "0002_faultstate_faultevent_faultprogress"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Member',
+            name="Member",
             fields=[
-                ('id', models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
-                ('public_id', models.PositiveIntegerField()),
-                ('name', models.CharField(max_length=100)),
-                ('email', models.EmailField(max_length=254)),
-                ('role', models.CharField(choices=[('owner', 'Owner'), ('member', 'Member')], default='member', max_length=10)),
-                ('world', replicas.worlds.models.WorldForeignKey(db_constraint=False, editable=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='worlds.world')),
+                ("id", models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
+                ("public_id", models.PositiveIntegerField()),
+                ("name", models.CharField(max_length=100)),
+                ("email", models.EmailField(max_length=254)),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[("owner", "Owner"), ("member", "Member")], default="member", max_length=10
+                    ),
+                ),
+                (
+                    "world",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        editable=False,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="worlds.world",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Note',
+            name="Note",
             fields=[
-                ('id', models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
-                ('public_id', models.PositiveIntegerField()),
-                ('title', models.CharField(max_length=120)),
-                ('body', models.TextField(blank=True)),
-                ('done', models.BooleanField(default=False)),
-                ('remind_at', models.DateTimeField(blank=True, null=True)),
-                ('reminded', models.BooleanField(default=False)),
-                ('updated_at', models.DateTimeField()),
-                ('owner', replicas.worlds.models.WorldForeignKey(db_constraint=False, db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='notes', to='testbed.member')),
-                ('world', replicas.worlds.models.WorldForeignKey(db_constraint=False, editable=False, on_delete=django.db.models.deletion.DO_NOTHING, related_name='+', to='worlds.world')),
+                ("id", models.BigIntegerField(editable=False, primary_key=True, serialize=False)),
+                ("public_id", models.PositiveIntegerField()),
+                ("title", models.CharField(max_length=120)),
+                ("body", models.TextField(blank=True)),
+                ("done", models.BooleanField(default=False)),
+                ("remind_at", models.DateTimeField(blank=True, null=True)),
+                ("reminded", models.BooleanField(default=False)),
+                ("updated_at", models.DateTimeField()),
+                (
+                    "owner",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        db_index=False,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="notes",
+                        to="testbed.member",
+                    ),
+                ),
+                (
+                    "world",
+                    replicas.worlds.models.WorldForeignKey(
+                        db_constraint=False,
+                        editable=False,
+                        on_delete=django.db.models.deletion.DO_NOTHING,
+                        related_name="+",
+                        to="worlds.world",
+                    ),
+                ),
             ],
         ),
         migrations.AddConstraint(
-            model_name='member',
-            constraint=models.UniqueConstraint(fields=('world', 'public_id'), name='tb_member_public_id'),
+            model_name="member",
+            constraint=models.UniqueConstraint(fields=("world", "public_id"), name="tb_member_public_id"),
         ),
         migrations.AddConstraint(
-            model_name='note',
-            constraint=models.UniqueConstraint(fields=('world', 'public_id'), name='tb_note_public_id'),
+            model_name="note",
+            constraint=models.UniqueConstraint(fields=("world", "public_id"), name="tb_note_public_id"),
         ),
     ]

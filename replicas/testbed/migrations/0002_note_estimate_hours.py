@@ -6,15 +6,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('testbed', '0001_notes'),
+        ("testbed", "0001_notes"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='note',
-            name='estimate_hours',
-            field=models.DecimalField(decimal_places=2, default=Decimal('0'), max_digits=5),
+            model_name="note",
+            name="estimate_hours",
+            field=models.DecimalField(decimal_places=2, default=Decimal("0"), max_digits=5),
         ),
     ]

@@ -1,4 +1,5 @@
 """Params of the testbed tasks: called as `fn(world)` with the (template) world bound."""
+
 from ..models import Member, Note
 from ..services import member_password
 
@@ -14,8 +15,12 @@ def member_signin(world, seed, role=Member.Role.OWNER) -> dict:
     member = Member.objects.filter(role=role).order_by("public_id").first()
     if member is None:
         raise LookupError(f"no member with the role {role!r}")
-    return {"email": member.email, "name": member.name, "password": member_password(seed=seed, public_id=member.public_id),
-            "id": member.public_id}
+    return {
+        "email": member.email,
+        "name": member.name,
+        "password": member_password(seed=seed, public_id=member.public_id),
+        "id": member.public_id,
+    }
 
 
 def open_note(world) -> dict:
@@ -29,5 +34,10 @@ def open_note(world) -> dict:
 def renamed_note(world) -> dict:
     note = Note.objects.order_by("public_id").first()
     taken = Note.objects.exclude(pk=note.pk).order_by("public_id").first()
-    return {**_signed_in_as(world), "note": note.public_id, "title": note.title, "new_title": f"{note.title} (reviewed)",
-            "taken_title": taken.title}
+    return {
+        **_signed_in_as(world),
+        "note": note.public_id,
+        "title": note.title,
+        "new_title": f"{note.title} (reviewed)",
+        "taken_title": taken.title,
+    }

@@ -1,6 +1,7 @@
 """What an author does in the task editor to make a testbed task from scratch, with no code: read by the platform's
 authoring test (tests/frontend/test_authoring_browser.py), which covers every installed replica. On the testbed the
 reference solution is recorded by demonstration: `demonstrate` is what the author does in the recording tab."""
+
 import re
 
 from replicas.testbed.services import member_password
@@ -21,8 +22,12 @@ def demonstrate(rec, world, *, seed: int) -> str:
 
 
 RECIPE = {
-    "title": "Count a member's notes", "record": "member", "table": "testbed.member",
-    "where": "{}", "answer": "notes", "field": ("member_name", "member.name"),
+    "title": "Count a member's notes",
+    "record": "member",
+    "table": "testbed.member",
+    "where": "{}",
+    "answer": "notes",
+    "field": ("member_name", "member.name"),
     "aggregate": ("count", "testbed.note", None, '{"owner": "{member}"}'),
     "instruction": "How many notes does {member_name} own? Reply with the number only.",
     "start_page": "/notes",

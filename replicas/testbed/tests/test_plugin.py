@@ -1,5 +1,6 @@
 """The testbed plugs in as a folder: found, served, seeded, verified and benchmarked with no
 edit outside replicas/testbed/ (settings discover the app, the platform uses its ReplicaConfig)."""
+
 import json
 from datetime import timedelta
 
@@ -82,7 +83,10 @@ def test_sign_in_gives_credentials_that_the_sign_in_page_accepts(testbed_world, 
     client = world_client(testbed_world, signed_in=False)
     wrong = client.post("/login", {"email": user.login, "password": "nope"})
     assert wrong.status_code == 400 and client.get("/notes").status_code == 302
-    assert client.post("/login", {"email": user.login, "password": user.password, "next": "/notes"})["Location"] == "/notes"
+    assert (
+        client.post("/login", {"email": user.login, "password": user.password, "next": "/notes"})["Location"]
+        == "/notes"
+    )
     assert client.get("/notes").status_code == 200
     with pytest.raises(ValueError, match="no role 'admin'"):
         get_replica("testbed").sign_in(testbed_world, "admin")
@@ -104,8 +108,25 @@ def test_tasks_are_verified_in_real_episodes_with_the_step_clock_from_the_task_l
 @pytest.mark.django_db(transaction=True)
 def test_the_bench_measures_the_replica_named_with_replica(tmp_path):
     out = tmp_path / "bench.json"
-    call_command("bench", "--replica", "testbed", "--only", "reset,server", "--variants", "small", "--repeat", "2",
-                 "--requests", "20", "--world-variant", "small", "--servers", "engine", "--out", str(out))
+    call_command(
+        "bench",
+        "--replica",
+        "testbed",
+        "--only",
+        "reset,server",
+        "--variants",
+        "small",
+        "--repeat",
+        "2",
+        "--requests",
+        "20",
+        "--world-variant",
+        "small",
+        "--servers",
+        "engine",
+        "--out",
+        str(out),
+    )
     sections = json.loads(out.read_text())["sections"]
     assert sections["reset"]["replica"] == "testbed" and sections["reset"]["variants"]["small"]["rows"] == 9
     server = sections["server"]

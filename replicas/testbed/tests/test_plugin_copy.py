@@ -5,6 +5,7 @@ outside replicas/pinboard/ differs from the project it was copied from.
 
 The copy runs in subprocesses on a SQLite database of its own (under the test's tmp_path), so neither the working
 tree nor the test database sees the new replica."""
+
 import hashlib
 import json
 import os
@@ -24,8 +25,10 @@ pytestmark = [
     pytest.mark.browser,  # verify_tasks plays the copied tasks' episodes in a real Chromium
     # the copy runs on a SQLite database of its own whatever the suite's backend: bin/test's PostgreSQL
     # pass would repeat the SQLite pass's run byte for byte
-    pytest.mark.skipif(os.environ.get("DATABASE_URL", "").startswith("postgres"),
-                       reason="runs on its own SQLite database: the SQLite pass covers it"),
+    pytest.mark.skipif(
+        os.environ.get("DATABASE_URL", "").startswith("postgres"),
+        reason="runs on its own SQLite database: the SQLite pass covers it",
+    ),
 ]
 
 
@@ -81,8 +84,9 @@ def project(tmp_path_factory):
 def _manage(project: Path, *args: str, timeout: int = 900) -> str:
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "DJANGO_SETTINGS_MODULE")}
     env["REPLICAGYM_DATA_DIR"] = str(project / "data")
-    done = subprocess.run([sys.executable, "manage.py", *args], cwd=project, env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=project, env=env, capture_output=True, text=True, timeout=timeout
+    )
     assert done.returncode == 0, f"manage.py {' '.join(args)} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done.stdout
 
@@ -116,15 +120,24 @@ def test_a_copied_replica_folder_is_found_seeded_served_verified_and_benchmarked
     _manage(project, "migrate", "-v0")
 
     # seeded: two worlds of one seed are the same, each with the testbed's 3 members and 6 notes
-    first, again = (json.loads(_manage(project, "world", "create", "--replica", NAME, "--seed", "7", "--variant", "small"))
-                    for _ in range(2))
+    first, again = (
+        json.loads(_manage(project, "world", "create", "--replica", NAME, "--seed", "7", "--variant", "small"))
+        for _ in range(2)
+    )
     assert first["rows"] == again["rows"] == 9 and first["state_hash"] == again["state_hash"]
     assert first["world"] != again["world"]
 
     # found and served: its AppConfig in the registry, its pages on the world's origin, signed in through the contract
-    served = json.loads(_manage(project, "shell", "-c", SERVED.format(name=NAME, token=first["world"])).strip().splitlines()[-1])
-    assert served == {"config": "PinboardConfig", "models": ["Member", "Note"], "anonymous": [302, "/login?next=/notes"],
-                      "page": 200, "title_shown": True}
+    served = json.loads(
+        _manage(project, "shell", "-c", SERVED.format(name=NAME, token=first["world"])).strip().splitlines()[-1]
+    )
+    assert served == {
+        "config": "PinboardConfig",
+        "models": ["Member", "Note"],
+        "anonymous": [302, "/login?next=/notes"],
+        "page": 200,
+        "title_shown": True,
+    }
 
     # verified: its task pack synced and each task's reference passes, doing nothing and every negative fail
     report = _manage(project, "verify_tasks", NAME)
@@ -132,8 +145,26 @@ def test_a_copied_replica_folder_is_found_seeded_served_verified_and_benchmarked
 
     # benchmarked: `bench --replica` measures it from its ReplicaConfig (bench_task, bench_pages)
     out = project / "bench.json"
-    _manage(project, "bench", "--replica", NAME, "--only", "reset,server", "--variants", "small", "--repeat", "2",
-            "--requests", "20", "--world-variant", "small", "--servers", "engine", "--out", str(out))
+    _manage(
+        project,
+        "bench",
+        "--replica",
+        NAME,
+        "--only",
+        "reset,server",
+        "--variants",
+        "small",
+        "--repeat",
+        "2",
+        "--requests",
+        "20",
+        "--world-variant",
+        "small",
+        "--servers",
+        "engine",
+        "--out",
+        str(out),
+    )
     sections = json.loads(out.read_text())["sections"]
     assert sections["reset"]["replica"] == NAME and sections["reset"]["variants"]["small"]["rows"] == 9
     assert sections["server"]["replica"] == NAME and not sections["server"]["servers"]["engine"]["pages_not_served"]

@@ -1,5 +1,6 @@
 """The testbed's access rule and what templates read of it: the owner edits every note, a member only their own
 (policies.editable_owners, enforced by the note form); the `member` picker signs a member in."""
+
 from decimal import Decimal
 
 import pytest
@@ -36,7 +37,9 @@ def test_a_member_edits_their_own_notes_and_is_refused_anyone_else_s(world, worl
     assert mine is not None and theirs is not None
     before = state_hash(snapshot(world))
     refused = client.post(f"/notes/{theirs.public_id}", {"title": "Mine now"})
-    assert refused.status_code == 403 and "Only the team&#x27;s owner or the note&#x27;s owner" in refused.content.decode()
+    assert (
+        refused.status_code == 403 and "Only the team&#x27;s owner or the note&#x27;s owner" in refused.content.decode()
+    )
     assert state_hash(snapshot(world)) == before
     assert client.post(f"/notes/{mine.public_id}", {"title": "Reviewed"}).status_code == 302
     mine.refresh_from_db()
@@ -63,8 +66,11 @@ def test_the_policy_names_whose_notes_a_member_may_edit_and_the_picker_signs_one
         with pytest.raises(LookupError):
             editable_owners(world, 999)
         assert member_signin(world, world.seed, role="member") == {
-            "email": member.email, "name": member.name, "id": member.public_id,
-            "password": member_password(seed=world.seed, public_id=member.public_id)}
+            "email": member.email,
+            "name": member.name,
+            "id": member.public_id,
+            "password": member_password(seed=world.seed, public_id=member.public_id),
+        }
         with pytest.raises(LookupError):
             member_signin(world, world.seed, role="auditor")
         estimates = list(Note.objects.values_list("estimate_hours", flat=True))

@@ -4,6 +4,7 @@ A task or variant arms faults per world (World.faults); they fire at determinist
 triggers, and each writes FaultEvent rows that the episode engine records per step
 and the error_recovery reward reads (each event carries its fault's recovery definition).
 """
+
 from ..registry import get_replica
 from .data import DataFaultContext, DataFaultError, world_data_fault
 from .library import LIBRARY

@@ -10,6 +10,7 @@ That module may define:
 - `session_is_signed_in(session) -> bool`: whether a session is signed in.
 - `error_response(request, *, status, code, message)`: the product's own error page.
 """
+
 import hashlib
 import json
 import random
@@ -61,7 +62,9 @@ def apply_data_fault(world, index: int, spec: dict, *, phase: str = "apply", det
     applier = data_fault_applier(world.replica, spec["name"])
     if applier is None:
         raise LookupError(f"replica {world.replica!r} cannot apply the data fault {spec['name']!r}")
-    ctx = DataFaultContext(world, spec["name"], index, spec["params"], fault_rng(world, index, spec), phase, dict(detail or {}))
+    ctx = DataFaultContext(
+        world, spec["name"], index, spec["params"], fault_rng(world, index, spec), phase, dict(detail or {})
+    )
     return applier(ctx) or {}
 
 

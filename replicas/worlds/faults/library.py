@@ -3,6 +3,7 @@
 A fault definition is data: the spec validator, the middleware, the arming code
 and the error_recovery reward all read it from here.
 """
+
 from dataclasses import dataclass, field
 
 MAX_DELAY_MS = 5000  # one fault never holds a request longer than this
@@ -46,12 +47,19 @@ class Param:
         elif self.kind == "regex":
             out.update(type="string", minLength=1, maxLength=200, format="regex")
         elif self.kind == "selector":
-            out.update(type="string", pattern=f"^(?:{SELECTOR})$",
-                       **{"x-message": "{value} is not a simple CSS selector (letters, digits, # . - _ [ ] = space >)"})
+            out.update(
+                type="string",
+                pattern=f"^(?:{SELECTOR})$",
+                **{"x-message": "{value} is not a simple CSS selector (letters, digits, # . - _ [ ] = space >)"},
+            )
         elif self.kind == "record":
             # a record's public id: a number (ticket 8001) or a code (ORD-48213)
-            out.update(type=["integer", "string", "null"], minimum=0, pattern=f"^{RECORD_ID}$",
-                       **{"x-message": "must be a record's public id (a number or a code like ORD-48213), not {value}"})
+            out.update(
+                type=["integer", "string", "null"],
+                minimum=0,
+                pattern=f"^{RECORD_ID}$",
+                **{"x-message": "must be a record's public id (a number or a code like ORD-48213), not {value}"},
+            )
         else:
             raise ValueError(f"unknown parameter kind {self.kind!r}")
         out["default"] = self.default
@@ -73,15 +81,26 @@ class FaultDef:
         """What counts as recovering from this fault: data, read by the error_recovery reward."""
         kind = self.recovery_kind
         if kind in ("retry_succeeds", "request_completes"):
-            what = "a later request on the route answers without an error" if kind == "retry_succeeds" else "the slow request completes"
+            what = (
+                "a later request on the route answers without an error"
+                if kind == "retry_succeeds"
+                else "the slow request completes"
+            )
             return {"kind": kind, "route": params["route"], "description": what}
         if kind == "sign_in_again":
             return {"kind": kind, "path": login_path, "description": "the agent signs in again and carries on"}
         if kind == "dismiss":
             return {"kind": kind, "endpoint": DISMISS_PATH, "description": "the agent dismisses the modal"}
         if kind == "avoid_misclick":
-            return {"kind": kind, "endpoint": BANNER_PATH, "description": "the agent does not click the banner that moved in"}
-        return {"kind": "verifier", "description": "judged by the task's verifier: the agent must act right despite the data"}
+            return {
+                "kind": kind,
+                "endpoint": BANNER_PATH,
+                "description": "the agent does not click the banner that moved in",
+            }
+        return {
+            "kind": "verifier",
+            "description": "judged by the task's verifier: the agent must act right despite the data",
+        }
 
 
 ROUTE = Param("regex", "^/", doc="regular expression searched in the request path (no query string)")
@@ -101,7 +120,8 @@ LIBRARY: dict[str, FaultDef] = {
                 "status": Param("choice", 504, choices=(408, 504), doc="the HTTP status of the timeout"),
                 "times": TIMES,
                 "processed": Param(
-                    "bool", False,
+                    "bool",
+                    False,
                     doc="the backend did the work and only the answer timed out (a retry may then repeat it)",
                 ),
             },
@@ -112,7 +132,11 @@ LIBRARY: dict[str, FaultDef] = {
             "server_error",
             REQUEST,
             "A route answers 500 or 503 for the first `times` requests: an error page for pages, JSON for APIs.",
-            {"route": ROUTE, "status": Param("choice", 500, choices=(500, 503), doc="the HTTP status answered"), "times": TIMES},
+            {
+                "route": ROUTE,
+                "status": Param("choice", 500, choices=(500, 503), doc="the HTTP status answered"),
+                "times": TIMES,
+            },
             default_trigger={"requests": 1},
             recovery_kind="retry_succeeds",
         ),
@@ -140,8 +164,14 @@ LIBRARY: dict[str, FaultDef] = {
             "interstitial",
             PAGE,
             "A blocking modal (survey, cookie banner, product tour, new version) on every page until dismissed.",
-            {"kind": Param("choice", "survey", choices=("survey", "cookie_banner", "product_tour", "new_version"),
-                           doc="which modal appears")},
+            {
+                "kind": Param(
+                    "choice",
+                    "survey",
+                    choices=("survey", "cookie_banner", "product_tour", "new_version"),
+                    doc="which modal appears",
+                )
+            },
             default_trigger={"requests": 1},
             recovery_kind="dismiss",
         ),
@@ -152,7 +182,9 @@ LIBRARY: dict[str, FaultDef] = {
             {
                 "selector": Param("selector", "main", doc="the element the banner is inserted at the top of"),
                 "shift_px": Param("int", 96, 20, 400, doc="how far the banner pushes the content down"),
-                "delay_ms": Param("int", 0, 0, 3000, doc="also insert after this delay; 0: only at the first mouse move"),
+                "delay_ms": Param(
+                    "int", 0, 0, 3000, doc="also insert after this delay; 0: only at the first mouse move"
+                ),
                 "times": TIMES,
             },
             default_trigger={"requests": 1},
@@ -184,8 +216,12 @@ LIBRARY: dict[str, FaultDef] = {
             DATA,
             "Some records carry dates in an old format from a legacy import.",
             {
-                "format": Param("choice", "us_short", choices=("us_short", "dmy_dots", "oracle"),
-                                doc="the legacy date format (see LEGACY_DATE_FORMATS)"),
+                "format": Param(
+                    "choice",
+                    "us_short",
+                    choices=("us_short", "dmy_dots", "oracle"),
+                    doc="the legacy date format (see LEGACY_DATE_FORMATS)",
+                ),
                 "count": Param("int", 5, 1, 50, doc="how many records"),
             },
             triggerable=False,

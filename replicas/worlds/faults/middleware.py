@@ -5,6 +5,7 @@ the session middleware (so it can end a session before the replica reads it).
 Also answers the reserved paths under /__replicagym/faults/ (modal dismissal,
 banner clicks) without touching any replica's URLs.
 """
+
 import re
 import time
 from importlib import import_module
@@ -120,8 +121,13 @@ class FaultRun:
 
     def _event(self, progress, event, detail=None):
         event_write(
-            world=self.world, progress=progress, event=event,
-            at_request=self.n, at_step=self.step, route=self.path, detail=detail,
+            world=self.world,
+            progress=progress,
+            event=event,
+            at_request=self.n,
+            at_step=self.step,
+            route=self.path,
+            detail=detail,
         )
 
     def _end_session(self) -> bool:
@@ -218,7 +224,15 @@ def _same_origin(request) -> bool:
 
 def _reserved_event(world, progress, event, route, detail):
     state = FaultState.objects.get(world=world)
-    event_write(world=world, progress=progress, event=event, at_request=state.requests, at_step=state.step, route=route, detail=detail)
+    event_write(
+        world=world,
+        progress=progress,
+        event=event,
+        at_request=state.requests,
+        at_step=state.step,
+        route=route,
+        detail=detail,
+    )
 
 
 def _dismiss(request, world):
@@ -228,7 +242,9 @@ def _dismiss(request, world):
         return HttpResponse("Cross-origin dismissal refused.", status=403, content_type="text/plain")
     progress = _fault_at(world, request.POST.get("fault"), "interstitial")
     if progress is None:
-        return HttpResponseBadRequest("fault: no active interstitial with this number in this world", content_type="text/plain")
+        return HttpResponseBadRequest(
+            "fault: no active interstitial with this number in this world", content_type="text/plain"
+        )
     choice = request.POST.get("choice", "dismiss")
     if not isinstance(choice, str) or len(choice) > 40:
         return HttpResponseBadRequest("choice: at most 40 characters", content_type="text/plain")
@@ -242,6 +258,8 @@ def _dismiss(request, world):
 def _banner(request, world):
     progress = _fault_at(world, request.GET.get("fault"), "layout_shift")
     if progress is None:
-        return HttpResponseBadRequest("fault: no active layout shift with this number in this world", content_type="text/plain")
+        return HttpResponseBadRequest(
+            "fault: no active layout shift with this number in this world", content_type="text/plain"
+        )
     _reserved_event(world, progress, "misclick", request.path, {})
     return HttpResponseRedirect(_safe_next(request.GET.get("next")), status=303)

@@ -1,4 +1,5 @@
 """What faults put on the wire: error answers, the interstitial modal, the layout-shift banner."""
+
 import json
 from urllib.parse import urlencode
 
@@ -14,7 +15,11 @@ ERRORS = {
     408: ("timeout", "Request Timeout", "The service took too long to respond. Please try again."),
     504: ("timeout", "Gateway Timeout", "The service took too long to respond. Please try again."),
     500: ("server_error", "Internal Server Error", "Something went wrong on our end. Please try again."),
-    503: ("unavailable", "Service Unavailable", "The service is temporarily unavailable. Please try again in a moment."),
+    503: (
+        "unavailable",
+        "Service Unavailable",
+        "The service is temporarily unavailable. Please try again in a moment.",
+    ),
 }
 
 # One fixed wording per kind, so every run shows the same modal.
@@ -64,8 +69,12 @@ def plain_error_response(request, status: int) -> HttpResponse:
     body = format_html(
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{} {}</title></head>'
         '<body style="font-family:system-ui,sans-serif;margin:15vh auto;max-width:32rem;color:#2f3941">'
-        "<h1>{}</h1><p>{}</p><p><a href=\"{}\">Try again</a></p></body></html>",
-        status, title, title, message, request.get_full_path(),
+        '<h1>{}</h1><p>{}</p><p><a href="{}">Try again</a></p></body></html>',
+        status,
+        title,
+        title,
+        message,
+        request.get_full_path(),
     )
     return HttpResponse(body, status=status)
 
@@ -93,7 +102,9 @@ def interstitial_markup(*, index: int, kind: str, next_path: str) -> str:
     actions = "".join(
         format_html(
             '<button type="submit" name="choice" value="{}" class="rg-btn{}">{}</button>',
-            value, " rg-btn--primary" if i == len(buttons) - 1 else "", label,
+            value,
+            " rg-btn--primary" if i == len(buttons) - 1 else "",
+            label,
         )
         for i, (value, label) in enumerate(buttons)
     )
@@ -108,7 +119,16 @@ def _modal(index, kind, next_path, title, text, actions) -> str:
         '<button type="submit" name="choice" value="close" class="rg-modal__close" aria-label="Close">×</button>'
         '<h2 class="rg-modal__title" id="rg-title-{}">{}</h2><p class="rg-modal__text">{}</p>'
         '<input type="hidden" name="fault" value="{}"><input type="hidden" name="next" value="{}">',
-        index, index, kind, index, DISMISS_PATH, index, title, text, index, next_path,
+        index,
+        index,
+        kind,
+        index,
+        DISMISS_PATH,
+        index,
+        title,
+        text,
+        index,
+        next_path,
     )
     return head + '<div class="rg-modal__actions">' + actions + "</div></form></div></div>"
 

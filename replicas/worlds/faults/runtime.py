@@ -5,6 +5,7 @@ row count says who won), so two requests of one world never get the same number 
 a fault fires exactly once, on SQLite and PostgreSQL alike. Nothing here is keyed
 by anything but the world: a fault armed in one world cannot fire in another.
 """
+
 from datetime import UTC, datetime
 
 from django.db import connection, transaction
@@ -69,7 +70,9 @@ def claim(progress: FaultProgress, flag: str) -> bool:
     return won
 
 
-def event_write(*, world, progress: FaultProgress, event: str, at_request=None, at_step=None, clock=None, route="", detail=None) -> FaultEvent:
+def event_write(
+    *, world, progress: FaultProgress, event: str, at_request=None, at_step=None, clock=None, route="", detail=None
+) -> FaultEvent:
     spec = world.faults[progress.index]
     fault = LIBRARY[progress.name]
     login_path = get_replica(world.replica).login_path
@@ -179,7 +182,17 @@ def activate(*, world, progress: FaultProgress, at_request=None, at_step=None, r
     with bound_world(world):
         detail = apply_data_fault(world, progress.index, spec, phase="fire", detail=progress.detail)
     bump(progress, "hits")
-    return [event_write(world=world, progress=progress, event="fired", at_request=at_request, at_step=at_step, route=route, detail=detail)]
+    return [
+        event_write(
+            world=world,
+            progress=progress,
+            event="fired",
+            at_request=at_request,
+            at_step=at_step,
+            route=route,
+            detail=detail,
+        )
+    ]
 
 
 def world_step(*, world, index: int) -> list[dict]:
@@ -224,14 +237,18 @@ def recovery_outcomes(events: list[dict]) -> list[dict]:
         kind = evs[0]["recovery"].get("kind")
         fired = [e for e in evs if e["event"] == "fired"]
         if kind == "verifier" or not fired:
-            outcomes.append({"index": index, "fault": evs[0]["fault"], "fired": bool(fired), "recovered": None, "counted": False})
+            outcomes.append(
+                {"index": index, "fault": evs[0]["fault"], "fired": bool(fired), "recovered": None, "counted": False}
+            )
             continue
         first = fired[0]["seq"]
         if kind == "avoid_misclick":
             recovered = not any(e["event"] == "misclick" for e in evs)
         else:
             recovered = any(e["event"] == "recovered" and e["seq"] > first for e in evs)
-        outcomes.append({"index": index, "fault": evs[0]["fault"], "fired": True, "recovered": recovered, "counted": True})
+        outcomes.append(
+            {"index": index, "fault": evs[0]["fault"], "fired": True, "recovered": recovered, "counted": True}
+        )
     return outcomes
 
 

@@ -4,6 +4,7 @@ The library (library.py) is the one definition of every fault; `manage.py schema
 publishes this schema, which the spec validator (spec.py) and the authoring UI's fault
 builder both read, and a test keeps the published file equal to what the library says.
 """
+
 import re
 
 from .library import LIBRARY
@@ -22,18 +23,40 @@ TRIGGER = {
         "(a world-clock time, ISO or an offset such as +10m from the world's start)."
     ),
     "type": ["object", "null"],
-    "x-message": {"type": 'must be an object like {"requests": 3}, {"step": 5} or {"clock": "+10m"}, not {value}',
-                  "dependentRequired": "a route belongs to a requests trigger only"},
+    "x-message": {
+        "type": 'must be an object like {"requests": 3}, {"step": 5} or {"clock": "+10m"}, not {value}',
+        "dependentRequired": "a route belongs to a requests trigger only",
+    },
     "properties": {
-        "requests": {"title": "After N requests", "description": "fires on the Nth matching request",
-                     "type": "integer", "minimum": 1, "maximum": MAX_REQUESTS},
-        "route": {"title": "Counted route", "description": "regular expression of the requests counted (requests only)",
-                  "type": "string", "minLength": 1, "maxLength": 200, "format": "regex"},
-        "step": {"title": "Before step K", "description": "fires before the agent's Kth step (0: the first)",
-                 "type": "integer", "minimum": 0, "maximum": MAX_STEP},
-        "clock": {"title": "At world time", "description": "an ISO time, or an offset like +10m, +2h, +1d (at most a year)",
-                  "type": "string", "examples": ["+10m", "2026-05-01T10:00:00+00:00"],
-                  "x-message": {"type": 'must be an ISO time or an offset like "+10m", not {value}'}},
+        "requests": {
+            "title": "After N requests",
+            "description": "fires on the Nth matching request",
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_REQUESTS,
+        },
+        "route": {
+            "title": "Counted route",
+            "description": "regular expression of the requests counted (requests only)",
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 200,
+            "format": "regex",
+        },
+        "step": {
+            "title": "Before step K",
+            "description": "fires before the agent's Kth step (0: the first)",
+            "type": "integer",
+            "minimum": 0,
+            "maximum": MAX_STEP,
+        },
+        "clock": {
+            "title": "At world time",
+            "description": "an ISO time, or an offset like +10m, +2h, +1d (at most a year)",
+            "type": "string",
+            "examples": ["+10m", "2026-05-01T10:00:00+00:00"],
+            "x-message": {"type": 'must be an ISO time or an offset like "+10m", not {value}'},
+        },
     },
     "additionalProperties": False,
     # only an object needs one kind: null (no trigger, as validation normalises it) passes
@@ -47,7 +70,9 @@ def _fault_branch(fault) -> dict:
     then = {"properties": {"params": {"$ref": f"#/$defs/params/{fault.name}"}}}
     if not fault.triggerable:
         then["properties"]["trigger"] = {
-            "type": "null", "x-message": f"{fault.name} is applied at world creation and takes no trigger"}
+            "type": "null",
+            "x-message": f"{fault.name} is applied at world creation and takes no trigger",
+        }
     return {"if": {"properties": {"name": {"const": fault.name}}, "required": ["name"]}, "then": then}
 
 
@@ -67,8 +92,10 @@ def fault_schema() -> dict:
         ),
         "type": "array",
         "maxItems": MAX_FAULTS,
-        "x-message": {"type": "must be a list of fault specs, not {value}",
-                      "maxItems": f"at most {MAX_FAULTS} faults per world"},
+        "x-message": {
+            "type": "must be a list of fault specs, not {value}",
+            "maxItems": f"at most {MAX_FAULTS} faults per world",
+        },
         "items": {"$ref": "#/$defs/fault"},
         "$defs": {
             "fault": {
@@ -80,14 +107,25 @@ def fault_schema() -> dict:
                 "required": ["name"],
                 "properties": {
                     "name": {
-                        "title": "Fault", "description": "which fault of the library",
-                        "enum": names, "x-message": {"enum": f"unknown fault {{value}} (known: {', '.join(names)})"},
-                        "x-faults": {n: {"kind": LIBRARY[n].kind, "description": LIBRARY[n].doc,
-                                         "triggerable": LIBRARY[n].triggerable,
-                                         "default_trigger": LIBRARY[n].default_trigger} for n in names},
+                        "title": "Fault",
+                        "description": "which fault of the library",
+                        "enum": names,
+                        "x-message": {"enum": f"unknown fault {{value}} (known: {', '.join(names)})"},
+                        "x-faults": {
+                            n: {
+                                "kind": LIBRARY[n].kind,
+                                "description": LIBRARY[n].doc,
+                                "triggerable": LIBRARY[n].triggerable,
+                                "default_trigger": LIBRARY[n].default_trigger,
+                            }
+                            for n in names
+                        },
                     },
-                    "params": {"title": "Parameters", "description": "the fault's parameters; defaults fill the rest",
-                               "type": "object"},
+                    "params": {
+                        "title": "Parameters",
+                        "description": "the fault's parameters; defaults fill the rest",
+                        "type": "object",
+                    },
                     "trigger": {"$ref": "#/$defs/trigger"},
                 },
                 "allOf": [_fault_branch(LIBRARY[n]) for n in names],

@@ -7,6 +7,7 @@ a schema cannot say is checked here: clock times parse, and the replica can appl
 data fault. Errors name the entry and the problem, e.g.
 `faults[1].params.delay_ms: 9000 is above the maximum 5000`.
 """
+
 from datetime import UTC, datetime, timedelta
 
 from ..schema_errors import schema_errors, schema_validator
@@ -74,7 +75,7 @@ def _normalised(spec: dict) -> dict:
 def parse_clock(value, *, where: str = "clock", start: datetime | None = None) -> datetime | timedelta:
     """An absolute world-clock time, or (for "+10m") an offset; with `start`, always absolute."""
     if not isinstance(value, str):
-        raise FaultSpecError(f"{where}: must be an ISO time or an offset like \"+10m\", not {value!r}")
+        raise FaultSpecError(f'{where}: must be an ISO time or an offset like "+10m", not {value!r}')
     match = RELATIVE_CLOCK.fullmatch(value)
     if match:
         offset = timedelta(seconds=int(match[1]) * UNIT_SECONDS[match[2]])
@@ -84,5 +85,5 @@ def parse_clock(value, *, where: str = "clock", start: datetime | None = None) -
     try:
         when = datetime.fromisoformat(value)
     except ValueError:
-        raise FaultSpecError(f"{where}: {value!r} is neither an ISO time nor an offset like \"+10m\"") from None
+        raise FaultSpecError(f'{where}: {value!r} is neither an ISO time nor an offset like "+10m"') from None
     return when if when.tzinfo else when.replace(tzinfo=UTC)

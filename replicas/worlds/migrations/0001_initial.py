@@ -5,34 +5,49 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='World',
+            name="World",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('token', models.CharField(max_length=32, unique=True)),
-                ('replica', models.CharField(max_length=64)),
-                ('seed', models.PositiveBigIntegerField()),
-                ('variant', models.CharField(max_length=64)),
-                ('is_template', models.BooleanField(default=False)),
-                ('generator_version', models.CharField(max_length=64)),
-                ('clock', models.DateTimeField(help_text="The world's virtual now.")),
-                ('faults', models.JSONField(blank=True, default=list)),
-                ('rows', models.PositiveIntegerField(default=0)),
-                ('state_hash', models.CharField(blank=True, help_text='Hash of the state at creation.', max_length=64)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('last_used_at', models.DateTimeField(auto_now_add=True)),
-                ('template', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='worlds.world')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("token", models.CharField(max_length=32, unique=True)),
+                ("replica", models.CharField(max_length=64)),
+                ("seed", models.PositiveBigIntegerField()),
+                ("variant", models.CharField(max_length=64)),
+                ("is_template", models.BooleanField(default=False)),
+                ("generator_version", models.CharField(max_length=64)),
+                ("clock", models.DateTimeField(help_text="The world's virtual now.")),
+                ("faults", models.JSONField(blank=True, default=list)),
+                ("rows", models.PositiveIntegerField(default=0)),
+                ("state_hash", models.CharField(blank=True, help_text="Hash of the state at creation.", max_length=64)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("last_used_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "template",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="worlds.world",
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['is_template', 'last_used_at'], name='worlds_worl_is_temp_aba5b3_idx')],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('is_template', True)), fields=('replica', 'seed', 'variant', 'generator_version'), name='one_template_per_key')],
+                "indexes": [
+                    models.Index(fields=["is_template", "last_used_at"], name="worlds_worl_is_temp_aba5b3_idx")
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("is_template", True)),
+                        fields=("replica", "seed", "variant", "generator_version"),
+                        name="one_template_per_key",
+                    )
+                ],
             },
         ),
     ]

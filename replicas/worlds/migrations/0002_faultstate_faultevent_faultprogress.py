@@ -5,61 +5,74 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('worlds', '0001_initial'),
+        ("worlds", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='FaultState',
+            name="FaultState",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('requests', models.PositiveIntegerField(default=0)),
-                ('step', models.IntegerField(blank=True, null=True)),
-                ('events', models.PositiveIntegerField(default=0)),
-                ('world', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='worlds.world')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("requests", models.PositiveIntegerField(default=0)),
+                ("step", models.IntegerField(blank=True, null=True)),
+                ("events", models.PositiveIntegerField(default=0)),
+                (
+                    "world",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="worlds.world"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='FaultEvent',
+            name="FaultEvent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seq', models.PositiveIntegerField(help_text='1, 2, 3, ... per world, in the order events happened.')),
-                ('index', models.PositiveSmallIntegerField(help_text='Position of the fault in World.faults.')),
-                ('fault', models.CharField(max_length=32)),
-                ('event', models.CharField(max_length=16)),
-                ('params', models.JSONField(blank=True, default=dict)),
-                ('at_request', models.PositiveIntegerField(blank=True, null=True)),
-                ('at_step', models.IntegerField(blank=True, null=True)),
-                ('clock', models.DateTimeField(help_text='The world clock when it happened.')),
-                ('route', models.CharField(blank=True, max_length=500)),
-                ('detail', models.JSONField(blank=True, default=dict)),
-                ('recovery', models.JSONField(blank=True, default=dict)),
-                ('world', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='worlds.world')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("seq", models.PositiveIntegerField(help_text="1, 2, 3, ... per world, in the order events happened.")),
+                ("index", models.PositiveSmallIntegerField(help_text="Position of the fault in World.faults.")),
+                ("fault", models.CharField(max_length=32)),
+                ("event", models.CharField(max_length=16)),
+                ("params", models.JSONField(blank=True, default=dict)),
+                ("at_request", models.PositiveIntegerField(blank=True, null=True)),
+                ("at_step", models.IntegerField(blank=True, null=True)),
+                ("clock", models.DateTimeField(help_text="The world clock when it happened.")),
+                ("route", models.CharField(blank=True, max_length=500)),
+                ("detail", models.JSONField(blank=True, default=dict)),
+                ("recovery", models.JSONField(blank=True, default=dict)),
+                (
+                    "world",
+                    models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to="worlds.world"),
+                ),
             ],
             options={
-                'ordering': ['world', 'seq'],
-                'constraints': [models.UniqueConstraint(fields=('world', 'seq'), name='fault_event_seq_per_world')],
+                "ordering": ["world", "seq"],
+                "constraints": [models.UniqueConstraint(fields=("world", "seq"), name="fault_event_seq_per_world")],
             },
         ),
         migrations.CreateModel(
-            name='FaultProgress',
+            name="FaultProgress",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveSmallIntegerField()),
-                ('name', models.CharField(max_length=32)),
-                ('trigger', models.JSONField(blank=True, default=dict)),
-                ('seen', models.PositiveIntegerField(default=0, help_text='Requests counted toward a request trigger.')),
-                ('active', models.BooleanField(default=False)),
-                ('hits', models.PositiveIntegerField(default=0, help_text='Requests or pages the fault acted on.')),
-                ('resolved', models.BooleanField(default=False, help_text='Recovered from, or dismissed.')),
-                ('detail', models.JSONField(blank=True, default=dict)),
-                ('world', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='worlds.world')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("index", models.PositiveSmallIntegerField()),
+                ("name", models.CharField(max_length=32)),
+                ("trigger", models.JSONField(blank=True, default=dict)),
+                (
+                    "seen",
+                    models.PositiveIntegerField(default=0, help_text="Requests counted toward a request trigger."),
+                ),
+                ("active", models.BooleanField(default=False)),
+                ("hits", models.PositiveIntegerField(default=0, help_text="Requests or pages the fault acted on.")),
+                ("resolved", models.BooleanField(default=False, help_text="Recovered from, or dismissed.")),
+                ("detail", models.JSONField(blank=True, default=dict)),
+                (
+                    "world",
+                    models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to="worlds.world"),
+                ),
             ],
             options={
-                'ordering': ['index'],
-                'constraints': [models.UniqueConstraint(fields=('world', 'index'), name='fault_progress_per_world')],
+                "ordering": ["index"],
+                "constraints": [models.UniqueConstraint(fields=("world", "index"), name="fault_progress_per_world")],
             },
         ),
     ]

@@ -5,47 +5,113 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('worlds', '0002_faultstate_faultevent_faultprogress'),
+        ("worlds", "0002_faultstate_faultevent_faultprogress"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='RequestLog',
+            name="RequestLog",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('requests', models.PositiveIntegerField(default=0)),
-                ('steps', models.PositiveIntegerField(default=0, help_text="Requests that began a step (a redirect's follow-up does not).")),
-                ('redirect_to', models.CharField(blank=True, help_text='Where the last answer redirected.', max_length=1000)),
-                ('max_steps', models.PositiveIntegerField(blank=True, help_text="Past it the world answers 'episode over'.", null=True)),
-                ('deadline', models.FloatField(blank=True, help_text="Wall clock (Unix seconds) past which the world answers 'episode over'.", null=True)),
-                ('closed', models.CharField(blank=True, help_text='Why the world takes no more requests.', max_length=200)),
-                ('keep_pages', models.BooleanField(default=False, help_text="Store each HTML page served (the final page of an episode in the agent's own browser).")),
-                ('world', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='worlds.world')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("requests", models.PositiveIntegerField(default=0)),
+                (
+                    "steps",
+                    models.PositiveIntegerField(
+                        default=0, help_text="Requests that began a step (a redirect's follow-up does not)."
+                    ),
+                ),
+                (
+                    "redirect_to",
+                    models.CharField(blank=True, help_text="Where the last answer redirected.", max_length=1000),
+                ),
+                (
+                    "max_steps",
+                    models.PositiveIntegerField(
+                        blank=True, help_text="Past it the world answers 'episode over'.", null=True
+                    ),
+                ),
+                (
+                    "deadline",
+                    models.FloatField(
+                        blank=True,
+                        help_text="Wall clock (Unix seconds) past which the world answers 'episode over'.",
+                        null=True,
+                    ),
+                ),
+                (
+                    "closed",
+                    models.CharField(blank=True, help_text="Why the world takes no more requests.", max_length=200),
+                ),
+                (
+                    "keep_pages",
+                    models.BooleanField(
+                        default=False,
+                        help_text="Store each HTML page served (the final page of an episode in the agent's own browser).",
+                    ),
+                ),
+                (
+                    "world",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="worlds.world"
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='LoggedRequest',
+            name="LoggedRequest",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('seq', models.PositiveIntegerField(help_text='1, 2, 3, ... per world, in arrival order.')),
-                ('step', models.PositiveIntegerField(help_text="The step it belongs to: a redirect's follow-up shares its step.")),
-                ('method', models.CharField(max_length=10)),
-                ('path', models.CharField(help_text='Without the query string.', max_length=1000)),
-                ('fields', models.JSONField(blank=True, default=list, help_text='Names of the posted fields (query parameters for a GET).')),
-                ('status', models.PositiveSmallIntegerField()),
-                ('clock', models.DateTimeField(help_text='The world clock when it arrived.')),
-                ('writes', models.JSONField(blank=True, default=list, help_text='Rows it wrote: [{"table", "id" (public), "op"}].')),
-                ('refused', models.BooleanField(default=False, help_text="Answered 'episode over' without reaching the world.")),
-                ('fault_seq', models.PositiveIntegerField(default=0, help_text="The world's last fault event when it was answered.")),
-                ('page', models.BinaryField(blank=True, help_text='zlib-compressed HTML of a full page answer, if the log keeps pages.', null=True)),
-                ('ms', models.FloatField(default=0, help_text='Time to answer.')),
-                ('world', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='worlds.world')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("seq", models.PositiveIntegerField(help_text="1, 2, 3, ... per world, in arrival order.")),
+                (
+                    "step",
+                    models.PositiveIntegerField(
+                        help_text="The step it belongs to: a redirect's follow-up shares its step."
+                    ),
+                ),
+                ("method", models.CharField(max_length=10)),
+                ("path", models.CharField(help_text="Without the query string.", max_length=1000)),
+                (
+                    "fields",
+                    models.JSONField(
+                        blank=True, default=list, help_text="Names of the posted fields (query parameters for a GET)."
+                    ),
+                ),
+                ("status", models.PositiveSmallIntegerField()),
+                ("clock", models.DateTimeField(help_text="The world clock when it arrived.")),
+                (
+                    "writes",
+                    models.JSONField(
+                        blank=True, default=list, help_text='Rows it wrote: [{"table", "id" (public), "op"}].'
+                    ),
+                ),
+                (
+                    "refused",
+                    models.BooleanField(default=False, help_text="Answered 'episode over' without reaching the world."),
+                ),
+                (
+                    "fault_seq",
+                    models.PositiveIntegerField(
+                        default=0, help_text="The world's last fault event when it was answered."
+                    ),
+                ),
+                (
+                    "page",
+                    models.BinaryField(
+                        blank=True,
+                        help_text="zlib-compressed HTML of a full page answer, if the log keeps pages.",
+                        null=True,
+                    ),
+                ),
+                ("ms", models.FloatField(default=0, help_text="Time to answer.")),
+                (
+                    "world",
+                    models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+", to="worlds.world"),
+                ),
             ],
             options={
-                'ordering': ['world', 'seq'],
-                'constraints': [models.UniqueConstraint(fields=('world', 'seq'), name='logged_request_seq_per_world')],
+                "ordering": ["world", "seq"],
+                "constraints": [models.UniqueConstraint(fields=("world", "seq"), name="logged_request_seq_per_world")],
             },
         ),
     ]

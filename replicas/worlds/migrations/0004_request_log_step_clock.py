@@ -4,20 +4,21 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('worlds', '0003_request_log'),
+        ("worlds", "0003_request_log"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='requestlog',
-            name='clock_start',
-            field=models.FloatField(blank=True, help_text='The world clock (Unix seconds) at step 1.', null=True),
+            model_name="requestlog",
+            name="clock_start",
+            field=models.FloatField(blank=True, help_text="The world clock (Unix seconds) at step 1.", null=True),
         ),
         migrations.AddField(
-            model_name='requestlog',
-            name='step_seconds',
-            field=models.FloatField(blank=True, help_text="World time per step: the world clock moves as the engine's does.", null=True),
+            model_name="requestlog",
+            name="step_seconds",
+            field=models.FloatField(
+                blank=True, help_text="World time per step: the world clock moves as the engine's does.", null=True
+            ),
         ),
     ]

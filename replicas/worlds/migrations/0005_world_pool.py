@@ -4,19 +4,20 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('worlds', '0004_request_log_step_clock'),
+        ("worlds", "0004_request_log_step_clock"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='world',
-            name='pooled',
+            model_name="world",
+            name="pooled",
             field=models.BooleanField(default=False),
         ),
         migrations.AddIndex(
-            model_name='world',
-            index=models.Index(condition=models.Q(('pooled', True)), fields=['replica', 'seed', 'variant'], name='world_pool_ready'),
+            model_name="world",
+            index=models.Index(
+                condition=models.Q(("pooled", True)), fields=["replica", "seed", "variant"], name="world_pool_ready"
+            ),
         ),
     ]

@@ -1,4 +1,5 @@
 """Template filters that tell time by the world clock, never the wall clock."""
+
 from django import template
 from django.utils.timesince import timesince
 
@@ -14,4 +15,3 @@ def ago(value):
         return ""
     span = timesince(value, clock.now()).split(",")[0]
     return "just now" if span.startswith("0\xa0") else f"{span} ago"
-

@@ -4,6 +4,7 @@ The fault library is the one definition of every fault; its schema is published 
 file because the validator and the authoring UI both read the file. `--check` exits 1
 when the published file differs from what the library says (bin/test runs it).
 """
+
 import json
 
 from django.core.management.base import CommandError

@@ -1,4 +1,5 @@
 """`manage.py verify_tasks [PACK ...]`: every task's reference passes, the empty run and each negative example fail."""
+
 import json
 import os
 
@@ -25,8 +26,12 @@ class Command(ReplicaGymCommand):
     def add_arguments(self, parser):
         parser.add_argument("packs", nargs="*", help="replica names whose packs to check (default: every pack)")
         parser.add_argument("--task", action="append", default=[], help="only this task id (repeatable)")
-        parser.add_argument("--directory", help="read the pack from this folder instead of replicas/<PACK>/tasks (one PACK)")
-        parser.add_argument("--json", action="store_true", dest="as_json", help="print one JSON object per task instead of a table")
+        parser.add_argument(
+            "--directory", help="read the pack from this folder instead of replicas/<PACK>/tasks (one PACK)"
+        )
+        parser.add_argument(
+            "--json", action="store_true", dest="as_json", help="print one JSON object per task instead of a table"
+        )
 
     def handle(self, *args, packs, task, directory, as_json, **options):
         from episodes.driver import episode_play
@@ -84,10 +89,19 @@ class Command(ReplicaGymCommand):
 
 def _json_line(check) -> str:
     def outcome(o):
-        return None if o is None else {"passed": o.passed, "detail": o.detail, "episode": o.episode, "action_error": o.action_error}
+        return (
+            None
+            if o is None
+            else {"passed": o.passed, "detail": o.detail, "episode": o.episode, "action_error": o.action_error}
+        )
 
-    return json.dumps({
-        "task": check.task_id, "ok": check.ok, "problems": check.problems,
-        "reference": outcome(check.reference), "empty": outcome(check.empty),
-        "negatives": {n.label: outcome(n) for n in check.negatives},
-    })
+    return json.dumps(
+        {
+            "task": check.task_id,
+            "ok": check.ok,
+            "problems": check.problems,
+            "reference": outcome(check.reference),
+            "empty": outcome(check.empty),
+            "negatives": {n.label: outcome(n) for n in check.negatives},
+        }
+    )

@@ -7,131 +7,299 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('catalogue', '0001_initial'),
-        ('episodes', '0005_runs_as_a_service'),
-        ('worlds', '0004_request_log_step_clock'),
+        ("catalogue", "0001_initial"),
+        ("episodes", "0005_runs_as_a_service"),
+        ("worlds", "0004_request_log_step_clock"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='DatasetExport',
+            name="DatasetExport",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('format', models.CharField(max_length=4)),
-                ('suite', models.CharField(max_length=96)),
-                ('sources', models.JSONField(default=list)),
-                ('out', models.CharField(max_length=1000)),
-                ('status', models.CharField(choices=[('queued', 'Queued'), ('running', 'Running'), ('done', 'Done'), ('failed', 'Failed')], default='queued', max_length=8)),
-                ('done', models.PositiveIntegerField(default=0)),
-                ('total', models.PositiveIntegerField(default=0)),
-                ('card', models.JSONField(blank=True, null=True)),
-                ('error', models.TextField(blank=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('owner', models.ForeignKey(null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("format", models.CharField(max_length=4)),
+                ("suite", models.CharField(max_length=96)),
+                ("sources", models.JSONField(default=list)),
+                ("out", models.CharField(max_length=1000)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("queued", "Queued"), ("running", "Running"), ("done", "Done"), ("failed", "Failed")],
+                        default="queued",
+                        max_length=8,
+                    ),
+                ),
+                ("done", models.PositiveIntegerField(default=0)),
+                ("total", models.PositiveIntegerField(default=0)),
+                ("card", models.JSONField(blank=True, null=True)),
+                ("error", models.TextField(blank=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-pk'],
+                "ordering": ["-pk"],
             },
         ),
         migrations.CreateModel(
-            name='Item',
+            name="Item",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('world_seed', models.BigIntegerField()),
-                ('faults', models.JSONField(blank=True, default=list, help_text="The task's faults, armed in every world of the item.")),
-                ('params', models.JSONField(blank=True, default=dict, help_text="The answer key of the seed's world (never shown).")),
-                ('status', models.CharField(choices=[('open', 'Open'), ('claimed', 'Claimed'), ('submitted', 'Submitted'), ('accepted', 'Accepted')], default='open', max_length=10)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('assignee', models.ForeignKey(blank=True, help_text='Blank: open to every annotator.', null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('claimed_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('task', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to='catalogue.task')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("world_seed", models.BigIntegerField()),
+                (
+                    "faults",
+                    models.JSONField(
+                        blank=True, default=list, help_text="The task's faults, armed in every world of the item."
+                    ),
+                ),
+                (
+                    "params",
+                    models.JSONField(
+                        blank=True, default=dict, help_text="The answer key of the seed's world (never shown)."
+                    ),
+                ),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("open", "Open"),
+                            ("claimed", "Claimed"),
+                            ("submitted", "Submitted"),
+                            ("accepted", "Accepted"),
+                        ],
+                        default="open",
+                        max_length=10,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "assignee",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Blank: open to every annotator.",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "claimed_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "task",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to="catalogue.task"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['pk'],
+                "ordering": ["pk"],
             },
         ),
         migrations.CreateModel(
-            name='Recording',
+            name="Recording",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('status', models.CharField(choices=[('recording', 'Recording'), ('replaying', 'Replaying'), ('verified', 'Verified'), ('failed', 'Failed verification'), ('errored', 'Replay errored'), ('accepted', 'Accepted'), ('rejected', 'Rejected')], default='recording', max_length=10)),
-                ('return_url', models.CharField(blank=True, help_text='The platform page the bar returns to on submit.', max_length=500)),
-                ('started_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('submitted_at', models.DateTimeField(blank=True, null=True)),
-                ('divergence', models.JSONField(blank=True, help_text='Where the replay left the recording: {"step", "reason"}; null if it did not.', null=True)),
-                ('review_comment', models.TextField(blank=True)),
-                ('reviewed_at', models.DateTimeField(blank=True, null=True)),
-                ('annotator', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='recordings', to='annotation.item')),
-                ('replay', models.ForeignKey(blank=True, help_text="The engine's replay: the canonical trajectory, verified.", null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='episodes.episode')),
-                ('reviewer', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('world', models.ForeignKey(blank=True, help_text="The world the annotator works in (never the replay's).", null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='worlds.world')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[
+                            ("recording", "Recording"),
+                            ("replaying", "Replaying"),
+                            ("verified", "Verified"),
+                            ("failed", "Failed verification"),
+                            ("errored", "Replay errored"),
+                            ("accepted", "Accepted"),
+                            ("rejected", "Rejected"),
+                        ],
+                        default="recording",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "return_url",
+                    models.CharField(
+                        blank=True, help_text="The platform page the bar returns to on submit.", max_length=500
+                    ),
+                ),
+                ("started_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("submitted_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "divergence",
+                    models.JSONField(
+                        blank=True,
+                        help_text='Where the replay left the recording: {"step", "reason"}; null if it did not.',
+                        null=True,
+                    ),
+                ),
+                ("review_comment", models.TextField(blank=True)),
+                ("reviewed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "annotator",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.PROTECT, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="recordings", to="annotation.item"
+                    ),
+                ),
+                (
+                    "replay",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="The engine's replay: the canonical trajectory, verified.",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="episodes.episode",
+                    ),
+                ),
+                (
+                    "reviewer",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "world",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="The world the annotator works in (never the replay's).",
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="worlds.world",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-pk'],
+                "ordering": ["-pk"],
             },
         ),
         migrations.CreateModel(
-            name='RecordedStep',
+            name="RecordedStep",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveIntegerField()),
-                ('action', models.TextField(help_text="An action string of the engine's grammar.")),
-                ('thought', models.TextField(blank=True)),
-                ('url', models.CharField(blank=True, help_text='Path and query of the page the action was done on.', max_length=2000)),
-                ('tab', models.CharField(blank=True, max_length=40)),
-                ('at_ms', models.BigIntegerField(help_text='Milliseconds since the recording started.')),
-                ('recording', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='steps', to='annotation.recording')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("index", models.PositiveIntegerField()),
+                ("action", models.TextField(help_text="An action string of the engine's grammar.")),
+                ("thought", models.TextField(blank=True)),
+                (
+                    "url",
+                    models.CharField(
+                        blank=True, help_text="Path and query of the page the action was done on.", max_length=2000
+                    ),
+                ),
+                ("tab", models.CharField(blank=True, max_length=40)),
+                ("at_ms", models.BigIntegerField(help_text="Milliseconds since the recording started.")),
+                (
+                    "recording",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="steps", to="annotation.recording"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['recording', 'index'],
+                "ordering": ["recording", "index"],
             },
         ),
         migrations.CreateModel(
-            name='Skip',
+            name="Skip",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('reason', models.CharField(max_length=500)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('item', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='skips', to='annotation.item')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("reason", models.CharField(max_length=500)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "item",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="skips", to="annotation.item"
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='StepObservation',
+            name="StepObservation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('index', models.PositiveIntegerField()),
-                ('url', models.CharField(max_length=2000)),
-                ('title', models.CharField(blank=True, max_length=500)),
-                ('axtree', models.TextField()),
-                ('episode', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='episodes.episode')),
-                ('screenshot', models.ForeignKey(null=True, on_delete=django.db.models.deletion.PROTECT, related_name='+', to='episodes.screenshot')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("index", models.PositiveIntegerField()),
+                ("url", models.CharField(max_length=2000)),
+                ("title", models.CharField(blank=True, max_length=500)),
+                ("axtree", models.TextField()),
+                (
+                    "episode",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="+", to="episodes.episode"
+                    ),
+                ),
+                (
+                    "screenshot",
+                    models.ForeignKey(
+                        null=True,
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="+",
+                        to="episodes.screenshot",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['episode', 'index'],
+                "ordering": ["episode", "index"],
             },
         ),
         migrations.AddIndex(
-            model_name='item',
-            index=models.Index(fields=['status', 'assignee'], name='annotation__status_a1937a_idx'),
+            model_name="item",
+            index=models.Index(fields=["status", "assignee"], name="annotation__status_a1937a_idx"),
         ),
         migrations.AddConstraint(
-            model_name='recordedstep',
-            constraint=models.UniqueConstraint(fields=('recording', 'index'), name='one_recorded_step_per_index'),
+            model_name="recordedstep",
+            constraint=models.UniqueConstraint(fields=("recording", "index"), name="one_recorded_step_per_index"),
         ),
         migrations.AddConstraint(
-            model_name='skip',
-            constraint=models.UniqueConstraint(fields=('item', 'user'), name='one_skip_per_annotator'),
+            model_name="skip",
+            constraint=models.UniqueConstraint(fields=("item", "user"), name="one_skip_per_annotator"),
         ),
         migrations.AddConstraint(
-            model_name='stepobservation',
-            constraint=models.UniqueConstraint(fields=('episode', 'index'), name='one_observation_per_step'),
+            model_name="stepobservation",
+            constraint=models.UniqueConstraint(fields=("episode", "index"), name="one_observation_per_step"),
         ),
     ]

@@ -5,20 +5,30 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('annotation', '0001_initial'),
+        ("annotation", "0001_initial"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='recording',
-            name='brief',
-            field=models.JSONField(blank=True, default=dict, help_text='A demonstration\'s {"title", "task_id", "instruction", "start_page"}, shown in the bar.'),
+            model_name="recording",
+            name="brief",
+            field=models.JSONField(
+                blank=True,
+                default=dict,
+                help_text='A demonstration\'s {"title", "task_id", "instruction", "start_page"}, shown in the bar.',
+            ),
         ),
         migrations.AlterField(
-            model_name='recording',
-            name='item',
-            field=models.ForeignKey(blank=True, help_text="The queue item recorded; blank for an author's demonstration.", null=True, on_delete=django.db.models.deletion.CASCADE, related_name='recordings', to='annotation.item'),
+            model_name="recording",
+            name="item",
+            field=models.ForeignKey(
+                blank=True,
+                help_text="The queue item recorded; blank for an author's demonstration.",
+                null=True,
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="recordings",
+                to="annotation.item",
+            ),
         ),
     ]

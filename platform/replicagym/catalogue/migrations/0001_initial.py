@@ -4,49 +4,73 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
-    dependencies = [
-    ]
+    dependencies = []
 
     operations = [
         migrations.CreateModel(
-            name='Task',
+            name="Task",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('task_id', models.CharField(help_text='<replica>.<slug>', max_length=160)),
-                ('replica', models.CharField(max_length=64)),
-                ('slug', models.SlugField(max_length=96)),
-                ('pack', models.CharField(help_text="The task pack the file came from (the replica's name).", max_length=64)),
-                ('title', models.CharField(max_length=200)),
-                ('difficulty', models.CharField(choices=[('easy', 'Easy'), ('medium', 'Medium'), ('hard', 'Hard')], max_length=10)),
-                ('spec', models.JSONField(help_text='The task file as authored, placeholders unfilled.')),
-                ('params', models.JSONField(blank=True, default=dict, help_text='The answer key, computed on the template world.')),
-                ('content_hash', models.CharField(help_text='sha256 of the canonical spec.', max_length=64)),
-                ('params_hash', models.CharField(help_text='sha256 of the canonical params.', max_length=64)),
-                ('source', models.CharField(blank=True, help_text='The file the version was loaded from.', max_length=300)),
-                ('is_current', models.BooleanField(default=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("task_id", models.CharField(help_text="<replica>.<slug>", max_length=160)),
+                ("replica", models.CharField(max_length=64)),
+                ("slug", models.SlugField(max_length=96)),
+                (
+                    "pack",
+                    models.CharField(help_text="The task pack the file came from (the replica's name).", max_length=64),
+                ),
+                ("title", models.CharField(max_length=200)),
+                (
+                    "difficulty",
+                    models.CharField(choices=[("easy", "Easy"), ("medium", "Medium"), ("hard", "Hard")], max_length=10),
+                ),
+                ("spec", models.JSONField(help_text="The task file as authored, placeholders unfilled.")),
+                (
+                    "params",
+                    models.JSONField(
+                        blank=True, default=dict, help_text="The answer key, computed on the template world."
+                    ),
+                ),
+                ("content_hash", models.CharField(help_text="sha256 of the canonical spec.", max_length=64)),
+                ("params_hash", models.CharField(help_text="sha256 of the canonical params.", max_length=64)),
+                (
+                    "source",
+                    models.CharField(blank=True, help_text="The file the version was loaded from.", max_length=300),
+                ),
+                ("is_current", models.BooleanField(default=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['task_id', '-created_at'],
-                'constraints': [models.UniqueConstraint(fields=('task_id', 'content_hash', 'params_hash'), name='task_version_once'), models.UniqueConstraint(condition=models.Q(('is_current', True)), fields=('task_id',), name='one_current_task')],
+                "ordering": ["task_id", "-created_at"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("task_id", "content_hash", "params_hash"), name="task_version_once"
+                    ),
+                    models.UniqueConstraint(
+                        condition=models.Q(("is_current", True)), fields=("task_id",), name="one_current_task"
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Suite',
+            name="Suite",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=96)),
-                ('version', models.CharField(help_text='sha256 over the task versions it holds.', max_length=64)),
-                ('description', models.CharField(blank=True, max_length=300)),
-                ('is_current', models.BooleanField(default=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('tasks', models.ManyToManyField(related_name='suites', to='catalogue.task')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("name", models.SlugField(max_length=96)),
+                ("version", models.CharField(help_text="sha256 over the task versions it holds.", max_length=64)),
+                ("description", models.CharField(blank=True, max_length=300)),
+                ("is_current", models.BooleanField(default=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("tasks", models.ManyToManyField(related_name="suites", to="catalogue.task")),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('name', 'version'), name='suite_version_once'), models.UniqueConstraint(condition=models.Q(('is_current', True)), fields=('name',), name='one_current_suite')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("name", "version"), name="suite_version_once"),
+                    models.UniqueConstraint(
+                        condition=models.Q(("is_current", True)), fields=("name",), name="one_current_suite"
+                    ),
+                ],
             },
         ),
     ]

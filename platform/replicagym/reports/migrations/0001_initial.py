@@ -6,45 +6,92 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('catalogue', '0001_initial'),
-        ('episodes', '0004_step_requests_and_writes'),
+        ("catalogue", "0001_initial"),
+        ("episodes", "0004_step_requests_and_writes"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='QualityGate',
+            name="QualityGate",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('agent', models.CharField(help_text="The baseline agent's spec, e.g. noisy-oracle:0.1.", max_length=300)),
-                ('k', models.PositiveIntegerField(help_text='Attempts per task.')),
-                ('low', models.PositiveIntegerField(help_text='Fewest passes out of k for a task to be kept.')),
-                ('high', models.PositiveIntegerField(help_text='Most passes out of k for a task to be kept.')),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('finished_at', models.DateTimeField(blank=True, help_text='When the results were recorded; null while the run goes on.', null=True)),
-                ('owner', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('run', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='quality_gate', to='episodes.run')),
-                ('suite', models.ForeignKey(help_text='The suite version gated.', on_delete=django.db.models.deletion.PROTECT, related_name='quality_gates', to='catalogue.suite')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                (
+                    "agent",
+                    models.CharField(help_text="The baseline agent's spec, e.g. noisy-oracle:0.1.", max_length=300),
+                ),
+                ("k", models.PositiveIntegerField(help_text="Attempts per task.")),
+                ("low", models.PositiveIntegerField(help_text="Fewest passes out of k for a task to be kept.")),
+                ("high", models.PositiveIntegerField(help_text="Most passes out of k for a task to be kept.")),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "finished_at",
+                    models.DateTimeField(
+                        blank=True, help_text="When the results were recorded; null while the run goes on.", null=True
+                    ),
+                ),
+                (
+                    "owner",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "run",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="quality_gate", to="episodes.run"
+                    ),
+                ),
+                (
+                    "suite",
+                    models.ForeignKey(
+                        help_text="The suite version gated.",
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="quality_gates",
+                        to="catalogue.suite",
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='GateResult',
+            name="GateResult",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('passes', models.PositiveIntegerField()),
-                ('attempts', models.PositiveIntegerField()),
-                ('verdict', models.CharField(choices=[('kept', 'Kept'), ('too_easy', 'Too easy'), ('too_hard', 'Too hard')], max_length=10)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('task', models.ForeignKey(help_text='The task version the baseline ran.', on_delete=django.db.models.deletion.PROTECT, related_name='gate_results', to='catalogue.task')),
-                ('gate', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='results', to='reports.qualitygate')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("passes", models.PositiveIntegerField()),
+                ("attempts", models.PositiveIntegerField()),
+                (
+                    "verdict",
+                    models.CharField(
+                        choices=[("kept", "Kept"), ("too_easy", "Too easy"), ("too_hard", "Too hard")], max_length=10
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "task",
+                    models.ForeignKey(
+                        help_text="The task version the baseline ran.",
+                        on_delete=django.db.models.deletion.PROTECT,
+                        related_name="gate_results",
+                        to="catalogue.task",
+                    ),
+                ),
+                (
+                    "gate",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="results", to="reports.qualitygate"
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['task', '-created_at'], name='reports_gat_task_id_f0dda2_idx')],
-                'constraints': [models.UniqueConstraint(fields=('gate', 'task'), name='one_gate_result_per_task')],
+                "indexes": [models.Index(fields=["task", "-created_at"], name="reports_gat_task_id_f0dda2_idx")],
+                "constraints": [models.UniqueConstraint(fields=("gate", "task"), name="one_gate_result_per_task")],
             },
         ),
     ]

@@ -5,6 +5,7 @@ session cookie, and captures the scrum board, the backlog, an issue, a search, t
 board, the issue side panel, the board grouped by epic and the saved filters with Debian
 Chromium at 1440x900, so every machine gets the same pixels.
 """
+
 from pathlib import Path
 
 from django.conf import settings
@@ -42,22 +43,43 @@ class Command(BaseCommand):
         try:
             with bound_world(world):
                 # a story of the active sprint with sub-tasks, links and comments shows the most of the issue view
-                issue = max(Issue.objects.filter(sprint__state="active", project__key="AGENT", issue_type="story").order_by("number"),
-                            key=lambda i: (i.subtasks.count() + i.outward_links.count() + i.inward_links.count(), i.comments.count()))
+                issue = max(
+                    Issue.objects.filter(sprint__state="active", project__key="AGENT", issue_type="story").order_by(
+                        "number"
+                    ),
+                    key=lambda i: (
+                        i.subtasks.count() + i.outward_links.count() + i.inward_links.count(),
+                        i.comments.count(),
+                    ),
+                )
             user = get_replica("board").sign_in(world)
             _, port = replica_server()
             try:
                 with sync_playwright() as pw:
-                    browser = pw.chromium.launch(executable_path=settings.CHROMIUM_PATH, args=LAUNCH_ARGS, headless=True)
+                    browser = pw.chromium.launch(
+                        executable_path=settings.CHROMIUM_PATH, args=LAUNCH_ARGS, headless=True
+                    )
                     context = browser.new_context(viewport={"width": 1440, "height": 900}, device_scale_factor=1)
-                    context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": user.session_key,
-                                          "url": world_origin(world, port)}])
+                    context.add_cookies(
+                        [
+                            {
+                                "name": settings.SESSION_COOKIE_NAME,
+                                "value": user.session_key,
+                                "url": world_origin(world, port),
+                            }
+                        ]
+                    )
                     page = context.new_page()
-                    shots = [("board-scrum-board.png", "/projects/AGENT/board"), ("board-backlog.png", "/projects/AGENT/backlog"),
-                             ("board-issue-view.png", f"/browse/{issue.key}"), ("board-search.png", f"/issues?jql={quote(JQL)}"),
-                             ("board-kanban.png", "/projects/OPS/board"),
-                             ("board-side-panel.png", f"/projects/AGENT/board?selectedIssue={issue.key}"),
-                             ("board-filters.png", "/filters"), ("board-swimlanes-epic.png", "/projects/AGENT/board")]
+                    shots = [
+                        ("board-scrum-board.png", "/projects/AGENT/board"),
+                        ("board-backlog.png", "/projects/AGENT/backlog"),
+                        ("board-issue-view.png", f"/browse/{issue.key}"),
+                        ("board-search.png", f"/issues?jql={quote(JQL)}"),
+                        ("board-kanban.png", "/projects/OPS/board"),
+                        ("board-side-panel.png", f"/projects/AGENT/board?selectedIssue={issue.key}"),
+                        ("board-filters.png", "/filters"),
+                        ("board-swimlanes-epic.png", "/projects/AGENT/board"),
+                    ]
                     for name, path in shots:
                         page.goto(world_url(world, path, port=port), wait_until="networkidle")
                         if name == "board-swimlanes-epic.png":  # through the board's own Group by menu

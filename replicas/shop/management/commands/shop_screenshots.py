@@ -6,6 +6,7 @@ cookies, walks the checkout in Chromium (without placing the order) and captures
 messages) at 1280x800 with Debian Chromium and the Liberation fonts, so every machine gets the
 same pixels.
 """
+
 import threading
 from pathlib import Path
 from socketserver import ThreadingMixIn
@@ -36,8 +37,10 @@ class _QuietHandler(WSGIRequestHandler):
 
 
 class Command(BaseCommand):
-    help = ("Regenerate docs/screenshots/shop-*.png (search, product and its Q&A, cart, each checkout step, the price-change "
-            "interstitial, order detail, tracking, invoice, rewards, membership, messages, back office).")
+    help = (
+        "Regenerate docs/screenshots/shop-*.png (search, product and its Q&A, cart, each checkout step, the price-change "
+        "interstitial, order detail, tracking, invoice, rewards, membership, messages, back office)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--seed", type=int, default=7)
@@ -57,19 +60,30 @@ class Command(BaseCommand):
                 key = ready_cart(world)
                 shopper = Account.objects.get(public_id=key["customer"])
                 staff = Account.objects.filter(role=Account.Role.STAFF).order_by("public_id").first()
-                order = (Order.objects.filter(account=shopper, status=Order.Status.DELIVERED).order_by("-placed_at").first()
-                         or Order.objects.filter(status=Order.Status.DELIVERED).order_by("public_id").first())
+                order = (
+                    Order.objects.filter(account=shopper, status=Order.Status.DELIVERED).order_by("-placed_at").first()
+                    or Order.objects.filter(status=Order.Status.DELIVERED).order_by("public_id").first()
+                )
                 # an order of the shopper's own, or the staff view of another customer's
                 order_path = f"/your-orders/{order.public_id}" if order.account_id == shopper.id else None
                 product_asin = shopper.cart_items.order_by("added_at").first().variant.product.asin
                 # a shopper with a message from a seller and a shipped order, for the account pages
-                reader = (SellerMessage.objects.filter(account__orders__status="shipped").select_related("account")
-                          .order_by("public_id").first().account)
+                reader = (
+                    SellerMessage.objects.filter(account__orders__status="shipped")
+                    .select_related("account")
+                    .order_by("public_id")
+                    .first()
+                    .account
+                )
                 shipped = reader.orders.filter(status="shipped").order_by("-placed_at").first()
                 repriced = Account.objects.get(email=price_changed_in_cart(world)["email"])
                 asked = Question.objects.filter(answers__isnull=False).order_by("public_id").first().product.asin
-                sessions = {"shopper": account_session(world, shopper), "staff": account_session(world, staff),
-                            "reader": account_session(world, reader), "repriced": account_session(world, repriced)}
+                sessions = {
+                    "shopper": account_session(world, shopper),
+                    "staff": account_session(world, staff),
+                    "reader": account_session(world, reader),
+                    "repriced": account_session(world, repriced),
+                }
             origin = world_origin(world, server.server_address[1])
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=settings.CHROMIUM_PATH, headless=True)
@@ -84,7 +98,7 @@ class Command(BaseCommand):
                     if path:
                         page.goto(origin + path, wait_until="networkidle")
                     page.screenshot(path=str(out / f"shop-{name}.png"))
-                    self.stdout.write(f"shop-{name}.png  {page.url[len(origin):]}")
+                    self.stdout.write(f"shop-{name}.png  {page.url[len(origin) :]}")
 
                 shot("search-results", "/s?k=wireless")
                 shot("product", f"/dp/{product_asin}")

@@ -3,6 +3,7 @@
 Runs the app in-process, signs an agent in with a session cookie, and captures the
 main pages with Debian Chromium at 1280x800, so every machine gets the same pixels.
 """
+
 from pathlib import Path
 
 from django.conf import settings
@@ -21,7 +22,9 @@ OUT = Path(settings.BASE_DIR) / "docs" / "screenshots"
 
 def _showcase_ticket():
     """An open ticket whose conversation has an internal note and whose requester has orders, if any."""
-    noted = Comment.objects.filter(public=False, ticket__status__in=["open", "pending"]).values_list("ticket", flat=True)
+    noted = Comment.objects.filter(public=False, ticket__status__in=["open", "pending"]).values_list(
+        "ticket", flat=True
+    )
     candidates = Ticket.objects.filter(pk__in=noted).order_by("public_id")
     if hasattr(candidates.model.requester.field.related_model, "orders"):
         with_orders = candidates.filter(requester__orders__isnull=False).distinct()

@@ -1,4 +1,5 @@
 """`manage.py world create|snapshot|diff|delete|gc|list|pool`: worlds from the command line (reset timings: `manage.py bench --only reset`)."""
+
 import json
 import time
 from datetime import timedelta
@@ -95,8 +96,9 @@ class Command(ReplicaGymCommand):
 
     def do_list(self, **_):
         for w in World.objects.filter(is_template=False, pooled=False).order_by("id"):
-            self._emit({"world": w.token, "replica": w.replica, "seed": w.seed, "variant": w.variant, "url": world_url(w)})
-
+            self._emit(
+                {"world": w.token, "replica": w.replica, "seed": w.seed, "variant": w.variant, "url": world_url(w)}
+            )
 
     def do_pool(self, *, pool_action, replica, seed, variant, size, **_):
         if pool_action == "status":

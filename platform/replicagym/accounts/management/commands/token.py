@@ -1,4 +1,5 @@
 """`manage.py token create|list|revoke`: agent tokens from the command line (the secret is printed once)."""
+
 import argparse
 import json
 
@@ -41,8 +42,12 @@ class Command(BaseCommand):
         create.add_argument("--concurrent", type=positive_int, default=4, help="episodes queued or running at once")
         create.add_argument("--per-hour", type=positive_int, default=60, help="episodes started per sliding hour")
         create.add_argument("--name", default="", help="what the token is for")
-        create.add_argument("--model-agents", type=lambda text: [m for m in text.split(",") if m.strip()], default=[],
-                            help="comma-separated model agents (openai:MODEL) its runs may use, on the platform's key")
+        create.add_argument(
+            "--model-agents",
+            type=lambda text: [m for m in text.split(",") if m.strip()],
+            default=[],
+            help="comma-separated model agents (openai:MODEL) its runs may use, on the platform's key",
+        )
         lst = sub.add_parser("list", help="list tokens as JSON lines (never their secret)")
         lst.add_argument("--user", default=None)
         revoke = sub.add_parser("revoke", help="revoke a token by its id")
@@ -59,18 +64,31 @@ class Command(BaseCommand):
 
     def _describe(self, token: AgentToken) -> dict:
         return {
-            "id": token.pk, "user": token.user.get_username(), "name": token.name, "prefix": token.prefix,
-            "suites": token.suites, "model_agents": token.model_agents, "concurrent": token.max_concurrent,
+            "id": token.pk,
+            "user": token.user.get_username(),
+            "name": token.name,
+            "prefix": token.prefix,
+            "suites": token.suites,
+            "model_agents": token.model_agents,
+            "concurrent": token.max_concurrent,
             "per_hour": token.max_per_hour,
-            "created_at": token.created_at.isoformat(), "expires_at": token.expires_at.isoformat(),
+            "created_at": token.created_at.isoformat(),
+            "expires_at": token.expires_at.isoformat(),
             "revoked_at": token.revoked_at.isoformat() if token.revoked_at else None,
             "last_used_at": token.last_used_at.isoformat() if token.last_used_at else None,
             "state": token.state(),
         }
 
     def do_create(self, *, user, suites, expires_days, concurrent, per_hour, name, model_agents, **_):
-        issued = token_create(user=user_by_name(user), suites=suites, expires_days=expires_days,
-                              max_concurrent=concurrent, max_per_hour=per_hour, name=name, model_agents=model_agents)
+        issued = token_create(
+            user=user_by_name(user),
+            suites=suites,
+            expires_days=expires_days,
+            max_concurrent=concurrent,
+            max_per_hour=per_hour,
+            name=name,
+            model_agents=model_agents,
+        )
         self._emit({**self._describe(issued.token), "secret": issued.secret})
         self.stderr.write("The secret is shown only now; the platform keeps only its hash.")
 

@@ -1,4 +1,5 @@
 """`manage.py annotate assign|list|collect|stats`: the annotation queue from the command line."""
+
 import json
 
 from django.contrib.auth import get_user_model
@@ -38,10 +39,14 @@ class Command(ReplicaGymCommand):
 
     def handle(self, *args, action, **options):
         if action == "assign":
-            items = items_create(task=options["task"], seeds=options["seeds"], assignee=self._annotator(options["annotator"]))
+            items = items_create(
+                task=options["task"], seeds=options["seeds"], assignee=self._annotator(options["annotator"])
+            )
             for item in items:
-                self.stdout.write(f"item {item.pk}: {item.task.task_id} seed {item.world_seed} for "
-                                  f"{options['annotator'] or 'everyone'}")
+                self.stdout.write(
+                    f"item {item.pk}: {item.task.task_id} seed {item.world_seed} for "
+                    f"{options['annotator'] or 'everyone'}"
+                )
         elif action == "reassign":
             item = item_assign(item_id=options["item"], assignee=self._annotator(options["annotator"]))
             self.stdout.write(f"item {item.pk} is for {options['annotator'] or 'everyone'}")
@@ -50,11 +55,18 @@ class Command(ReplicaGymCommand):
             if options["status"]:
                 items = items.filter(status=options["status"])
             for item in items:
-                self.stdout.write(json.dumps({
-                    "item": item.pk, "task": item.task.task_id, "seed": item.world_seed, "status": item.status,
-                    "assignee": item.assignee.username if item.assignee else None,
-                    "claimed_by": item.claimed_by.username if item.claimed_by else None,
-                }))
+                self.stdout.write(
+                    json.dumps(
+                        {
+                            "item": item.pk,
+                            "task": item.task.task_id,
+                            "seed": item.world_seed,
+                            "status": item.status,
+                            "assignee": item.assignee.username if item.assignee else None,
+                            "claimed_by": item.claimed_by.username if item.claimed_by else None,
+                        }
+                    )
+                )
         elif action == "collect":
             self.stdout.write(f"{recordings_collect()} recording(s) took their replay's verdict")
         else:

@@ -1,5 +1,6 @@
 """`manage.py distill SUITE --teacher SPEC --episodes N --out DIR`: a teacher's verified successes become SFT, its
 failures DPO's rejected side, in one command (run_suite, then the two exports over that run)."""
+
 import math
 from pathlib import Path
 
@@ -36,13 +37,25 @@ class Command(ReplicaGymCommand):
         out.mkdir(parents=True, exist_ok=True)
         before = Run.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
         attempts = math.ceil(episodes / tasks)
-        call_command("run_suite", suite, agent=teacher, attempts=attempts, workers=workers, out=str(out / "report.json"),
-                     stdout=self.stdout, stderr=self.stderr)
+        call_command(
+            "run_suite",
+            suite,
+            agent=teacher,
+            attempts=attempts,
+            workers=workers,
+            out=str(out / "report.json"),
+            stdout=self.stdout,
+            stderr=self.stderr,
+        )
         run = Run.objects.filter(pk__gt=before, agent=teacher, suite__name=suite).order_by("pk").first()
         if run is None:
             raise CommandError("run_suite made no run")
         sft = dataset_export(fmt="sft", suite=suite, sources=["runs"], run=run.pk, out=out / "sft")
         # the chosen side may also come from other verified sources of the same task and seed
-        dpo = dataset_export(fmt="dpo", suite=suite, sources=["runs", "annotators", "oracle"], run=run.pk, out=out / "dpo")
-        self.stdout.write(f"run {run.pk}: {sft.card['counts']['episodes']} verified episode(s), {sft.card['counts']['steps']} "
-                          f"SFT steps in {sft.out}; {dpo.card['counts']['pairs']} DPO pair(s) in {dpo.out}")
+        dpo = dataset_export(
+            fmt="dpo", suite=suite, sources=["runs", "annotators", "oracle"], run=run.pk, out=out / "dpo"
+        )
+        self.stdout.write(
+            f"run {run.pk}: {sft.card['counts']['episodes']} verified episode(s), {sft.card['counts']['steps']} "
+            f"SFT steps in {sft.out}; {dpo.card['counts']['pairs']} DPO pair(s) in {dpo.out}"
+        )

@@ -1,4 +1,5 @@
 """`manage.py export_dataset --format sft|dpo --suite S --source annotators,oracle,runs --out DIR`."""
+
 import sys
 
 from replicagym.annotation.exports import FORMATS, SOURCES, ExportError, dataset_export

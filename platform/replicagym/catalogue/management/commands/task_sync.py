@@ -1,4 +1,5 @@
 """`manage.py task_sync [REPLICA ...]`: load task packs into the catalogue (all installed packs by default)."""
+
 import json
 
 from django.core.management.base import CommandError
@@ -15,8 +16,11 @@ class Command(ReplicaGymCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("replicas", nargs="*", help="replica names (default: every installed pack)")
-        parser.add_argument("--no-templates", action="store_true",
-                            help="do not build the templates of the variation pool (REPLICAGYM_EPISODE_WORLD_SEEDS)")
+        parser.add_argument(
+            "--no-templates",
+            action="store_true",
+            help="do not build the templates of the variation pool (REPLICAGYM_EPISODE_WORLD_SEEDS)",
+        )
 
     def handle(self, *args, replicas, no_templates, **options):
         try:

@@ -1,4 +1,5 @@
 """`manage.py diagnose RUN [RUN...]`: why the episodes of these runs failed, weaknesses ranked by share of failures."""
+
 import json
 
 from replicagym.reports.diagnosis import DiagnosisError, diagnose, parse_run_ids
@@ -18,10 +19,14 @@ class Command(ReplicaGymCommand):
         if as_json:
             self.stdout.write(json.dumps(found.as_dict(), indent=2))
             return
-        self.stdout.write(f"runs {', '.join(map(str, found.runs))}: {found.failures} of {found.episodes} episodes failed")
+        self.stdout.write(
+            f"runs {', '.join(map(str, found.runs))}: {found.failures} of {found.episodes} episodes failed"
+        )
         if not found.failures:
             return
         self.stdout.write("weaknesses, most failures first:")
         for rank, w in enumerate(found.weaknesses, start=1):
             examples = ", ".join(f"episode {pk}" for pk in w.examples)
-            self.stdout.write(f"{rank:>3}. {w.share:>6.1%}  {w.dimension}: {w.label}  ({w.count} failed; e.g. {examples})")
+            self.stdout.write(
+                f"{rank:>3}. {w.share:>6.1%}  {w.dimension}: {w.label}  ({w.count} failed; e.g. {examples})"
+            )

@@ -4,6 +4,7 @@ Runs the baseline agent k times per task (one run, attempts = k), records per ta
 how often it passed, and prints the k-out-of-k counts and the kept set: the tasks solved
 between low and high times, neither trivial nor impossible for the baseline.
 """
+
 import sys
 from concurrent.futures import as_completed
 
@@ -37,14 +38,24 @@ class Command(ReplicaGymCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("suite", help="suite name (each replica's pack is a suite named after the replica)")
-        parser.add_argument("--tasks", default="", dest="task_filter",
-                            help="only the suite's tasks whose id matches this pattern (wildcards * ? [ ]), e.g. '<replica>.fault-*'")
+        parser.add_argument(
+            "--tasks",
+            default="",
+            dest="task_filter",
+            help="only the suite's tasks whose id matches this pattern (wildcards * ? [ ]), e.g. '<replica>.fault-*'",
+        )
         parser.add_argument("--agent", default=DEFAULT_AGENT, help=f"baseline agent spec (default {DEFAULT_AGENT})")
         parser.add_argument("-k", type=positive_int, default=DEFAULT_K, help=f"attempts per task (default {DEFAULT_K})")
-        parser.add_argument("--low", type=bound, default=DEFAULT_LOW, help=f"fewest passes to keep a task (default {DEFAULT_LOW})")
-        parser.add_argument("--high", type=bound, default=DEFAULT_HIGH, help=f"most passes to keep a task (default {DEFAULT_HIGH})")
+        parser.add_argument(
+            "--low", type=bound, default=DEFAULT_LOW, help=f"fewest passes to keep a task (default {DEFAULT_LOW})"
+        )
+        parser.add_argument(
+            "--high", type=bound, default=DEFAULT_HIGH, help=f"most passes to keep a task (default {DEFAULT_HIGH})"
+        )
         parser.add_argument("--workers", type=positive_int, default=1, help="local worker processes")
-        parser.add_argument("--no-sync", action="store_true", help="use the catalogue as it is (skip loading task packs)")
+        parser.add_argument(
+            "--no-sync", action="store_true", help="use the catalogue as it is (skip loading task packs)"
+        )
 
     def handle(self, *args, suite, task_filter, agent, k, low, high, workers, no_sync, **options):
         if not no_sync:
@@ -54,8 +65,10 @@ class Command(ReplicaGymCommand):
                 raise CommandError(f"invalid task pack: {exc.errors[0]}") from None
         gate = gate_start(suite=suite, task_filter=task_filter, agent=agent, k=k, low=low, high=high, enqueue=False)
         ids = list(gate.run.episodes.order_by("pk").values_list("pk", flat=True))
-        self._progress(f"quality gate {gate.pk} (run {gate.run_id}): {suite} x {k} attempts = {len(ids)} episodes, "
-                       f"agent {agent}, keep {low}..{high} of {k}")
+        self._progress(
+            f"quality gate {gate.pk} (run {gate.run_id}): {suite} x {k} attempts = {len(ids)} episodes, "
+            f"agent {agent}, keep {low}..{high} of {k}"
+        )
         if workers == 1:
             for n, pk in enumerate(ids, start=1):
                 self._report_one(n, len(ids), run_one(pk))
@@ -70,10 +83,14 @@ class Command(ReplicaGymCommand):
         results = gate_results(gate=gate)
         width = max(len(r.task.task_id) for r in results)
         for r in results:
-            self.stdout.write(f"{r.task.task_id.ljust(width)}  {r.passes}/{r.attempts}  {r.get_verdict_display().lower()}")
+            self.stdout.write(
+                f"{r.task.task_id.ljust(width)}  {r.passes}/{r.attempts}  {r.get_verdict_display().lower()}"
+            )
         kept = [r.task.task_id for r in results if r.kept]
-        self.stdout.write(f"kept {len(kept)} of {len(results)} (solved {low} to {high} times out of {k}): "
-                          + (", ".join(kept) or "none"))
+        self.stdout.write(
+            f"kept {len(kept)} of {len(results)} (solved {low} to {high} times out of {k}): "
+            + (", ".join(kept) or "none")
+        )
         gated = gated_tasks(gate.suite.name)
         if gated:
             self.stdout.write(f"suite {gate.suite.name}{GATED_SUFFIX}: the {len(gated)} task(s) the latest gates kept")
