@@ -60,7 +60,7 @@ def _agent_group(before: dict) -> dict:
 
 
 # params a task gained after its conversion, for an assertion the mutation audit asked for
-ADDED = {"take-new-ticket": _agent_group}
+ADDED = {"take-new-ticket": _agent_group, "fault-server-error-take-ticket": _agent_group}
 messy_template = module_template("supportdesk", variant="small-messy")  # small's is the conftest's
 SLUGS = sorted(p.stem for p in PACK.glob("*.json") if p.stem != "suites")
 
