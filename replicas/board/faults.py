@@ -10,13 +10,13 @@ from replicas.worlds.faults import DataFaultError
 from replicas.worlds.faults.pages import wants_json
 
 from . import workflow as W
-from .auth import SESSION_PERSON
+from .auth import SIGNIN
 from .models import Comment, Issue, Person
 from .services import issue_transition, next_public_id
 
 
 def session_is_signed_in(session) -> bool:
-    return session.get(SESSION_PERSON) is not None
+    return SIGNIN.session_is_signed_in(session)
 
 
 def error_response(request, *, status: int, code: str, message: str) -> HttpResponse:

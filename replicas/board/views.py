@@ -7,19 +7,19 @@ picker and keyboard shortcuts on top, posting to the same endpoints and asking f
 
 from datetime import timedelta
 from functools import wraps
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 from django.db.models import Q
 from django.http import Http404, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import redirect, render
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from replicas.worlds.clock import now
+from replicas.worlds.signin import login_url, safe_next
 
 from . import jql, services
 from . import workflow as W
-from .auth import person_authenticate, session_sign_in, signed_in_person
+from .auth import SIGNIN, person_authenticate, signed_in_person
 from .forms import AttachmentForm, BulkForm, CreateForm, FilterForm, IssueForm, LoginForm, SprintStartForm, SubtaskForm
 from .models import Attachment, BoardColumn, Filter, Issue, Person, Project, Sprint
 from .search import issues_search, world_statuses
@@ -38,13 +38,6 @@ def wants_json(request) -> bool:
 
 def flash(request, message: str, kind: str = "error"):
     request.session[FLASH] = {"message": message, "kind": kind}
-
-
-def safe_next(request, default: str) -> str:
-    value = request.POST.get("next") or request.GET.get("next")
-    if value and value.startswith("/") and url_has_allowed_host_and_scheme(value, allowed_hosts={request.get_host()}):
-        return value
-    return default
 
 
 def person_required(view):
@@ -67,7 +60,7 @@ def person_required(view):
                 back = safe_next(request, f"/browse/{kwargs['key']}")
             if not back.startswith("/"):
                 back = "/" + back.split("/", 3)[-1] if back.count("/") >= 3 else "/"
-            target = f"{LOGIN}?next={quote(back)}"
+            target = login_url(LOGIN, back)
             if wants_json(request):
                 return JsonResponse(
                     {"error": "Your session has expired. Sign in again to continue.", "login": target}, status=401
@@ -131,8 +124,7 @@ def login(request):
         if person is None:
             error = "Incorrect email address and / or password."
         else:
-            request.session.cycle_key()  # a new session id at sign-in (the draft of an expired session is kept)
-            session_sign_in(request.session, request.world, person)
+            SIGNIN.sign_in(request.session, request.world, person.username)  # the draft of an expired session is kept
             return redirect(next_url)
     status = 400 if request.method == "POST" else 200
     return render(request, "board/login.html", {"form": form, "next": next_url, "error": error}, status=status)

@@ -16,13 +16,13 @@ from replicas.worlds.faults.pages import wants_json
 
 from . import selectors, services
 from .models import CartItem, ReturnRequest, Variant
-from .signin import SESSION_ACCOUNT
+from .signin import SIGNIN
 
 PRICE_RISE = Decimal("5.00")  # what the price-change conflict adds to a variant's price
 
 
 def session_is_signed_in(session) -> bool:
-    return session.get(SESSION_ACCOUNT) is not None
+    return SIGNIN.session_is_signed_in(session)
 
 
 def error_response(request, *, status: int, code: str, message: str) -> HttpResponse:

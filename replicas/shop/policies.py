@@ -2,7 +2,6 @@
 currencies and their rounding, card checks, return windows, and the passwords the seed gives
 its accounts."""
 
-import hashlib
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
@@ -203,9 +202,3 @@ def card_expired(*, exp_month: int, exp_year: int, today: date) -> bool:
 
 def return_deadline(*, delivered_at: datetime, window_days: int) -> datetime:
     return delivered_at + timedelta(days=window_days)
-
-
-def password_for(*, seed: int, public_id: int) -> str:
-    """Each account's password follows from the seed, so tasks can hand it out."""
-    digest = hashlib.sha256(f"shop\x00{seed}\x00{public_id}".encode()).hexdigest()
-    return f"Shop-{digest[:8]}"

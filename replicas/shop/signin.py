@@ -1,24 +1,23 @@
-"""Signed-in shop sessions made without the sign-in form: for the platform's `sign_in` contract
-(tests, benchmarks) and the shop's own screenshot command."""
-
-from django.contrib.sessions.backends.db import SessionStore
+"""The shop's sign-in on the worlds' kit (HMAC passwords, world-bound sessions), and signed-in
+sessions made without the form: for the platform's `sign_in` contract (tests, benchmarks) and
+the shop's own screenshot command."""
 
 from replicas.worlds.registry import ReplicaUser
 from replicas.worlds.scoping import bound_world
+from replicas.worlds.signin import WorldSignIn
 
 from .models import Account
-from .policies import password_for
 
-SESSION_ACCOUNT = "shop_account"
-SESSION_WORLD = "shop_world"
+SIGNIN = WorldSignIn(replica="shop", who="account")
+
+
+def account_password(*, seed: int, public_id: int) -> str:
+    """Each account's password in worlds of `seed` on this installation (tasks may hand it out)."""
+    return SIGNIN.password(seed=seed, user_id=public_id)
 
 
 def account_session(world, account: Account) -> str:
-    store = SessionStore()
-    store[SESSION_WORLD] = world.token
-    store[SESSION_ACCOUNT] = account.public_id
-    store.create()
-    return store.session_key
+    return SIGNIN.new_session(world, account.public_id)
 
 
 def account_sign_in(world, role: str) -> ReplicaUser | None:
@@ -27,9 +26,4 @@ def account_sign_in(world, role: str) -> ReplicaUser | None:
         account = Account.objects.filter(role=role).order_by("public_id").first()
     if account is None:
         return None
-    return ReplicaUser(
-        role=role,
-        login=account.email,
-        password=password_for(seed=world.seed, public_id=account.public_id),
-        session_key=account_session(world, account),
-    )
+    return SIGNIN.replica_user(world, role=role, login=account.email, user_id=account.public_id)

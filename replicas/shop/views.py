@@ -13,10 +13,10 @@ from urllib.parse import quote as urlquote
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from replicas.worlds import clock
+from replicas.worlds.signin import login_url, safe_next
 
 from . import images, policies, selectors, services
 from .models import (
@@ -33,7 +33,7 @@ from .models import (
     SellerMessage,
     Variant,
 )
-from .signin import SESSION_ACCOUNT, SESSION_WORLD
+from .signin import SIGNIN
 
 CHECKOUT = "shop_checkout"
 LOGIN_URL = "/ap/signin"
@@ -56,16 +56,12 @@ def _field_messages(error: ValidationError, labels: bool = True) -> list[str]:
 
 
 def signed_in(request) -> Account | None:
-    if request.session.get(SESSION_WORLD) != request.world.token:
-        return None
-    public_id = request.session.get(SESSION_ACCOUNT)
-    if not isinstance(public_id, int):
-        return None
-    return Account.objects.filter(public_id=public_id).first()
+    public_id = SIGNIN.signed_in_id(request)
+    return None if public_id is None else Account.objects.filter(public_id=public_id).first()
 
 
 def _login_redirect(request):
-    return redirect(f"{LOGIN_URL}?next={urlquote(request.get_full_path())}")
+    return redirect(login_url(LOGIN_URL, request.get_full_path()))
 
 
 def customer_required(view):
@@ -128,28 +124,22 @@ def _ctx(request, **extra) -> dict:
     }
 
 
-def _safe_next(request, value, default):
-    if value and value.startswith("/") and url_has_allowed_host_and_scheme(value, allowed_hosts={request.get_host()}):
-        return value
-    return default
-
-
 # --- sign-in ----------------------------------------------------------------------------------------
 
 
 def signin(request):
-    next_url = _safe_next(request, request.POST.get("next") or request.GET.get("next"), "/")
+    next_url = safe_next(request, "/")
     error = ""
     if request.method == "POST":
         email = request.POST.get("email", "").strip().lower()
         password = request.POST.get("password", "")
         account = Account.objects.filter(email__iexact=email).first() if email else None
-        if account is None or password != policies.password_for(seed=request.world.seed, public_id=account.public_id):
+        if account is None or not SIGNIN.password_matches(
+            seed=request.world.seed, user_id=account.public_id, password=password
+        ):
             error = "Your email or password is incorrect."
         else:
-            request.session.cycle_key()
-            request.session[SESSION_WORLD] = request.world.token
-            request.session[SESSION_ACCOUNT] = account.public_id
+            SIGNIN.sign_in(request.session, request.world, account.public_id)
             request.session.pop(CHECKOUT, None)
             if account.role == Account.Role.STAFF and next_url == "/":
                 next_url = "/backoffice/returns"
@@ -259,7 +249,7 @@ def deliver_to(request):
         else:
             error = "Please choose an address or a state."
         if not error:
-            return redirect(_safe_next(request, request.POST.get("next", ""), "/"))
+            return redirect(safe_next(request, "/"))
     addresses = selectors.usable_addresses(account) if customer else []
     return render(
         request,
@@ -270,7 +260,7 @@ def deliver_to(request):
             states=policies.STATES,
             zones=policies.ZONES,
             error=error,
-            next=_safe_next(request, request.POST.get("next") or request.GET.get("next", ""), "/"),
+            next=safe_next(request, "/"),
         ),
         status=400 if error else 200,
     )

@@ -16,6 +16,7 @@ from replicas.worlds.faults import DataFaultError
 from replicas.worlds.faults.pages import wants_json
 
 from .models import Comment, Order, Ticket, TicketEvent, User
+from .policies import SIGNIN
 
 LOGIN_PATH = "/auth/login"
 UNSOLVED = ("new", "open", "pending", "hold")
@@ -23,9 +24,7 @@ MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", 
 
 
 def session_is_signed_in(session) -> bool:
-    from .views.common import SESSION_AGENT  # the views import this app's models: import late
-
-    return session.get(SESSION_AGENT) is not None
+    return SIGNIN.session_is_signed_in(session)
 
 
 def error_response(request, *, status: int, code: str, message: str) -> HttpResponse:

@@ -3,16 +3,13 @@ verification, agent passwords. Services enforce them, the seed writes them into 
 help-center articles, and variants may override them through their knobs.
 """
 
-import hashlib
-import hmac
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 
-from django.conf import settings
-
 from replicas.worlds.registry import get_replica
 from replicas.worlds.scoping import current_world
+from replicas.worlds.signin import WorldSignIn
 
 CENT = Decimal("0.01")
 CURRENCY_CODES = ("USD", "EUR", "GBP", "CAD")
@@ -85,38 +82,12 @@ def verification_expires(at: datetime) -> datetime:
     return at + timedelta(hours=VERIFICATION_VALID_HOURS)
 
 
-# Agents' passwords are not stored: they follow from the world's seed, the agent's id
-# and the installation's secret (settings.WORLD_SECRET). Every world of one seed on one
-# installation has the same ones, so a task may state them; the seed alone, public in
-# task files, does not give them, so an agent cannot sign in as a colleague it was not
-# told about. Being derived, they are in no snapshot and leave the state hash alone.
-_WORDS = [
-    "amber",
-    "birch",
-    "cedar",
-    "delta",
-    "ember",
-    "fjord",
-    "grove",
-    "harbor",
-    "indigo",
-    "juniper",
-    "kestrel",
-    "lagoon",
-    "maple",
-    "nectar",
-    "orchid",
-    "pebble",
-    "quartz",
-    "raven",
-    "sierra",
-    "tundra",
-]
+# Agents sign in with the worlds' kit: their passwords follow from the seed, the agent's id and
+# the installation's secret (settings.WORLD_SECRET), so a task may state them but the public seed
+# alone does not give them.
+SIGNIN = WorldSignIn(replica="supportdesk", who="agent")
 
 
 def agent_password(*, seed: int, agent_public_id: int) -> str:
     """The password of agent `agent_public_id` in worlds of `seed` on this installation."""
-    digest = hmac.new(
-        settings.WORLD_SECRET.encode(), f"supportdesk-agent\x00{seed}\x00{agent_public_id}".encode(), hashlib.sha256
-    ).digest()
-    return f"{_WORDS[digest[0] % 20]}-{_WORDS[digest[1] % 20]}-{int.from_bytes(digest[2:4], 'big') % 10000:04d}"
+    return SIGNIN.password(seed=seed, user_id=agent_public_id)

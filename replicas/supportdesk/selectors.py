@@ -4,7 +4,6 @@ Everything here reads the bound world through world-scoped managers and tells ti
 by the world clock; nothing writes.
 """
 
-import hmac
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -53,7 +52,9 @@ def agent_authenticate(*, email: str, password: str) -> User:
         .order_by("public_id")
         .first()
     )
-    if agent is None or not hmac.compare_digest(agent_password(agent=agent).encode(), password.encode()):
+    if agent is None or not policies.SIGNIN.password_matches(
+        seed=current_world().seed, user_id=agent.public_id, password=password
+    ):
         raise refused
     return agent
 

@@ -11,11 +11,11 @@ from replicas.worlds.faults.library import LEGACY_DATE_FORMATS
 from replicas.worlds.faults.pages import wants_json
 
 from .models import Member, Note
-from .services import SESSION_MEMBER
+from .services import SIGNIN
 
 
 def session_is_signed_in(session) -> bool:
-    return session.get(SESSION_MEMBER) is not None
+    return SIGNIN.session_is_signed_in(session)
 
 
 def error_response(request, *, status: int, code: str, message: str) -> HttpResponse:

@@ -1,26 +1,26 @@
 """Writes of the testbed, with the world bound: note edits, sign-in, the reminder job."""
 
-from django.contrib.sessions.backends.db import SessionStore
 from django.core.exceptions import ValidationError
 
 from replicas.worlds import clock
 from replicas.worlds.registry import ReplicaUser
 from replicas.worlds.scoping import bound_world
+from replicas.worlds.signin import WorldSignIn
 
 from .models import Member, Note
 
-SESSION_MEMBER = "testbed_member"
-SESSION_WORLD = "testbed_world"
+# members sign in with the worlds' kit: passwords from the world secret, world-bound sessions
+SIGNIN = WorldSignIn(replica="testbed", who="member")
 
 
 def member_password(*, seed: int, public_id: int) -> str:
-    """Each member's password, fixed by the world's seed (tasks quote it to the agent)."""
-    return f"pw-{seed % 1000}-{public_id}"
+    """Each member's password in worlds of `seed` on this installation (tasks quote it to the agent)."""
+    return SIGNIN.password(seed=seed, user_id=public_id)
 
 
 def member_authenticate(*, email: str, password: str, seed: int) -> Member:
     member = Member.objects.filter(email__iexact=email.strip()).first()
-    if member is None or password != member_password(seed=seed, public_id=member.public_id):
+    if member is None or not SIGNIN.password_matches(seed=seed, user_id=member.public_id, password=password):
         raise ValidationError("Wrong email or password.")
     return member
 
@@ -46,15 +46,6 @@ def member_sign_in(*, world, role: str) -> ReplicaUser | None:
     """The first member of `role` signed in on `world`, without the form."""
     with bound_world(world):
         member = Member.objects.filter(role=role).order_by("public_id").first()
-        if member is None:
-            return None
-        store = SessionStore()
-        store[SESSION_WORLD] = world.token
-        store[SESSION_MEMBER] = member.public_id
-        store.create()
-    return ReplicaUser(
-        role=role,
-        login=member.email,
-        password=member_password(seed=world.seed, public_id=member.public_id),
-        session_key=store.session_key,
-    )
+    if member is None:
+        return None
+    return SIGNIN.replica_user(world, role=role, login=member.email, user_id=member.public_id)

@@ -1,23 +1,23 @@
 """The testbed's pages: sign-in, the note list, a note's edit form. They work without JavaScript."""
 
 from functools import wraps
-from urllib.parse import quote
 
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
-from django.utils.http import url_has_allowed_host_and_scheme
+
+from replicas.worlds.signin import login_url, safe_next
 
 from . import policies, services
 from .models import Member, Note
 
+LOGIN = "/login"
+
 
 def signed_in_member(request) -> Member | None:
     """The member of this session, if it was signed in on this very world."""
-    if request.session.get(services.SESSION_WORLD) != request.world.token:
-        return None
-    public_id = request.session.get(services.SESSION_MEMBER)
-    return Member.objects.filter(public_id=public_id).first() if isinstance(public_id, int) else None
+    public_id = services.SIGNIN.signed_in_id(request)
+    return None if public_id is None else Member.objects.filter(public_id=public_id).first()
 
 
 def member_required(view):
@@ -25,7 +25,7 @@ def member_required(view):
     def wrapped(request, *args, **kwargs):
         member = signed_in_member(request)
         if member is None:
-            return redirect(f"/login?next={quote(request.get_full_path())}")
+            return redirect(login_url(LOGIN, request.get_full_path()))
         request.member = member
         return view(request, *args, **kwargs)
 
@@ -33,9 +33,7 @@ def member_required(view):
 
 
 def login(request):
-    next_url = request.POST.get("next") or request.GET.get("next") or "/notes"
-    if not next_url.startswith("/") or not url_has_allowed_host_and_scheme(next_url, allowed_hosts=None):
-        next_url = "/notes"
+    next_url = safe_next(request, "/notes")
     error = ""
     if request.method == "POST":
         try:
@@ -45,9 +43,7 @@ def login(request):
         except ValidationError as exc:
             error = " ".join(exc.messages)
         else:
-            request.session.cycle_key()  # a new session id at sign-in: no fixation
-            request.session[services.SESSION_WORLD] = request.world.token
-            request.session[services.SESSION_MEMBER] = member.public_id
+            services.SIGNIN.sign_in(request.session, request.world, member.public_id)
             return redirect(next_url)
     return render(
         request,

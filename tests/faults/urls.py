@@ -11,7 +11,7 @@ from django.shortcuts import redirect
 from django.urls import path, re_path
 
 from replicas.testbed.models import Note
-from replicas.testbed.services import SESSION_MEMBER, SESSION_WORLD
+from replicas.testbed.services import SIGNIN
 from replicas.worlds.clock import now
 from replicas.worlds.registry import get_replica
 
@@ -34,14 +34,13 @@ def billing(request, rest=""):
 
 def sign_in(request):
     if request.method == "POST":
-        request.session[SESSION_WORLD] = request.world.token
-        request.session[SESSION_MEMBER] = 100
+        SIGNIN.sign_in(request.session, request.world, 100)
         return redirect(request.POST.get("next", "/"))
     return HttpResponse(PAGE.format(title="Sign in"))
 
 
 def account(request):
-    if request.session.get(SESSION_MEMBER) is None:
+    if not SIGNIN.session_is_signed_in(request.session):
         return redirect(f"{get_replica('testbed').login_path}?next=/account")
     return HttpResponse(PAGE.format(title="Account"))
 

@@ -18,6 +18,7 @@ from replicas.worlds.seeding import candidates
 from .. import policies, selectors
 from ..faults import PRICE_RISE
 from ..models import Account, Coupon, Order, OrderItem, Product, Question, Refund, ReturnRequest
+from ..signin import account_password
 
 # World time an episode may take (30 s a step, at most 40 steps): answers that depend on the clock
 # (a return window, a deal) must hold over this span.
@@ -51,7 +52,7 @@ def _signin(account: Account) -> dict:
     return {
         "email": account.email,
         "name": account.name,
-        "password": policies.password_for(seed=current_world().seed, public_id=account.public_id),
+        "password": account_password(seed=current_world().seed, public_id=account.public_id),
     }
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from replicas.shop import policies
 from replicas.shop.models import Account, Address, Card, OrderItem, Product, Refund, ReturnRequest, Variant
+from replicas.shop.signin import account_password
 from replicas.shop.tasks import params as P
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.snapshot import snapshot, state_hash
@@ -35,7 +36,7 @@ def _client_as(world_client, world, account):
     client = world_client(world, signed_in=False)
     client.post(
         "/ap/signin",
-        {"email": account.email, "password": policies.password_for(seed=world.seed, public_id=account.public_id)},
+        {"email": account.email, "password": account_password(seed=world.seed, public_id=account.public_id)},
     )
     return client
 

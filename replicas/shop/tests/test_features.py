@@ -23,6 +23,7 @@ from replicas.shop.models import (
     SellerMessage,
     Variant,
 )
+from replicas.shop.signin import account_password
 from replicas.shop.tasks import params as P
 from replicas.worlds import clock
 from replicas.worlds.scoping import bound_world
@@ -40,7 +41,7 @@ def _client_as(world_client, world, account):
     client = world_client(world, signed_in=False)
     client.post(
         "/ap/signin",
-        {"email": account.email, "password": policies.password_for(seed=world.seed, public_id=account.public_id)},
+        {"email": account.email, "password": account_password(seed=world.seed, public_id=account.public_id)},
     )
     return client
 

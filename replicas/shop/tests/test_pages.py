@@ -7,8 +7,9 @@ from decimal import Decimal
 
 import pytest
 
-from replicas.shop import policies, selectors
+from replicas.shop import selectors
 from replicas.shop.models import Account, Card, CartItem, Order, OrderItem, Product, ReturnRequest
+from replicas.shop.signin import account_password
 from replicas.shop.tasks import params as P
 from replicas.worlds import clock
 from replicas.worlds.registry import get_replica
@@ -27,7 +28,7 @@ def _client_as(world_client, world, account):
     client = world_client(world, signed_in=False)
     client.post(
         "/ap/signin",
-        {"email": account.email, "password": policies.password_for(seed=world.seed, public_id=account.public_id)},
+        {"email": account.email, "password": account_password(seed=world.seed, public_id=account.public_id)},
     )
     return client
 

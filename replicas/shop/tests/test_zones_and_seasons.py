@@ -11,6 +11,7 @@ import pytest
 
 from replicas.shop import policies, selectors
 from replicas.shop.models import Account, Address, CartItem, Order, Product, SeasonalSale, Variant
+from replicas.shop.signin import account_password
 from replicas.shop.tasks import params as P
 from replicas.worlds import clock
 from replicas.worlds.clock import world_clock_advance
@@ -30,7 +31,7 @@ def _client_as(world_client, world, account):
     client = world_client(world, signed_in=False)
     client.post(
         "/ap/signin",
-        {"email": account.email, "password": policies.password_for(seed=world.seed, public_id=account.public_id)},
+        {"email": account.email, "password": account_password(seed=world.seed, public_id=account.public_id)},
     )
     return client
 

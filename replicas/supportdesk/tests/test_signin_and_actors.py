@@ -22,6 +22,7 @@ from replicas.supportdesk.models import (
     User,
 )
 from replicas.supportdesk.tasks import params as P
+from replicas.worlds import signin as kit
 from replicas.worlds.clock import world_clock_advance
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.snapshot import canonical_json, snapshot, state_hash
@@ -40,7 +41,7 @@ ACTOR_ASSERTIONS = {
 def _seed_only_password(seed: int, agent_public_id: int) -> str:
     """The formula agents' passwords followed before the installation's secret: the seed was enough."""
     digest = hashlib.sha256(f"supportdesk-agent\x00{seed}\x00{agent_public_id}".encode()).digest()
-    words = policies._WORDS
+    words = kit._WORDS
     return f"{words[digest[0] % 20]}-{words[digest[1] % 20]}-{int.from_bytes(digest[2:4], 'big') % 10000:04d}"
 
 

@@ -4,15 +4,18 @@ from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from replicas.worlds.signin import safe_next
+
 from ..forms import LoginForm
+from ..policies import SIGNIN
 from . import domain
-from .common import SESSION_AGENT, SESSION_TABS, SESSION_WORLD, safe_next, signed_in_agent
+from .common import SESSION_TABS, signed_in_agent
 
 HOME = "/agent/filters/your-unsolved"
 
 
 def login(request):
-    next_url = safe_next(request, request.POST.get("next") or request.GET.get("next"), HOME)
+    next_url = safe_next(request, HOME)
     if request.method == "GET" and signed_in_agent(request) is not None:
         return redirect(next_url)
     form = LoginForm(request.POST or None)
@@ -25,10 +28,7 @@ def login(request):
             if exc.code == "throttled":
                 status = 429
         else:
-            request.session.cycle_key()  # a new session id at sign-in: no fixation
-            request.session[SESSION_WORLD] = request.world.token
-            request.session[SESSION_AGENT] = agent.public_id
-            request.session[SESSION_TABS] = []
+            SIGNIN.sign_in(request.session, request.world, agent.public_id, **{SESSION_TABS: []})
             return redirect(next_url)
     return render(request, "supportdesk/login.html", {"form": form, "next": next_url}, status=status)
 

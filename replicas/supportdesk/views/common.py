@@ -1,16 +1,15 @@
 """What every workspace page shares: the signed-in agent, the open tabs, full page or htmx fragment."""
 
 from functools import wraps
-from urllib.parse import quote
 
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.http import url_has_allowed_host_and_scheme
+
+from replicas.worlds.signin import login_url
 
 from ..models import Ticket, User
+from ..policies import SIGNIN
 
-SESSION_AGENT = "supportdesk_agent"
-SESSION_WORLD = "supportdesk_world"
 SESSION_TABS = "supportdesk_tabs"
 MAX_TABS = 8
 LOGIN_URL = "/auth/login"
@@ -18,10 +17,8 @@ LOGIN_URL = "/auth/login"
 
 def signed_in_agent(request) -> User | None:
     """The agent of this session, if it was signed in on this very world and is still an agent."""
-    if request.session.get(SESSION_WORLD) != request.world.token:
-        return None
-    public_id = request.session.get(SESSION_AGENT)
-    if not isinstance(public_id, int):
+    public_id = SIGNIN.signed_in_id(request)
+    if public_id is None:
         return None
     return User.objects.filter(public_id=public_id, suspended=False).exclude(role=User.Role.END_USER).first()
 
@@ -33,7 +30,7 @@ def agent_required(view):
     def wrapper(request, *args, **kwargs):
         agent = signed_in_agent(request)
         if agent is None:
-            target = f"{LOGIN_URL}?next={quote(request.get_full_path())}"
+            target = login_url(LOGIN_URL, request.get_full_path())
             if getattr(request, "htmx", False):
                 return HttpResponse(status=204, headers={"HX-Redirect": target})
             return redirect(target)
@@ -41,12 +38,6 @@ def agent_required(view):
         return view(request, *args, **kwargs)
 
     return wrapper
-
-
-def safe_next(request, value: str | None, default: str) -> str:
-    if value and value.startswith("/") and url_has_allowed_host_and_scheme(value, allowed_hosts={request.get_host()}):
-        return value
-    return default
 
 
 def tab_open(request, number: int):

@@ -7,11 +7,13 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
+from replicas.worlds.signin import safe_next
+
 from .. import selectors
 from ..forms import BulkUpdateForm
 from ..models import Ticket
 from . import domain
-from .common import agent_required, page, safe_next
+from .common import agent_required, page
 
 PAGE_SIZE = 30
 
@@ -104,7 +106,7 @@ def _bulk_form(data=None, initial=None):
 def bulk_update(request):
     """Edit several tickets at once: choose changes, confirm them, apply (GET shows the form)."""
     data = request.POST if request.method == "POST" else request.GET
-    back = safe_next(request, data.get("next"), "/agent/filters/your-unsolved")
+    back = safe_next(request, "/agent/filters/your-unsolved")
     selected = [int(n) for n in data.getlist("tickets") if n.isdigit()]
     stage, status = "edit", 200
     if request.method == "POST":
@@ -143,4 +145,4 @@ def tab_close_view(request, number):
     from .common import tab_close
 
     tab_close(request, number)
-    return redirect(safe_next(request, request.POST.get("next"), "/agent/filters/your-unsolved"))
+    return redirect(safe_next(request, "/agent/filters/your-unsolved"))

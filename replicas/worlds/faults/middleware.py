@@ -15,6 +15,7 @@ from django.conf import settings
 from django.http import HttpResponse, HttpResponseBadRequest, HttpResponseNotFound, HttpResponseRedirect
 
 from ..models import FaultProgress, FaultState
+from ..signin import safe_next
 from . import pages
 from .data import hook
 from .library import BANNER_PATH, DISMISS_PATH, LIBRARY, MAX_TOTAL_DELAY_MS, PAGE, REQUEST, RESERVED_PREFIX, SESSION
@@ -210,13 +211,6 @@ def _fault_at(world, raw, name):
     return FaultProgress.objects.filter(world=world, index=index, name=name, active=True).first()
 
 
-def _safe_next(raw) -> str:
-    # only a path on this world's own origin
-    if isinstance(raw, str) and raw.startswith("/") and not raw.startswith("//") and "\\" not in raw:
-        return raw
-    return "/"
-
-
 def _same_origin(request) -> bool:
     origin = request.headers.get("Origin")
     return origin is None or urlsplit(origin).netloc.lower() == request.get_host().lower()
@@ -252,7 +246,7 @@ def _dismiss(request, world):
         _reserved_event(world, progress, "recovered", request.path, {"choice": choice})
     if request.headers.get("X-ReplicaGym-Fault"):
         return HttpResponse(status=204)
-    return HttpResponseRedirect(_safe_next(request.POST.get("next")), status=303)
+    return HttpResponseRedirect(safe_next(request, "/"), status=303)
 
 
 def _banner(request, world):
@@ -262,4 +256,4 @@ def _banner(request, world):
             "fault: no active layout shift with this number in this world", content_type="text/plain"
         )
     _reserved_event(world, progress, "misclick", request.path, {})
-    return HttpResponseRedirect(_safe_next(request.GET.get("next")), status=303)
+    return HttpResponseRedirect(safe_next(request, "/"), status=303)
