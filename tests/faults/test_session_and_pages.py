@@ -108,6 +108,17 @@ def test_bad_or_foreign_dismissals_change_nothing(make_world, client_for, data, 
     assert b"rg-interstitial-0" in client.get("/").content
 
 
+@pytest.mark.parametrize(
+    "next_url", ["//evil.example", "/\t/evil.example", "https://evil.example/", "javascript:alert(1)"]
+)
+def test_a_dismissal_does_not_follow_a_next_to_another_origin(make_world, client_for, next_url):
+    world = make_world(faults=[{"name": "interstitial"}])
+    client = client_for(world)
+    client.get("/")
+    response = client.post(DISMISS_PATH, {"fault": "0", "next": next_url})
+    assert response.status_code == 303 and response["Location"] == "/"  # a browser drops the tab: //evil.example
+
+
 def test_a_dismissal_before_the_modal_appeared_is_refused(make_world, client_for):
     world = make_world(faults=[{"name": "interstitial", "trigger": {"step": 3}}])
     assert client_for(world).post(DISMISS_PATH, {"fault": "0"}).status_code == 400
