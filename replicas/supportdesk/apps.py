@@ -153,7 +153,17 @@ class SupportdeskConfig(registry.ReplicaConfig):
     # the account event's text and a macro's usage count.
     audit = {
         "derived": {
-            "supportdesk.ticketevent": ["public_id", "kind", "field", "from_value", "to_value", "via", "rule", "actor"],
+            "supportdesk.ticketevent": [
+                "public_id",
+                "ticket",
+                "kind",
+                "field",
+                "from_value",
+                "to_value",
+                "via",
+                "rule",
+                "actor",
+            ],
             "supportdesk.comment": ["public_id", "channel"],
             "supportdesk.refund": ["public_id", "currency"],
             "supportdesk.identityverification": ["public_id"],
