@@ -319,9 +319,15 @@ class EpisodeSession:
 
     # --- tabs and events ----------------------------------------------------------------
 
+    def _active_tab(self):
+        """The active tab; a crash when the last tab closed under us (Chromium killed since _check_alive)."""
+        if not self._tabs:
+            self._check_alive()
+        return self._tabs[self._active]
+
     @property
     def page(self):
-        return self._tabs[self._active].page
+        return self._active_tab().page
 
     @property
     def tabs(self) -> list[dict]:
@@ -711,7 +717,7 @@ class EpisodeSession:
 
     def _observe(self) -> Observation:
         self._check_alive()
-        tab = self._tabs[self._active]
+        tab = self._active_tab()
         page = tab.page
         try:
             t0 = time.perf_counter()

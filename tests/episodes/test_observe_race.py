@@ -3,7 +3,7 @@
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-from episodes.browser import OBSERVE_TRIES, EpisodeSession
+from episodes.browser import OBSERVE_TRIES, BrowserCrashed, EpisodeSession
 from tests.episodes.browserless import BrowserlessSession
 
 DESTROYED = "Execution context was destroyed, most likely because of a navigation"
@@ -72,3 +72,12 @@ def test_a_cdp_command_chromium_never_answers_is_a_crash_after_the_capture_timeo
     thread.join(timeout=10)
     # a crash, and the wait given up rather than left pending
     assert outcome == {"error": "the browser did not answer within 0.05 s", "cancelled": True}
+
+
+def test_the_page_read_after_the_last_tab_closed_under_it_is_a_crash_to_retry_not_an_index_error():
+    """Chromium killed between final_page's liveness check and its read of the page left no tab:
+    killtest's 'IndexError: list index out of range', which errored the episode instead of retrying it."""
+    session = EpisodeSession.__new__(EpisodeSession)
+    session._tabs, session._active, session.browser, session.context = [], 0, None, None
+    with pytest.raises(BrowserCrashed):
+        session.page  # noqa: B018 - the read is the test
