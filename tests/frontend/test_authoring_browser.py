@@ -221,7 +221,9 @@ def test_an_author_creates_test_runs_and_suites_a_task(live_server, page, worker
     suite = Suite.objects.get(name=suite_name, is_current=True)
     assert list(suite.tasks.values_list("task_id", flat=True)) == [task.task_id]
     out = io.StringIO()
-    call_command("run_suite", suite_name, "--agent", "oracle", "--no-sync", stdout=out)
+    # --fixed: a reference recorded by demonstration holds the literal answer of the task's own world and picks,
+    # which a varied episode (another world seed or pick) does not share; demonstrations that generalise are issue 31
+    call_command("run_suite", suite_name, "--agent", "oracle", "--no-sync", "--fixed", stdout=out)
     report = json.loads(out.getvalue())
     assert task.task_id in json.dumps(report)
     assert report["totals"]["attempts"] == 1 and report["totals"]["passes"] == 1
