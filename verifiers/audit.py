@@ -41,7 +41,7 @@ from decimal import Decimal, InvalidOperation
 
 from replicas.worlds.registry import get_replica
 
-from .actions import ActionError, parse_action
+from .actions import ActionError, action_parts, parse_action
 from .engine import verify
 from .fields import KEY_FIELD, tables
 from .inputs import VerifierInputs
@@ -366,7 +366,7 @@ class _Mutator:
     def channel(self, interaction_actions: set) -> Iterator[Mutant]:
         """The steps that made the interaction replaced by the requests they sent: same writes, no interaction."""
         steps = self.inputs.trajectory
-        hits = [i for i, s in enumerate(steps) if _action_name(s.get("action", "")) in interaction_actions]
+        hits = [i for i, s in enumerate(steps) if action_parts(s.get("action", ""))[0] in interaction_actions]
         if not hits:
             return
         replaced = []
@@ -399,13 +399,6 @@ def _plus_one(match: re.Match) -> str:
 
 def _day_later(match: re.Match) -> str:
     return (date.fromisoformat(match.group(0)) + timedelta(days=1)).isoformat()
-
-
-def _action_name(text: str) -> str:
-    try:
-        return parse_action(text).name
-    except ActionError:
-        return ""
 
 
 def _path(url: str) -> str:
