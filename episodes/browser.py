@@ -51,6 +51,10 @@ CAPTURE_TIMEOUT_S = (
     30  # what an observation's CDP commands may take, all together, before the browser counts as crashed
 )
 OBSERVE_TRIES = 3  # an observation that raced a navigation is taken again, at most this many times in all
+# What a capture can meet that the next try does not: a navigation replaced the document
+# mid-capture, or the compositor had no frame to give (seen on a loaded machine while
+# another worker's Chromium was being killed: "Unable to capture screenshot").
+TRANSIENT_CAPTURE_ERRORS = ("Execution context was destroyed", "Unable to capture screenshot")
 
 
 class BrowserCrashed(RuntimeError):
@@ -708,10 +712,10 @@ class EpisodeSession:
                 return self._observe()
             except PlaywrightError as exc:
                 # A navigation the settle did not wait out (its cap ran out on a loaded machine)
-                # replaced the document mid-capture: wait for the new one and observe it.
-                if tries == OBSERVE_TRIES or "Execution context was destroyed" not in str(exc):
+                # replaced the document mid-capture, or the compositor missed a frame: settle, take it again.
+                if tries == OBSERVE_TRIES or not any(m in str(exc) for m in TRANSIENT_CAPTURE_ERRORS):
                     raise
-            log.info("observation raced a navigation; observing the new page")
+                log.info("observation failed (%s); taking it again", str(exc).splitlines()[0])
             tries += 1
             self._settle()
 

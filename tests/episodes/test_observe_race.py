@@ -41,6 +41,14 @@ def test_a_page_that_keeps_navigating_still_fails_the_observation_after_the_limi
         session.observe()
 
 
+def test_a_screenshot_the_compositor_could_not_give_is_taken_again():
+    """killtest on a loaded machine: 'Protocol error (Page.captureScreenshot): Unable to capture
+    screenshot' errored an episode on the surviving worker while the other's Chromium was killed."""
+    session = RacingSession(races=1, message="Protocol error (Page.captureScreenshot): Unable to capture screenshot")
+    assert session.observe().url == session.origin + "/"
+    assert session.settles == 1
+
+
 def test_another_playwright_error_is_not_taken_for_a_navigation():
     session = RacingSession(races=1, message="Target page, context or browser has been closed")
     with pytest.raises(PlaywrightError, match="has been closed"):
