@@ -6,6 +6,7 @@ offsets back from the world clock. Tickets tell stories the data backs up: a
 its refund. Variant knobs switch on messy layers (see LAYERS).
 """
 
+import re
 from datetime import timedelta
 from decimal import Decimal
 
@@ -231,6 +232,16 @@ NOTES = {
 
 STATUS_WEIGHTS = [("new", 12), ("open", 30), ("pending", 15), ("hold", 5), ("solved", 25), ("closed", 13)]
 PRIORITY_WEIGHTS = [("", 20), ("low", 15), ("normal", 45), ("high", 15), ("urgent", 5)]
+# What a generated name may carry besides the person's own names ("Dr. Holly Clark", "Tom Ray MD"):
+# kept in the name, never in the address (it made "dr..holly.clark@…", which no form accepts).
+NAME_TITLES = frozenset("mr mrs ms miss dr md dds dvm phd jr sr i ii iii iv v".split())
+
+
+def email_handle(name: str) -> str:
+    """The local part of a customer's address: their names in lower case, joined by dots."""
+    return ".".join(w for w in re.findall(r"[a-z0-9]+", name.lower().replace("'", "")) if w not in NAME_TITLES)
+
+
 CHANNEL_WEIGHTS = [("email", 50), ("web", 20), ("chat", 15), ("phone", 10), ("social", 5)]
 VIA_OF_CHANNEL = {"email": "mail", "web": "web", "chat": "web", "phone": "web", "social": "api"}
 
@@ -337,7 +348,7 @@ class Seeder:
         gen, rng, fake, now = self.gen, self.rng, self.fake, self.now
         org = rng.choice(self.orgs) if rng.random() < 0.4 else None
         domain = org.domain if org else rng.choice(["gmail.com", "outlook.com", "yahoo.com", "icloud.com", "proton.me"])
-        handle = name.lower().replace(" ", ".").replace("'", "")
+        handle = email_handle(name)
         if twin_of is not None:
             domain = rng.choice(
                 [d for d in ["gmail.com", "outlook.com", "icloud.com"] if not twin_of.email.endswith(d)]

@@ -162,3 +162,30 @@ def test_each_single_layer_variant_switches_on_exactly_its_layer():
         assert set(variants[name]["layers"]) == set(LAYERS)
     for name in ("default", "small", "strict-refunds"):
         assert not variants[name].get("layers")
+
+
+@pytest.mark.parametrize("seed", [1, 7, 11])
+def test_every_customer_address_is_one_the_desks_own_forms_accept(seed):
+    """Names with a title ("Dr. Holly Clark") made "dr..holly.clark15@…": every save of their tickets was refused."""
+    from django.core.exceptions import ValidationError
+    from django.core.validators import validate_email
+
+    world = world_generate(replica="supportdesk", seed=seed, variant="small-messy")
+    with bound_world(world):
+        addresses = list(User.objects.values_list("name", "email"))
+    bad = []
+    for name, email in addresses:
+        try:
+            validate_email(email)
+        except ValidationError:
+            bad.append((name, email))
+    assert bad == []
+    assert len(addresses) >= 20
+
+
+def test_an_address_keeps_the_persons_names_and_drops_titles():
+    from replicas.supportdesk.seed import email_handle
+
+    assert email_handle("Dr. Holly Clark") == "holly.clark"
+    assert email_handle("Thomas O'Neil Jr.") == "thomas.oneil"
+    assert email_handle("Anna Lee-Park PhD") == "anna.lee.park"

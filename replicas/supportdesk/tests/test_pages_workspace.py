@@ -392,3 +392,24 @@ def test_conversations_toggle_gets_only_the_conversation_for_htmx(agent_client, 
     ticket = _open_ticket(world)
     fragment = agent_client.get(f"/agent/tickets/{ticket.public_id}", HTTP_HX_REQUEST="true")
     assert fragment.content.lstrip().startswith(b'<ol class="conv__list" id="conv-body">')
+
+
+def test_take_it_on_a_ticket_of_a_group_the_agent_is_not_in_is_refused_with_the_reason(agent_client, world):
+    """It answered 500: the refusal was added to an unbound form, which has no cleaned_data."""
+    with bound_world(world):
+        agent = agent_client.agent
+        ticket = (
+            Ticket.objects.filter(status="open", group__isnull=False, merged_into__isnull=True)
+            .exclude(group__in=agent.memberships.values("group"))
+            .order_by("public_id")
+            .first()
+        )
+        assert ticket is not None, "the seed has a ticket of a group the administrator is not in"
+        before = state_hash(snapshot(world))
+    response = agent_client.post(f"/agent/tickets/{ticket.public_id}/take")
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert escape(f"{agent.name} is not a member of the group {ticket.group.name}") in page
+    assert "c-field__message--error" not in page and "submit__error" not in page  # the refusal alone, no field noise
+    with bound_world(world):
+        assert state_hash(snapshot(world)) == before

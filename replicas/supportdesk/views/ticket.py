@@ -212,7 +212,9 @@ def ticket_take(request, number):
     try:
         domain.ticket_update(ticket=ticket, actor=request.agent, changes=changes)
     except ValidationError as exc:
-        form = _form(ticket)
+        # the form bound to the ticket as it is: an unbound form cannot hold an error
+        form = _form(ticket, data=ticket_initial(ticket))
+        form.is_valid()
         form.add_error(None, exc)
         return page(request, "supportdesk/ticket.html", _context(request, ticket, form), section="views", status=400)
     return redirect(f"/agent/tickets/{ticket.public_id}")
