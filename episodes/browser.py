@@ -27,7 +27,17 @@ from playwright.sync_api import sync_playwright
 
 from verifiers import actions as A
 
-from .observation import ENGINE_JS, HTML_JS, SETTLED_JS, STAMP_JS, Observation, bid_map, flatten_axtree
+from .observation import (
+    ENGINE_JS,
+    HTML_JS,
+    SETTLED_JS,
+    STAMP_JS,
+    Observation,
+    bid_map,
+    flatten_axtree,
+    origin_key,
+    real_url,
+)
 
 log = logging.getLogger("replicagym.episodes")
 
@@ -116,16 +126,6 @@ def shutdown_browser() -> None:
 # --- origins ----------------------------------------------------------------------------
 
 
-def _origin_key(url: str):
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    try:
-        port = parts.port or {"http": 80, "https": 443}.get(scheme)
-    except ValueError:
-        return None
-    return scheme, (parts.hostname or "").lower(), port
-
-
 def normalise_origin(origin: str) -> str:
     parts = urlsplit(origin)
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
@@ -181,9 +181,10 @@ class EpisodeSession:
         quiet_ms,
         include_html,
         files_dir,
+        screenshots=True,
     ):
         self.origin = normalise_origin(origin)
-        self._origin_key = _origin_key(self.origin)
+        self._origin_key = origin_key(self.origin)
         self.instruction = instruction
         self.viewport = tuple(viewport)
         self.action_timeout_ms = action_timeout_ms
@@ -191,6 +192,7 @@ class EpisodeSession:
         self.settle_cap_ms = settle_cap_ms
         self.quiet_ms = quiet_ms
         self.include_html = include_html
+        self.screenshots = screenshots
         self.files_dir = Path(files_dir).resolve() if files_dir else None
         self.messages: list[str] = []
         self.chat: list[dict] = [{"role": "user", "message": instruction}]
@@ -228,12 +230,14 @@ class EpisodeSession:
         files_dir=None,
         frozen_time: datetime | None = None,
         trace_path: Path | None = None,
+        screenshots: bool = True,
     ) -> "EpisodeSession":
         """A new context on the shared browser, at `start_url` (a path or a URL on `origin`).
 
         `frozen_time` fixes the page's Date.now() (e.g. to the world clock) while timers
         still run; `files_dir` is the only folder upload_file may take files from;
-        `trace_path` records a Playwright trace (screenshots, DOM snapshots) written there on close.
+        `trace_path` records a Playwright trace (screenshots, DOM snapshots) written there on close;
+        with `screenshots` off, observations carry no picture and none is captured (text-only agents).
         """
         session = cls(
             origin=origin,
@@ -245,6 +249,7 @@ class EpisodeSession:
             quiet_ms=quiet_ms,
             include_html=include_html,
             files_dir=files_dir,
+            screenshots=screenshots,
         )
         url = session._resolve(start_url)
         if url is None:
@@ -422,14 +427,15 @@ class EpisodeSession:
     # --- URLs ------------------------------------------------------------------------------
 
     def _resolve(self, url: str) -> str | None:
-        """Absolute URL for `url` (relative to the current page), or None if off-origin."""
+        """Absolute URL for `url` (relative to the current page, or in the display form agents
+        are shown: episodes.observation.display_url), or None if off-origin."""
         base = self.origin + "/"
         if self._tabs:
             current = self.page.url
-            if _origin_key(current) == self._origin_key:
+            if origin_key(current) == self._origin_key:
                 base = current
-        absolute = urljoin(base, url.strip())
-        if _origin_key(absolute) != self._origin_key or urlsplit(absolute).scheme not in ("http", "https"):
+        absolute = urljoin(base, real_url(url.strip(), self.origin))
+        if origin_key(absolute) != self._origin_key or urlsplit(absolute).scheme not in ("http", "https"):
             return None
         return absolute
 
@@ -726,7 +732,7 @@ class EpisodeSession:
         try:
             t0 = time.perf_counter()
             cdp = self._cdp(tab)
-            stamp, ax, shot = _stamp_axtree_screenshot(page, cdp)
+            stamp, ax, shot = _stamp_axtree_screenshot(page, cdp, screenshot=self.screenshots)
             t1 = time.perf_counter()
             # Bids never change once given, so the node->bid map only needs a refresh
             # when new elements got bids (which a new document always does).
@@ -748,7 +754,7 @@ class EpisodeSession:
         return Observation(
             url=page.url,
             title=stamp.get("title", ""),
-            screenshot=base64.b64decode(shot["data"]),
+            screenshot=base64.b64decode(shot["data"]) if shot else b"",
             axtree=axtree,
             focused_bid=stamp.get("focused"),
             tabs=tabs,
@@ -761,6 +767,7 @@ class EpisodeSession:
             last_action_error=self.last_error,
             html=html,
             viewport=self.viewport,
+            origin=self.origin,
         )
 
     def final_page(self) -> dict:
@@ -779,15 +786,16 @@ _SCREENSHOT = {"format": "png", "optimizeForSpeed": True}
 _ACTION_DONE = re.compile(r"^\s*-?\s*\w+ action done\s*$", re.MULTILINE)
 
 
-def _stamp_axtree_screenshot(page, cdp) -> tuple[dict, dict, dict]:
-    """Stamp bids, fetch the AX tree and take the screenshot, all three at once.
+def _stamp_axtree_screenshot(page, cdp, *, screenshot: bool = True) -> tuple[dict, dict, dict | None]:
+    """Stamp bids, fetch the AX tree and take the screenshot (None without `screenshot`), all at once.
 
     They are independent (the renderer builds the AX tree while the compositor
     produces the picture), so sending them together saves most of a step's observe
     time. The sync API has no way to do that, so this uses its event loop through
     `_sync`/`_impl_obj` (playwright is pinned); without them it runs them in turn.
     One PNG per step, straight from the compositor: optimizeForSpeed picks a cheaper
-    zlib level, and equal pictures still give equal bytes.
+    zlib level, and equal pictures still give equal bytes. Without `screenshot` the
+    compositor is not asked at all: a text-only agent does not pay for the picture.
     """
     try:
         run, page_impl, cdp_impl = page._sync, page._impl_obj, cdp._impl_obj
@@ -795,8 +803,11 @@ def _stamp_axtree_screenshot(page, cdp) -> tuple[dict, dict, dict]:
         return (
             page.evaluate(STAMP_JS),
             _cdp_send(cdp, "Accessibility.getFullAXTree"),
-            _cdp_send(cdp, "Page.captureScreenshot", _SCREENSHOT),
+            _cdp_send(cdp, "Page.captureScreenshot", _SCREENSHOT) if screenshot else None,
         )
+
+    async def nothing():
+        return None
 
     return tuple(
         _bounded(
@@ -804,7 +815,7 @@ def _stamp_axtree_screenshot(page, cdp) -> tuple[dict, dict, dict]:
             lambda: asyncio.gather(
                 page_impl.evaluate(STAMP_JS, None),
                 cdp_impl.send("Accessibility.getFullAXTree", None, None),
-                cdp_impl.send("Page.captureScreenshot", _SCREENSHOT, None),
+                cdp_impl.send("Page.captureScreenshot", _SCREENSHOT, None) if screenshot else nothing(),
             ),
         )
     )

@@ -15,6 +15,7 @@ from verifiers.interaction import interaction_actions
 from .blobs import world_snapshot_store
 from .heartbeat import worker_name
 from .models import Episode
+from .observation import observation_settings
 from .variation import variation_draw, variation_resolve
 
 # claimed_by of an episode driven through the API in the agent's own browser: no worker runs it
@@ -76,6 +77,10 @@ def episode_create(
     `faults=False` leaves the task's faults unarmed (a run with faults off); `trace=True` records a Playwright trace.
     """
     task = _resolve_task(task)
+    try:  # every way in (runs, the API, the gateways) meets the same check of the observation mode
+        observation_settings(agent_settings)
+    except ValueError as exc:
+        raise EpisodeError(str(exc)) from None
     own_browser = status == Episode.Status.RUNNING and claimed_by.startswith(API_CLAIM)
     if own_browser and (why := own_browser_refusal(task)):
         raise EpisodeError(why)

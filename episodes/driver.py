@@ -3,7 +3,6 @@
 The loop never sleeps: it waits only on the browser's settle signal and the agent's answer.
 """
 
-import difflib
 import logging
 import os
 import time
@@ -27,6 +26,7 @@ from .creation import EpisodeError, episode_create
 from .external import request_doc
 from .heartbeat import browser_call, heartbeat_follow
 from .models import Episode, Step
+from .observation import observation_settings, tree_changes
 from .runs import run_cancelled
 from .server import replica_server
 from .verdict import episode_finish
@@ -68,11 +68,7 @@ def _axtree_change(before, after) -> str:
     old, new = _obs_get(before, "axtree"), _obs_get(after, "axtree")
     if not isinstance(old, str) or not isinstance(new, str) or old == new:
         return ""
-    lines = [
-        line
-        for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=0)
-        if line[:1] in "+-" and not line.startswith(("+++", "---"))
-    ]
+    lines = tree_changes(old, new)
     if len(lines) > AXTREE_CHANGE_LINES:
         lines = [*lines[:AXTREE_CHANGE_LINES], f"... {len(lines) - AXTREE_CHANGE_LINES} more lines"]
     return "\n".join(lines)
@@ -136,7 +132,7 @@ def trace_file_for(episode) -> Path:
     return settings.DATA_DIR / TRACES_DIR / f"episode-{episode.pk}.zip"
 
 
-def session_open(*, world, start_page: str, instruction: str, trace_path: Path | None = None):
+def session_open(*, world, start_page: str, instruction: str, trace_path: Path | None = None, screenshots: bool = True):
     # Playwright's sync API runs an asyncio loop in this thread; the engine's ORM calls
     # beside it are plain synchronous calls, which Django refuses unless told so.
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -149,6 +145,7 @@ def session_open(*, world, start_page: str, instruction: str, trace_path: Path |
         instruction=instruction,
         frozen_time=world.clock,
         trace_path=trace_path,
+        screenshots=screenshots,
     )
 
 
@@ -180,6 +177,8 @@ class EpisodeDriver:
         self.instance = episode.instance
         self.world = episode.world
         self.limits = self.instance.limits
+        # the episode's observation mode (episodes.observation); checked when the episode was made
+        self.observation_settings = observation_settings(episode.agent_settings)
         self.session = None
         self.index = 0
         self.deadline = None
@@ -200,6 +199,7 @@ class EpisodeDriver:
                         start_page=self.instance.start_page,
                         instruction=self.instance.instruction,
                         trace_path=trace_file_for(self.episode) if self.episode.trace else None,
+                        screenshots=self.observation_settings.screenshots,
                     )
                 break
             except PlaywrightTimeout:

@@ -8,8 +8,11 @@ Chromium's own (CDP `Accessibility.getFullAXTree`), flattened to text lines such
 """
 
 import base64
+import difflib
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 ENGINE_JS = (Path(__file__).parent / "js" / "engine.js").read_text()
 
@@ -61,6 +64,7 @@ class Observation:
     html: str | None = None
     viewport: tuple[int, int] = (1280, 800)
     extra: dict = field(default_factory=dict)
+    origin: str = ""  # the world's origin, which render_observation shows as DISPLAY_ORIGIN
 
     def to_dict(self, *, screenshot: bool = True) -> dict:
         """JSON-able form (the screenshot as base64 PNG) for HTTP agents and storage."""
@@ -149,3 +153,218 @@ def flatten_axtree(nodes: list[dict], bids: dict[int, str]) -> str:
 
     visit(nodes[0], 0, "")
     return "\n".join(lines)
+
+
+# --- observation modes ----------------------------------------------------------------------
+# What an agent is given as text each step (render_observation), chosen per episode in its
+# agent settings: {"observation": {"mode": "text", "screenshots": false, "full_every": 5}}.
+
+OBSERVATION_MODES = ("full", "text", "diff")
+OBSERVATION_SETTING = "observation"  # the key of an episode's agent settings that holds its mode
+FULL_EVERY_MAX = 100
+_OBSERVATION_KEYS = {"mode": str, "screenshots": bool, "full_every": int}
+
+# Worlds are served on an origin with a random token (w-<token>.localhost:<port>), so the
+# URLs an agent reads differ between two episodes of one task: a GRPO group's prompts would
+# differ by it alone. Agents are shown this fixed origin instead, and the engine maps it back
+# (`real_url`). `.test` is reserved (RFC 2606): no real host can ever have this name.
+DISPLAY_ORIGIN = "http://world.test"
+
+
+@dataclass(frozen=True)
+class ObservationSettings:
+    mode: str = "full"
+    screenshots: bool = True
+    full_every: int = 5
+
+
+def observation_settings(agent_settings: dict | None) -> ObservationSettings:
+    """The observation settings held in an episode's agent settings (defaults when none).
+
+    Raises ValueError, naming what is wrong, for an unknown mode or key or a value of the wrong type.
+    """
+    value = (agent_settings or {}).get(OBSERVATION_SETTING)
+    if value is None:
+        return ObservationSettings()
+    if not isinstance(value, dict):
+        raise ValueError('observation settings must be a JSON object, as in {"mode": "text", "screenshots": false}')
+    for key, given in value.items():
+        if key not in _OBSERVATION_KEYS:
+            raise ValueError(f"unknown observation setting {key!r} (settings: {', '.join(_OBSERVATION_KEYS)})")
+        wanted = _OBSERVATION_KEYS[key]
+        # bool is an int to Python: neither may pass for the other
+        if not isinstance(given, wanted) or (wanted is int and isinstance(given, bool)):
+            raise ValueError(f"observation setting {key!r} must be {_KIND_NAMES[wanted]}, not {given!r}")
+    found = ObservationSettings(**value)
+    if found.mode not in OBSERVATION_MODES:
+        raise ValueError(f"unknown observation mode {found.mode!r} (modes: {', '.join(OBSERVATION_MODES)})")
+    if not 1 <= found.full_every <= FULL_EVERY_MAX:
+        raise ValueError(f"observation setting 'full_every' must be from 1 to {FULL_EVERY_MAX}, not {found.full_every}")
+    return found
+
+
+_KIND_NAMES = {str: "a string", bool: "true or false", int: "a whole number"}
+
+
+def origin_key(url: str) -> tuple[str, str, int | None] | None:
+    """(scheme, host, port) of a URL, the default port filled in; None for a malformed port."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    except ValueError:
+        return None
+    return scheme, (parts.hostname or "").lower(), port
+
+
+def _swap_origin(url: str, old: str, new: str) -> str:
+    """`url` on origin `new` if it is on origin `old`; any other URL unchanged."""
+    if not old or origin_key(url) != origin_key(old):
+        return url
+    parts = urlsplit(url)
+    return new + urlunsplit(("", "", parts.path or "/", parts.query, parts.fragment))
+
+
+def display_url(url: str, origin: str) -> str:
+    """`url` as agents are shown it: on DISPLAY_ORIGIN if it is a page of the world at `origin`.
+
+    Any other URL (about:blank, another site) is shown as it is; `real_url` undoes this.
+    """
+    return _swap_origin(url, origin, DISPLAY_ORIGIN)
+
+
+def real_url(url: str, origin: str) -> str:
+    """The world's own URL for a URL an agent typed in display form; any other URL unchanged
+    (so one off the world is still refused by whoever checks the origin)."""
+    return _swap_origin(url, DISPLAY_ORIGIN, origin)
+
+
+def render_observation(obs, mode: str, previous: str | None = None, *, step: int = 0, full_every: int = 5) -> str:
+    """The text an agent in `mode` is given for observation `obs` (an Observation or its dict form).
+
+    - full: the page's whole accessibility tree, as the engine flattens it;
+    - text: the pruned tree (`prune_axtree`);
+    - diff: the pruned tree's lines that changed since `previous` (the last observation's
+      `axtree`, as the engine gave it), and the whole pruned tree at steps 0, N, 2N...
+      (N = `full_every`), when there is no previous one, or when the change is no shorter.
+
+    A header gives the URL and tab URLs in display form (`display_url`), the title, the focused
+    element, the last action's error and what the page said (dialogs): none of it names the
+    world's own origin, so two episodes on equal pages give equal text.
+    """
+    if mode not in OBSERVATION_MODES:
+        raise ValueError(f"unknown observation mode {mode!r} (modes: {', '.join(OBSERVATION_MODES)})")
+    if isinstance(full_every, bool) or not isinstance(full_every, int) or full_every < 1:
+        raise ValueError(f"full_every must be a whole number of steps, at least 1, not {full_every!r}")
+    get = obs.get if isinstance(obs, dict) else (lambda name, default=None: getattr(obs, name, default))
+    origin = get("origin") or ""
+    axtree = get("axtree") or ""
+
+    def shown(text: str) -> str:
+        return text.replace(origin, DISPLAY_ORIGIN) if origin else text
+
+    lines = [f"URL: {display_url(get('url') or '', origin)}", f"Title: {get('title') or ''}"]
+    tabs = get("tabs") or []
+    if len(tabs) > 1:
+        lines.append("Tabs:")
+        for tab in tabs:
+            mark = " (active)" if tab.get("active") else ""
+            lines.append(f"\t{tab.get('index')}: {display_url(tab.get('url') or '', origin)}{mark}")
+    if get("focused_bid"):
+        lines.append(f"Focused: [{get('focused_bid')}]")
+    if get("last_action_error"):
+        lines.append(f"Last action error: {shown(get('last_action_error'))}")
+    # the first chat message is the instruction, which the agent's prompt gives once
+    said = [m for m in (get("chat") or [])[1:] if m.get("role") == "info"]
+    for message in said:
+        lines.append(f"Page said: {shown(message.get('message', ''))}")
+    if mode == "full":
+        lines += ["Page:", axtree]
+        return "\n".join(lines)
+    pruned = prune_axtree(axtree)
+    if mode == "diff" and previous is not None and step % full_every:
+        changes = tree_changes(prune_axtree(previous), pruned)
+        body = "\n".join(changes) if changes else "(nothing changed)"
+        if len(body) < len(pruned):
+            lines += [
+                f"Page changes since the last step (- gone, + new; the whole page every {full_every} steps):",
+                body,
+            ]
+            return "\n".join(lines)
+    lines += ["Page:", pruned]
+    return "\n".join(lines)
+
+
+def tree_changes(old: str, new: str) -> list[str]:
+    """The lines of a flattened tree that went (-) and came (+) from `old` to `new`, in tree order."""
+    return [
+        line
+        for line in difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=0)
+        if line[:1] in "+-" and not line.startswith(("+++", "---"))
+    ]
+
+
+# Roles an agent acts on: kept, with their bids, whatever else the pruning drops.
+INTERACTIVE_ROLES = frozenset(
+    {
+        "button",
+        "checkbox",
+        "combobox",
+        "link",
+        "listbox",
+        "menuitem",
+        "menuitemcheckbox",
+        "menuitemradio",
+        "option",
+        "radio",
+        "searchbox",
+        "slider",
+        "spinbutton",
+        "switch",
+        "tab",
+        "textbox",
+        "treeitem",
+        "DisclosureTriangle",
+        "columnheader",
+    }
+)
+# One flattened line: indent, optional [bid], role, optional quoted name, then ", props".
+_AX_LINE = re.compile(
+    r"^(?P<indent>\t*)(?:\[(?P<bid>[^\]]+)\] )?(?P<role>\S+)"
+    r"(?: (?P<name>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"))?(?P<props>, .*)?$"
+)
+
+
+def prune_axtree(axtree: str) -> str:
+    """The flattened AX tree cut down to what an agent reads and acts on.
+
+    Kept: every interactive node (`INTERACTIVE_ROLES`) with its bid, every node with a name or
+    a state (checked, focused...), and text. Dropped: unnamed wrappers (lists, rows, sections,
+    paragraphs: their children move up a level), the page root (the title is in the header),
+    and text that repeats what an enclosing kept node's name already says. Text is written
+    bare, as its quoted string. Nodes the browser hides were never in the tree.
+    """
+    out: list[str] = []
+    kept: list[tuple[int, str]] = []  # (depth in the full tree, name) of the kept ancestors
+    for line in axtree.splitlines():
+        m = _AX_LINE.match(line)
+        if m is None:  # not a line flatten_axtree writes: keep it rather than lose what it says
+            out.append(line)
+            continue
+        depth, role, quoted, props = len(m["indent"]), m["role"], m["name"] or "", m["props"] or ""
+        while kept and kept[-1][0] >= depth:
+            kept.pop()
+        name = quoted[1:-1]
+        if role == "RootWebArea":
+            continue
+        if role == "StaticText":
+            if not name or any(name in ancestor for _, ancestor in kept):
+                continue
+            out.append("\t" * len(kept) + quoted)
+            continue
+        if role not in INTERACTIVE_ROLES and not name and not props:
+            continue
+        bid = f"[{m['bid']}] " if m["bid"] else ""
+        out.append("\t" * len(kept) + f"{bid}{role}{' ' + quoted if quoted else ''}{props}")
+        kept.append((depth, name))
+    return "\n".join(out)

@@ -25,6 +25,7 @@ from replicagym.catalogue.packs import suite_current
 from .agents import AgentError, agent_from_spec
 from .creation import episode_create
 from .models import Episode, Run
+from .observation import OBSERVATION_SETTING, observation_settings
 from .variation import variation_check, variation_derive, variation_draw
 
 # Celery's own default queue name, so a `celery worker` started without -Q serves it
@@ -74,8 +75,16 @@ def agent_settings_validate(agent: str, agent_settings) -> dict:
     kind = agent_kind(agent)
     out = {}
     for name, value in agent_settings.items():
+        if name == OBSERVATION_SETTING:  # what the engine observes, for any agent: kept as given once checked
+            try:
+                observation_settings(agent_settings)
+            except ValueError as exc:
+                raise RunError(str(exc)) from None
+            out[name] = value
+            continue
         if name not in AGENT_SETTINGS:
-            raise RunError(f"unknown agent setting {name!r} (settings: {', '.join(AGENT_SETTINGS)})")
+            known = ", ".join([*AGENT_SETTINGS, OBSERVATION_SETTING])
+            raise RunError(f"unknown agent setting {name!r} (settings: {known})")
         type_, low, high, kinds = AGENT_SETTINGS[name]
         if kind not in kinds:
             raise RunError(f"agent setting {name!r} applies to {' and '.join(kinds)} agents, not {kind}")

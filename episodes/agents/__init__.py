@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from ..observation import OBSERVATION_SETTING
 from .base import Agent, AgentError, task_info
 from .noisy_oracle import NoisyOracleAgent, noisy_oracle_from_spec
 from .random_agent import RandomAgent
@@ -33,7 +34,8 @@ def agent_from_spec(
     spec came from outside (the UI, the API), so an http agent must be at an allow-listed,
     public endpoint (episodes.agents.endpoints).
     """
-    settings = settings or {}
+    # the observation mode is the engine's, not an agent constructor's
+    settings = {k: v for k, v in (settings or {}).items() if k != OBSERVATION_SETTING}
     if not isinstance(spec, str) or not spec.strip():
         raise AgentError(f"an agent spec is one of: {SPECS}")
     kind, _, arg = spec.strip().partition(":")

@@ -231,12 +231,14 @@ def token_episode_start(
     seed: int | None = None,
     variation: int | None = None,
     claimed_by: str | None = None,
+    agent_settings: dict | None = None,
 ) -> Episode:
     """A running episode for the token (agent `token_agent`), if the task is in its suites and its quotas allow one more.
 
     By default the agent drives it from its own browser (the API's claim); a gateway that drives it
     with the engine passes its own `claimed_by`. Its world seed and picks vary per episode
-    (episodes.variation) unless the caller fixes the world's `seed` or the `variation`.
+    (episodes.variation) unless the caller fixes the world's `seed` or the `variation`;
+    `agent_settings` may choose its observation mode (episodes.observation).
     """
     token_scope_check(token=token, task=task)
     with transaction.atomic():
@@ -253,6 +255,7 @@ def token_episode_start(
             variation=variation,
             vary=True,
             claimed_by=claimed_by or f"{API_CLAIM}{locked.user.pk}",
+            agent_settings=agent_settings,
         )
         TokenEpisode.objects.create(token=locked, episode=episode, created_at=now)
     return episode

@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 from episodes.creation import API_CLAIM, EpisodeError, episode_create, own_browser_refusal
 from episodes.external import episode_finish_external
 from episodes.models import Episode
+from episodes.observation import OBSERVATION_MODES, OBSERVATION_SETTING, observation_settings
 from episodes.variation import VARIATION_MAX
 from replicagym.accounts.models import AgentToken
 from replicagym.accounts.roles import Role
@@ -199,6 +200,19 @@ class EpisodeListCreateApi(GenericAPIView):
             max_value=VARIATION_MAX,
             help_text="The episode's variation (default: drawn): the same one gives the same world and answer key.",
         )
+        observation = serializers.JSONField(
+            required=False,
+            help_text='What the engine observes for the agent, as in {"mode": "text", "screenshots": false, '
+            f'"full_every": 5}}: mode one of {", ".join(OBSERVATION_MODES)} (default full, with screenshots). '
+            "Kept in the episode's agent settings.",
+        )
+
+        def validate_observation(self, value):
+            try:
+                observation_settings({OBSERVATION_SETTING: value})
+            except ValueError as exc:
+                raise ValidationError(str(exc)) from None
+            return value
 
         def validate_agent(self, value):
             if not AGENT_NAME.match(value):
@@ -224,6 +238,8 @@ class EpisodeListCreateApi(GenericAPIView):
         data.is_valid(raise_exception=True)
         task = data.validated_data["task"]
         fixed = {k: data.validated_data.get(k) for k in ("seed", "variation")}
+        if "observation" in data.validated_data:
+            fixed["agent_settings"] = {OBSERVATION_SETTING: data.validated_data["observation"]}
         token = _agent_token(request)
         try:
             if token is None:  # staff signed in to the platform: no suite scope, no quota

@@ -1,0 +1,227 @@
+"""Observation modes (full, text, diff; screenshots on or off) and the display URL, without a browser.
+
+The browser side (no capture without screenshots, a reference solution played in text mode,
+goto in display form) is in tests/browser/test_observation_modes.py.
+"""
+
+import re
+
+import pytest
+
+from episodes.creation import EpisodeError, episode_create
+from episodes.models import Episode
+from episodes.observation import (
+    DISPLAY_ORIGIN,
+    OBSERVATION_MODES,
+    Observation,
+    display_url,
+    observation_settings,
+    prune_axtree,
+    real_url,
+    render_observation,
+)
+from episodes.runs import RunError, run_create
+from replicas.worlds.models import World
+
+ORIGIN = "http://w-k3x9q.localhost:8123"
+
+# What flatten_axtree writes for a small page: wrappers, a link whose text repeats its name,
+# a cell whose text pieces repeat its name, a form, a hidden-from-nobody paragraph.
+PAGE = "\n".join(
+    [
+        "RootWebArea 'Note #3'",
+        "\t[1] banner",
+        "\t\t[2] navigation 'Main'",
+        "\t\t\t[3] link 'Notes'",
+        "\t\t\t\tStaticText 'Notes'",
+        "\t[4] main",
+        "\t\t[5] heading 'Note #3 Groceries', level=1",
+        "\t\t\tStaticText 'Note #3'",
+        "\t\t\tStaticText 'Groceries'",
+        "\t\t[6] table",
+        "\t\t\t[7] rowgroup",
+        "\t\t\t\t[8] row 'Status open'",
+        "\t\t\t\t\t[9] cell 'Status'",
+        "\t\t\t\t\t[10] cell 'open'",
+        "\t\t[11] paragraph",
+        "\t\t\tStaticText 'Milk, eggs and bread.'",
+        "\t\t[12] form",
+        "\t\t\t[13] LabelText",
+        "\t\t\t\tStaticText 'Title'",
+        "\t\t\t[14] textbox 'Title', value='Groceries'",
+        "\t\t\t[15] checkbox 'Done', checked=false",
+        "\t\t\t[16] button 'Save'",
+        "\t\t\t[17] generic",
+        "\t\t\t\t[18] button",
+    ]
+)
+
+
+def observation(axtree=PAGE, **values) -> Observation:
+    fields = {
+        "url": f"{ORIGIN}/notes/3?tab=1",
+        "title": "Note #3",
+        "screenshot": b"",
+        "axtree": axtree,
+        "focused_bid": None,
+        "tabs": [{"index": 0, "url": f"{ORIGIN}/notes/3?tab=1", "active": True}],
+        "active_tab": 0,
+        "instruction": "Rename note #3",
+        "chat": [{"role": "user", "message": "Rename note #3"}],
+        "step": 0,
+        "elapsed_ms": 1.0,
+        "origin": ORIGIN,
+    }
+    return Observation(**{**fields, **values})
+
+
+def bids(text: str) -> set[str]:
+    return set(re.findall(r"\[([a-z]{0,2}\d+)\]", text))
+
+
+def test_text_mode_keeps_every_interactive_bid_and_all_text_and_drops_wrappers_and_repeats():
+    pruned = prune_axtree(PAGE)
+    for bid in ("3", "14", "15", "16", "18"):  # link, textbox, checkbox, both buttons (one unnamed)
+        assert f"[{bid}]" in pruned
+    for text in ("Milk, eggs and bread.", "Title", "Note #3 Groceries", "Status", "open", "value='Groceries'"):
+        assert text in pruned
+    # unnamed wrappers (banner, main, table, rowgroup, paragraph, form, label, generic) and the root go
+    assert bids(pruned) == {"2", "3", "5", "8", "9", "10", "14", "15", "16", "18"}
+    assert "RootWebArea" not in pruned and "StaticText" not in pruned
+    # text that repeats an enclosing kept node's name is said once: 'Notes' by its link, the heading's pieces
+    assert pruned.count("Notes") == 1 and pruned.count("Groceries") == 2  # the heading and the textbox value
+    # children of a dropped wrapper move up: the form's fields sit at the top level, as the main's heading does
+    assert "\n[14] textbox 'Title', value='Groceries'" in pruned and "\n[5] heading" in pruned
+    assert "\t[3] link 'Notes'" in pruned  # under the kept navigation
+
+
+def test_text_mode_is_shorter_than_full_and_keeps_the_header():
+    full = render_observation(observation(), "full")
+    text = render_observation(observation(), "text")
+    assert full.endswith(PAGE) and PAGE not in text
+    assert len(text) < 0.7 * len(full)
+    assert text.splitlines()[:2] == full.splitlines()[:2] == ["URL: http://world.test/notes/3?tab=1", "Title: Note #3"]
+
+
+def test_the_header_names_no_world_origin_so_two_worlds_give_equal_text():
+    error = f"goto('http://evil.test/') was refused: only pages of this world ({ORIGIN}) can be opened"
+    two_tabs = [
+        {"index": 0, "url": f"{ORIGIN}/notes", "active": False},
+        {"index": 1, "url": f"{ORIGIN}/notes/3", "active": True},
+    ]
+    chat = [{"role": "user", "message": "x"}, {"role": "info", "message": f"confirm dialog: leave {ORIGIN}/notes?"}]
+    texts = []
+    for origin in (ORIGIN, "http://w-zz81.localhost:9001"):
+        obs = observation(
+            url=f"{origin}/notes/3",
+            origin=origin,
+            tabs=[{**t, "url": t["url"].replace(ORIGIN, origin)} for t in two_tabs],
+            last_action_error=error.replace(ORIGIN, origin),
+            chat=[chat[0], {**chat[1], "message": chat[1]["message"].replace(ORIGIN, origin)}],
+            focused_bid="14",
+        )
+        for mode in OBSERVATION_MODES:
+            texts.append(render_observation(obs, mode))
+    assert texts[:3] == texts[3:]
+    header = texts[0].split("\nPage:")[0]
+    assert "w-" not in header and "localhost" not in header
+    assert "\t1: http://world.test/notes/3 (active)" in header and "Focused: [14]" in header
+    assert "only pages of this world (http://world.test)" in header
+    assert "Page said: confirm dialog: leave http://world.test/notes?" in header
+    assert "Rename note #3" not in texts[0]  # the instruction is the prompt's, given once
+
+
+def test_diff_mode_gives_the_whole_page_every_n_steps_and_only_changes_in_between():
+    before = PAGE
+    after = PAGE.replace("checkbox 'Done', checked=false", "checkbox 'Done', checked=true") + "\n\t\tStaticText 'Saved'"
+    whole = render_observation(observation(after), "text")
+    for step in (0, 3, 6):  # every 3rd step, the whole pruned page
+        assert render_observation(observation(after), "diff", before, step=step, full_every=3) == whole
+    assert render_observation(observation(after), "diff", None, step=4, full_every=3) == whole  # nothing to diff
+    diff = render_observation(observation(after), "diff", before, step=4, full_every=3)
+    assert diff.endswith(
+        "Page changes since the last step (- gone, + new; the whole page every 3 steps):\n"
+        "-[15] checkbox 'Done', checked=false\n"
+        "+[15] checkbox 'Done', checked=true\n"
+        "+'Saved'"
+    )
+    assert "[16] button 'Save'" not in diff  # unchanged lines are not repeated
+    quiet = render_observation(observation(before), "diff", before, step=1)
+    assert quiet.endswith("\n(nothing changed)")
+
+
+def test_diff_mode_sends_the_whole_page_when_the_change_is_no_shorter():
+    other = "RootWebArea 'Other'\n\t[40] link 'Elsewhere'"
+    new_page = render_observation(observation(other), "diff", PAGE, step=1)
+    assert new_page == render_observation(observation(other), "text")
+
+
+def test_display_url_round_trips_and_leaves_other_origins_alone():
+    url = f"{ORIGIN}/notes/3?q=a%20b#top"
+    shown = display_url(url, ORIGIN)
+    assert shown == f"{DISPLAY_ORIGIN}/notes/3?q=a%20b#top"
+    assert real_url(shown, ORIGIN) == url
+    assert display_url(ORIGIN, ORIGIN) == DISPLAY_ORIGIN + "/"
+    assert real_url("http://WORLD.test:80/a", ORIGIN) == f"{ORIGIN}/a"
+    # another origin is neither hidden nor mapped onto the world, so the engine still refuses it
+    for other in (
+        "http://evil.test/notes",
+        "http://world.test:8080/x",
+        "https://world.test/x",
+        "about:blank",
+        "/notes/3",
+    ):
+        assert display_url(other, ORIGIN) == other
+        assert real_url(other, ORIGIN) == other
+    assert display_url(f"{ORIGIN}/x", "") == f"{ORIGIN}/x"
+
+
+@pytest.mark.parametrize(
+    "given, message",
+    [
+        ({"mode": "pixels"}, "unknown observation mode 'pixels' (modes: full, text, diff)"),
+        ({"mode": "text", "colour": 1}, "unknown observation setting 'colour'"),
+        ({"screenshots": "no"}, "'screenshots' must be true or false"),
+        ({"full_every": True}, "'full_every' must be a whole number"),
+        ({"full_every": 0}, "'full_every' must be from 1 to 100"),
+        ({"mode": 3}, "'mode' must be a string"),
+        ("text", "must be a JSON object"),
+    ],
+)
+def test_bad_observation_settings_are_refused_with_what_is_wrong(given, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        observation_settings({"observation": given})
+
+
+def test_observation_settings_default_to_full_with_screenshots():
+    assert observation_settings({}) == observation_settings({"timeout": 3}) == observation_settings(None)
+    found = observation_settings({"observation": {"mode": "diff", "screenshots": False, "full_every": 7}})
+    assert (found.mode, found.screenshots, found.full_every) == ("diff", False, 7)
+    assert observation_settings({}).mode == "full" and observation_settings({}).screenshots is True
+
+
+def test_render_refuses_a_bad_mode_or_step_count():
+    with pytest.raises(ValueError, match="unknown observation mode 'tree'"):
+        render_observation(observation(), "tree")
+    with pytest.raises(ValueError, match="full_every"):
+        render_observation(observation(), "diff", PAGE, full_every=0)
+
+
+def test_render_takes_the_dict_form_too():
+    obs = observation()
+    as_dict = {**obs.to_dict(screenshot=False), "origin": ORIGIN}
+    for mode in OBSERVATION_MODES:
+        assert render_observation(as_dict, mode, PAGE, step=1) == render_observation(obs, mode, PAGE, step=1)
+
+
+@pytest.mark.django_db
+def test_runs_and_episodes_take_a_checked_observation_mode(test_pack):
+    setting = {"observation": {"mode": "text", "screenshots": False}}
+    run = run_create(task_filter="testbed.open-note", agent="oracle", agent_settings=setting)
+    assert run.agent_settings == setting
+    worlds = World.objects.count()
+    with pytest.raises(RunError, match="unknown observation mode 'tiny'"):
+        run_create(task_filter="testbed.open-note", agent="oracle", agent_settings={"observation": {"mode": "tiny"}})
+    with pytest.raises(EpisodeError, match="unknown observation setting 'size'"):
+        episode_create(task="testbed.open-note", agent="oracle", agent_settings={"observation": {"size": 1}})
+    assert World.objects.count() == worlds and Episode.objects.count() == 0
