@@ -5,7 +5,7 @@ issue keys like AGENT-142 are the public ids."""
 
 from django.db import models
 
-from replicas.worlds.models import WorldForeignKey, WorldModel
+from replicas.worlds.models import WorldForeignKey, WorldModel, world_unique
 
 from . import workflow
 
@@ -24,7 +24,7 @@ class Person(WorldModel):
     avatar_color = models.CharField(max_length=7)
 
     class Meta:
-        indexes = [models.Index(fields=["world", "username"])]
+        constraints = [world_unique("board_person_key", "username")]
 
     def __str__(self):
         return self.name
@@ -44,6 +44,9 @@ class Workflow(WorldModel):
     name = models.CharField(max_length=60)
     statuses = models.JSONField(default=list)
     rules = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        constraints = [world_unique("board_workflow_key", "name")]
 
     def __str__(self):
         return self.name
@@ -77,6 +80,9 @@ class Project(WorldModel):
     # the project's own workflow: its statuses (the board's columns) and transition rules
     workflow = WorldForeignKey(Workflow, on_delete=models.PROTECT, related_name="projects")
 
+    class Meta:
+        constraints = [world_unique("board_project_key", "key")]
+
     def __str__(self):
         return self.key
 
@@ -88,6 +94,9 @@ class Component(WorldModel):
     name = models.CharField(max_length=60)
     lead = WorldForeignKey(Person, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
 
+    class Meta:
+        constraints = [world_unique("board_component_key", "project", "name")]
+
 
 class Version(WorldModel):
     public_key = ("project", "name")
@@ -96,6 +105,9 @@ class Version(WorldModel):
     name = models.CharField(max_length=30)
     released = models.BooleanField(default=False)
     release_date = models.DateField(null=True, blank=True)
+
+    class Meta:
+        constraints = [world_unique("board_version_key", "project", "name")]
 
 
 class CustomField(WorldModel):
@@ -117,6 +129,9 @@ class CustomField(WorldModel):
     options = models.JSONField(default=list, blank=True)
     description = models.CharField(max_length=200, blank=True)
 
+    class Meta:
+        constraints = [world_unique("board_customfield_key", "public_id")]
+
     def __str__(self):
         return self.name
 
@@ -130,6 +145,9 @@ class BoardColumn(WorldModel):
     status = models.CharField(max_length=20, choices=[(s, s) for s in workflow.ALL_STATUSES])
     position = models.PositiveSmallIntegerField()
     wip_limit = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [world_unique("board_boardcolumn_key", "project", "status")]
 
 
 class Sprint(WorldModel):
@@ -149,6 +167,9 @@ class Sprint(WorldModel):
     start = models.DateTimeField(null=True, blank=True)
     end = models.DateTimeField(null=True, blank=True)
     completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [world_unique("board_sprint_key", "public_id")]
 
     def __str__(self):
         return self.name
@@ -186,8 +207,8 @@ class Issue(WorldModel):
     resolved_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        constraints = [world_unique("board_issue_key", "key")]
         indexes = [
-            models.Index(fields=["world", "key"]),
             models.Index(fields=["world", "sprint", "rank"]),
             models.Index(fields=["world", "project", "number"]),
         ]
@@ -209,6 +230,9 @@ class Comment(WorldModel):
     body = models.TextField()
     created_at = models.DateTimeField()
 
+    class Meta:
+        constraints = [world_unique("board_comment_key", "public_id")]
+
 
 class Change(WorldModel):
     """One line of an issue's history: a field changed from one value to another."""
@@ -223,6 +247,9 @@ class Change(WorldModel):
     to_value = models.TextField(blank=True)
     created_at = models.DateTimeField()
 
+    class Meta:
+        constraints = [world_unique("board_change_key", "public_id")]
+
 
 class Link(WorldModel):
     """`source` <kind> `target`: AGENT-3 blocks AGENT-9, AGENT-12 duplicates AGENT-4."""
@@ -233,12 +260,18 @@ class Link(WorldModel):
     kind = models.CharField(max_length=12, choices=[(k, v[0]) for k, v in workflow.LINK_KINDS.items()])
     target = WorldForeignKey(Issue, on_delete=models.CASCADE, related_name="inward_links")
 
+    class Meta:
+        constraints = [world_unique("board_link_key", "source", "kind", "target")]
+
 
 class Watcher(WorldModel):
     public_key = ("issue", "person")
 
     issue = WorldForeignKey(Issue, on_delete=models.CASCADE, related_name="watchers")
     person = WorldForeignKey(Person, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [world_unique("board_watcher_key", "issue", "person")]
 
 
 class FieldValue(WorldModel):
@@ -251,6 +284,9 @@ class FieldValue(WorldModel):
     field = WorldForeignKey(CustomField, on_delete=models.CASCADE, related_name="values")
     value = models.CharField(max_length=255)
 
+    class Meta:
+        constraints = [world_unique("board_fieldvalue_key", "issue", "field")]
+
 
 class Mention(WorldModel):
     """A person @mentioned in a comment (the product notifies them)."""
@@ -259,6 +295,9 @@ class Mention(WorldModel):
 
     comment = WorldForeignKey(Comment, on_delete=models.CASCADE, related_name="mentions")
     person = WorldForeignKey(Person, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [world_unique("board_mention_key", "comment", "person")]
 
 
 class Attachment(WorldModel):
@@ -274,6 +313,9 @@ class Attachment(WorldModel):
     author = WorldForeignKey(Person, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField()
 
+    class Meta:
+        constraints = [world_unique("board_attachment_key", "public_id")]
+
 
 class Filter(WorldModel):
     """A saved JQL search of one person (the product's "filters")."""
@@ -287,3 +329,6 @@ class Filter(WorldModel):
     description = models.CharField(max_length=200, blank=True)
     starred = models.BooleanField(default=False)
     updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [world_unique("board_filter_key", "public_id")]

@@ -10,7 +10,7 @@ every index is paid for on each world clone.
 
 from django.db import models
 
-from replicas.worlds.models import WorldForeignKey, WorldModel
+from replicas.worlds.models import WorldForeignKey, WorldModel, world_unique
 
 from .policies import SPEEDS
 
@@ -21,10 +21,6 @@ SPEED_CHOICES = [(code, speed.label) for code, speed in SPEEDS.items()]
 
 def money_field(**kwargs):
     return models.DecimalField(max_digits=10, decimal_places=2, **kwargs)
-
-
-def _unique(name, *fields):
-    return models.UniqueConstraint(fields=["world", *fields], name=f"shop_{name}")
 
 
 class Seller(WorldModel):
@@ -39,7 +35,7 @@ class Seller(WorldModel):
     public_key = ("public_id",)
 
     class Meta:
-        constraints = [_unique("seller_pid", "public_id")]
+        constraints = [world_unique("shop_seller_pid", "public_id")]
 
     def __str__(self):
         return self.name
@@ -69,7 +65,7 @@ class Account(WorldModel):
     public_key = ("public_id",)
 
     class Meta:
-        constraints = [_unique("account_pid", "public_id"), _unique("account_email", "email")]
+        constraints = [world_unique("shop_account_pid", "public_id"), world_unique("shop_account_email", "email")]
 
     def __str__(self):
         return self.name
@@ -94,7 +90,7 @@ class Address(WorldModel):
     public_key = ("public_id",)
 
     class Meta:
-        constraints = [_unique("address_pid", "public_id")]
+        constraints = [world_unique("shop_address_pid", "public_id")]
 
     @property
     def complete(self) -> bool:
@@ -119,7 +115,7 @@ class Card(WorldModel):
     public_key = ("public_id",)
 
     class Meta:
-        constraints = [_unique("card_pid", "public_id")]
+        constraints = [world_unique("shop_card_pid", "public_id")]
 
     def label(self) -> str:
         return f"{self.brand} ending in {self.last4}"
@@ -157,7 +153,7 @@ class Product(WorldModel):
     public_key = ("asin",)
 
     class Meta:
-        constraints = [_unique("product_asin", "asin")]
+        constraints = [world_unique("shop_product_asin", "asin")]
 
     def __str__(self):
         return self.title
@@ -174,7 +170,7 @@ class Variant(WorldModel):
     public_key = ("sku",)
 
     class Meta:
-        constraints = [_unique("variant_sku", "sku")]
+        constraints = [world_unique("shop_variant_sku", "sku")]
 
     def label(self) -> str:
         return " / ".join(p for p in (self.colour, self.size) if p)
@@ -193,7 +189,7 @@ class Review(WorldModel):
     public_key = ("public_id",)
 
     class Meta:
-        constraints = [_unique("review_pid", "public_id")]
+        constraints = [world_unique("shop_review_pid", "public_id")]
 
 
 class Question(WorldModel):
@@ -208,7 +204,7 @@ class Question(WorldModel):
     public_key = ("public_id",)
 
     class Meta:
-        constraints = [_unique("question_pid", "public_id")]
+        constraints = [world_unique("shop_question_pid", "public_id")]
 
 
 class Answer(WorldModel):
@@ -223,7 +219,7 @@ class Answer(WorldModel):
     public_key = ("public_id",)
 
     class Meta:
-        constraints = [_unique("answer_pid", "public_id")]
+        constraints = [world_unique("shop_answer_pid", "public_id")]
 
 
 class Coupon(WorldModel):
@@ -242,7 +238,7 @@ class Coupon(WorldModel):
     public_key = ("code",)
 
     class Meta:
-        constraints = [_unique("coupon_code", "code")]
+        constraints = [world_unique("shop_coupon_code", "code")]
 
 
 class SeasonalSale(WorldModel):
@@ -259,7 +255,7 @@ class SeasonalSale(WorldModel):
     public_key = ("code",)
 
     class Meta:
-        constraints = [_unique("seasonal_code", "code")]
+        constraints = [world_unique("shop_seasonal_code", "code")]
 
     def __str__(self):
         return self.name
@@ -279,7 +275,7 @@ class CartItem(WorldModel):
     public_key = ("account", "variant")
 
     class Meta:
-        constraints = [_unique("cart_line", "account", "variant")]
+        constraints = [world_unique("shop_cart_line", "account", "variant")]
 
 
 class Order(WorldModel):
@@ -322,7 +318,7 @@ class Order(WorldModel):
     public_key = ("public_id",)
 
     class Meta:
-        constraints = [_unique("order_pid", "public_id")]
+        constraints = [world_unique("shop_order_pid", "public_id")]
 
     @property
     def card_amount(self):
@@ -363,7 +359,7 @@ class OrderItem(WorldModel):
     public_key = ("order", "line")
 
     class Meta:
-        constraints = [_unique("order_line", "order", "line")]
+        constraints = [world_unique("shop_order_line", "order", "line")]
 
     @property
     def amount(self):
@@ -384,7 +380,7 @@ class SellerMessage(WorldModel):
     public_key = ("public_id",)
 
     class Meta:
-        constraints = [_unique("message_pid", "public_id")]
+        constraints = [world_unique("shop_message_pid", "public_id")]
 
 
 class RefundMethod(models.TextChoices):
@@ -423,7 +419,7 @@ class ReturnRequest(WorldModel):
     public_key = ("public_id",)
 
     class Meta:
-        constraints = [_unique("return_pid", "public_id")]
+        constraints = [world_unique("shop_return_pid", "public_id")]
 
 
 class Refund(WorldModel):
@@ -445,4 +441,4 @@ class Refund(WorldModel):
     public_key = ("public_id",)
 
     class Meta:
-        constraints = [_unique("refund_pid", "public_id")]
+        constraints = [world_unique("shop_refund_pid", "public_id")]

@@ -10,7 +10,7 @@ paid for on each world clone, which must stay in the tens of milliseconds.
 
 from django.db import models
 
-from replicas.worlds.models import WorldForeignKey, WorldModel
+from replicas.worlds.models import WorldForeignKey, WorldModel, world_unique
 
 CURRENCIES = [("USD", "USD"), ("EUR", "EUR"), ("GBP", "GBP"), ("CAD", "CAD")]
 
@@ -30,7 +30,7 @@ class Organization(WorldModel):
     public_key = ("public_id",)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["world", "public_id"], name="sd_org_public_id")]
+        constraints = [world_unique("sd_org_public_id", "public_id")]
 
     def __str__(self):
         return self.name
@@ -44,7 +44,7 @@ class Group(WorldModel):
     public_key = ("public_id",)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["world", "public_id"], name="sd_group_public_id")]
+        constraints = [world_unique("sd_group_public_id", "public_id")]
 
     def __str__(self):
         return self.name
@@ -98,7 +98,7 @@ class User(WorldModel):
     public_key = ("public_id",)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["world", "public_id"], name="sd_user_public_id")]
+        constraints = [world_unique("sd_user_public_id", "public_id")]
 
     def __str__(self):
         return self.name
@@ -128,6 +128,9 @@ class Membership(WorldModel):
 
     public_key = ("user", "group")
 
+    class Meta:
+        constraints = [world_unique("sd_membership_key", "user", "group")]
+
 
 class Identity(WorldModel):
     """One of a customer's ways to be reached: an email address or a phone number."""
@@ -145,6 +148,9 @@ class Identity(WorldModel):
     created_at = models.DateTimeField()
 
     public_key = ("public_id",)
+
+    class Meta:
+        constraints = [world_unique("sd_identity_key", "public_id")]
 
 
 class Ticket(WorldModel):
@@ -228,7 +234,7 @@ class Ticket(WorldModel):
     public_key = ("public_id",)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["world", "public_id"], name="sd_ticket_public_id")]
+        constraints = [world_unique("sd_ticket_public_id", "public_id")]
         indexes = [models.Index(fields=["world", "status", "updated_at"], name="sd_ticket_status")]
 
     def __str__(self):
@@ -244,6 +250,9 @@ class TicketFollower(WorldModel):
 
     public_key = ("ticket", "user")
 
+    class Meta:
+        constraints = [world_unique("sd_ticketfollower_key", "ticket", "user")]
+
 
 class Comment(WorldModel):
     """One entry of a ticket's conversation: a public reply or an internal note."""
@@ -257,6 +266,9 @@ class Comment(WorldModel):
     created_at = models.DateTimeField()
 
     public_key = ("public_id",)
+
+    class Meta:
+        constraints = [world_unique("sd_comment_key", "public_id")]
 
 
 class TicketEvent(WorldModel):
@@ -286,6 +298,9 @@ class TicketEvent(WorldModel):
 
     public_key = ("public_id",)
 
+    class Meta:
+        constraints = [world_unique("sd_ticketevent_key", "public_id")]
+
 
 class Macro(WorldModel):
     """A canned response: field changes plus a comment with placeholders.
@@ -306,6 +321,9 @@ class Macro(WorldModel):
     created_at = models.DateTimeField()
 
     public_key = ("public_id",)
+
+    class Meta:
+        constraints = [world_unique("sd_macro_key", "public_id")]
 
 
 class View(WorldModel):
@@ -332,6 +350,9 @@ class View(WorldModel):
 
     public_key = ("public_id",)
 
+    class Meta:
+        constraints = [world_unique("sd_view_key", "public_id")]
+
 
 class Trigger(WorldModel):
     """A business rule run right after a ticket is created or updated."""
@@ -345,6 +366,9 @@ class Trigger(WorldModel):
 
     public_key = ("public_id",)
 
+    class Meta:
+        constraints = [world_unique("sd_trigger_key", "public_id")]
+
 
 class Automation(WorldModel):
     """A time-based business rule, evaluated when the world clock moves."""
@@ -357,6 +381,9 @@ class Automation(WorldModel):
     position = models.PositiveIntegerField(default=0)
 
     public_key = ("public_id",)
+
+    class Meta:
+        constraints = [world_unique("sd_automation_key", "public_id")]
 
 
 class SlaPolicy(WorldModel):
@@ -374,6 +401,9 @@ class SlaPolicy(WorldModel):
 
     public_key = ("public_id",)
 
+    class Meta:
+        constraints = [world_unique("sd_slapolicy_key", "public_id")]
+
 
 class Article(WorldModel):
     """A help-center article; the desk's policies (refund limits, identity checks) live here."""
@@ -389,6 +419,9 @@ class Article(WorldModel):
     updated_at = models.DateTimeField()
 
     public_key = ("public_id",)
+
+    class Meta:
+        constraints = [world_unique("sd_article_key", "public_id")]
 
 
 class Order(WorldModel):
@@ -417,7 +450,7 @@ class Order(WorldModel):
     public_key = ("public_id",)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["world", "public_id"], name="sd_order_public_id")]
+        constraints = [world_unique("sd_order_public_id", "public_id")]
 
     def __str__(self):
         return self.public_id
@@ -433,6 +466,9 @@ class OrderItem(WorldModel):
     unit_price = money_field()
 
     public_key = ("order", "line")
+
+    class Meta:
+        constraints = [world_unique("sd_orderitem_key", "order", "line")]
 
 
 class Subscription(WorldModel):
@@ -460,6 +496,9 @@ class Subscription(WorldModel):
     cancelled_at = models.DateTimeField(null=True, blank=True)
 
     public_key = ("public_id",)
+
+    class Meta:
+        constraints = [world_unique("sd_subscription_key", "public_id")]
 
     def __str__(self):
         return self.public_id
@@ -490,6 +529,9 @@ class Payment(WorldModel):
     period_end = models.DateTimeField(null=True, blank=True)
 
     public_key = ("public_id",)
+
+    class Meta:
+        constraints = [world_unique("sd_payment_key", "public_id")]
 
     def __str__(self):
         return self.public_id
@@ -526,6 +568,9 @@ class Refund(WorldModel):
 
     public_key = ("public_id",)
 
+    class Meta:
+        constraints = [world_unique("sd_refund_key", "public_id")]
+
     def __str__(self):
         return self.public_id
 
@@ -547,6 +592,9 @@ class IdentityVerification(WorldModel):
 
     public_key = ("public_id",)
 
+    class Meta:
+        constraints = [world_unique("sd_identityverification_key", "public_id")]
+
 
 class AccountEvent(WorldModel):
     """Security actions an agent took on a customer's account (reset, unlock, 2FA reset)."""
@@ -560,6 +608,9 @@ class AccountEvent(WorldModel):
     created_at = models.DateTimeField()
 
     public_key = ("public_id",)
+
+    class Meta:
+        constraints = [world_unique("sd_accountevent_key", "public_id")]
 
 
 class SignInFailure(models.Model):

@@ -4,7 +4,7 @@ from decimal import Decimal
 
 from django.db import models
 
-from replicas.worlds.models import WorldForeignKey, WorldModel
+from replicas.worlds.models import WorldForeignKey, WorldModel, world_unique
 
 
 class Member(WorldModel):
@@ -20,7 +20,7 @@ class Member(WorldModel):
     public_key = ("public_id",)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["world", "public_id"], name="tb_member_public_id")]
+        constraints = [world_unique("tb_member_public_id", "public_id")]
 
     def __str__(self):
         return self.name
@@ -41,7 +41,7 @@ class Note(WorldModel):
     public_key = ("public_id",)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["world", "public_id"], name="tb_note_public_id")]
+        constraints = [world_unique("tb_note_public_id", "public_id")]
 
     def __str__(self):
         return f"#{self.public_id} {self.title}"

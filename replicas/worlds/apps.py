@@ -7,6 +7,7 @@ class WorldsConfig(AppConfig):
     verbose_name = "Worlds"
 
     def ready(self):
+        from . import system_checks  # noqa: F401  (registers the checks)
         from .requestlog import connect_signals
 
         # every replica's models are loaded by now: the request log listens to their writes

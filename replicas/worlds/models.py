@@ -132,6 +132,15 @@ class WorldModel(models.Model):
         super().save(*args, **kwargs)
 
 
+def world_unique(name: str, *fields: str) -> models.UniqueConstraint:
+    """The constraint that `fields` are unique inside each world: the one way a replica declares its public key.
+
+    `replicas.worlds.system_checks` requires it over `("world", *public_key)` on every world model, because
+    snapshots key rows by the public key and must never meet two rows with one key.
+    """
+    return models.UniqueConstraint(fields=["world", *fields], name=name)
+
+
 def world_write_lock(world_id: int) -> None:
     """Hold the world's row lock until the current transaction ends: writers in one world take turns.
 
