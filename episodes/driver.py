@@ -26,7 +26,7 @@ from .creation import EpisodeError, episode_create
 from .external import request_doc
 from .heartbeat import browser_call, heartbeat_follow
 from .models import Episode, Step
-from .observation import observation_settings, tree_changes
+from .observation import observation_settings, render_observation, tree_changes
 from .runs import run_cancelled
 from .server import replica_server
 from .verdict import episode_finish
@@ -90,6 +90,7 @@ def _record_step(
     writes=None,
     target_box=None,
     axtree_change="",
+    observation="",
 ):
     png = _obs_get(obs, "screenshot")
     shot = screenshot_store(png=png) if isinstance(png, (bytes, bytearray)) and png else None
@@ -114,6 +115,7 @@ def _record_step(
             writes=writes,
             target_box=target_box,
             axtree_change=axtree_change,
+            observation=observation,
         )
 
 
@@ -183,6 +185,7 @@ class EpisodeDriver:
         self.index = 0
         self.deadline = None
         self.observation = None
+        self._previous_axtree = None  # the tree before self.observation's: a diff-mode agent is shown the change
         self._since = 0  # fault events are numbered per world; a step records those after this one
         self._seen = 0  # so are the world's logged requests
 
@@ -236,6 +239,7 @@ class EpisodeDriver:
         claim_touch(episode_id=self.episode.pk, tries=self.tries, beat=False)
         world_step(world=self.world, index=self.index)
         action, parsed = _parsed_action(action_text)
+        given = self.observation_text()
         started = time.perf_counter()
         with browser_call():
             result = self.session.step(action_text)
@@ -265,11 +269,27 @@ class EpisodeDriver:
             writes=[w for r in requests for w in r.writes],
             target_box=_obs_get(result, "target_box"),
             axtree_change=_axtree_change(self.observation, obs),
+            observation=given,
         )
         world_clock_advance(world=self.world, seconds=float(self.limits["step_seconds"]))
         self.index += 1
+        self._previous_axtree = _obs_get(self.observation, "axtree")
         self.observation = obs
         return obs, action is not None and _action_name(action) in STOP_ACTIONS
+
+    def observation_text(self) -> str:
+        """The current observation as text in the episode's mode: what its agent is given to choose the next action.
+
+        Kept with the step that action makes, so a trainer that generated the action can rebuild its prompt.
+        """
+        mode = self.observation_settings
+        return render_observation(
+            self.observation,
+            mode.mode,
+            self._previous_axtree,
+            step=_obs_get(self.observation, "step", self.index),
+            full_every=mode.full_every,
+        )
 
     def end_page(self, status: str | None = None) -> tuple[dict | None, list[str]]:
         """The final page (none for an errored episode) and the agent's messages; raises what the browser raised."""

@@ -223,6 +223,13 @@ class Step(models.Model):
         help_text='Where the element the action targeted was before it ran: {"x", "y", "width", "height"} '
         "in screenshot pixels; null when the action names no element or it was not found.",
     )
+    observation = models.TextField(
+        blank=True,
+        default="",
+        help_text="The observation text the agent was given when it chose this step's action, in the episode's "
+        "observation mode (episodes.observation.render_observation), so a trainer can rebuild its prompts; "
+        "blank for a step of an episode in the agent's own browser, which the platform never observed.",
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["episode", "index"], name="one_step_per_index")]

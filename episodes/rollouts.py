@@ -6,19 +6,29 @@ run pages, and can be cancelled like any run. Each attempt hands its agent a dif
 seed (the attempt number), which is what makes the samples of a group differ.
 `group_rollout_collect` waits for the group and returns each episode's rewards (the
 agent-facing view: signals, never the verifier's detail) and trajectory.
+
+A trainer that generates the actions itself opens a group with `group_open` instead: G
+running episodes on one start state (one world seed and variation), which it steps from
+outside, and closes with `group_finish` for per-member rewards and group advantages.
 """
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from django.db import transaction
+from replicagym.catalogue.models import Task
 from replicagym.catalogue.packs import task_current
 
 from verifiers.agent_view import agent_view
 
+from .creation import API_CLAIM, EpisodeError
+from .external import episode_finish_external
 from .models import Episode, Run
-from .runs import RunError, run_launch
+from .runs import RunError, run_launch, runs_finish
 from .trajectory import trajectory_lines, trajectory_parse
+from .variation import variation_draw
 
 MAX_GROUP = 64
 POLL_SECONDS = 0.5  # the group is in the database rows; other processes write them
@@ -38,6 +48,8 @@ class EpisodeRollout:
     passed: bool | None
     actions: list[str]
     trajectory: list[dict] = field(repr=False)
+    # step i's observation text, in the episode's mode, as its agent was given it before action i
+    observations: list[str] = field(default_factory=list, repr=False)
 
 
 @dataclass
@@ -64,6 +76,21 @@ def group_advantages(rewards: list[float], *, eps: float = 1e-6) -> list[float]:
     return [(r - mean) / (std + eps) for r in rewards]
 
 
+def _group_size(size) -> int:
+    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_GROUP:
+        raise RolloutError(f"a group has 1 to {MAX_GROUP} episodes, not {size!r}")
+    return size
+
+
+def _group_task(task) -> Task:
+    if not isinstance(task, str) or not task.strip():
+        raise RolloutError("task must be a task id such as testbed.open-note")
+    try:
+        return task_current(task.strip())
+    except LookupError as exc:
+        raise RolloutError(exc.args[0] if exc.args else str(exc)) from None
+
+
 def group_rollout_start(
     *,
     task: str,
@@ -76,14 +103,7 @@ def group_rollout_start(
     trace: bool = False,
 ) -> Run:
     """Queue G episodes of `task` (its current version, one variation for all) for the workers; returns the group's run."""
-    if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_GROUP:
-        raise RolloutError(f"a group has 1 to {MAX_GROUP} episodes, not {size!r}")
-    if not isinstance(task, str) or not task.strip():
-        raise RolloutError("task must be a task id such as testbed.open-note")
-    try:
-        task_obj = task_current(task.strip())
-    except LookupError as exc:
-        raise RolloutError(exc.args[0] if exc.args else str(exc)) from None
+    size, task_obj = _group_size(size), _group_task(task)
     try:
         # the task id as the run's filter: it holds no wildcard, so it matches this one task
         # one variation for the whole group: its samples must start from the same state to compare
@@ -132,6 +152,74 @@ def group_rollout(*, task: str, agent: str, size: int, timeout: float = 600.0, *
     return group_rollout_collect(run_id=run.pk, timeout=timeout)
 
 
+# (task, world seed or None, variation or None) -> a running episode of the caller's, or an exception that
+# refuses it (a quota, a scope): the REST API starts each member as it starts any episode of a token
+MemberStart = Callable[[Task, int | None, int | None], Episode]
+
+
+def group_open(
+    *,
+    task: str,
+    size: int,
+    agent: str,
+    start: MemberStart,
+    owner=None,
+    seed: int | None = None,
+    variation: int | None = None,
+) -> Run:
+    """Open a trainer-owned group: `size` running episodes of `task` on one start state, returned as their run.
+
+    Every member gets the same world seed and variation (one is drawn when neither is given), so
+    their worlds and answer keys are equal and only the trainer's actions make them differ. The
+    members are started in one transaction: a refused one (`start` raising) leaves no group and no
+    episode behind. The trainer steps each member from outside and ends the group with group_finish.
+    """
+    size, task_obj = _group_size(size), _group_task(task)
+    if seed is None and variation is None:
+        variation = variation_draw()
+    with transaction.atomic():
+        run = Run.objects.create(
+            task_filter=task_obj.task_id,
+            agent=agent,
+            attempts=size,
+            workers=size,
+            shared_variation=True,
+            owner=owner,
+            status=Run.Status.RUNNING,
+        )
+        for attempt in range(size):
+            member = start(task_obj, seed, variation)
+            Episode.objects.filter(pk=member.pk).update(run=run, attempt=attempt)
+    return run
+
+
+def group_finish(*, run_id: int, messages: dict[int, list[str]] | None = None) -> GroupRollout:
+    """Finish every member of a trainer-owned group still running, then return its rewards and advantages.
+
+    Each member is finished as its own finish would (`episode_finish_external`), with the messages
+    `messages` holds for it; members the trainer finished already keep their verdict. A group
+    whose members are not all episodes in the agent's own browser is refused before any finishes.
+    """
+    messages = messages or {}
+    members = list(Episode.objects.filter(run_id=run_id).select_related("task", "world").order_by("attempt"))
+    if not members:
+        raise RolloutError(f"no group {run_id}")
+    ids = {m.pk for m in members}
+    if stray := sorted(set(messages) - ids):
+        raise RolloutError(f"messages for episode(s) {', '.join(map(str, stray))}, which are not of group {run_id}")
+    if engine := [m.pk for m in members if not m.claimed_by.startswith(API_CLAIM)]:
+        raise RolloutError(f"group {run_id} is run by the workers (episodes {engine}): collect it, do not finish it")
+    for member in members:
+        if member.status != Episode.Status.RUNNING:
+            continue
+        try:
+            episode_finish_external(episode=member, messages=list(messages.get(member.pk, [])))
+        except EpisodeError:  # finished meanwhile by its own finish or the sweep: its verdict stands
+            continue
+    runs_finish(run_ids=[run_id])
+    return group_rollout_collect(run_id=run_id, timeout=0)
+
+
 def _episode_rollout(episode: Episode) -> EpisodeRollout:
     view = agent_view(episode.verdict, episode.rewards)
     rewards = view["rewards"] or {}
@@ -146,4 +234,5 @@ def _episode_rollout(episode: Episode) -> EpisodeRollout:
         passed=view["verdict"]["passed"] if view["verdict"] else None,
         actions=[s["action"] for s in steps],
         trajectory=steps,
+        observations=list(episode.steps.order_by("index").values_list("observation", flat=True)),
     )

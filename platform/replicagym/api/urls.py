@@ -9,7 +9,7 @@ from replicagym.accounts import schema as _token_scheme  # noqa: F401
 from replicagym.accounts.permissions import HasRole
 from replicagym.accounts.roles import Role
 
-from . import errors, runs, views
+from . import errors, rollouts, runs, views
 
 app_name = "api"
 
@@ -26,6 +26,10 @@ urlpatterns = [
     path("episodes", views.EpisodeListCreateApi.as_view(), name="episode-list"),
     path("episodes/<int:episode_id>", views.EpisodeDetailApi.as_view(), name="episode-detail"),
     path("episodes/<int:episode_id>/finish", views.EpisodeFinishApi.as_view(), name="episode-finish"),
+    path("episodes/<int:episode_id>/steps", rollouts.EpisodeStepsApi.as_view(), name="episode-steps"),
+    path("groups", rollouts.GroupCreateApi.as_view(), name="group-list"),
+    path("groups/<int:group_id>", rollouts.GroupDetailApi.as_view(), name="group-detail"),
+    path("groups/<int:group_id>/finish", rollouts.GroupFinishApi.as_view(), name="group-finish"),
     path("runs", runs.RunListCreateApi.as_view(), name="run-list"),
     path("runs/<int:run_id>", runs.RunDetailApi.as_view(), name="run-detail"),
     path("runs/<int:run_id>/cancel", runs.RunCancelApi.as_view(), name="run-cancel"),

@@ -138,6 +138,34 @@ class EpisodeOutputSerializer(serializers.Serializer):
         return agent_view(ep.verdict, ep.rewards)["rewards"] if ep.is_final else None
 
 
+def own_browser_task(task_id: str) -> Task:
+    """The current task `task_id` if it can be an episode in the agent's own browser, else ValidationError."""
+    try:
+        task = task_current(task_id)
+    except TaskNotFound:
+        raise ValidationError(f"unknown task {task_id!r}") from None
+    if why := own_browser_refusal(task):
+        raise ValidationError(why)
+    return task
+
+
+def own_browser_episode_start(request, task: Task, **fixed) -> Episode:
+    """A running episode of `task` in the caller's own browser: a token's within its scope and quotas
+    (TokenScopeError, QuotaExceeded), staff's with neither; `fixed`: seed, variation, agent_settings."""
+    token = _agent_token(request)
+    if token is not None:
+        return token_episode_start(token=token, task=task, **fixed)
+    return episode_create(
+        task=task,
+        agent=f"external:{request.user.get_username()}",
+        owner=request.user,
+        status=Episode.Status.RUNNING,
+        claimed_by=f"{API_CLAIM}{request.user.pk}",
+        vary=True,
+        **fixed,
+    )
+
+
 def _own_episodes(request):
     token = _agent_token(request)
     # a token's own episodes, never the rest of its user's (another token's, a run launched from the UI)
@@ -220,13 +248,7 @@ class EpisodeListCreateApi(GenericAPIView):
             return value
 
         def validate_task(self, value):
-            try:
-                task = task_current(value)
-            except TaskNotFound:
-                raise ValidationError(f"unknown task {value!r}") from None
-            if why := own_browser_refusal(task):
-                raise ValidationError(why)
-            return task
+            return own_browser_task(value)
 
     @extend_schema(
         request=EpisodeCreateInputSerializer,
@@ -240,20 +262,8 @@ class EpisodeListCreateApi(GenericAPIView):
         fixed = {k: data.validated_data.get(k) for k in ("seed", "variation")}
         if "observation" in data.validated_data:
             fixed["agent_settings"] = {OBSERVATION_SETTING: data.validated_data["observation"]}
-        token = _agent_token(request)
         try:
-            if token is None:  # staff signed in to the platform: no suite scope, no quota
-                episode = episode_create(
-                    task=task,
-                    agent=f"external:{request.user.get_username()}",
-                    owner=request.user,
-                    status=Episode.Status.RUNNING,
-                    claimed_by=f"{API_CLAIM}{request.user.pk}",
-                    vary=True,
-                    **fixed,
-                )
-            else:
-                episode = token_episode_start(token=token, task=task, **fixed)
+            episode = own_browser_episode_start(request, task, **fixed)
         except TokenScopeError as exc:
             raise PermissionDenied(str(exc)) from None
         except QuotaExceeded as exc:
