@@ -228,5 +228,5 @@ class SupportdeskConfig(registry.ReplicaConfig):
             *[f"/agent/tickets/{n}" for n in numbers],
             "/agent/filters/your-unsolved",
             "/agent/filters/unsolved",
-            "/agent/filters/all",
+            "/agent/filters/recently-updated",
         ]
