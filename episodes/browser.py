@@ -151,6 +151,7 @@ class StepResult:
     error: str
     timings: dict = field(default_factory=dict)
     target_box: dict | None = None  # where the action's element was before it ran (viewport pixels)
+    target_bid: str | None = None  # the bid that element carried in the observation the action was chosen on
 
 
 @dataclass
@@ -455,10 +456,10 @@ class EpisodeSession:
             action = A.parse_action(action_text)
         except A.ActionError as exc:
             action, error = None, f"invalid action: {exc}"
-        target_box = None
+        target_box = target_bid = None
         if action is not None:
             self._blocked_navigation = None
-            target_box = self._target_box(action)
+            target_box, target_bid = self._target_box(action), self._target_bid(action)
             try:
                 self._execute(action)
             except _ActionFailed as exc:
@@ -492,7 +493,7 @@ class EpisodeSession:
             "settled": settled,
             **self.observe_timings,
         }
-        return StepResult(observation=obs, error=error, timings=timings, target_box=target_box)
+        return StepResult(observation=obs, error=error, timings=timings, target_box=target_box, target_bid=target_bid)
 
     def _target_box(self, action: A.Action) -> dict | None:
         """Where the element an action names (or, for a pixel action, the element under its point) is
@@ -508,6 +509,20 @@ class EpisodeSession:
         except PlaywrightError:  # a bad selector or a vanished element: _execute reports it to the agent
             return None
         return {k: round(v, 1) for k, v in box.items()} if box else None
+
+    def _target_bid(self, action: A.Action) -> str | None:
+        """The bid of the element an action names, read before it runs: a selector as the bid the last
+        observation showed that element with (datasets train on what a model can see); None if none."""
+        if not isinstance(action, A.ElementAction):
+            return None
+        if A.is_bid(action.element):
+            return action.element
+        try:
+            loc = self._locate(action.element)
+            bid = loc.first.get_attribute("bid", timeout=500) if loc.count() else None
+        except PlaywrightError:  # a bad selector or a vanished element: _execute reports it to the agent
+            return None
+        return bid if bid and A.is_bid(bid) else None  # a page's own attribute of that name is no bid
 
     def _recover_from_blocked_navigation(self):
         # Chromium shows its own error page for a blocked navigation; go back to the

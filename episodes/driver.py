@@ -91,6 +91,7 @@ def _record_step(
     target_box=None,
     axtree_change="",
     observation="",
+    target_bid=None,
 ):
     png = _obs_get(obs, "screenshot")
     shot = screenshot_store(png=png) if isinstance(png, (bytes, bytearray)) and png else None
@@ -116,6 +117,7 @@ def _record_step(
             target_box=target_box,
             axtree_change=axtree_change,
             observation=observation,
+            target_bid=target_bid or "",
         )
 
 
@@ -268,6 +270,7 @@ class EpisodeDriver:
             requests=[request_doc(r) for r in requests],
             writes=[w for r in requests for w in r.writes],
             target_box=_obs_get(result, "target_box"),
+            target_bid=_obs_get(result, "target_bid"),
             axtree_change=_axtree_change(self.observation, obs),
             observation=given,
         )

@@ -230,6 +230,14 @@ class Step(models.Model):
         "observation mode (episodes.observation.render_observation), so a trainer can rebuild its prompts; "
         "blank for a step of an episode in the agent's own browser, which the platform never observed.",
     )
+    target_bid = models.CharField(
+        max_length=40,
+        blank=True,
+        default="",
+        help_text="The bid the element the action named carried in the observation it was chosen on (a selector "
+        "resolved when the engine ran it), so datasets give the action as a model that sees bids writes it; "
+        "blank when the action names no element or none matched.",
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["episode", "index"], name="one_step_per_index")]
