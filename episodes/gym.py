@@ -2,12 +2,13 @@
 
 Each reset() is a new episode in a fresh world of the task; step() takes a
 BrowserGym-style action string. The env drives its own browser in this process
-(Django must be configured) and records the episode like any other, so its
-verdict, rewards and trajectory are in the database afterwards.
+and records the episode like any other, so its verdict, rewards and trajectory are
+in the database afterwards (`env.unwrapped.episode`).
 
-Nothing here imports a model or the engine at module level: gymnasium imports this
-module for its entry points, possibly before Django is set up, so the catalogue and
-the engine are imported when an env is made or reset.
+Importing this module registers one id per task of every installed pack, setting Django
+up first (DJANGO_SETTINGS_MODULE, default replicagym.settings) in a process that has not:
+an import that cannot register any id fails, rather than leaving `make` to say the id is unknown.
+Models and the engine are imported when an env is made or reset, after that setup.
 """
 
 import io
@@ -19,6 +20,8 @@ import numpy as np
 from gymnasium import spaces
 
 from verifiers.agent_view import agent_view
+
+from .observation import DISPLAY_ORIGIN, display_url
 
 log = logging.getLogger("replicagym.episodes")
 
@@ -74,12 +77,19 @@ class ReplicaEnv(gymnasium.Env):
 
     Observation (a Dict): url, title, screenshot (H x W x 3 uint8), axtree (text with
     bids), focused_element, last_action_error, open_pages_urls, open_pages_titles,
-    goal, chat_messages, step, elapsed_time, and dom (HTML) when `dom=True`.
+    goal, chat_messages, step, and dom (HTML) when `dom=True`.
     Action: an action string such as `click("a51")` or `fill("a12", "text")`.
     `trace=True` records each episode's Playwright trace (its path: the episode's trace_path).
     reward: the episode reward when the episode ends (0 before); terminated when
     the agent sends a message to the user or reports the task infeasible;
     truncated at the step or time limit.
+
+    Two resets with the same seed give equal observations and infos (gymnasium's check_env):
+    URLs are shown on the fixed display origin (episodes.observation.display_url), not the
+    world's own, which carries a token per world; wall time is left out (the episode record
+    has it), and so are the episode's and world's ids, which are new every reset: the episode
+    is `env.unwrapped.episode`. info holds the task, world_seed and variation, and once the
+    episode ends its status and the agent's view of its verdict.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 1}
@@ -100,13 +110,13 @@ class ReplicaEnv(gymnasium.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
         self.task_id = task
+        self.task = task_current(task)  # fails early on an unknown task
         self.render_mode = render_mode
         self.dom = dom
         self.viewport = tuple(viewport)
         self.world_seed = world_seed
         self.trace = bool(trace)
-        task_obj = task_current(task)  # fails early on an unknown task
-        self.max_steps = int(task_obj.limits["max_steps"])
+        self.max_steps = int(self.task.limits["max_steps"])
         width, height = self.viewport
         text = UnicodeText
         space = {
@@ -122,7 +132,6 @@ class ReplicaEnv(gymnasium.Env):
             "open_pages_titles": spaces.Sequence(text(2000), stack=False),
             "chat_messages": spaces.Sequence(spaces.Dict({"role": text(32), "message": text(100_000)}), stack=False),
             "step": spaces.Discrete(self.max_steps + 1),
-            "elapsed_time": spaces.Box(0.0, 1e9, shape=(1,), dtype=np.float64),
         }
         if dom:
             space["dom"] = text(20 * MAX_TEXT)
@@ -135,26 +144,33 @@ class ReplicaEnv(gymnasium.Env):
     # --- gymnasium API ---
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """A new episode in a fresh world. `seed` seeds np_random, and the episode's variation is drawn from it
-        (episodes.variation): its world seed, among the task's pool of built templates, and its task's picks.
-        So reset(seed=s) gives the same world and answer key each time, and resets after it without a seed
-        continue the same sequence. `options={"world_seed": n}` (or the env's world_seed) fixes the world's seed;
-        the picks still vary with the seed."""
+        """A new episode in a fresh world; `seed` chooses the world and the answer key.
+
+        The world seed: `world_seed_for(task, seed)`, the pool's seed at index `seed mod len(pool)`, where the
+        pool is the task's own seed and 1..EPISODE_WORLD_SEEDS, in order (its template is built if it is not
+        yet). The task's picks: the episode's variation, drawn from np_random once it is seeded with `seed`.
+        A reset without a seed continues np_random's sequence: it draws the pool index, then the variation.
+        So reset(seed=s) plays the same world with the same answer key each time. `options={"world_seed": n}`
+        (or the env's world_seed) fixes the world's seed instead; the picks still follow the seed. A world
+        seed on which the task has nothing to be about gives the task's own seed, as a drawn variation does.
+        """
         from .creation import episode_create
         from .driver import EpisodeDriver
         from .models import Episode
-        from .variation import VARIATION_MAX
+        from .variation import variation_check
 
         super().reset(seed=seed)
         options = dict(options or {})
         unknown = set(options) - {"world_seed"}
         if unknown:
             raise ValueError(f"unknown reset options: {', '.join(sorted(unknown))} (known: world_seed)")
-        self._end_current("reset before the episode ended")
         world_seed = options.get("world_seed", self.world_seed)
-        variation = int(self.np_random.integers(0, VARIATION_MAX, endpoint=True))
+        if world_seed is not None:
+            variation_check(world_seed, "world_seed")
+        self._end_current("reset before the episode ended")
+        world_seed, variation = self._choose(seed, world_seed)
         self.episode = episode_create(
-            task=self.task_id,
+            task=self.task,
             agent="gym",
             seed=world_seed,
             variation=variation,
@@ -171,6 +187,23 @@ class ReplicaEnv(gymnasium.Env):
             self.driver = None
             raise
         return self._observation(obs), self._info()
+
+    def _choose(self, seed: int | None, world_seed: int | None) -> tuple[int, int]:
+        """(world seed, variation) of the next episode, as reset() documents."""
+        from replicagym.catalogue.task_templates import TemplateError
+
+        from .variation import VARIATION_MAX, pool_seeds, variation_resolve
+
+        if world_seed is not None:  # the caller's: a world the task cannot be played on is refused by episode_create
+            return world_seed, int(self.np_random.integers(0, VARIATION_MAX, endpoint=True))
+        index = seed if seed is not None else int(self.np_random.integers(0, len(pool_seeds(self.task))))
+        world_seed = world_seed_for(self.task, index)
+        variation = int(self.np_random.integers(0, VARIATION_MAX, endpoint=True))
+        try:
+            variation_resolve(task=self.task, seed=world_seed, variation=variation)
+        except (TemplateError, LookupError):  # nothing on this world for the task's picks
+            world_seed = self.task.seed
+        return world_seed, variation
 
     def step(self, action):
         if self.driver is None:
@@ -217,7 +250,7 @@ class ReplicaEnv(gymnasium.Env):
 
     def _info(self, episode=None) -> dict:
         episode = episode or self.episode
-        info = {"episode": episode.pk, "task": self.task_id, "world": episode.world.token if episode.world else None}
+        info = {"task": self.task_id, "world_seed": episode.world_seed, "variation": episode.variation}
         if episode.is_final:
             # the agent-facing view (verifiers.agent_view): passed and the signals, never the assertions
             info.update(status=episode.status, **agent_view(episode.verdict, episode.rewards), error=episode.error)
@@ -227,26 +260,30 @@ class ReplicaEnv(gymnasium.Env):
         get = (lambda k, d=None: obs.get(k, d)) if isinstance(obs, dict) else (lambda k, d=None: getattr(obs, k, d))
         self._last_png = get("screenshot") or b""
         tabs = get("tabs") or []
+        origin = get("origin") or ""
+
+        def shown(text: str) -> str:  # the world's origin, wherever the page quotes it, as agents are shown it
+            return text.replace(origin, DISPLAY_ORIGIN) if origin else text
+
         out = {
-            "url": get("url", "") or "",
+            "url": display_url(get("url", "") or "", origin),
             "title": get("title", "") or "",
             "goal": get("instruction", "") or "",
             "screenshot": _png_to_array(self._last_png, (self.viewport[1], self.viewport[0])),
-            "axtree": get("axtree", "") or "",
+            "axtree": shown(get("axtree", "") or ""),
             "focused_element": get("focused_bid") or "",
             "last_action": get("last_action", "") or "",
-            "last_action_error": get("last_action_error", "") or "",
-            "open_pages_urls": tuple(str(t.get("url", "")) for t in tabs),
+            "last_action_error": shown(get("last_action_error", "") or ""),
+            "open_pages_urls": tuple(display_url(str(t.get("url", "")), origin) for t in tabs),
             "open_pages_titles": tuple(str(t.get("title", "")) for t in tabs),
             "chat_messages": tuple(
                 {"role": str(m.get("role", "")), "message": str(m.get("message", m.get("text", "")))}
                 for m in (get("chat") or [])
             ),
             "step": min(int(get("step", 0) or 0), self.max_steps),
-            "elapsed_time": np.array([float(get("elapsed_ms", 0.0) or 0.0) / 1000.0], dtype=np.float64),
         }
         if self.dom:
-            out["dom"] = get("html") or ""
+            out["dom"] = shown(get("html") or "")
         return out
 
 
@@ -272,20 +309,25 @@ class _BrowserOwner(gymnasium.Wrapper):
 class SpawnedEnvFactory:
     """Builds a ReplicaEnv in a fresh (spawned) worker process on the parent's database.
 
-    Picklable, so AsyncVectorEnv can hand it to its workers; in a process where Django
-    is already set up (the parent, which makes one env to read the spaces) it just makes the env.
+    Picklable, so AsyncVectorEnv can hand it to its workers; in the process that made it (the parent,
+    which makes one env to read the spaces) it just makes the env.
     """
 
     def __init__(self, task: str, database: str, env_kwargs: dict):
         self.task, self.database, self.env_kwargs = task, database, dict(env_kwargs)
+        self.parent_pid = os.getpid()
 
     def __call__(self) -> gymnasium.Env:
-        from django.apps import apps
+        from django.db import connections
 
-        if apps.ready:
+        if os.getpid() == self.parent_pid:
             return ReplicaEnv(self.task, **self.env_kwargs)
         from .pool import child_setup
 
+        # unpickling this factory imported this module, which set Django up on the settings' database
+        # before the parent's (a test database in tests) was known: no query has run on it yet
+        connections["default"].close()
+        connections["default"].settings_dict["NAME"] = self.database
         child_setup(self.database)
         return _BrowserOwner(ReplicaEnv(self.task, **self.env_kwargs))
 
@@ -303,6 +345,20 @@ def replica_vector_env(*, task: str, num_envs: int = 1, **env_kwargs) -> gymnasi
     database = str(connection.settings_dict["NAME"])
     factory = SpawnedEnvFactory(task, database, env_kwargs)
     return gymnasium.vector.AsyncVectorEnv([factory] * num_envs, **ASYNC_VECTOR_KWARGS)
+
+
+def world_seed_for(task, seed: int) -> int:
+    """The world seed reset(seed=`seed`) plays for `task` (a Task): its pool's seed at index `seed` mod the pool's size.
+
+    The pool is the task's own seed and 1..EPISODE_WORLD_SEEDS, sorted (episodes.variation.pool_seeds): fixed by
+    the settings, not by which templates happen to be built, so a seed names the same world on every machine.
+    """
+    from .variation import pool_seeds
+
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be a whole number, at least 0, not {seed!r}")
+    pool = pool_seeds(task)
+    return pool[seed % len(pool)]
 
 
 def register_envs() -> list[str]:
@@ -338,10 +394,6 @@ def _register(env_id: str, task_id: str) -> None:
     )
 
 
-try:
-    from django.apps import apps as _apps
-
-    if _apps.ready:
-        register_envs()
-except Exception:  # registration must not break an import; make() then names the missing id
-    log.warning("could not register ReplicaGym envs", exc_info=True)
+_django_ready()
+if not register_envs():
+    raise ImportError("episodes.gym registered no environment: no installed pack has a task file")

@@ -1,13 +1,16 @@
 """The gym API: gymnasium.make("replicagym/<task>"), the env checker where it applies, a BrowserGym-style loop."""
 
+import warnings
+
 import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils import env_checker
 from replicagym.catalogue.packs import task_current
 
-from episodes.gym import ReplicaEnv, UnicodeText, register_envs, register_task
-from episodes.models import Episode
+from episodes.gym import ReplicaEnv, UnicodeText, register_envs, register_task, world_seed_for
+from episodes.observation import DISPLAY_ORIGIN
+from tests.pack_episodes import sync_tasks
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -33,7 +36,7 @@ def test_browsergym_style_loop_drives_the_env_with_unchanged_action_strings(env_
     env = gymnasium.make(env_id)
     obs, info = env.reset(seed=0)
     assert obs["goal"] == "Open note #3 and tell me its status."
-    assert obs["url"].endswith("/notes/3") and "[" in obs["axtree"]
+    assert obs["url"].startswith(f"{DISPLAY_ORIGIN}/") and obs["url"].endswith("/notes/3") and "[" in obs["axtree"]
     status = task_current("testbed.open-note").params["status"]
     plan = iter(['click("a999999")', f'send_msg_to_user("Note #3 is {status}.")'])
     done, rewards = False, []
@@ -46,7 +49,7 @@ def test_browsergym_style_loop_drives_the_env_with_unchanged_action_strings(env_
     assert terminated and not truncated
     assert rewards[0] == 0.0 and rewards[-1] > 0.5
     assert info["status"] == "succeeded" and info["verdict"]["passed"] is True
-    episode = Episode.objects.get(pk=info["episode"])
+    episode = env.unwrapped.episode
     assert list(episode.steps.values_list("action", flat=True)) == [
         'click("a999999")',
         f'send_msg_to_user("Note #3 is {status}.")',
@@ -65,37 +68,61 @@ def test_step_limit_truncates(env_id):
     env.close()
 
 
-def test_gymnasium_env_checker_passes_where_it_applies(env_id):
-    env = gymnasium.make(env_id, render_mode="rgb_array").unwrapped
-    env_checker.check_action_space(env.action_space)
-    env_checker.check_space_limit(env.action_space, "action")
-    env_checker.check_observation_space(env.observation_space)
-    env_checker.check_space_limit(env.observation_space, "observation")
-    env_checker.check_seed_deprecation(env)
-    env_checker.check_reset_return_info_deprecation(env)
-    env_checker.check_reset_return_type(env)
-    env_checker.check_reset_options(env)
-    env_checker.env_reset_passive_checker(env)
-    env_checker.env_step_passive_checker(env, env.action_space.sample())
-    env_checker.check_returned_data_not_reused(env)
-    env_checker.env_render_passive_checker(env)
-    # Not applicable: check_reset_seed_determinism and check_step_determinism compare two
-    # resets' observations for equality, but every reset is a fresh world served on its
-    # own origin (the url carries the world's token) and elapsed_time is wall time. What
-    # must be deterministic is checked below with those two fields set aside.
+# one quick task of every replica: the checker resets each about ten times
+CHECKED_TASKS = [
+    "testbed.complete-note",
+    "supportdesk.report-order-total",
+    "shop.report-deal-price",
+    "board.rank-card-to-top",
+]
+
+
+@pytest.mark.parametrize("task_id", CHECKED_TASKS)
+def test_gymnasium_check_env_passes_unchanged_on_a_task_of_every_replica(task_id, transactional_db, tmp_path):
+    replica, slug = task_id.split(".")
+    sync_tasks(replica, [slug], tmp_path / "tasks")
+    env = gymnasium.make(register_task(task_id), render_mode="rgb_array").unwrapped
+    with warnings.catch_warnings():
+        # the checker only warns of observations or infos "equal although similar": those fail here too
+        warnings.simplefilter("error")
+        env_checker.check_env(env)
     env.close()
 
 
-def test_two_resets_give_the_same_observation_apart_from_the_world_origin_and_elapsed_time(env_id):
+def test_two_resets_with_one_seed_give_equal_observations_and_infos_on_two_worlds(env_id):
     env = gymnasium.make(env_id).unwrapped
-    first, _ = env.reset(seed=1)
-    second, _ = env.reset(seed=1)
+    first, first_info = env.reset(seed=1)
+    first_world = env.episode.world
+    second, second_info = env.reset(seed=1)
     env.close()
-    origin = lambda url: url.split("/", 3)[3]  # noqa: E731 - the path after http://w-<token>.localhost:port/
-    assert first["url"] != second["url"] and origin(first["url"]) == origin(second["url"])
+    assert env.episode.world != first_world  # a fresh world, on an origin of its own
+    assert first["url"] == second["url"] and first["url"].startswith(f"{DISPLAY_ORIGIN}/")
+    assert first["open_pages_urls"] == (first["url"],)
     assert np.array_equal(first["screenshot"], second["screenshot"])
-    for key in set(first) - {"url", "screenshot", "elapsed_time", "open_pages_urls"}:
+    for key in set(first) - {"screenshot"}:
         assert first[key] == second[key], key
+    assert (
+        first_info
+        == second_info
+        == {"task": "testbed.open-note", "world_seed": 7, "variation": first_info["variation"]}
+    )
+    assert "elapsed_time" not in first  # wall time: the episode record has it
+
+
+def test_reset_seed_chooses_the_world_seed_from_the_pool(live_pack, settings):
+    settings.EPISODE_WORLD_SEEDS = 3
+    task = task_current("testbed.open-note")  # its own seed is 7: the pool is 1, 2, 3, 7
+    assert [world_seed_for(task, s) for s in range(6)] == [1, 2, 3, 7, 1, 2]
+    env = gymnasium.make(register_task("testbed.open-note")).unwrapped
+    _, info = env.reset(seed=2)
+    assert info["world_seed"] == 3 and env.episode.world.seed == 3
+    _, again = env.reset(seed=2)
+    assert again == info  # the same world seed and the same picks
+    _, other = env.reset(seed=3)
+    assert other["world_seed"] == 7 and other["variation"] != info["variation"]
+    env.close()
+    with pytest.raises(ValueError, match="seed must be a whole number"):
+        world_seed_for(task, -1)
 
 
 def test_unknown_task_and_bad_render_mode_fail_clearly(live_pack):
