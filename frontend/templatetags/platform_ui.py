@@ -4,6 +4,7 @@ from django import template
 from replicagym.accounts.roles import user_roles
 
 from ..editor.fields import slot_id
+from ..navigation import sections_for
 
 register = template.Library()
 
@@ -17,12 +18,9 @@ def roles_of_user(context) -> str:
 
 
 @register.simple_tag(takes_context=True)
-def nav_current(context, prefix: str) -> str:
-    """aria-current for the navigation item whose section holds the current path."""
-    request = context.get("request")
-    path = getattr(request, "path", "") or ""
-    here = path == "/" if prefix == "/" else path.startswith(prefix)
-    return 'aria-current="page"' if here else ""
+def platform_sections(context) -> list[dict]:
+    """The navigation sections the signed-in user's roles may open."""
+    return sections_for(context.get("request"))
 
 
 @register.filter

@@ -23,3 +23,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("replicagym.api.urls")),
 ]
+
+# The platform's own error pages (the API answers JSON); world hosts keep their replica's.
+handler403 = "frontend.views.errors.forbidden"
+handler404 = "frontend.views.errors.not_found"
+handler500 = "frontend.views.errors.server_error"

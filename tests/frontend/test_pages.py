@@ -1,5 +1,7 @@
 """The platform's pages render on the shared layout, for the roles they admit, with the data they promise."""
 
+import re
+
 import pytest
 from replicagym.catalogue.models import Task
 
@@ -16,22 +18,77 @@ def author_client(client, author_user):
     return client
 
 
-def test_layout_names_the_user_their_roles_and_every_section(author_client):
+def test_layout_names_the_user_their_roles_and_the_sections_their_roles_open(author_client):
     html = author_client.get("/").content.decode()
     assert 'data-testid="signed-in-user">Signed in as <strong>author</strong> (author)<' in html
-    for label, href in [
-        ("Dashboard", "/"),
-        ("Tasks", "/tasks/"),
-        ("Suites", "/suites/"),
-        ("Runs", "/runs/"),
-        ("Annotation", "/annotate/"),
-        ("Worlds", "/worlds/"),
-        ("Settings", "/settings/"),
-    ]:
-        assert f'href="{href}"' in html and f">{label}</a>" in html
+    assert NAV_LINK.findall(html) == [
+        ("/", "Dashboard"),
+        ("/tasks/", "Tasks"),
+        ("/suites/", "Suites"),
+        ("/runs/", "Runs"),
+        ("/annotate/review/", "Annotation"),  # reviewing is the author's part of annotation
+        ("/worlds/", "Worlds"),
+        ("/settings/", "Settings"),
+    ]
+    assert 'href="/" aria-current="page">Dashboard</a>' in html
     assert "frontend/vendor/primer.css" in html and "frontend/vendor/htmx.min.js" in html
     assert "X-CSRFToken" in html  # htmx requests carry the CSRF token
     assert 'action="/accounts/logout/"' in html
+
+
+NAV_LINK = re.compile(r'<a class="Header-link mr-3 rg-nav" href="([^"]+)"[^>]*>([^<]+)</a>')
+
+
+@pytest.mark.parametrize("who", ["author_user", "annotator_user", "admin_user"])
+def test_every_section_the_navigation_offers_opens_and_every_one_it_hides_is_refused(who, client, request):
+    from frontend.navigation import SECTIONS
+
+    client.force_login(request.getfixturevalue(who))
+    start = "/settings/"  # a page every role with a sign-in opens
+    offered = dict((label, href) for href, label in NAV_LINK.findall(client.get(start).content.decode()))
+    assert offered, "the navigation offers nothing"
+    for label, pages in SECTIONS:
+        if label in offered:
+            assert client.get(offered[label]).status_code == 200, (who, label)
+        else:
+            assert all(client.get(page).status_code == 403 for page in pages), (who, label)
+    if who == "annotator_user":
+        assert offered == {"Dashboard": "/", "Annotation": "/annotate/", "Settings": "/settings/"}
+
+
+def test_a_403_page_says_why_who_is_signed_in_and_where_to_go(client, annotator_user):
+    client.force_login(annotator_user)
+    response = client.get("/tasks/")
+    page = response.content.decode()
+    assert response.status_code == 403
+    assert "You cannot open this page" in page and "This page is for the roles admin or author." in page
+    assert "signed in as <strong>annotator</strong>, with the roles: annotator" in page
+    assert '<a href="/annotate/">Annotation</a>' in page and '<a href="/tasks/">' not in page
+
+
+def test_a_user_with_no_role_is_told_to_ask_for_one(client, outsider_user):
+    client.force_login(outsider_user)
+    page = client.get("/").content.decode()
+    assert "Ask an admin for a role" in page and "no role" in page
+
+
+def test_a_404_page_names_the_address_and_the_api_keeps_answering_json(client, author_user):
+    client.force_login(author_user)
+    response = client.get("/no-such-page/")
+    assert response.status_code == 404
+    assert "Nothing answers at /no-such-page/" in response.content.decode()
+    api = client.get("/api/no-such-operation")
+    assert api.status_code == 404 and api["Content-Type"] == "application/json"
+
+
+def test_the_500_page_says_what_happened_and_shows_no_internals(rf):
+    from frontend.views.errors import server_error
+
+    page = server_error(rf.get("/tasks/")).content.decode()
+    assert "Something went wrong on our side" in page and "server log" in page
+    assert "Traceback" not in page and "SECRET" not in page
+    api = server_error(rf.get("/api/episodes"))
+    assert api.status_code == 500 and api["Content-Type"] == "application/json"
 
 
 def test_sign_in_page_uses_the_layout_and_signs_in(client, author_user):
