@@ -16,7 +16,7 @@ from replicas.worlds.clock import world_clock_advance
 from replicas.worlds.faults import fault_events, world_step
 from replicas.worlds.requestlog import logged_requests, request_log_open, requests_so_far
 from replicas.worlds.routing import world_origin
-from verifiers.actions import ActionError, parse_action
+from verifiers.actions import ANSWER_ACTIONS, ActionError, parse_action
 
 from .agents import ScriptedAgent, agent_from_spec, task_info
 from .blobs import screenshot_store
@@ -32,8 +32,6 @@ from .server import replica_server
 from .verdict import episode_finish
 
 log = logging.getLogger("replicagym.episodes")
-
-STOP_ACTIONS = {"send_msg_to_user", "report_infeasible"}
 
 
 def _obs_get(obs, name, default=None):
@@ -278,7 +276,7 @@ class EpisodeDriver:
         self.index += 1
         self._previous_axtree = _obs_get(self.observation, "axtree")
         self.observation = obs
-        return obs, action is not None and _action_name(action) in STOP_ACTIONS
+        return obs, action is not None and _action_name(action) in ANSWER_ACTIONS
 
     def observation_text(self) -> str:
         """The current observation as text in the episode's mode: what its agent is given to choose the next action.

@@ -584,6 +584,9 @@ ACTIONS: dict[str, type[Action]] = {
 }
 # Other names agents use for the same action.
 ALIASES = {"mouse_drag": "mouse_drag_and_drop", "send_message_to_user": "send_msg_to_user"}
+# The actions that answer the task, by their canonical names: they end an episode (episodes.driver), and
+# rewards and diagnosis count them apart from the acting steps.
+ANSWER_ACTIONS = frozenset({SendMsgToUser.name, ReportInfeasible.name})
 
 
 def signature(name: str) -> str:

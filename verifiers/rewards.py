@@ -39,11 +39,10 @@ Staff keep the full picture in the stored verdict (assertions, collateral change
 
 from replicas.worlds.faults import recovery_outcomes
 
-from .actions import action_parts
+from .actions import ANSWER_ACTIONS, action_parts
 
 SIGNALS = ("task_completion", "efficiency", "error_recovery", "action_precision", "collateral")
 DEFAULT_WEIGHTS = {"task_completion": 1.0}
-ANSWER_ACTIONS = {"send_msg_to_user", "report_infeasible"}
 
 
 class RewardWeightsError(ValueError):

@@ -61,6 +61,19 @@ def test_stopping_short_of_the_reference_is_giving_up_unless_a_limit_stopped_it_
     assert GAVE_UP in action_patterns(infeasible, reference_steps=5, hit_limit=False)
 
 
+@pytest.mark.parametrize(
+    "answer", ['send_message_to_user("done")', 'send_msg_to_user ( "done" )', "report_infeasible('no')"]
+)
+def test_an_answer_by_any_of_its_names_is_an_answer_not_an_acting_step(answer):
+    # report_infeasible is giving up by definition; the message, under its alias too, is an answer
+    assert (GAVE_UP in action_patterns([step(answer)], reference_steps=5, hit_limit=False)) == answer.startswith(
+        "report"
+    )
+    # half the acting steps idle is not "mostly": the answer, which changes no page, is no acting step
+    steps = [step('click("a1")'), step('click("a2")', changed=False), step(answer, changed=False)]
+    assert INEFFECTIVE not in action_patterns(steps, reference_steps=3, hit_limit=False)
+
+
 def test_mostly_failing_or_idle_steps_are_actions_that_change_nothing():
     idle = [
         step('click("a1")', error='click: no element matches "a1" on this page'),

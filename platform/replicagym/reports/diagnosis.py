@@ -12,8 +12,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from episodes.models import Episode, Run, Step
-from verifiers.actions import ActionError, parse_action
-from verifiers.rewards import ANSWER_ACTIONS, faults_met, harmful_repeats
+from verifiers.actions import ANSWER_ACTIONS, ActionError, action_parts, parse_action
+from verifiers.rewards import faults_met, harmful_repeats
 
 EXAMPLES = 3  # example episodes shown per weakness
 LOOP_RUN = 3  # the same element acted on this many steps in a row is a loop
@@ -211,10 +211,6 @@ def _target(action: str) -> str | None:
         return None
 
 
-def _name(action: str) -> str:
-    return action.split("(", 1)[0].strip()
-
-
 def action_patterns(steps: list[dict], *, reference_steps: int, hit_limit: bool) -> list[str]:
     patterns = []
     targets = [_target(s["action"]) for s in steps]
@@ -226,14 +222,14 @@ def action_patterns(steps: list[dict], *, reference_steps: int, hit_limit: bool)
             break
     if harmful_repeats(steps, -1):
         patterns.append(REPEATED_WRITES)
-    gave_up = any(_name(s["action"]) == "report_infeasible" for s in steps)
+    # canonical names, so an alias (send_message_to_user) counts as the answer it is
+    names = [action_parts(s["action"])[0] for s in steps]
+    gave_up = "report_infeasible" in names
     # stopping short of the reference's length without a limit forcing it, and with no answer given
-    stopped_short = (
-        not hit_limit and len(steps) < reference_steps and not any(_name(s["action"]) in ANSWER_ACTIONS for s in steps)
-    )
+    stopped_short = not hit_limit and len(steps) < reference_steps and not ANSWER_ACTIONS.intersection(names)
     if gave_up or stopped_short:
         patterns.append(GAVE_UP)
-    acting = [s for s in steps if _name(s["action"]) not in ANSWER_ACTIONS]
+    acting = [s for s, name in zip(steps, names, strict=True) if name not in ANSWER_ACTIONS]
     idle = [s for s in acting if s["error"] or s.get("changed") is False]
     if acting and len(idle) / len(acting) > INEFFECTIVE_SHARE:
         patterns.append(INEFFECTIVE)
