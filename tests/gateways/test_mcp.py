@@ -132,7 +132,7 @@ def test_an_mcp_client_lists_the_tools_and_completes_a_task(server, testbed_secr
     assert calls["login"]["state"]["status"] == "running" and calls["login"]["state"]["step_count"] == 0
     for name in ("email", "password", "signed_in", "title", "saved"):
         obs = calls[name]["observation"]
-        assert obs["last_action_error"] == "", (name, obs["last_action_error"])
+        assert obs["last_action_error"] is False, (name, obs["error"])
         assert calls[name]["done"] is False and calls[name]["reward"] is None
     assert f"value='{params['email']}'" in calls["email"]["observation"]["axtree"]
     assert calls["signed_in"]["observation"]["url"].endswith(f"/notes/{note}")

@@ -1,20 +1,41 @@
-"""The OpenEnv gateway: a client loop over the WebSocket (reset, steps, state), the HTTP endpoints, token scope
-and quotas. The messages are the exact shapes OpenEnv's client and server use (openenv-core 0.3.0,
-openenv/core/env_client.py and env_server/types.py): WS {"type": "reset", "data": {kwargs}}, {"type": "step",
-"data": <action object>}, {"type": "state"}, {"type": "close"}; errors {"type": "error", "data": {"message",
-"code"}}; HTTP POST /step {"action": {...}, "timeout_s", "request_id"}, POST /reset {"seed", "episode_id", ...}.
-(openenv-core itself is not a dependency: it needs gradio, whose Pillow pin conflicts with ours.)"""
+"""The OpenEnv gateway against the real openenv-core 0.3.0: its stock GenericEnvClient (the token in the URL),
+its Pydantic models on every reply, `openenv validate --url`, BrowserGym's field names; a WebSocket and HTTP loop,
+one session per connection and per HTTP session id (never per token), `finish`, observation modes, token scope
+and quotas. Raw WebSocket messages are the shapes OpenEnv's client sends: {"type": "reset", "data": {kwargs}},
+{"type": "step", "data": <action object>}, {"type": "state"}, {"type": "close"}."""
 
+import base64
 import json
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
+from jsonschema import Draft202012Validator
+from openenv.cli._validation import validate_running_environment
+from openenv.core.client_types import StepResult
+from openenv.core.env_client import EnvClient
+from openenv.core.env_server.types import (
+    Action,
+    EnvironmentMetadata,
+    HealthResponse,
+    Observation,
+    ResetResponse,
+    SchemaResponse,
+    State,
+    StepResponse,
+    WSErrorResponse,
+    WSObservationResponse,
+    WSStateResponse,
+)
+from openenv.core.generic_client import GenericEnvClient
 from replicagym.accounts.models import AgentToken
-from replicagym.accounts.tokens import token_create, token_revoke
-from replicagym.catalogue.packs import task_current
+from replicagym.accounts.tokens import token_create, token_revoke, token_tasks
+from replicagym.catalogue.packs import task_current, task_sync
+from replicagym.gateways.mcp_server import mcp_server
 from replicagym.gateways.openenv import openenv_app
 from replicagym.gateways.schemas import SCHEMAS
+from replicagym.gateways.sessions import GatewayError, GatewaySession
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
@@ -53,43 +74,202 @@ def _ws(server, secret):
     )
 
 
-def test_a_websocket_client_loop_resets_steps_and_reads_the_state(server, secret):
+def _in_url(server, secret):
+    """The base URL with the token as its password: all OpenEnv's stock client can be given."""
+    return server.replace("http://", f"http://token:{secret}@")
+
+
+OBSERVATION = Draft202012Validator(SCHEMAS["observation"])
+STATE = Draft202012Validator(SCHEMAS["state"])
+
+
+def _checked(reply: dict, model) -> dict:
+    """`reply` (a {observation, reward, done} or a WS message) once openenv-core's model and our schema accept it."""
+    model.model_validate(reply)
+    data = reply.get("data", reply)
+    if "observation" in data:
+        OBSERVATION.validate(data["observation"])
+    return reply
+
+
+def test_a_websocket_client_loop_resets_steps_finishes_and_reads_the_state(server, secret):
     status = task_current("testbed.open-note").params["status"]
     with _ws(server, secret) as ws:
-        reply = _send(ws, "reset", {"task": "testbed.open-note", "episode_id": "grpo-7/rollout-0"})
-        assert reply["type"] == "observation"
+        reply = _checked(
+            _send(ws, "reset", {"task": "testbed.open-note", "episode_id": "grpo-7/rollout-0"}), WSObservationResponse
+        )
         obs = reply["data"]["observation"]
-        assert obs["instruction"] == "Open note #3 and tell me its status." and obs["url"].endswith("/notes/3")
-        assert "[" in obs["axtree"] and obs["screenshot"] is None and reply["data"]["done"] is False
+        assert obs["instruction"] == obs["goal"] == "Open note #3 and tell me its status."
+        # the world is shown on the display origin: its own (with the world's token) appears nowhere
+        assert obs["url"] == "http://world.test/login?next=/notes/3" and "localhost" not in json.dumps(obs)
+        assert "[" in obs["axtree"] and obs["axtree_txt"] == obs["axtree"] and obs["text"].startswith("URL: http")
+        assert obs["screenshot"] is None and reply["data"]["done"] is False
+        assert obs["last_action_error"] is False and obs["error"] == ""
+        assert secret not in json.dumps(reply)
         # a step's data is the action object (GenericEnvClient.step({"action": ...}) sends it as it is)
-        reply = _send(ws, "step", {"action": 'click("a999999")', "metadata": {}})
-        assert reply["data"]["observation"]["last_action_error"] and reply["data"]["done"] is False
-        state = _send(ws, "state")["data"]
+        reply = _checked(_send(ws, "step", {"action": 'click("a999999")', "metadata": {}}), WSObservationResponse)
+        stepped = reply["data"]["observation"]
+        assert stepped["last_action_error"] is True and "a999999" in stepped["error"] and reply["data"]["done"] is False
+        state = _checked(_send(ws, "state"), WSStateResponse)["data"]
+        STATE.validate(state)
         assert state["step_count"] == 1 and state["status"] == "running" and state["task"] == "testbed.open-note"
         assert state["episode_id"] == "grpo-7/rollout-0" and isinstance(state["episode"], int)
-        reply = _send(ws, "step", {"action": f'send_msg_to_user("Note #3 is {status}.")'})
+        # BrowserGym's name for the action string
+        reply = _send(ws, "step", {"action_str": f'send_msg_to_user("Note #3 is {status}.")'})
         assert reply["data"]["done"] is True and reply["data"]["reward"] > 0.5
         state = _send(ws, "state")["data"]
         assert state["status"] == "succeeded" and state["verdict"]["passed"] is True
         # the agent view: whether it passed and the signals, never the assertions or the expected values
         assert state["verdict"] == {"passed": True} and state["rewards"]["episode_reward"] > 0.5
         assert "expected" not in json.dumps(state) and "params" not in json.dumps(state)
-        ended = _send(ws, "step", {"action": "noop()"})
-        assert ended == {
-            "type": "error",
-            "data": {"message": "the episode has ended: send reset for a new one", "code": "SESSION_ERROR"},
-        }
+        ended = _checked(_send(ws, "step", {"action": "noop()"}), WSErrorResponse)
+        assert ended["data"] == {"message": "the episode has ended: send reset for a new one", "code": "SESSION_ERROR"}
+        # finish: the episode ends as it stands, verified; the reply is the last observation with its reward
+        assert _send(ws, "reset", {"task": "testbed.open-note", "seed": 5})["type"] == "observation"
+        finished = _checked(_send(ws, "finish"), WSObservationResponse)["data"]
+        assert finished["done"] is True and finished["reward"] == 0.0
+        assert _send(ws, "state")["data"]["status"] == "failed"  # nothing answered: the task failed
+        assert _send(ws, "finish")["data"]["code"] == "SESSION_ERROR"
         assert _send(ws, "dance")["data"] == {
-            "message": "unknown message type 'dance' (types: reset, step, state, close)",
+            "message": "unknown message type 'dance' (types: reset, step, state, finish, close)",
             "code": "UNKNOWN_TYPE",
         }
         ws.send("{nope")
         assert json.loads(ws.recv(timeout=30))["data"]["code"] == "INVALID_JSON"
-        bare = _send(ws, "step", {"act": "noop()"})["data"]
-        assert bare["code"] == "VALIDATION_ERROR" and "unknown action field(s) act" in bare["message"]
+        for action, message in (
+            ({"act": "noop()"}, "unknown action field(s) act"),
+            ({"action": "noop()", "action_str": "noop()"}, "either action or action_str"),
+        ):
+            refused = _send(ws, "step", action)["data"]
+            assert refused["code"] == "VALIDATION_ERROR" and message in refused["message"]
         ws.send(json.dumps({"type": "close"}))
     episode = Episode.objects.get(pk=state["episode"])
     assert episode.owner.username == "rl-agent" and episode.steps.count() == 2
+
+
+def test_the_stock_generic_client_with_the_token_in_its_url_plays_an_episode_with_no_reset_arguments(server, secret):
+    """OpenEnv's GenericEnvClient unchanged: credentials in the base URL reach the server as HTTP Basic; reset()
+    with nothing runs the token's one task; finish() as an action ends the episode."""
+    with GenericEnvClient(base_url=_in_url(server, secret)).sync() as env:
+        first = env.reset()
+        assert first.observation["goal"] == "Open note #3 and tell me its status." and first.done is False
+        assert env.state()["task"] == "testbed.open-note"
+        stepped = env.step({"action": "noop()"})
+        assert stepped.observation["step"] == 1 and stepped.reward is None
+        finished = env.step({"action": "finish()"})
+        assert finished.done is True and finished.reward == 0.0
+        assert env.state()["status"] == "failed" and env.state()["step_count"] == 1  # finish() is no step
+    with pytest.raises(ConnectionError):  # a wrong password is a refused handshake
+        with GenericEnvClient(base_url=_in_url(server, "rg_nope")).sync() as env:
+            env.reset()
+
+
+def test_two_clients_sharing_a_token_never_end_or_step_each_others_episodes(server, secret):
+    url = _in_url(server, secret)
+    with GenericEnvClient(base_url=url).sync() as one, GenericEnvClient(base_url=url).sync() as two:
+        with ThreadPoolExecutor(2) as pool:  # both connections open episodes at once
+            started = list(pool.map(lambda env: env.reset(seed=3), (one, two)))
+            mine, theirs = one.state()["episode"], two.state()["episode"]
+            assert mine != theirs and all(not r.done for r in started)
+            stepped = list(pool.map(lambda env: env.step({"action": "noop()"}), (one, two)))
+        assert [r.observation["step"] for r in stepped] == [1, 1]
+        assert one.step({"action": "finish()"}).done is True
+        # the other's episode runs on, with its own steps only
+        assert two.state()["status"] == "running" and two.state()["step_count"] == 1
+        assert two.step({"action": "noop()"}).observation["step"] == 2
+    assert Episode.objects.get(pk=mine).steps.count() == 1 and Episode.objects.get(pk=theirs).steps.count() == 2
+
+
+class BrowserGymAction(Action):
+    """OpenEnv's browsergym_env action, as its models declare it (openenv-core does not ship them)."""
+
+    action_str: str
+
+
+class BrowserGymObservation(Observation):
+    """OpenEnv's browsergym_env observation fields and types (extra fields forbidden, as Observation does)."""
+
+    text: str = ""
+    url: str = ""
+    screenshot: list[list[list[int]]] | None = None
+    goal: str = ""
+    axtree_txt: str = ""
+    pruned_html: str = ""
+    error: str = ""
+    last_action_error: bool = False
+
+
+class BrowserGymEnv(EnvClient):
+    """A client following browsergym_env's documented interface: it sends action_str and reads those fields."""
+
+    def _step_payload(self, action):
+        return action.model_dump()
+
+    def _parse_result(self, payload):
+        obs = payload.get("observation", {})
+        named = {name: obs[name] for name in BrowserGymObservation.model_fields if name in obs and name != "metadata"}
+        observation = BrowserGymObservation(
+            **named, done=payload.get("done", False), reward=payload.get("reward"), metadata=obs.get("metadata", {})
+        )
+        return StepResult(observation=observation, reward=payload.get("reward"), done=payload.get("done", False))
+
+    def _parse_state(self, payload):
+        return State.model_validate(payload)
+
+
+def test_a_browsergym_client_loop_as_trl_writes_it_runs_unchanged(server, secret):
+    """TRL's browsergym example: reset(), prompt from goal and axtree_txt (error when last_action_error),
+    BrowserGymAction(action_str=...) steps, the reward at done."""
+    status = task_current("testbed.open-note").params["status"]
+    with BrowserGymEnv(base_url=_in_url(server, secret)).sync() as env:
+        result = env.reset()
+        obs = result.observation
+        assert obs.goal == "Open note #3 and tell me its status." and "Sign in" in obs.axtree_txt
+        assert obs.url == "http://world.test/login?next=/notes/3" and not obs.last_action_error
+        result = env.step(BrowserGymAction(action_str="click('a999999')"))
+        assert result.observation.last_action_error and "a999999" in result.observation.error
+        result = env.step(BrowserGymAction(action_str=f"send_msg_to_user('Note #3 is {status}.')"))
+        assert result.done and result.reward > 0.5
+        assert env.state().step_count == 2
+
+
+def test_observation_modes_and_screenshots_are_chosen_at_reset(server, secret):
+    with _ws(server, secret) as ws:
+        text = _send(ws, "reset", {"mode": "text", "screenshots": True})["data"]["observation"]
+        assert len(text["axtree_txt"]) < len(text["axtree"]) and text["axtree_txt"] in text["text"]
+        assert text["screenshot"] and text["metadata"]["mode"] == "text"
+        diff = _send(ws, "reset", {"mode": "diff", "full_every": 2})["data"]["observation"]
+        assert diff["screenshot"] is None and "Page:" in diff["text"]  # step 0: the whole (pruned) page
+        same = _send(ws, "step", {"action": "noop()"})["data"]["observation"]
+        assert "Page changes since the last step" in same["text"] and "(nothing changed)" in same["text"]
+        again = _send(ws, "step", {"action": "noop()"})["data"]["observation"]
+        assert "Page:" in again["text"] and "Page changes" not in again["text"]  # every 2 steps, the whole page
+        episode = _send(ws, "state")["data"]["episode"]
+        for reset, message in (
+            ({"mode": "pixels"}, "unknown observation mode 'pixels'"),
+            ({"screenshots": "yes"}, "'screenshots' must be true or false"),
+            ({"full_every": 0}, "'full_every' must be from 1"),
+        ):
+            refused = _send(ws, "reset", reset)["data"]
+            assert refused["code"] == "VALIDATION_ERROR" and message in refused["message"], reset
+        assert _send(ws, "state")["data"]["episode"] == episode  # the refusals ended nothing
+    assert Episode.objects.get(pk=episode).agent_settings == {
+        "observation": {"screenshots": False, "mode": "diff", "full_every": 2}
+    }
+
+
+def test_a_reset_without_a_task_picks_one_of_the_tokens_by_the_seed(django_user_model):
+    task_sync(replica="testbed")
+    user = django_user_model.objects.create_user(username="rl-picker", password="pw-123456")
+    token = token_create(user=user, suites=["testbed"], expires_days=1).token
+    session = GatewaySession(token)
+    picked = [session._task(None, seed).task_id for seed in range(40)]
+    assert picked == [session._task(None, seed).task_id for seed in range(40)]  # the same seed, the same task
+    in_scope = set(token_tasks(token).values_list("task_id", flat=True))
+    assert set(picked) == in_scope and len(in_scope) > 1
+    AgentToken.objects.filter(pk=token.pk).update(suites=["retired-suite"])  # a suite since removed
+    with pytest.raises(GatewayError, match="hold no task"):
+        GatewaySession(AgentToken.objects.get(pk=token.pk))._task(None, 1)
 
 
 def test_closing_the_connection_ends_its_episode(server, secret):
@@ -123,28 +303,32 @@ def test_a_token_revoked_while_its_websocket_is_open_steps_nothing_more_and_ends
     assert ended.steps.count() == 0  # the refused step never ran
 
 
-def test_http_endpoints_schema_health_metadata_and_a_loop(server, secret):
+def test_http_endpoints_pass_openenvs_models_and_a_loop_runs_in_its_session(server, secret):
     auth = {"Authorization": f"Bearer {secret}"}
     with httpx.Client(base_url=server, headers=auth, timeout=120) as client:
-        assert client.get("/health").json() == {"status": "healthy"}
+        assert HealthResponse.model_validate(client.get("/health").json()).status == "healthy"
         schema = client.get("/schema").json()
-        assert schema == json.loads(json.dumps(SCHEMAS))
-        assert schema["action"]["required"] == ["action"] and "axtree" in schema["observation"]["properties"]
-        assert schema["step"]["properties"]["action"] == schema["action"]
-        assert schema["state"]["properties"]["step_count"]["type"] == "integer"
-        assert client.get("/metadata").json()["tasks"] == ["testbed.open-note"]
-        assert client.post("/step", json={"action": {"action": "noop()"}}).status_code == 409
-        reset = client.post(
-            "/reset", json={"task": "testbed.open-note", "screenshot": True, "seed": 7, "episode_id": "eval-1"}
-        ).json()
-        assert reset["observation"]["screenshot"] and reset["done"] is False
+        assert SchemaResponse.model_validate(schema) and schema == json.loads(json.dumps(SCHEMAS))
+        assert {"axtree_txt", "goal", "text", "last_action_error"} <= set(schema["observation"]["required"])
+        metadata = EnvironmentMetadata.model_validate(client.get("/metadata").json())
+        assert metadata.name == "replicagym" and metadata.readme_content.endswith("\n- testbed.open-note")
+        assert client.post("/step", json={"action": {"action": "noop()"}}).status_code == 409  # no session yet
+        # no body at all: one of the token's tasks
+        reset = client.post("/reset")
+        assert reset.status_code == 200, reset.text
+        body = _checked(reset.json(), ResetResponse)
+        session_id = reset.headers["X-Session-Id"]
+        assert body["observation"]["metadata"]["session_id"] == session_id and body["done"] is False
+        assert client.get("/state").json()["task"] == "testbed.open-note"  # the cookie names the session
         # OpenEnv's StepRequest: the action object, with its optional timeout_s and request_id
         step = client.post(
             "/step", json={"action": {"action": "noop()", "metadata": {}}, "timeout_s": 30.0, "request_id": "req-1"}
-        ).json()
+        )
+        step = _checked(step.json(), StepResponse)
         assert step["observation"]["step"] == 1 and step["reward"] is None and step["done"] is False
         state = client.get("/state").json()
-        assert state["step_count"] == 1 and state["status"] == "running" and state["episode_id"] == "eval-1"
+        assert State.model_validate(state).step_count == 1 and state["status"] == "running"
+        STATE.validate(state)
         # the old bare-string form is refused, saying what to send; nothing stepped
         bare = client.post("/step", json={"action": "noop()"})
         assert bare.status_code == 422 and "not a bare string" in bare.json()["detail"]
@@ -158,6 +342,62 @@ def test_http_endpoints_schema_health_metadata_and_a_loop(server, secret):
             reply = client.post("/step", json=body)
             assert reply.status_code == 422 and message in reply.json()["detail"], body
         assert client.get("/state").json()["step_count"] == 1
+        finished = _checked(client.post("/finish").json(), StepResponse)
+        assert finished["done"] is True and finished["reward"] == 0.0
+        assert client.get("/state").json()["status"] == "failed"
+        assert client.post("/finish").status_code == 409
+
+
+def test_http_clients_sharing_a_token_have_a_session_each(server, secret):
+    auth = {"Authorization": f"Bearer {secret}"}
+    with (
+        httpx.Client(base_url=server, headers=auth, timeout=120) as one,
+        httpx.Client(base_url=server, headers=auth, timeout=120) as two,
+    ):
+        with ThreadPoolExecutor(2) as pool:
+            resets = list(pool.map(lambda c: c.post("/reset", json={"seed": 3}), (one, two)))
+        ids = [r.headers["X-Session-Id"] for r in resets]
+        assert ids[0] != ids[1]
+        episodes = [one.get("/state").json()["episode"], two.get("/state").json()["episode"]]
+        assert episodes[0] != episodes[1]
+        assert one.post("/step", json={"action": {"action": "noop()"}}).json()["observation"]["step"] == 1
+        assert one.post("/reset", json={"seed": 4}).status_code == 200  # ends one's episode only
+        assert two.get("/state").json() | {"step_count": 0, "status": "running"} == two.get("/state").json()
+        # the session id as a header, or a query parameter, names the same session without the cookie
+        bare = httpx.Client(base_url=server, headers=auth, timeout=120)
+        assert bare.get("/state", headers={"X-Session-Id": ids[1]}).json()["episode"] == episodes[1]
+        assert bare.get("/state", params={"session_id": ids[1]}).json()["episode"] == episodes[1]
+        lost = bare.post("/step", json={"action": {"action": "noop()"}})
+        assert lost.status_code == 409 and "X-Session-Id" in lost.json()["detail"]
+        bare.close()
+    # another token's client naming this session finds nothing of it
+    other_user = AgentToken.objects.get().user
+    other = token_create(user=other_user, suites=["smoke"], expires_days=1).secret
+    with httpx.Client(base_url=server, headers={"Authorization": f"Bearer {other}"}, timeout=60) as stranger:
+        assert stranger.get("/state", headers={"X-Session-Id": ids[1]}).json()["episode"] is None
+        refused = stranger.post("/step", json={"action": {"action": "noop()"}}, headers={"X-Session-Id": ids[1]})
+        assert refused.status_code == 409
+    assert Episode.objects.get(pk=episodes[1]).steps.count() == 0
+
+
+def test_openenv_validate_passes_every_check(secret):
+    """The real `openenv validate --url` checks, with the token in the URL, against the server asgi.py serves."""
+    server, _tools = mcp_server()
+    with asgi_server(openenv_app(mcp=server.streamable_http_app())) as url:
+        report = validate_running_environment(_in_url(url, secret), timeout_s=30)
+        # the mounted MCP server still answers MCP
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+        listed = httpx.post(
+            url + "/mcp",
+            json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello},
+            headers={"Accept": "application/json, text/event-stream", "Authorization": f"Bearer {secret}"},
+            timeout=30,
+        )
+    failed = [c for c in report["criteria"] if not c["passed"]]
+    assert report["passed"] is True and not failed, failed
+    assert report["summary"]["passed_count"] == report["summary"]["total_count"] == 6
+    assert report["mode"] == "simulation" and report["standard_profile"] == "openenv-http/1.x"
+    assert listed.status_code == 200 and '"name":"replicagym"' in listed.text.replace(" ", "")
 
 
 def test_an_idle_http_session_is_closed_and_its_episode_timed_out(secret):
@@ -173,7 +413,7 @@ def test_an_idle_http_session_is_closed_and_its_episode_timed_out(secret):
             what="the idle episode to be closed",
         )
         late = client.post("/step", json={"action": {"action": "noop()"}})
-        assert late.status_code == 409 and "POST /reset first" in late.json()["detail"]
+        assert late.status_code == 409 and "closed, or never reset" in late.json()["detail"]
         assert client.get("/state").json()["episode"] is None  # the session is gone with its episode
     assert ended.status == "timed_out" and ended.error == "no request for 1.5 s: closed as idle"
     assert ended.steps.count() == 0
@@ -181,13 +421,15 @@ def test_an_idle_http_session_is_closed_and_its_episode_timed_out(secret):
 
 def test_bad_tokens_scopes_and_inputs_are_refused_and_change_nothing(server, secret, django_user_model):
     with httpx.Client(base_url=server, timeout=60) as client:
-        assert client.get("/schema").status_code == 401
-        assert (
-            client.post(
-                "/reset", json={"task": "testbed.open-note"}, headers={"Authorization": "Bearer rg_nope"}
-            ).status_code
-            == 401
-        )
+        assert client.get("/metadata").status_code == 401
+        for header, message in (
+            ("Bearer rg_nope", "invalid token"),
+            ("Basic !!!", "base64 of 'user:rg_...'"),
+            ("Basic " + base64.b64encode(b"token:rg_nope").decode(), "invalid token"),
+            ("Digest rg_nope", "http://token:rg_...@host"),
+        ):
+            refused = client.post("/reset", json={"task": "testbed.open-note"}, headers={"Authorization": header})
+            assert refused.status_code == 401 and message in refused.json()["detail"], header
         auth = {"Authorization": f"Bearer {secret}"}
         out_of_scope = client.post("/reset", json={"task": "testbed.report-owner"}, headers=auth)
         assert out_of_scope.status_code == 403 and "smoke" in out_of_scope.json()["detail"]
@@ -195,7 +437,8 @@ def test_bad_tokens_scopes_and_inputs_are_refused_and_change_nothing(server, sec
             ({"task": "testbed.nope"}, "unknown task"),
             ({"task": "testbed.open-note", "seed": -1}, "seed"),
             ({"task": "testbed.open-note", "colour": 1}, "unknown reset field"),
-            ({}, "needs task"),
+            ({"task": 5}, "task must be a task id"),
+            ({"mode": "pixels"}, "unknown observation mode"),
             ({"task": "testbed.open-note", "episode_id": ""}, "episode_id"),
             ({"task": "testbed.open-note", "episode_id": "x" * 256}, "episode_id"),
             ({"task": "testbed.open-note", "episode_id": 5}, "episode_id"),

@@ -24,7 +24,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from episodes.models import Episode
 from verifiers.actions import ACTIONS, signature
 
-from .sessions import GatewayError, GatewaySession, SessionTable, bearer_token
+from .sessions import GatewayError, GatewaySession, SessionTable, header_token
 
 IDLE_SECONDS = 600.0  # an episode with no tool call for this long is closed (timed out)
 SESSION_ENDED = "the MCP session ended before the episode was finished"
@@ -50,7 +50,7 @@ class EpisodeTools:
 
     async def token(self, ctx: Context):
         headers = ctx.headers or {}
-        return await sync_to_async(bearer_token, thread_sensitive=False)(headers.get("authorization"))
+        return await sync_to_async(header_token, thread_sensitive=False)(headers.get("authorization"))
 
     async def session(self, ctx: Context, episode: int) -> GatewaySession:
         token = await self.token(ctx)

@@ -1,6 +1,9 @@
-"""JSON Schemas of the OpenEnv gateway's action, observation and state (GET /schema)."""
+"""JSON Schemas of the OpenEnv gateway's action, observation and state (GET /schema, OpenEnv's SchemaResponse),
+and its OpenAPI document (GET /openapi.json), which holds the reset and step bodies too."""
 
-from .sessions import MAX_ACTION, MAX_EPISODE_ID, MAX_SEED, MAX_TIMEOUT_S
+from episodes.observation import FULL_EVERY_MAX, OBSERVATION_MODES
+
+from .sessions import FINISH_ACTION, MAX_ACTION, MAX_EPISODE_ID, MAX_SEED, MAX_TIMEOUT_S
 
 _TEXT = {"type": "string"}
 
@@ -10,13 +13,16 @@ ACTION_SCHEMA = {
     "description": "The action object: `action` is one action string of the engine's grammar (BrowserGym style), e.g. "
     'click("a51"), fill("a12", "text"), send_msg_to_user("..."), report_infeasible("..."). It is the data '
     'of a WebSocket step message ({"type": "step", "data": {"action": "click(\'a51\')"}}) and the `action` '
-    'of an HTTP step (POST /step {"action": {"action": "click(\'a51\')"}}, OpenEnv\'s StepRequest).',
+    'of an HTTP step (POST /step {"action": {"action": "click(\'a51\')"}}, OpenEnv\'s StepRequest). OpenEnv\'s '
+    f"BrowserGymAction names it `action_str`, taken too. `{FINISH_ACTION}` ends the episode as it stands (verified, "
+    "rewarded), like the WebSocket's finish message and POST /finish.",
     "type": "object",
     "properties": {
         "action": {"type": "string", "minLength": 1, "maxLength": MAX_ACTION},
+        "action_str": {"type": "string", "minLength": 1, "maxLength": MAX_ACTION, "description": "BrowserGym's name."},
         "metadata": {"type": "object", "default": {}, "description": "OpenEnv's Action.metadata; accepted, not used."},
     },
-    "required": ["action"],
+    "oneOf": [{"required": ["action"]}, {"required": ["action_str"]}],
     "additionalProperties": False,
 }
 
@@ -44,7 +50,8 @@ RESET_SCHEMA = {
             "type": "string",
             "minLength": 1,
             "maxLength": 160,
-            "description": "Task id, <replica>.<slug>, in the token's suites.",
+            "description": "Task id, <replica>.<slug>, in the token's suites (default: one of them, the same for the "
+            "same seed).",
         },
         "seed": {
             "type": ["integer", "null"],
@@ -64,13 +71,19 @@ RESET_SCHEMA = {
             "maxLength": MAX_EPISODE_ID,
             "description": "Your own id for the episode (OpenEnv's); the state's episode_id is then this.",
         },
-        "screenshot": {
+        "mode": {
+            "enum": list(OBSERVATION_MODES),
+            "default": "full",
+            "description": "The observation's `text` and `axtree_txt`: full, the whole AX tree; text, a pruned one; "
+            "diff, what changed since the last step (the whole pruned tree every full_every steps).",
+        },
+        "screenshots": {
             "type": "boolean",
             "default": False,
-            "description": "Include each observation's screenshot (base64 PNG).",
+            "description": "Capture a screenshot at each observation (base64 PNG); off, none is taken.",
         },
+        "full_every": {"type": "integer", "minimum": 1, "maximum": FULL_EVERY_MAX, "default": 5},
     },
-    "required": ["task"],
     "additionalProperties": False,
 }
 
@@ -79,9 +92,14 @@ OBSERVATION_SCHEMA = {
     "title": "Observation",
     "type": "object",
     "properties": {
-        "url": _TEXT,
+        "url": {"type": "string", "description": "The page's URL, the world shown on http://world.test."},
         "title": _TEXT,
         "instruction": _TEXT,
+        "goal": {"type": "string", "description": "BrowserGym's name for the instruction."},
+        "text": {"type": "string", "description": "What an agent of the episode's mode is given: header and page."},
+        "axtree_txt": {"type": "string", "description": "The page's tree in the mode (pruned but in full mode)."},
+        "pruned_html": _TEXT,
+        "error": {"type": "string", "description": "The last action's error, empty if none."},
         "axtree": {
             "type": "string",
             "description": "The accessibility tree as text; elements carry bids that actions name.",
@@ -94,11 +112,31 @@ OBSERVATION_SCHEMA = {
         "step": {"type": "integer", "minimum": 0},
         "elapsed_ms": {"type": "number", "minimum": 0},
         "last_action": _TEXT,
-        "last_action_error": _TEXT,
+        "last_action_error": {"type": "boolean", "description": "Whether the last action failed (BrowserGym's)."},
+        "metadata": {
+            "type": "object",
+            "properties": {
+                "episode": {"type": "integer"},
+                "mode": {"enum": list(OBSERVATION_MODES)},
+                "session_id": {"type": "string", "description": "The HTTP session (HTTP replies only)."},
+            },
+            "required": ["episode", "mode"],
+        },
         "html": {"type": ["string", "null"]},
         "viewport": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
     },
-    "required": ["url", "title", "axtree", "step", "last_action_error"],
+    "required": [
+        "url",
+        "title",
+        "axtree",
+        "step",
+        "text",
+        "goal",
+        "axtree_txt",
+        "error",
+        "last_action_error",
+        "metadata",
+    ],
 }
 
 STATE_SCHEMA = {
@@ -132,10 +170,39 @@ STATE_SCHEMA = {
     "required": ["episode_id", "episode", "task", "step_count", "status", "done"],
 }
 
-SCHEMAS = {
-    "action": ACTION_SCHEMA,
-    "observation": OBSERVATION_SCHEMA,
-    "state": STATE_SCHEMA,
-    "reset": RESET_SCHEMA,
-    "step": STEP_SCHEMA,
-}
+SCHEMAS = {"action": ACTION_SCHEMA, "observation": OBSERVATION_SCHEMA, "state": STATE_SCHEMA}
+
+
+def _json(schema: dict, description: str) -> dict:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _reply(schema: dict) -> dict:
+    return {"200": _json(schema, "OK"), "4XX": _json({"type": "object"}, '{"detail": "<why>"}')}
+
+
+def openapi_document() -> dict:
+    """The OpenAPI document of the HTTP endpoints; its info.version is OpenEnv's HTTP API version it follows."""
+    step_reply = {
+        "type": "object",
+        "properties": {
+            "observation": OBSERVATION_SCHEMA,
+            "reward": {"type": ["number", "null"]},
+            "done": {"type": "boolean"},
+        },
+        "required": ["observation", "reward", "done"],
+        "additionalProperties": False,
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "ReplicaGym OpenEnv server", "version": "1.0.0"},
+        "paths": {
+            "/reset": {"post": {"requestBody": _json(RESET_SCHEMA, "ResetRequest"), "responses": _reply(step_reply)}},
+            "/step": {"post": {"requestBody": _json(STEP_SCHEMA, "StepRequest"), "responses": _reply(step_reply)}},
+            "/finish": {"post": {"responses": _reply(step_reply)}},
+            "/state": {"get": {"responses": _reply(STATE_SCHEMA)}},
+            "/health": {"get": {"responses": _reply({"type": "object"})}},
+            "/metadata": {"get": {"responses": _reply({"type": "object"})}},
+            "/schema": {"get": {"responses": _reply({"type": "object"})}},
+        },
+    }

@@ -6,12 +6,16 @@ there (`GatewaySession.call`), and that thread's Chromium is closed with the ses
 """
 
 import asyncio
+import base64
+import binascii
 import logging
 import math
 import os
+import random
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 from django.db import transaction
 from django.utils import timezone
@@ -20,6 +24,14 @@ from episodes.browser import shutdown_browser
 from episodes.creation import EpisodeError
 from episodes.driver import EpisodeDriver
 from episodes.models import Episode
+from episodes.observation import (
+    DISPLAY_ORIGIN,
+    OBSERVATION_SETTING,
+    display_url,
+    observation_settings,
+    prune_axtree,
+    render_observation,
+)
 from replicagym.accounts.models import AgentToken
 from replicagym.accounts.tokens import (
     QuotaExceeded,
@@ -30,6 +42,7 @@ from replicagym.accounts.tokens import (
     token_episode_start,
     token_quota_check,
     token_scope_check,
+    token_tasks,
 )
 from replicagym.catalogue.packs import TaskNotFound, task_current
 from verifiers.agent_view import agent_view
@@ -41,8 +54,12 @@ MAX_SEED = 2**31 - 1
 MAX_ACTION = 100_000
 MAX_EPISODE_ID = 255  # OpenEnv's ResetRequest.episode_id
 MAX_TIMEOUT_S = 3600.0
-RESET_FIELDS = ("task", "seed", "episode_id", "screenshot", "variation")
-ACTION_FIELDS = ("action", "metadata")
+RESET_FIELDS = ("task", "seed", "episode_id", "variation", "mode", "screenshots", "full_every")
+# OpenEnv's BrowserGymAction names the action string `action_str`; ours is `action`: either is taken
+ACTION_FIELDS = ("action", "action_str", "metadata")
+# A step whose action is this ends the episode as it stands (verified, rewarded), as the WebSocket's
+# finish message and POST /finish do: the way a stock client, which sends only steps, finishes.
+FINISH_ACTION = "finish()"
 
 
 class GatewayError(ValueError):
@@ -58,42 +75,65 @@ class GatewayError(ValueError):
         self.retry_after = retry_after
 
 
-def bearer_token(header: str | None):
-    """The live agent token of an `Authorization: Bearer rg_...` header, or GatewayError(401)."""
-    scheme, _, secret = (header or "").partition(" ")
-    if scheme.lower() != "bearer" or not secret.strip():
-        raise GatewayError("send the agent token as 'Authorization: Bearer rg_...'", 401)
+def header_token(header: str | None):
+    """The live agent token of an Authorization header, or GatewayError(401).
+
+    `Bearer rg_...`, or `Basic` with the token as the password (any user name): the form an HTTP or
+    WebSocket library sends for credentials in the URL, http://token:rg_...@host:port, which is how
+    OpenEnv's stock client (it takes only a base URL) carries the token.
+    """
+    scheme, _, value = (header or "").partition(" ")
+    secret = value.strip()
+    if scheme.lower() == "basic" and secret:
+        try:
+            secret = base64.b64decode(secret, validate=True).decode("utf-8").partition(":")[2]
+        except (binascii.Error, UnicodeDecodeError):
+            raise GatewayError("a Basic Authorization header must be base64 of 'user:rg_...'", 401) from None
+    elif scheme.lower() != "bearer":
+        secret = ""
+    if not secret:
+        raise GatewayError(
+            "send the agent token as 'Authorization: Bearer rg_...' or in the URL, http://token:rg_...@host", 401
+        )
     try:
-        return token_authenticate(secret.strip())
+        return token_authenticate(secret)
     except TokenError as exc:
         raise GatewayError(str(exc), 401) from None
 
 
-def reset_arguments(data) -> tuple[str, int | None, str | None, bool, int | None]:
-    """(task id, world seed or None, the client's episode id or None, include the screenshot, variation or None) from a
-    reset, or GatewayError.
+@dataclass(frozen=True)
+class ResetArguments:
+    task: str | None  # None: one of the token's tasks, picked by the seed if there is one
+    seed: int | None
+    episode_id: str | None
+    variation: int | None
+    agent_settings: dict  # the episode's observation mode, as episodes.observation reads it
 
-    The fields are OpenEnv's ResetRequest (seed, episode_id) plus the task to run, the screenshot switch and the
-    episode's variation (episodes.variation: drawn per episode unless the seed or the variation is given).
+
+def _whole(data: dict, name: str, what: str) -> int | None:
+    value = data.get(name)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEED):
+        raise GatewayError(f"{name} must be a whole number from 0 to {MAX_SEED} ({what}), not {value!r}")
+    return value
+
+
+def reset_arguments(data) -> ResetArguments:
+    """The arguments of a reset, or GatewayError. Every field is optional: an empty reset runs one of the token's tasks.
+
+    The fields are OpenEnv's ResetRequest (seed, episode_id) plus the task to run, the episode's variation
+    (episodes.variation: drawn per episode unless the seed or the variation is given) and its observation
+    mode (mode, screenshots, full_every: episodes.observation).
     """
     if not isinstance(data, dict):
         raise GatewayError('reset takes an object: {"task": "<replica>.<slug>", "seed": 7}')
     unknown = set(data) - set(RESET_FIELDS)
     if unknown:
         raise GatewayError(f"unknown reset field(s) {', '.join(sorted(unknown))} (fields: {', '.join(RESET_FIELDS)})")
-    task, seed, screenshot = data.get("task"), data.get("seed"), data.get("screenshot", False)
-    episode_id = data.get("episode_id")
-    if not isinstance(task, str) or not 1 <= len(task) <= 160:
-        raise GatewayError("reset needs task: a task id such as testbed.open-note")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED):
-        raise GatewayError(f"seed must be a whole number from 0 to {MAX_SEED} (the world's seed), not {seed!r}")
-    variation = data.get("variation")
-    if variation is not None and (
-        isinstance(variation, bool) or not isinstance(variation, int) or not 0 <= variation <= MAX_SEED
-    ):
-        raise GatewayError(
-            f"variation must be a whole number from 0 to {MAX_SEED} (the episode's variation), not {variation!r}"
-        )
+    task, episode_id = data.get("task"), data.get("episode_id")
+    if task is not None and (not isinstance(task, str) or not 1 <= len(task) <= 160):
+        raise GatewayError(f"task must be a task id such as testbed.open-note, not {task!r}")
+    seed = _whole(data, "seed", "the world's seed")
+    variation = _whole(data, "variation", "the episode's variation")
     if episode_id is not None and (
         not isinstance(episode_id, str) or not 1 <= len(episode_id) <= MAX_EPISODE_ID or not episode_id.isprintable()
     ):
@@ -101,9 +141,14 @@ def reset_arguments(data) -> tuple[str, int | None, str | None, bool, int | None
             f"episode_id must be a printable string of 1 to {MAX_EPISODE_ID} characters (your label "
             f"for the episode), not {episode_id!r}"
         )
-    if not isinstance(screenshot, bool):
-        raise GatewayError(f"screenshot must be true or false, not {screenshot!r}")
-    return task, seed, episode_id, screenshot, variation
+    # the gateway's default is no screenshots: the engine then skips the capture, and a reply stays small
+    wanted = {"screenshots": False} | {k: data[k] for k in ("mode", "screenshots", "full_every") if k in data}
+    settings = {OBSERVATION_SETTING: wanted}
+    try:
+        observation_settings(settings)
+    except ValueError as exc:
+        raise GatewayError(str(exc)) from None
+    return ResetArguments(task, seed, episode_id, variation, settings)
 
 
 def action_argument(data) -> str:
@@ -116,7 +161,9 @@ def action_argument(data) -> str:
     unknown = set(data) - set(ACTION_FIELDS)
     if unknown:
         raise GatewayError(f"unknown action field(s) {', '.join(sorted(unknown))} (fields: {', '.join(ACTION_FIELDS)})")
-    action = data.get("action")
+    if "action" in data and "action_str" in data:
+        raise GatewayError("send the action string as either action or action_str, not both")
+    action = data.get("action", data.get("action_str"))
     if not isinstance(action, str) or not 1 <= len(action) <= MAX_ACTION:
         raise GatewayError(f'step needs action: an action string of 1 to {MAX_ACTION} characters, as in click("a51")')
     if not isinstance(data.get("metadata", {}), dict):
@@ -177,11 +224,18 @@ def quota_check(token: AgentToken, *, replacing: Episode | None = None) -> None:
         raise GatewayError(f"{exc}; retry after {exc.retry_after} s", 429, retry_after=exc.retry_after) from None
 
 
-def gateway_episode_start(*, token: AgentToken, task, seed: int | None, variation: int | None = None) -> Episode:
+def gateway_episode_start(
+    *, token: AgentToken, task, seed: int | None, variation: int | None = None, agent_settings: dict | None = None
+) -> Episode:
     """A running engine-driven episode for the token (its agent: token_agent): its quotas are checked (and the slot taken) under the lock."""
     try:
         return token_episode_start(
-            token=token, task=task, seed=seed, variation=variation, claimed_by=f"{GATEWAY_CLAIM}{os.getpid()}"
+            token=token,
+            task=task,
+            seed=seed,
+            variation=variation,
+            claimed_by=f"{GATEWAY_CLAIM}{os.getpid()}",
+            agent_settings=agent_settings,
         )
     except QuotaExceeded as exc:
         raise GatewayError(f"{exc}; retry after {exc.retry_after} s", 429, retry_after=exc.retry_after) from None
@@ -199,7 +253,9 @@ class GatewaySession:
         self.recheck_token = recheck_token
         self.driver: EpisodeDriver | None = None
         self.episode: Episode | None = None
-        self.screenshot = False
+        self.settings = observation_settings(None)
+        self.observation: dict | None = None  # the latest observation as replies give it
+        self.previous_axtree: str | None = None  # what a diff-mode observation is a diff against
         self.done = False
         self.reward: float | None = None
         self.label: str | None = None  # the client's episode_id (OpenEnv's reset field), if it gave one
@@ -241,21 +297,17 @@ class GatewaySession:
 
     def reset(self, data) -> dict:
         self._require_live_token()
-        task_id, seed, label, screenshot, variation = reset_arguments(data)
-        try:
-            task = task_current(task_id)
-        except TaskNotFound:
-            raise GatewayError(f"unknown task {task_id!r}", 404) from None
-        try:
-            token_scope_check(token=self.token, task=task)
-        except TokenScopeError as exc:
-            raise GatewayError(str(exc), 403) from None
+        args = reset_arguments(data)
+        task = self._task(args.task, args.seed)
         # a refused start changes nothing: the quota is checked before this session's episode ends
         quota_check(self.token, replacing=self.episode if self.driver is not None else None)
         self._end("reset before the episode ended")
-        self.episode = gateway_episode_start(token=self.token, task=task, seed=seed, variation=variation)
-        self.label = label
-        self.screenshot, self.done, self.reward = screenshot, False, None
+        self.episode = gateway_episode_start(
+            token=self.token, task=task, seed=args.seed, variation=args.variation, agent_settings=args.agent_settings
+        )
+        self.label = args.episode_id
+        self.settings = observation_settings(args.agent_settings)
+        self.done, self.reward, self.observation, self.previous_axtree = False, None, None, None
         self.driver = EpisodeDriver(self.episode)
         try:
             obs = self.driver.open()
@@ -264,6 +316,24 @@ class GatewaySession:
             self.driver, self.done = None, True
             raise GatewayError(f"the episode could not start: {type(exc).__name__}", 500) from None
         return self._result(obs)
+
+    def _task(self, task_id: str | None, seed: int | None):
+        """The current task `task_id`, or with none one of the token's, the same for the same seed; GatewayError if
+        it is unknown or out of the token's scope."""
+        if task_id is None:
+            in_scope = sorted(token_tasks(self.token).values_list("task_id", flat=True))
+            if not in_scope:
+                raise GatewayError("the agent token's suites hold no task to run", 403)
+            task_id = in_scope[seed % len(in_scope)] if seed is not None else random.choice(in_scope)
+        try:
+            task = task_current(task_id)
+        except TaskNotFound:
+            raise GatewayError(f"unknown task {task_id!r}", 404) from None
+        try:
+            token_scope_check(token=self.token, task=task)
+        except TokenScopeError as exc:
+            raise GatewayError(str(exc), 403) from None
+        return task
 
     def step(self, data) -> dict:
         """One step; `data` is the action object, {"action": "<action string>"}."""
@@ -276,13 +346,15 @@ class GatewaySession:
                 else "the episode has ended: send reset for a new one",
                 409,
             )
+        if action.strip() == FINISH_ACTION:
+            return self.finish_step()
         driver = self.driver
         try:
             obs, stop = driver.step(action)
         except Exception as exc:
             self.episode = driver.fail(exc)
             self.driver, self.done, self.reward = None, True, 0.0
-            return self._result(driver.observation)
+            return self._result(None)
         if stop or driver.out_of_steps or driver.out_of_time:
             status = Episode.Status.TIMED_OUT if not stop and driver.out_of_time else None
             self.episode = driver.finish(status=status)
@@ -294,15 +366,7 @@ class GatewaySession:
         """The latest observation (as the last reset or step returned it) with the episode's state."""
         if self.episode is None:
             raise GatewayError("no episode: reset first", 409)
-        obs = self.driver.observation if self.driver is not None else None
-        return {
-            **(
-                self._result(obs)
-                if obs is not None
-                else {"observation": None, "reward": self.reward, "done": self.done}
-            ),
-            "state": self.state(),
-        }
+        return {**self._result(None), "state": self.state()}
 
     def finish(self) -> dict:
         """End a running episode as it stands (verified, rewarded) and return its state."""
@@ -311,6 +375,13 @@ class GatewaySession:
             self.episode = driver.finish()
             self.done, self.reward = True, float((self.episode.rewards or {}).get("episode_reward", 0.0))
         return self.state()
+
+    def finish_step(self) -> dict:
+        """`finish` as a step's reply: the last observation, the episode's reward, done."""
+        if self.driver is None:
+            raise GatewayError("no running episode to finish: send reset first", 409)
+        self.finish()
+        return self._result(None)
 
     def state(self) -> dict:
         if self.episode is None:
@@ -351,7 +422,47 @@ class GatewaySession:
             self.episode = driver.finish(status=status, error=why)
 
     def _result(self, obs) -> dict:
-        return {"observation": obs.to_dict(screenshot=self.screenshot), "reward": self.reward, "done": self.done}
+        """A reply of OpenEnv's shape, {observation, reward, done}: for a new observation `obs`, or (None) the
+        latest one again."""
+        if obs is not None:
+            self.observation = self._observation(obs)
+            self.previous_axtree = obs.axtree
+        return {"observation": self.observation, "reward": self.reward, "done": self.done}
+
+    def _observation(self, obs) -> dict:
+        """The engine's observation in the episode's mode, with OpenEnv's BrowserGym names beside ours.
+
+        `text` is what an agent of the mode is given (episodes.observation.render_observation); `axtree_txt`
+        the page's tree in the mode (pruned but for full mode); `goal` the instruction; `error` the last
+        action's error and `last_action_error` whether there was one (BrowserGymObservation's types).
+        Every URL and text shows the world on DISPLAY_ORIGIN, so no world token reaches an agent and two
+        episodes of one group read alike.
+        """
+        mode = self.settings.mode
+        reply = obs.to_dict(screenshot=self.settings.screenshots) | {
+            "text": render_observation(
+                obs, mode, self.previous_axtree, step=obs.step, full_every=self.settings.full_every
+            ),
+            "goal": obs.instruction,
+            "axtree_txt": obs.axtree if mode == "full" else prune_axtree(obs.axtree),
+            "pruned_html": obs.html or "",
+            "error": obs.last_action_error,
+            "last_action_error": bool(obs.last_action_error),
+            "metadata": {"episode": self.episode.pk, "mode": mode},
+        }
+        reply["url"] = display_url(obs.url, obs.origin)
+        return on_display_origin(reply, obs.origin)
+
+
+def on_display_origin(value, origin: str):
+    """`value` (JSON-able) with the world's origin replaced by DISPLAY_ORIGIN in every string of it."""
+    if isinstance(value, str):
+        return value.replace(origin, DISPLAY_ORIGIN) if origin else value
+    if isinstance(value, dict):
+        return {k: on_display_origin(v, origin) for k, v in value.items()}
+    if isinstance(value, list):
+        return [on_display_origin(v, origin) for v in value]
+    return value
 
 
 class SessionTable:
