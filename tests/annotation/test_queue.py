@@ -178,6 +178,39 @@ def test_admins_assign_from_the_page_and_the_command(client, people):
         call_command("annotate", "assign", TASK, "--annotator", "olga")
 
 
+@pytest.fixture
+def seed_8_has_no_candidate(monkeypatch):
+    """Seed 8's world has nothing the task can be about, as a replica's picker says it (a LookupError)."""
+    from replicagym.annotation import services
+    from replicas.supportdesk.tasks.params import NoCandidate
+
+    real = services.task_params
+
+    def params(spec, **kw):
+        if spec["seed"] == 8:
+            raise NoCandidate("no open ticket with a refund to check")
+        return real(spec, **kw)
+
+    monkeypatch.setattr(services, "task_params", params)
+
+
+def test_assign_queues_the_seeds_with_a_candidate_and_reports_the_others(client, people, seed_8_has_no_candidate):
+    """It answered 500 when one seed had no candidate, and queued nothing."""
+    client.login(username="root", password=PASSWORD)
+    answer = client.post("/annotate/assign/", {"task": TASK, "seeds": "7, 8, 9", "annotator": ""}, follow=True)
+    page = answer.content.decode()
+    assert answer.status_code == 200
+    assert "2 item(s) of testbed.complete-note queued" in page
+    assert "Seed 8 skipped: its world has nothing the task can be about (no open ticket with a refund to check)" in page
+    assert sorted(Item.objects.values_list("world_seed", flat=True)) == [7, 9]
+
+
+def test_assign_with_no_seed_having_a_candidate_queues_nothing_and_says_why(people, seed_8_has_no_candidate):
+    with pytest.raises(AnnotationError, match="no item queued: seed 8 has no world the task can be about"):
+        items_create(task=TASK, seeds=[8])
+    assert Item.objects.count() == 0
+
+
 def test_a_demonstration_is_a_recording_of_the_authors_own_with_no_queue_item(people):
     rita = people["rita"]
     rec = demonstration_start(

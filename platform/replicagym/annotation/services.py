@@ -19,6 +19,7 @@ from episodes.runs import DEFAULT_QUEUE, enqueue_episodes
 from episodes.trajectory import FORMAT, VERSION
 from replicagym.catalogue.models import Task
 from replicagym.catalogue.packs import task_current, task_params
+from replicagym.catalogue.task_templates import NoCandidate
 from replicas.worlds.services import world_create
 from verifiers.actions import ActionError, parse_action
 
@@ -45,29 +46,49 @@ def _task(task) -> Task:
         raise AnnotationError(f"no task {task!r} in the catalogue") from None
 
 
-def items_create(*, task, seeds: list[int] | None = None, assignee=None, created_by=None) -> list[Item]:
-    """Queue items of `task` (a version or a task id), one per seed (default: the task's own), for `assignee` or all."""
+class QueuedItems(list):
+    """The items queued, and `skipped`: {seed: why} for each seed whose world has nothing the task can be about."""
+
+    def __init__(self, items, skipped):
+        super().__init__(items)
+        self.skipped = skipped
+
+
+def items_create(*, task, seeds: list[int] | None = None, assignee=None, created_by=None) -> QueuedItems:
+    """Queue items of `task` (a version or a task id), one per seed (default: the task's own), for `assignee` or all.
+
+    A seed whose world has no candidate for the task's params is skipped and reported, the rest queued;
+    when no seed has one, nothing is queued and the error names them all."""
     task = _task(task)
     seeds = [task.seed] if not seeds else seeds
     if any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in seeds):
         raise AnnotationError(f"seeds must be non-negative integers, not {seeds!r}")
     if len(set(seeds)) != len(seeds):
         raise AnnotationError("each seed once, please")
-    keys = {}
+    keys, skipped = {}, {}
     for seed in seeds:  # the answer key of each world, computed before anything is written
-        keys[seed] = task.params if seed == task.seed else task_params({**task.spec, "seed": seed})
+        try:
+            keys[seed] = task.params if seed == task.seed else task_params({**task.spec, "seed": seed})
+        except (NoCandidate, LookupError) as exc:  # the catalogue's and the replicas' pickers' "nothing to pick"
+            skipped[seed] = str(exc) or type(exc).__name__
+    if not keys:
+        raise AnnotationError(
+            "no item queued: "
+            + "; ".join(f"seed {seed} has no world the task can be about ({why})" for seed, why in skipped.items())
+        )
     with transaction.atomic():
-        return [
+        items = [
             Item.objects.create(
                 task=task,
                 world_seed=seed,
-                params=keys[seed],
-                faults=task.with_params(keys[seed]).faults,
+                params=params,
+                faults=task.with_params(params).faults,
                 assignee=assignee,
                 created_by=created_by,
             )
-            for seed in seeds
+            for seed, params in keys.items()
         ]
+    return QueuedItems(items, skipped)
 
 
 def item_assign(*, item_id: int, assignee) -> Item:

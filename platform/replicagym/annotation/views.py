@@ -199,6 +199,10 @@ def assign(request):
                     messages.success(
                         request, f"{len(made)} item(s) of {task_id} queued for {who or 'every annotator'}."
                     )
+                    for seed, why in made.skipped.items():
+                        messages.warning(
+                            request, f"Seed {seed} skipped: its world has nothing the task can be about ({why})."
+                        )
                     return redirect("annotation:assign")
     items = Item.objects.select_related("task", "assignee", "claimed_by").order_by("-pk")[:100]
     return render(request, "annotation/assign.html", {"annotators": users, "items": items})

@@ -47,6 +47,8 @@ class Command(ReplicaGymCommand):
                     f"item {item.pk}: {item.task.task_id} seed {item.world_seed} for "
                     f"{options['annotator'] or 'everyone'}"
                 )
+            for seed, why in items.skipped.items():
+                self.stderr.write(f"seed {seed} skipped: its world has nothing the task can be about ({why})")
         elif action == "reassign":
             item = item_assign(item_id=options["item"], assignee=self._annotator(options["annotator"]))
             self.stdout.write(f"item {item.pk} is for {options['annotator'] or 'everyone'}")
