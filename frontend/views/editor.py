@@ -239,7 +239,7 @@ def editor_save(request):
     errors = form.errors + suite_errors
     if not errors:
         try:
-            saved = task_save(spec=spec, suites=suites)
+            saved = task_save(spec=spec, suites=suites, replaces=task.task_id if task else None)
         except DraftError as exc:
             errors = exc.errors
         else:

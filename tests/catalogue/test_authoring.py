@@ -37,9 +37,9 @@ SPEC = {
 
 def test_each_changing_save_is_a_new_version_and_episodes_keep_theirs():
     first = task_save(spec=SPEC, suites=["counting"])
-    assert task_save(spec=SPEC).pk == first.pk  # the same content: the same version
+    assert task_save(spec=SPEC, replaces=first.task_id).pk == first.pk  # the same content: the same version
     episode = episode_create(task=first, agent="oracle")
-    second = task_save(spec={**SPEC, "title": "Count a member's notes"}, suites=["counting"])
+    second = task_save(spec={**SPEC, "title": "Count a member's notes"}, suites=["counting"], replaces=first.task_id)
     assert second.pk != first.pk and second.content_hash != first.content_hash
     first.refresh_from_db()
     assert not first.is_current and second.is_current
@@ -48,6 +48,21 @@ def test_each_changing_save_is_a_new_version_and_episodes_keep_theirs():
     assert list(Suite.objects.get(name="counting", is_current=True).tasks.all()) == [second]
     diff = "\n".join(version_diff(first, second))
     assert '-  "title": "Count the notes of a member"' in diff and '+  "title": "Count a member\'s notes"' in diff
+
+
+def test_a_new_task_or_an_import_with_the_slug_of_an_existing_task_is_refused_not_saved_over_it():
+    """A new task saved with an authored task's slug silently replaced it."""
+    first = task_save(spec=SPEC)
+    clash = "testbed.count-notes exists already: open it from the catalogue to change it, or pick another slug"
+    for save in (
+        lambda: task_save(spec={**SPEC, "title": "Someone else's task"}),  # a new draft
+        lambda: task_save(spec={**SPEC, "title": "Renamed onto it"}, replaces="testbed.other"),  # an edit renamed
+        lambda: task_import(json.dumps({**SPEC, "title": "Imported over it"})),
+    ):
+        with pytest.raises(DraftError) as err:
+            save()
+        assert ("slug", clash) in err.value.errors
+    assert list(Task.objects.values_list("pk", "is_current")) == [(first.pk, True)]
 
 
 def test_export_then_import_gives_the_same_content_hash():

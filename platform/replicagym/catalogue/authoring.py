@@ -104,9 +104,12 @@ def task_id_of(spec: dict) -> str:
     return f"{spec['replica']}.{spec['slug']}"
 
 
-def task_save(*, spec: dict, suites: list[str] | None = None) -> Task:
+def task_save(*, spec: dict, suites: list[str] | None = None, replaces: str | None = None) -> Task:
     """Save a draft as the task's current version (a new row when its content or answer key changed);
-    add it to `suites` (each a new suite version). Raises DraftError and changes nothing when it is invalid."""
+    add it to `suites` (each a new suite version). Raises DraftError and changes nothing when it is invalid.
+
+    `replaces` is the task id the draft was opened from: a draft whose slug names another existing task
+    (a new task, or an edit whose slug was changed to another's) is refused, never saved over it."""
     errors, params = draft_errors(spec)
     suites = list(suites or [])
     errors += [
@@ -118,6 +121,14 @@ def task_save(*, spec: dict, suites: list[str] | None = None) -> Task:
     if existing is not None:
         errors.append(
             ("slug", f"{existing.task_id} belongs to the {existing.pack} pack: edit its file, or pick another slug")
+        )
+    current = Task.objects.filter(task_id=task_id_of(spec), is_current=True)
+    if not errors and replaces != task_id_of(spec) and current.exists():
+        errors.append(
+            (
+                "slug",
+                f"{task_id_of(spec)} exists already: open it from the catalogue to change it, or pick another slug",
+            )
         )
     if errors:
         raise DraftError(errors)
