@@ -104,6 +104,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # before the world middleware: they tell htmx requests apart by request.htmx, and one of them may
+    # answer before the view (an episode that is over)
+    "django_htmx.middleware.HtmxMiddleware",
     "replicas.worlds.routing.WorldRoutingMiddleware",
     "frontend.world_signin.WorldSignInMiddleware",
     "replicas.worlds.recording.RecordingMiddleware",
@@ -115,7 +118,6 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "django_htmx.middleware.HtmxMiddleware",
 ]
 
 ROOT_URLCONF = "replicagym.urls"
@@ -217,6 +219,9 @@ if WORKER_LOST_SECONDS < 2 * WORKER_HEARTBEAT_SECONDS:
 EPISODE_MAX_TRIES = envint("REPLICAGYM_EPISODE_MAX_TRIES", 3, minimum=1)
 # `manage.py scheduler` runs the sweep, finishes runs and collects worlds this often.
 SCHEDULER_SECONDS = envint("REPLICAGYM_SCHEDULER_SECONDS", 15, minimum=1)
+# The MCP gateway closes an MCP session, and an episode, with no request for this long: the episode ends
+# (timed out) and frees its slot of the token's concurrent episodes.
+MCP_IDLE_SECONDS = envint("REPLICAGYM_MCP_IDLE_SECONDS", 120, minimum=1)
 
 # --- REST framework -------------------------------------------------------
 REST_FRAMEWORK = {

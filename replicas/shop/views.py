@@ -216,7 +216,7 @@ def search(request):
 def suggest(request):
     """Suggestions as one types: the listbox under the search box for htmx, JSON for other clients."""
     found = selectors.suggestions(request.GET.get("k", "")[:100])
-    if request.headers.get("HX-Request") == "true":
+    if request.htmx:
         return render(request, "shop/_suggestions.html", {"suggestions": found})
     return JsonResponse({"suggestions": found})
 

@@ -96,7 +96,7 @@ def _is_page(request, response) -> bool:
     """A whole HTML document, whatever its status: a form answered 400 with its errors is a page the person acts on."""
     return (
         not getattr(response, "streaming", False)
-        and "HX-Request" not in request.headers
+        and not request.htmx
         and response.get("Content-Type", "").startswith("text/html")
         and b"</body>" in response.content
     )

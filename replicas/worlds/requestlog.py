@@ -186,7 +186,7 @@ def _over_reason(*, step, max_steps, deadline, closed) -> str:
 
 def episode_over_response(request, reason: str):
     message = f"The episode is over: {reason}. Nothing more is recorded or changed in this world."
-    if wants_json(request) or request.headers.get("HX-Request"):
+    if wants_json(request) or request.htmx:
         return JsonResponse({"error": {"code": "episode_over", "message": message}}, status=EPISODE_OVER_STATUS)
     return render(request, "worlds/episode_over.html", {"message": message}, status=EPISODE_OVER_STATUS)
 
@@ -226,7 +226,7 @@ def _is_page(request, response) -> bool:
     return (
         not getattr(response, "streaming", False)
         and response.get("Content-Type", "").startswith("text/html")
-        and not request.headers.get("HX-Request")
+        and not request.htmx
         and request.headers.get("Sec-Fetch-Dest", "document") in ("document", "iframe")
     )
 

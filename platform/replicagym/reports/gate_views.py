@@ -69,5 +69,5 @@ def gate_detail(request, gate_id: int):
         "finished": episodes.filter(status__in=episodes.model.FINAL).count(),
     }
     context["kept"] = [r for r in context["results"] if r.kept]
-    template = "reports/_gate_body.html" if request.headers.get("HX-Request") else "reports/gate.html"
+    template = "reports/_gate_body.html" if request.htmx else "reports/gate.html"
     return render(request, template, context)

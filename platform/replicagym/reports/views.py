@@ -27,10 +27,6 @@ RUNS_PER_PAGE = 50
 LIVE_EPISODES = 100
 
 
-def is_htmx(request) -> bool:
-    return request.headers.get("HX-Request") == "true"
-
-
 def _run(run_id) -> Run:
     return get_object_or_404(Run.objects.select_related("suite", "owner"), pk=run_id)
 
@@ -90,7 +86,7 @@ def run_detail(request, run_id):
         "episodes": running + rest,
         "episodes_hidden": progress["total"] - len(running) - len(rest),
     }
-    if is_htmx(request):
+    if request.htmx:
         return render(request, "reports/_progress.html", context)
     return render(request, "reports/run_detail.html", context)
 

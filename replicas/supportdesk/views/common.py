@@ -31,7 +31,7 @@ def agent_required(view):
         agent = signed_in_agent(request)
         if agent is None:
             target = login_url(LOGIN_URL, request.get_full_path())
-            if getattr(request, "htmx", False):
+            if request.htmx:
                 return HttpResponse(status=204, headers={"HX-Redirect": target})
             return redirect(target)
         request.agent = agent
@@ -61,7 +61,7 @@ def open_tabs(request) -> list:
 
 def page(request, template: str, context: dict, *, section: str, fragment: str | None = None, status: int = 200):
     """Render a workspace page, or only `fragment` for an htmx request that targets it."""
-    if fragment and getattr(request, "htmx", False) and not request.htmx.boosted:
+    if fragment and request.htmx and not request.htmx.boosted:
         return render(request, fragment, {"request": request, **context, "agent": request.agent}, status=status)
     return render(
         request,

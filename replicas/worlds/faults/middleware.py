@@ -170,7 +170,7 @@ class FaultRun:
 
     def _page_path(self) -> str:
         """The path of the page the browser shows (htmx names it), for the modal's way back."""
-        current = urlsplit(self.request.headers.get("HX-Current-URL", ""))
+        current = urlsplit(self.request.htmx.current_url or "")
         if current.netloc.lower() == self.request.get_host().lower() and current.path.startswith("/"):
             return current.path + (f"?{current.query}" if current.query else "")
         return "/"

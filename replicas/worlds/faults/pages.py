@@ -89,12 +89,12 @@ def _html_ok(response) -> bool:
 
 def is_full_page(request, response) -> bool:
     """A whole HTML document the browser will render (not an htmx fragment, a file or a redirect)."""
-    return _html_ok(response) and "HX-Request" not in request.headers and b"</body>" in response.content
+    return _html_ok(response) and not request.htmx and b"</body>" in response.content
 
 
 def is_fragment(request, response) -> bool:
     """An htmx partial answer: swapped into the page the browser already shows."""
-    return _html_ok(response) and "HX-Request" in request.headers
+    return _html_ok(response) and bool(request.htmx)
 
 
 def interstitial_markup(*, index: int, kind: str, next_path: str) -> str:
