@@ -12,14 +12,15 @@ from django.db import connection
 
 from .browsergym_side import bench_browsergym
 from .memory import bench_memory
+from .observations import bench_observations
 from .render import bench_render
 from .server_load import bench_server
 from .steps import bench_episode_start, bench_steps
-from .throughput import bench_throughput
+from .throughput import OBS_GOAL, bench_throughput
 from .world_pool import TAKE_TARGET_MS, bench_world_pool
 from .world_reset import RESET_TARGETS_MS, bench_world_reset
 
-SECTIONS = ("reset", "pool", "start", "step", "render", "throughput", "server", "memory", "browsergym")
+SECTIONS = ("reset", "pool", "start", "step", "render", "throughput", "server", "memory", "browsergym", "observations")
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,8 @@ class BenchOptions:
     throughput_seconds: float = 240.0
     memory_episodes: int = 4
     browsergym_repeat: int = 3
+    obs: str | None = None  # an observation mode the throughput section runs next to full mode
+    obs_tasks: int | None = None  # tasks per replica of the observations section (None: every one)
     replica: str | None = None  # None: the first replica (by name) that declares a bench_task
     task: str | None = None  # None: the replica's bench_task, or its first task with a solution
     quick: bool = False
@@ -58,6 +61,7 @@ class BenchOptions:
             throughput_seconds=90.0,
             memory_episodes=2,
             browsergym_repeat=1,
+            obs_tasks=4,
             quick=True,
         )
 
@@ -98,6 +102,7 @@ def _run_one(name: str, options: BenchOptions) -> dict:
             workers=options.workers,
             episodes=options.episodes,
             seconds=options.throughput_seconds,
+            obs=options.obs,
         )
     if name == "server":
         return bench_server(
@@ -112,6 +117,8 @@ def _run_one(name: str, options: BenchOptions) -> dict:
         return bench_memory(task_id=options.task, replica=options.replica, episodes=options.memory_episodes)
     if name == "browsergym":
         return bench_browsergym(task_id=options.task, replica=options.replica, repeat=options.browsergym_repeat)
+    if name == "observations":
+        return bench_observations(tasks=options.obs_tasks)
     raise ValueError(f"unknown section {name!r}")
 
 
@@ -205,6 +212,22 @@ def checks(sections: dict) -> list[dict]:
         f">= {EPISODES_PER_MIN_2}",
         two is not None and two >= EPISODES_PER_MIN_2,
     )
+    obs = _get(sections, "throughput", "obs")
+    if obs:
+        ratio = _get(obs, "ratio_to_full", "2")
+        add(
+            f"{obs['mode']} mode / full mode episodes per minute with 2 workers",
+            ratio,
+            f">= {OBS_GOAL}",
+            ratio is not None and ratio >= OBS_GOAL,
+        )
+    for label, v in (_get(sections, "observations", "replicas") or {}).items():
+        add(
+            f"{label}: text mode characters on the median page (% of full)",
+            v["text_pct_of_full"],
+            f"<= {_get(sections, 'observations', 'text_goal_pct')}",
+            v["text_goal_met"],
+        )
     return out
 
 
@@ -292,6 +315,35 @@ def table(report: dict) -> str:
                     _fmt(v.get("episodes_per_min")),
                     _fmt(_get(v, "episode", "median_ms"), " ms"),
                 )
+            obs = result.get("obs")
+            if obs:
+                row(f"workers, {obs['mode']} mode, no screenshots", "episodes/min", "episode med", "x full")
+                for w, v in obs["by_workers"].items():
+                    row(
+                        f"{w} ({v.get('passed')}/{v.get('episodes')} passed)",
+                        _fmt(v.get("episodes_per_min")),
+                        _fmt(_get(v, "episode", "median_ms"), " ms"),
+                        _fmt(obs["ratio_to_full"].get(w), "x"),
+                    )
+                met = {True: "met", False: "NOT met", None: "not measured (no 2-worker round)"}[obs["goal_met"]]
+                row(f"goal: >= {obs['goal']}x full with 2 workers: {met}")
+        elif name == "observations":
+            row(f"chars/observation (diff: whole every {result['full_every']})", "full", "text", "diff")
+            for label, v in result["replicas"].items():
+                c = v["chars"]
+                row(
+                    f"{label} ({v['observations']} obs, {v['tasks']} tasks) median",
+                    *(_fmt(c[m]["median"]) for m in ("full", "text", "diff")),
+                )
+                row("  p95", *(_fmt(c[m]["p95"]) for m in ("full", "text", "diff")))
+                row("  % of full (of medians)", "", _fmt(v["text_pct_of_full"], "%"), _fmt(v["diff_pct_of_full"], "%"))
+                row(
+                    "  median page's own share of full",
+                    "",
+                    *(f"{v['median_page_share_pct'][m]}%" for m in ("text", "diff")),
+                )
+                unseen = sum(len(a) for a in v["targets_unseen_in_text"].values())
+                row(f"  reference targets missing from text mode: {unseen}")
         elif name == "server":
             row("server", "req/s", "p95")
             for kind, v in result["servers"].items():

@@ -4,6 +4,10 @@ Each worker is a separate process with its own Chromium and replica server
 (episodes.server: gunicorn in child processes), as a Celery worker is. All of a round's
 workers get ready first (untimed: Django, the browser launch, the server), then start
 together; the round's wall time runs from that start to the last worker's end.
+
+With `obs` (an observation mode, episodes.observation) each worker count is run twice, in
+full mode (today's observation: the whole tree and a screenshot) and then in that mode
+without screenshots, as a text-only trainer asks for it; the report gives their ratio.
 """
 
 import json
@@ -11,6 +15,7 @@ import os
 import subprocess
 import time
 
+from episodes.observation import OBSERVATION_SETTING
 from replicas.worlds.services import world_delete
 
 from .children import ROOT, child_env, python
@@ -18,6 +23,7 @@ from .measure import summary
 from .scenario import resolve_task, scenario_for, scenario_world
 
 READY_TIMEOUT_S = 120
+OBS_GOAL = 1.3  # issue 26: text mode runs at least 1.3x as many episodes a minute as full mode, with 2 workers
 
 
 def _start_workers(count: int, job: dict) -> list[subprocess.Popen]:
@@ -44,8 +50,8 @@ def _stop(procs):
             proc.wait()
 
 
-def run_round(*, workers: int, task_id: str, episodes: int, seconds: float) -> dict:
-    job = {"task_id": task_id, "episodes": episodes, "seconds": seconds}
+def run_round(*, workers: int, task_id: str, episodes: int, seconds: float, agent_settings: dict | None = None) -> dict:
+    job = {"task_id": task_id, "episodes": episodes, "seconds": seconds, "agent_settings": agent_settings}
     procs = _start_workers(workers, job)
     try:
         deadline = time.monotonic() + READY_TIMEOUT_S
@@ -85,24 +91,49 @@ def run_round(*, workers: int, task_id: str, episodes: int, seconds: float) -> d
 
 
 def bench_throughput(
-    *, task_id: str | None, replica: str | None = None, workers=(1, 2, 4), episodes: int = 8, seconds: float = 240.0
+    *,
+    task_id: str | None,
+    replica: str | None = None,
+    workers=(1, 2, 4),
+    episodes: int = 8,
+    seconds: float = 240.0,
+    obs: str | None = None,
 ) -> dict:
     task = resolve_task(task_id, replica)
     # build the template once here, so no round pays for it or races to build it
     world_delete(world=scenario_world(scenario_for(task.task_id)))
-    by_workers = {}
+    by_workers, by_obs = {}, {}
+    obs_settings = {OBSERVATION_SETTING: {"mode": obs, "screenshots": False}} if obs else None
     for count in workers:
         by_workers[str(count)] = run_round(workers=count, task_id=task.task_id, episodes=episodes, seconds=seconds)
+        if obs:  # right after the full-mode round, so both see the same load of the machine
+            by_obs[str(count)] = run_round(
+                workers=count, task_id=task.task_id, episodes=episodes, seconds=seconds, agent_settings=obs_settings
+            )
     cores = os.cpu_count() or 1
     rates = [(int(w), r["episodes_per_min"] or 0) for w, r in by_workers.items()]
     up_to_cores = sorted((w, rate) for w, rate in rates if w <= cores)
     grows = (
         all(b[1] > a[1] for a, b in zip(up_to_cores, up_to_cores[1:], strict=False)) if len(up_to_cores) > 1 else None
     )
-    return {
+    result = {
         "task": task.task_id,
         "episodes_per_worker": episodes,
         "cores": cores,
         "by_workers": by_workers,
         "grows_up_to_cores": grows,
     }
+    if obs:
+        ratios = {
+            w: round(by_obs[w]["episodes_per_min"] / r["episodes_per_min"], 2) if r["episodes_per_min"] else None
+            for w, r in by_workers.items()
+        }
+        result["obs"] = {
+            "mode": obs,
+            "settings": obs_settings,
+            "by_workers": by_obs,
+            "ratio_to_full": ratios,
+            "goal": OBS_GOAL,
+            "goal_met": ratios["2"] >= OBS_GOAL if ratios.get("2") is not None else None,
+        }
+    return result

@@ -1,7 +1,7 @@
 """A benchmark worker process: runs oracle episodes of one task back to back, as a Celery
 worker would, and reports their times and its memory.
 
-`python -m bench.worker` reads `{"task_id": ..., "episodes": N, "seconds": S}` on its
+`python -m bench.worker` reads `{"task_id": ..., "episodes": N, "seconds": S, "agent_settings": {...}}` on its
 first stdin line, gets ready (Django, its Chromium, its replica server), prints
 `{"ready": true}`, waits for a `go` line, runs, and prints one JSON result line.
 """
@@ -60,7 +60,12 @@ def run(job: dict, go) -> dict:
             if time.monotonic() > deadline:
                 break
             t0 = time.perf_counter()
-            episode = episode_create(task=job["task_id"], agent="oracle", status=Episode.Status.RUNNING)
+            episode = episode_create(
+                task=job["task_id"],
+                agent="oracle",
+                status=Episode.Status.RUNNING,
+                agent_settings=job.get("agent_settings"),  # its observation mode (episodes.observation)
+            )
             done = episode_run(episode_id=episode.pk)
             episodes.append(
                 {

@@ -338,33 +338,152 @@ _AX_LINE = re.compile(
 def prune_axtree(axtree: str) -> str:
     """The flattened AX tree cut down to what an agent reads and acts on.
 
-    Kept: every interactive node (`INTERACTIVE_ROLES`) with its bid, every node with a name or
-    a state (checked, focused...), and text. Dropped: unnamed wrappers (lists, rows, sections,
-    paragraphs: their children move up a level), the page root (the title is in the header),
-    and text that repeats what an enclosing kept node's name already says. Text is written
-    bare, as its quoted string. Nodes the browser hides were never in the tree.
+    Kept: every interactive node (`INTERACTIVE_ROLES`) with its bid and state, every other node
+    with a name or a state, and text, written bare as its quoted string (a run of pieces at one
+    level on one line). Dropped: unnamed wrappers (lists, list items, rows, sections, paragraphs,
+    forms: their children move up a level), the page root (the title is in the header), text
+    that repeats an enclosing node's name or value or the name of the control just before it,
+    a label (text or term) just before the control it names, bids of landmarks and text roles
+    (`_BIDLESS_ROLES`), and states that are the default (checked='false', pressed='false').
+    A native select's options go on its line (`options=...`; `options=as [12]` for the same list
+    again): select_option takes them by label, and they cannot be clicked themselves. Nodes the
+    browser hides (display: none, visibility: hidden, aria-hidden) were never in the tree.
     """
-    out: list[str] = []
-    kept: list[tuple[int, str]] = []  # (depth in the full tree, name) of the kept ancestors
-    for line in axtree.splitlines():
-        m = _AX_LINE.match(line)
+    lines: list[list] = []  # [indent, text, name of a node or None for text, its select options]
+    kept: list[
+        tuple[int, str, list, str]
+    ] = []  # (depth in the full tree, name and value, line, role) of kept ancestors
+    popup = None  # (depth, the select's line) while inside a native select's option list
+    control: tuple[str, str] | None = None  # (indent, name) of the control just kept: its label text may follow
+    block = False  # a list item, row or paragraph began since the last line: its text starts a new one
+    for raw in axtree.splitlines():
+        m = _AX_LINE.match(raw)
         if m is None:  # not a line flatten_axtree writes: keep it rather than lose what it says
-            out.append(line)
+            lines.append(["", raw, None, None])
             continue
         depth, role, quoted, props = len(m["indent"]), m["role"], m["name"] or "", m["props"] or ""
         while kept and kept[-1][0] >= depth:
             kept.pop()
+        if popup is not None and depth <= popup[0]:
+            popup = None
         name = quoted[1:-1]
-        if role == "RootWebArea":
+        if role == "MenuListPopup" and kept:
+            popup = (depth, kept[-1][2])
             continue
+        if popup is not None and role == "option":
+            popup[1][3] = [*(popup[1][3] or []), quoted]
+            continue
+        if role == "RootWebArea" or (kept and kept[-1][3] in _OPAQUE_ROLES):
+            continue
+        indent = "\t" * len(kept)
+        last = lines[-1] if lines else None
+        if role in _TEXT_ROLES and not props:  # a term, a label, bold text: what it says is all that counts
+            role = "StaticText"
         if role == "StaticText":
-            if not name or any(name in ancestor for _, ancestor in kept):
+            if not name or any(name in said for _, said, _, _ in kept):
                 continue
-            out.append("\t" * len(kept) + quoted)
+            if control and control[0] == indent and name in control[1]:
+                continue
+            if last is not None and last[2] is None and last[0] == indent and not block:
+                last[1] += " " + quoted  # a run of text pieces at one level reads as one line
+            else:
+                lines.append([indent, quoted, None, None])
+            control, block = None, False
             continue
+        if role in INTERACTIVE_ROLES:
+            props = _DEFAULT_STATES.sub("", props).replace("='true'", "")
+        elif role != "heading":
+            props = _LIST_LEVEL.sub("", props)
         if role not in INTERACTIVE_ROLES and not name and not props:
+            block = block or role in _BLOCK_ROLES  # a list item's text is not run on with the last item's
             continue
-        bid = f"[{m['bid']}] " if m["bid"] else ""
-        out.append("\t" * len(kept) + f"{bid}{role}{' ' + quoted if quoted else ''}{props}")
-        kept.append((depth, name))
+        if name and last is not None and last[0] == indent:  # the label just before this control
+            if last[2] is None and last[1].endswith(quoted):
+                last[1] = last[1][: -len(quoted)].rstrip()
+            elif last[2] == name and last[1].startswith(_LABEL_PREFIXES) and not last[3]:
+                last[1] = ""
+            if not last[1]:
+                lines.pop()
+        if role == "combobox":  # a select's expanded state is its popup's, which nobody sees
+            props = props.replace(", expanded=False", "")
+        bid = f"[{m['bid']}] " if m["bid"] and role not in _BIDLESS_ROLES else ""
+        line = [indent, f"{bid}{role}{' ' + quoted if quoted else ''}{props}", name, None]
+        lines.append(line)
+        control, block = (indent, name) if role in INTERACTIVE_ROLES else None, False
+        kept.append((depth, name + "\n" + props, line, role))
+    out, seen = [], {}
+    lines = _without_repeated_landmarks(lines)
+    for indent, text, _name, options in lines:
+        if options:
+            listed = " | ".join(options)
+            first = seen.setdefault(listed, text.partition("]")[0] + "]")
+            text += f", options=as {first}" if first != text.partition("]")[0] + "]" else f", options={listed}"
+        out.append(indent + text)
     return "\n".join(out)
+
+
+def _without_repeated_landmarks(lines: list[list]) -> list[list]:
+    """The lines without a landmark or group whose first child is a heading of the same name (a region
+    labelled by its heading): its children move up a level."""
+    out, dedent = [], []  # dedent: indents of the dropped lines whose children are still being moved
+    for i, line in enumerate(lines):
+        while dedent and len(line[0]) <= dedent[-1]:
+            dedent.pop()
+        following = lines[i + 1] if i + 1 < len(lines) else None
+        if (
+            line[1].startswith(_LANDMARK_PREFIXES)
+            and following is not None
+            and len(following[0]) > len(line[0])
+            and (following[2] or "").lower() == (line[2] or "").lower()
+            and " heading " in f" {following[1]}"
+        ):
+            dedent.append(len(line[0]))
+            continue
+        out.append([line[0][len(dedent) :], *line[1:]])
+    return out
+
+
+# States an interactive node shows only when they are not the default.
+_DEFAULT_STATES = re.compile(r", (?:checked|pressed|selected)='false'")
+_BLOCK_ROLES = frozenset({"listitem", "row", "article", "paragraph", "blockquote", "Pre"})
+# Roles that only carry text: written as text, so a term and its definition read as one line.
+_TEXT_ROLES = frozenset({"term", "definition", "strong", "emphasis", "time", "LabelText", "Legend", "mark"})
+# Roles whose inside is drawn by the browser: an image's letters, a date field's month/day/year parts
+# (the field takes a whole date by its bid).
+_OPAQUE_ROLES = frozenset({"image", "img", "Date", "DateTime", "InputTime"})
+_LANDMARK_PREFIXES = ("region ", "complementary ", "navigation ", "group ", "list ", "main ", "search ", "form ")
+# Lines that only label the control after them when they carry its name.
+_LABEL_PREFIXES = ("term ", "LabelText ")
+# A list item's nesting level, which says nothing an agent must know (a heading's level is kept).
+_LIST_LEVEL = re.compile(r", level=1\b")
+# Landmarks, groups and text roles: nothing an agent clicks, types into or drags to, so their bids
+# go (headings and list items keep theirs: boards drag cards onto column headings).
+_BIDLESS_ROLES = frozenset(
+    {
+        "navigation",
+        "region",
+        "complementary",
+        "banner",
+        "main",
+        "contentinfo",
+        "search",
+        "form",
+        "group",
+        "radiogroup",
+        "list",
+        "tablist",
+        "term",
+        "definition",
+        "image",
+        "img",
+        "strong",
+        "emphasis",
+        "time",
+        "paragraph",
+        "LabelText",
+        "DescriptionList",
+        "separator",
+        "sectionheader",
+        "sectionfooter",
+    }
+)

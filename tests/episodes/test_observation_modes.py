@@ -49,10 +49,30 @@ PAGE = "\n".join(
         "\t\t\t[13] LabelText",
         "\t\t\t\tStaticText 'Title'",
         "\t\t\t[14] textbox 'Title', value='Groceries'",
-        "\t\t\t[15] checkbox 'Done', checked=false",
+        "\t\t\t[15] checkbox 'Done', checked='false'",
         "\t\t\t[16] button 'Save'",
         "\t\t\t[17] generic",
         "\t\t\t\t[18] button",
+        "\t\t\t[19] LabelText",
+        "\t\t\t\tStaticText 'Owner'",
+        "\t\t\t[20] combobox 'Owner', value='Ann', expanded=False",
+        "\t\t\t\tMenuListPopup",
+        "\t\t\t\t\t[21] option 'Ann', selected",
+        "\t\t\t\t\t[22] option 'Bob'",
+        "\t\t\t[23] combobox 'Reviewer', value='Bob', expanded=False",
+        "\t\t\t\tMenuListPopup",
+        "\t\t\t\t\t[24] option 'Ann'",
+        "\t\t\t\t\t[25] option 'Bob', selected",
+        "\t\t\t[26] radio 'Ship today — $9', checked='true'",
+        "\t\t\t[27] LabelText",
+        "\t\t\t\tStaticText 'Ship today'",
+        "\t\t\t\tStaticText '— $9'",
+        "\t\t[28] DescriptionList",
+        "\t\t\t[29] term 'Total'",
+        "\t\t\t[30] definition",
+        "\t\t\t\tStaticText '$12.00'",
+        "\t\t[31] image 'Ann Lee'",
+        "\t\t\tStaticText 'AL'",
     ]
 )
 
@@ -81,18 +101,31 @@ def bids(text: str) -> set[str]:
 
 def test_text_mode_keeps_every_interactive_bid_and_all_text_and_drops_wrappers_and_repeats():
     pruned = prune_axtree(PAGE)
-    for bid in ("3", "14", "15", "16", "18"):  # link, textbox, checkbox, both buttons (one unnamed)
+    # every interactive node keeps its bid (an unnamed button too); the select's options are on its line
+    for bid in ("3", "14", "15", "16", "18", "20", "23", "26"):
         assert f"[{bid}]" in pruned
-    for text in ("Milk, eggs and bread.", "Title", "Note #3 Groceries", "Status", "open", "value='Groceries'"):
+    for text in ("Milk, eggs and bread.", "'Title'", "Note #3 Groceries", "'Status'", "'open'", "value='Groceries'"):
         assert text in pruned
-    # unnamed wrappers (banner, main, table, rowgroup, paragraph, form, label, generic) and the root go
-    assert bids(pruned) == {"2", "3", "5", "8", "9", "10", "14", "15", "16", "18"}
-    assert "RootWebArea" not in pruned and "StaticText" not in pruned
-    # text that repeats an enclosing kept node's name is said once: 'Notes' by its link, the heading's pieces
+    # unnamed wrappers (banner, main, table, rowgroup, paragraph, form, label, generic) and the root go;
+    # a landmark keeps its name but not its bid, as nothing acts on it
+    assert bids(pruned) == {"3", "5", "8", "9", "10", "14", "15", "16", "18", "20", "23", "26"}
+    assert "navigation 'Main'" in pruned and "[2]" not in pruned
+    assert "RootWebArea" not in pruned and "StaticText" not in pruned and "LabelText" not in pruned
+    # text said already is said once: 'Notes' by its link, the heading's pieces, the labels of the
+    # textbox, the select and the radio, and the letters drawn in an image
     assert pruned.count("Notes") == 1 and pruned.count("Groceries") == 2  # the heading and the textbox value
+    assert pruned.count("Owner") == 1 and pruned.count("Ship today") == 1 and "'AL'" not in pruned
+    assert "image 'Ann Lee'" in pruned
     # children of a dropped wrapper move up: the form's fields sit at the top level, as the main's heading does
     assert "\n[14] textbox 'Title', value='Groceries'" in pruned and "\n[5] heading" in pruned
     assert "\t[3] link 'Notes'" in pruned  # under the kept navigation
+    # states only when not the default; a native select's options on its line, the same list named once
+    assert "\n[15] checkbox 'Done'\n" in pruned and "\n[26] radio 'Ship today — $9', checked" in pruned
+    assert "[20] combobox 'Owner', value='Ann', options='Ann' | 'Bob'\n" in pruned
+    assert "[23] combobox 'Reviewer', value='Bob', options=as [20]\n" in pruned
+    assert "option" not in pruned.replace("options=", "")
+    # a term and its definition read as one line of text
+    assert pruned.endswith("'Total' '$12.00'\nimage 'Ann Lee'")
 
 
 def test_text_mode_is_shorter_than_full_and_keeps_the_header():
@@ -133,7 +166,8 @@ def test_the_header_names_no_world_origin_so_two_worlds_give_equal_text():
 
 def test_diff_mode_gives_the_whole_page_every_n_steps_and_only_changes_in_between():
     before = PAGE
-    after = PAGE.replace("checkbox 'Done', checked=false", "checkbox 'Done', checked=true") + "\n\t\tStaticText 'Saved'"
+    after = PAGE.replace("checkbox 'Done', checked='false'", "checkbox 'Done', checked='true'")
+    after += "\n\t\tStaticText 'Saved'"
     whole = render_observation(observation(after), "text")
     for step in (0, 3, 6):  # every 3rd step, the whole pruned page
         assert render_observation(observation(after), "diff", before, step=step, full_every=3) == whole
@@ -141,8 +175,8 @@ def test_diff_mode_gives_the_whole_page_every_n_steps_and_only_changes_in_betwee
     diff = render_observation(observation(after), "diff", before, step=4, full_every=3)
     assert diff.endswith(
         "Page changes since the last step (- gone, + new; the whole page every 3 steps):\n"
-        "-[15] checkbox 'Done', checked=false\n"
-        "+[15] checkbox 'Done', checked=true\n"
+        "-[15] checkbox 'Done'\n"
+        "+[15] checkbox 'Done', checked\n"
         "+'Saved'"
     )
     assert "[16] button 'Save'" not in diff  # unchanged lines are not repeated

@@ -1,4 +1,5 @@
-"""`manage.py bench`: measure resets, steps, page renders, throughput, the server, memory and BrowserGym side by side."""
+"""`manage.py bench`: measure resets, steps, page renders, throughput (full mode and, with --obs, another
+observation mode), the server, memory, BrowserGym side by side, and characters per observation by mode."""
 
 import json
 import os
@@ -11,6 +12,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from bench.report import SECTIONS, BenchOptions, run_sections, table
 from bench.serve import KINDS as SERVER_KINDS
+from episodes.observation import OBSERVATION_MODES
 from replicas.worlds.cli import ReplicaGymCommand, positive_int, replica_arg, stop_on_signals
 
 
@@ -41,6 +43,18 @@ class Command(ReplicaGymCommand):
         parser.add_argument("--workers", default="", help="worker counts for the throughput section (default: 1,2,4)")
         parser.add_argument("--episodes", type=positive_int, help="oracle episodes per worker count (throughput)")
         parser.add_argument(
+            "--obs",
+            choices=[m for m in OBSERVATION_MODES if m != "full"],
+            default=None,
+            help="throughput: also run each worker count in this observation mode without screenshots, "
+            "next to full mode, and print the ratio",
+        )
+        parser.add_argument(
+            "--obs-tasks",
+            type=positive_int,
+            help="observations: tasks per replica whose reference solutions are measured (default: all)",
+        )
+        parser.add_argument(
             "--replica",
             type=replica_arg,
             default=None,
@@ -64,6 +78,8 @@ class Command(ReplicaGymCommand):
         requests,
         workers,
         episodes,
+        obs,
+        obs_tasks,
         replica,
         task,
         world_variant,
@@ -91,6 +107,8 @@ class Command(ReplicaGymCommand):
             requests=requests,
             workers=worker_counts or None,
             episodes=episodes,
+            obs=obs,
+            obs_tasks=obs_tasks,
             task=task or None,
             world_variant=world_variant or None,
             servers=server_kinds or None,
