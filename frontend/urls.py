@@ -20,6 +20,7 @@ urlpatterns = [
     path("tasks/<str:task_id>/", task_page.task_detail, name="task"),
     path("tasks/<str:task_id>/edit/", editor.task_edit, name="task_edit"),
     path("tasks/<str:task_id>/diff/", task_page.task_diff, name="task_diff"),
+    path("tasks/<str:task_id>/restore/", task_page.task_restore, name="task_restore"),
     path("tasks/<str:task_id>/export/", task_page.task_export_file, name="task_export"),
     path("tasks/<str:task_id>/test-runs/", test_runs.test_run_create, name="test_run_create"),
     path("tasks/<str:task_id>/test-runs/<int:pk>/", test_runs.test_run_page, name="test_run"),

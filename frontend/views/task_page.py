@@ -3,8 +3,9 @@
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 from replicagym.accounts.roles import Role, role_required, user_roles
-from replicagym.catalogue.authoring import DraftError, task_export, task_import, version_diff
+from replicagym.catalogue.authoring import DraftError, task_export, task_import, version_diff, version_restore
 from replicagym.catalogue.models import Task
 
 from episodes.models import Episode
@@ -73,6 +74,23 @@ def task_diff(request, task_id):
         "frontend/task_diff.html",
         {"task_id": task_id, "old": old, "new": new, "lines": version_diff(old, new)},
     )
+
+
+@role_required(Role.AUTHOR)
+@require_POST
+def task_restore(request, task_id):
+    """Restore an earlier version (the versions box's Restore button, over htmx or a plain post)."""
+    try:
+        task = version_restore(task_id=task_id, version_pk=int(request.POST.get("version", "")))
+    except (DraftError, ValueError) as exc:
+        problems = exc.errors if isinstance(exc, DraftError) else [("version", "a version number is required")]
+        messages.error(request, "Not restored: " + "; ".join(message for _path, message in problems))
+    else:
+        messages.success(request, f"Restored {task.task_id}: version {task.version} is current again.")
+    response = redirect("frontend:task", task_id=task_id)
+    if request.htmx:
+        response = HttpResponse(status=204, headers={"HX-Redirect": response.url})
+    return response
 
 
 @role_required(Role.AUTHOR)

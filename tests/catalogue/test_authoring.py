@@ -97,3 +97,37 @@ def test_a_draft_s_problems_are_the_json_paths_and_messages_a_task_file_gets():
         ("seed", "must be a non-negative integer"),
     ]
     assert not Task.objects.exists()
+
+
+def test_an_earlier_version_is_restored_in_the_current_versions_suites_and_bad_restores_change_nothing(
+    client, author_user
+):
+    first = task_save(spec=SPEC, suites=["counting"])
+    second = task_save(spec={**SPEC, "title": "Count a member's notes"}, suites=["counting"], replaces=first.task_id)
+    client.force_login(author_user)
+    page = client.get(f"/tasks/{first.task_id}/").content.decode()
+    assert f'data-testid="restore-{first.pk}"' in page and f'data-testid="restore-{second.pk}"' not in page
+
+    answer = client.post(f"/tasks/{first.task_id}/restore/", {"version": first.pk}, HTTP_HX_REQUEST="true")
+    assert answer.status_code == 204 and answer["HX-Redirect"] == f"/tasks/{first.task_id}/"
+    first.refresh_from_db(), second.refresh_from_db()
+    assert first.is_current and not second.is_current
+    assert list(Suite.objects.get(name="counting", is_current=True).tasks.all()) == [first]
+
+    for bad, message in [
+        (first.pk, "is the current one already"),
+        (999_999, "has no version 999999"),
+        ("x", "required"),
+    ]:
+        shown = client.post(f"/tasks/{first.task_id}/restore/", {"version": bad}, follow=True).content.decode()
+        assert "Not restored" in shown and message in shown
+    assert Task.objects.get(is_current=True).pk == first.pk
+
+
+def test_a_pack_tasks_version_is_not_restored_from_the_page(client, author_user):
+    from replicagym.catalogue.authoring import version_restore
+
+    task = task_save(spec=SPEC)
+    Task.objects.filter(pk=task.pk).update(pack="testbed", is_current=False)
+    with pytest.raises(DraftError, match="belongs to the testbed pack"):
+        version_restore(task_id=task.task_id, version_pk=task.pk)

@@ -147,6 +147,21 @@ def task_save(*, spec: dict, suites: list[str] | None = None, replaces: str | No
     return task
 
 
+def version_restore(*, task_id: str, version_pk: int) -> Task:
+    """Make an earlier version of an authored task its current one again (checked as a new save would be),
+    in the suites that hold the current version. Raises DraftError and changes nothing when it cannot."""
+    old = Task.objects.filter(task_id=task_id, pk=version_pk).first()
+    if old is None:
+        raise DraftError([("version", f"{task_id} has no version {version_pk}")])
+    if old.pack != AUTHORED_PACK:
+        raise DraftError([("version", f"{task_id} belongs to the {old.pack} pack: its file decides its version")])
+    if old.is_current:
+        raise DraftError([("version", f"version {old.version} is the current one already")])
+    current = Task.objects.filter(task_id=task_id, is_current=True).first()
+    suites = list(current.suites.filter(is_current=True).values_list("name", flat=True)) if current else []
+    return task_save(spec=old.spec, suites=suites, replaces=task_id)
+
+
 def suite_add(*, name: str, task: Task) -> Suite:
     """A new version of suite `name` holding `task` in place of any other version of it."""
     current = Suite.objects.filter(name=name, is_current=True).first()
