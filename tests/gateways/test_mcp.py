@@ -5,6 +5,7 @@ import asyncio
 import concurrent.futures
 import json
 import re
+import time
 
 import httpx2
 import pytest
@@ -13,7 +14,8 @@ from mcp.client.streamable_http import streamable_http_client
 from replicagym.accounts.models import AgentToken
 from replicagym.accounts.tokens import token_create
 from replicagym.catalogue.packs import task_current, task_sync
-from replicagym.gateways.mcp_server import mcp_server
+from replicagym.gateways.mcp_server import mcp_http_app, mcp_server
+from replicagym.gateways.schemas import SCHEMAS
 
 from episodes.models import Episode
 from replicas.testbed.models import Note
@@ -201,34 +203,80 @@ def test_a_start_past_the_token_quota_is_refused_and_changes_nothing(server, dja
     assert third["episode"] != first["episode"]  # once the first finished, the slot was free again
 
 
-def _start_and_leave(url, secret) -> int:
+def test_every_tool_parameter_is_described_and_every_tool_declares_its_output(server, secret):
+    async def listed():
+        async with _client(server, secret) as client:
+            return (await client.list_tools()).tools
+
+    tools = in_own_loop(listed())
+    assert len(tools) > 30
+    for tool in tools:
+        properties = tool.input_schema["properties"]
+        undescribed = [name for name, schema in properties.items() if not schema.get("description")]
+        assert not undescribed, (tool.name, undescribed)
+        assert tool.output_schema and tool.output_schema["type"] == "object", tool.name
+    by_name = {tool.name: tool for tool in tools}
+    # the replies' shapes are the OpenEnv gateway's: one schema for both
+    assert by_name["click"].output_schema["properties"]["observation"] == SCHEMAS["observation"]
+    assert by_name["observe"].output_schema["properties"]["state"] == SCHEMAS["state"]
+    assert by_name["start_episode"].output_schema["required"] == ["observation", "reward", "done", "episode"]
+    assert by_name["finish"].output_schema["properties"] == SCHEMAS["state"]["properties"]
+
+
+def test_the_idle_timeout_is_a_setting_of_120_s_for_episodes_and_mcp_sessions(settings):
+    assert mcp_server()[1].table.idle_seconds == 120.0
+    settings.MCP_IDLE_SECONDS = 7
+    assert mcp_server()[1].table.idle_seconds == 7.0
+    assert mcp_server(idle_seconds=2)[1].table.idle_seconds == 2.0
+    app = mcp_http_app()
+    manager = next(route.app for route in app.routes if route.path == "/mcp").session_manager
+    assert manager.session_idle_timeout == 7.0
+
+
+@pytest.fixture
+def one_slot(django_user_model):
+    sync_test_pack()
+    user = django_user_model.objects.create_user(username="mcp-one-slot", password="pw-123456")
+    return token_create(user=user, suites=["smoke"], expires_days=1, max_concurrent=1).secret
+
+
+def _start(url, secret, mode="auto"):
     async def run():
-        async with _client(url, secret, mode="legacy") as client:
-            return _data(await client.call_tool("start_episode", {"task": "testbed.open-note"}))["episode"]
+        async with _client(url, secret, mode=mode) as client:
+            return await client.call_tool("start_episode", {"task": "testbed.open-note"})
 
     return in_own_loop(run())
 
 
-def test_an_episode_left_unfinished_is_closed_when_its_mcp_session_ends(secret):
+def _freed_after(url, secret) -> tuple[float, int]:
+    """(seconds until a token of one slot could start an episode again, that episode's id)."""
+    started = time.monotonic()
+    while True:
+        again = _start(url, secret)
+        if not again.is_error:
+            return time.monotonic() - started, _data(again)["episode"]
+        assert "(limit 1)" in again.content[0].text and time.monotonic() - started < 30, again.content[0].text
+
+
+def test_an_episode_left_unfinished_is_closed_and_its_slot_freed_when_its_mcp_session_ends(one_slot):
     server, tools = mcp_server()
     with asgi_server(server.streamable_http_app()) as url:
-        episode = _start_and_leave(url + "/mcp", secret)  # the client's exit ends its MCP session (DELETE /mcp)
-        ended = wait_for(
-            lambda: Episode.objects.filter(pk=episode).exclude(status="running").first(),
-            timeout=60,
-            what="the episode to end with its MCP session",
-        )
-        wait_for(lambda: not tools.sessions, timeout=30, what="the server to forget the closed episode")
+        # the client's exit ends its MCP session (DELETE /mcp)
+        episode = _data(_start(url + "/mcp", one_slot, mode="legacy"))["episode"]
+        seconds, second = _freed_after(url + "/mcp", one_slot)
+        ended = Episode.objects.get(pk=episode)
+        wait_for(lambda: not tools.table.closing, timeout=30, what="the closings to end")
     assert ended.status == "failed" and "MCP session ended" in ended.error
     assert ended.finished_at is not None and ended.verdict is not None  # verified as it stood, then closed
+    assert second != episode and seconds < 30
 
 
-def test_an_idle_episode_is_closed_after_the_idle_timeout(secret):
+def test_an_idle_episode_is_closed_after_the_idle_timeout_and_its_slot_freed(one_slot):
     server, tools = mcp_server(idle_seconds=1.5)
     with asgi_server(server.streamable_http_app()) as url:
 
         async def run():
-            async with _client(url + "/mcp", secret) as client:
+            async with _client(url + "/mcp", one_slot) as client:
                 episode = _data(await client.call_tool("start_episode", {"task": "testbed.open-note"}))["episode"]
                 # the session stays open; the episode gets no tool call
                 for _ in range(100):
@@ -236,9 +284,10 @@ def test_an_idle_episode_is_closed_after_the_idle_timeout(secret):
                         break
                     await asyncio.sleep(0.2)
                 late = await client.call_tool("observe", {"episode": episode})
-                return episode, late
+                again = await client.call_tool("start_episode", {"task": "testbed.open-note"})
+                return episode, late, again
 
-        episode, late = in_own_loop(run())
+        episode, late, again = in_own_loop(run())
         ended = wait_for(
             lambda: Episode.objects.filter(pk=episode).exclude(status="running").first(),
             timeout=60,
@@ -246,4 +295,4 @@ def test_an_idle_episode_is_closed_after_the_idle_timeout(secret):
         )
     assert late.is_error and "no episode" in late.content[0].text
     assert ended.status == "timed_out" and "closed as idle" in ended.error
-    assert not tools.sessions and not tools.table.closing
+    assert not again.is_error, again.content  # the idle episode's slot was free for the next start

@@ -6,38 +6,89 @@ carry `Authorization: Bearer <agent token>`: a token starts episodes of its suit
 acts on its own episodes only, and sees the agent view of verdicts; starts count against its quotas
 (a refusal past them says when to retry).
 
-An episode left unfinished is closed, its browser context freed and the episode ended: failed when the MCP
-session that started it ends (the client's DELETE, the SDK's session idle timeout, a server stop), timed out
-after `idle_seconds` without a tool call on it. Only handshake-era clients (protocol before 2026-07-28) have a
-session; a 2026-07-28 request stands alone, like stateless HTTP, and there the idle timeout closes the episode.
+An episode left unfinished is closed, its browser context freed and the episode ended (its slot of the token's
+concurrent episodes with it): failed when the MCP session that started it ends (the client's DELETE, the session
+idle timeout, a server stop), timed out after the idle timeout without a tool call on it. The idle timeout is the
+setting MCP_IDLE_SECONDS (REPLICAGYM_MCP_IDLE_SECONDS, default 120 s), for the episode and the MCP session alike.
+Only handshake-era clients (protocol before 2026-07-28) have a session; a 2026-07-28 request stands alone, like
+stateless HTTP, and there the idle timeout closes the episode.
+Every tool parameter is described, and every tool declares its output schema (the OpenEnv gateway's observation
+and state schemas).
 Run: `uvicorn replicagym.gateways.asgi:mcp --app-dir platform` (endpoint /mcp).
 """
 
 import inspect
 from contextlib import asynccontextmanager
 from dataclasses import MISSING, fields
+from typing import Annotated, Any
 
 from asgiref.sync import sync_to_async
+from django.conf import settings
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import ConfigDict, Field, RootModel
 
 from episodes.models import Episode
 from verifiers.actions import ACTIONS, signature
 
-from .sessions import GatewayError, GatewaySession, SessionTable, header_token
+from .schemas import STATE_SCHEMA, STEP_REPLY_SCHEMA
+from .sessions import MAX_SEED, GatewayError, GatewaySession, SessionTable, header_token
 
-IDLE_SECONDS = 600.0  # an episode with no tool call for this long is closed (timed out)
 SESSION_ENDED = "the MCP session ended before the episode was finished"
 # How an action's argument kinds (verifiers.actions) read as tool parameters.
 KIND_TYPES = {"number": float, "index": int, "wait_ms": int, "modifiers": list[str], "strs": list[str]}
 # Sending the answer is `send_message`; the others are browser actions.
 NOT_BROWSER = {"send_msg_to_user"}
+# What each argument of a browser action is, by its name (verifiers.actions); a new one must be described here.
+PARAMETERS = {
+    "bid": "The element's bid: the [id] before it in the observation's axtree.",
+    "from_bid": "The bid of the element to drag.",
+    "to_bid": "The bid of the element to drop it on.",
+    "button": "The mouse button: left, middle or right.",
+    "modifiers": "Keys held down meanwhile: Alt, Control, Meta, Shift.",
+    "value": "The text the field is to hold (what it held is replaced).",
+    "text": "The text to type.",
+    "reason": "Why the task cannot be done: this ends the episode.",
+    "options": "The options to select, by label or value.",
+    "file": "The paths of the files to upload.",
+    "key": "A key, as Playwright names it: Enter, Tab, ArrowDown, a.",
+    "key_comb": "A key or a combination, as Playwright names them: Enter, Control+a.",
+    "x": "Pixels from the viewport's left edge.",
+    "y": "Pixels from the viewport's top edge.",
+    "from_x": "Pixels from the viewport's left edge where the drag starts.",
+    "from_y": "Pixels from the viewport's top edge where the drag starts.",
+    "to_x": "Pixels from the viewport's left edge where the drag ends.",
+    "to_y": "Pixels from the viewport's top edge where the drag ends.",
+    "delta_x": "Pixels to scroll right (negative: left).",
+    "delta_y": "Pixels to scroll down (negative: up).",
+    "url": "The page to open: a URL of the world, as observations show it (http://world.test/...).",
+    "index": "The tab's position in the observation's tabs, from 0.",
+    "wait_ms": "Milliseconds to wait before observing the page.",
+}
+Episode_ = Annotated[int, Field(description="The episode's id, as start_episode returned it.")]
+
+
+def _output(name: str, schema: dict, **extra_properties) -> type[RootModel]:
+    """A tool's return type whose output schema is `schema` (the OpenEnv gateway's, so both describe one shape),
+    with `extra_properties` added."""
+    if extra_properties:
+        properties = schema["properties"] | extra_properties
+        schema = schema | {"properties": properties, "required": [*schema["required"], *extra_properties]}
+    return type(name, (RootModel[dict[str, Any]],), {"model_config": ConfigDict(json_schema_extra=schema)})
+
+
+StepReply = _output("StepReply", STEP_REPLY_SCHEMA)
+StartReply = _output(
+    "StartReply", STEP_REPLY_SCHEMA, episode={"type": "integer", "description": "The episode's id: tools take it."}
+)
+ObserveReply = _output("ObserveReply", STEP_REPLY_SCHEMA, state=STATE_SCHEMA)
+StateReply = _output("StateReply", STATE_SCHEMA)
 
 
 class EpisodeTools:
     """The running MCP sessions: one GatewaySession (and engine thread) per started episode, by episode id."""
 
-    def __init__(self, idle_seconds: float = IDLE_SECONDS):
+    def __init__(self, idle_seconds: float):
         self.table = SessionTable(
             idle_seconds=idle_seconds,
             idle_why="no tool call",
@@ -112,11 +163,11 @@ def _action_tool(tools: EpisodeTools, cls):
     """A tool for one action: its parameters are the action's, plus the episode id."""
     params = [
         inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=Context),
-        inspect.Parameter("episode", inspect.Parameter.KEYWORD_ONLY, annotation=int),
+        inspect.Parameter("episode", inspect.Parameter.KEYWORD_ONLY, annotation=Episode_),
     ]
-    annotations = {"ctx": Context, "episode": int, "return": dict}
+    annotations = {"ctx": Context, "episode": Episode_, "return": StepReply}
     for f in fields(cls):
-        kind_type = KIND_TYPES.get(f.metadata.get("kind"), str)
+        kind_type = Annotated[KIND_TYPES.get(f.metadata.get("kind"), str), Field(description=PARAMETERS[f.name])]
         default = (
             inspect.Parameter.empty
             if f.default is MISSING
@@ -125,21 +176,22 @@ def _action_tool(tools: EpisodeTools, cls):
         params.append(inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, annotation=kind_type, default=default))
         annotations[f.name] = kind_type
 
-    async def tool(*, ctx: Context, episode: int, **values) -> dict:
+    async def tool(*, ctx: Context, episode: int, **values) -> StepReply:
         values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
         # the canonical action text: the engine parses and checks it like any agent's
         return await tools.step(ctx, episode, str(cls(**values)))
 
-    tool.__signature__ = inspect.Signature(params)
+    tool.__signature__ = inspect.Signature(params, return_annotation=StepReply)
     tool.__annotations__ = annotations
     tool.__name__ = cls.name
     tool.__doc__ = f"Browser action {signature(cls.name)} on the episode's page; returns the next observation."
     return tool
 
 
-def mcp_server(*, idle_seconds: float = IDLE_SECONDS) -> tuple[MCPServer, EpisodeTools]:
-    """The MCP server and its episodes; an episode with no tool call for `idle_seconds` is closed."""
-    tools = EpisodeTools(idle_seconds)
+def mcp_server(*, idle_seconds: float | None = None) -> tuple[MCPServer, EpisodeTools]:
+    """The MCP server and its episodes; an episode with no tool call for `idle_seconds` (default: the setting
+    MCP_IDLE_SECONDS) is closed."""
+    tools = EpisodeTools(settings.MCP_IDLE_SECONDS if idle_seconds is None else idle_seconds)
     server = MCPServer(
         name="replicagym",
         lifespan=tools.lifespan,
@@ -150,13 +202,22 @@ def mcp_server(*, idle_seconds: float = IDLE_SECONDS) -> tuple[MCPServer, Episod
     )
 
     @server.tool()
-    async def start_episode(ctx: Context, task: str, seed: int | None = None, variation: int | None = None) -> dict:
-        """Start an episode of `task` (a task id of the token's suites) in a fresh world; returns its id and first observation.
-        Its world seed and answer key vary per episode unless `seed` (the world's) or `variation` fixes them."""
+    async def start_episode(
+        ctx: Context,
+        task: Annotated[str, Field(description="A task id of the token's suites, <replica>.<slug>.")],
+        seed: Annotated[
+            int | None, Field(ge=0, le=MAX_SEED, description="The world's seed (default: drawn per episode).")
+        ] = None,
+        variation: Annotated[
+            int | None,
+            Field(ge=0, le=MAX_SEED, description="The episode's variation: the same one, the same world and answer."),
+        ] = None,
+    ) -> StartReply:
+        """Start an episode of `task` in a fresh world; returns its id and first observation."""
         return await _guarded(tools.start(ctx, task, seed, variation))
 
     @server.tool()
-    async def observe(ctx: Context, episode: int) -> dict:
+    async def observe(ctx: Context, episode: Episode_) -> ObserveReply:
         """The episode's current observation and state."""
 
         async def run():
@@ -166,12 +227,16 @@ def mcp_server(*, idle_seconds: float = IDLE_SECONDS) -> tuple[MCPServer, Episod
         return await _guarded(run())
 
     @server.tool()
-    async def send_message(ctx: Context, episode: int, text: str) -> dict:
+    async def send_message(
+        ctx: Context,
+        episode: Episode_,
+        text: Annotated[str, Field(description="The message: the task's answer, if it asks for one.")],
+    ) -> StepReply:
         """Send the user a message (the task's answer): this ends the episode and returns its reward."""
         return await _guarded(tools.step(ctx, episode, str(ACTIONS["send_msg_to_user"](text))))
 
     @server.tool()
-    async def finish(ctx: Context, episode: int) -> dict:
+    async def finish(ctx: Context, episode: Episode_) -> StateReply:
         """End the episode and return its state: status, whether it passed, and its rewards."""
         return await _guarded(tools.finish(ctx, episode))
 
@@ -197,3 +262,10 @@ def _guarded_tool(tool):
     guarded.__signature__, guarded.__annotations__ = tool.__signature__, tool.__annotations__
     guarded.__name__, guarded.__doc__ = tool.__name__, tool.__doc__
     return guarded
+
+
+def mcp_http_app(*, idle_seconds: float | None = None):
+    """The MCP gateway as a streamable-HTTP ASGI app (endpoint /mcp): an MCP session idle for `idle_seconds`
+    (default: the setting MCP_IDLE_SECONDS) ends, and its episodes with it, as an episode idle that long does."""
+    server, tools = mcp_server(idle_seconds=idle_seconds)
+    return server.streamable_http_app(session_idle_timeout=tools.table.idle_seconds)

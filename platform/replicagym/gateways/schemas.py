@@ -8,7 +8,6 @@ from .sessions import FINISH_ACTION, MAX_ACTION, MAX_EPISODE_ID, MAX_SEED, MAX_T
 _TEXT = {"type": "string"}
 
 ACTION_SCHEMA = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "Action",
     "description": "The action object: `action` is one action string of the engine's grammar (BrowserGym style), e.g. "
     'click("a51"), fill("a12", "text"), send_msg_to_user("..."), report_infeasible("..."). It is the data '
@@ -27,7 +26,6 @@ ACTION_SCHEMA = {
 }
 
 STEP_SCHEMA = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "StepRequest",
     "description": "The body of POST /step (OpenEnv's StepRequest). timeout_s and request_id are checked, not used: "
     "the task's limits bound a step.",
@@ -42,7 +40,6 @@ STEP_SCHEMA = {
 }
 
 RESET_SCHEMA = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "Reset",
     "type": "object",
     "properties": {
@@ -88,7 +85,6 @@ RESET_SCHEMA = {
 }
 
 OBSERVATION_SCHEMA = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "Observation",
     "type": "object",
     "properties": {
@@ -140,7 +136,6 @@ OBSERVATION_SCHEMA = {
 }
 
 STATE_SCHEMA = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "State",
     "type": "object",
     "properties": {
@@ -170,6 +165,22 @@ STATE_SCHEMA = {
     "required": ["episode_id", "episode", "task", "step_count", "status", "done"],
 }
 
+STEP_REPLY_SCHEMA = {
+    "title": "StepReply",
+    "description": "What a reset, a step and a finish return (OpenEnv's ResetResponse and StepResponse).",
+    "type": "object",
+    "properties": {
+        "observation": OBSERVATION_SCHEMA,
+        "reward": {
+            "type": ["number", "null"],
+            "description": "The episode's reward once it ended (episode_reward); null while it runs.",
+        },
+        "done": {"type": "boolean", "description": "Whether the episode ended."},
+    },
+    "required": ["observation", "reward", "done"],
+    "additionalProperties": False,
+}
+
 SCHEMAS = {"action": ACTION_SCHEMA, "observation": OBSERVATION_SCHEMA, "state": STATE_SCHEMA}
 
 
@@ -183,23 +194,17 @@ def _reply(schema: dict) -> dict:
 
 def openapi_document() -> dict:
     """The OpenAPI document of the HTTP endpoints; its info.version is OpenEnv's HTTP API version it follows."""
-    step_reply = {
-        "type": "object",
-        "properties": {
-            "observation": OBSERVATION_SCHEMA,
-            "reward": {"type": ["number", "null"]},
-            "done": {"type": "boolean"},
-        },
-        "required": ["observation", "reward", "done"],
-        "additionalProperties": False,
-    }
     return {
         "openapi": "3.1.0",
         "info": {"title": "ReplicaGym OpenEnv server", "version": "1.0.0"},
         "paths": {
-            "/reset": {"post": {"requestBody": _json(RESET_SCHEMA, "ResetRequest"), "responses": _reply(step_reply)}},
-            "/step": {"post": {"requestBody": _json(STEP_SCHEMA, "StepRequest"), "responses": _reply(step_reply)}},
-            "/finish": {"post": {"responses": _reply(step_reply)}},
+            "/reset": {
+                "post": {"requestBody": _json(RESET_SCHEMA, "ResetRequest"), "responses": _reply(STEP_REPLY_SCHEMA)}
+            },
+            "/step": {
+                "post": {"requestBody": _json(STEP_SCHEMA, "StepRequest"), "responses": _reply(STEP_REPLY_SCHEMA)}
+            },
+            "/finish": {"post": {"responses": _reply(STEP_REPLY_SCHEMA)}},
             "/state": {"get": {"responses": _reply(STATE_SCHEMA)}},
             "/health": {"get": {"responses": _reply({"type": "object"})}},
             "/metadata": {"get": {"responses": _reply({"type": "object"})}},
