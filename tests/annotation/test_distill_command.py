@@ -9,12 +9,17 @@ import json
 import datasets
 import pytest
 from django.core.management import CommandError, call_command
+from replicagym.annotation.exports import bid_action
 
 from episodes.models import Episode, Run
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 TEACHER = "noisy-oracle:0.2:1"
 TASKS = {"testbed.complete-note", "testbed.rename-note"}
+
+
+def bid_actions(episode) -> list[str]:
+    return [bid_action(a, bid) for a, bid in episode.steps.order_by("index").values_list("action", "target_bid")]
 
 
 def test_distill_keeps_verified_successes_as_sft_and_failures_as_dpo_rejected(tmp_path, capsys):
@@ -35,8 +40,8 @@ def test_distill_keeps_verified_successes_as_sft_and_failures_as_dpo_rejected(tm
     dpo_card = json.loads((out / "dpo" / "card.json").read_text())
     pairs = dpo_card["counts"]["pairs"]
     assert (
-        f"run {run.pk}: 2 verified episode(s), 10 SFT steps in {out / 'sft'}; {pairs} DPO pair(s) in {out / 'dpo'}"
-        in said
+        f"run {run.pk}: 2 verified episode(s), 10 SFT steps in {out / 'sft'}; {pairs} DPO pair(s) in {out / 'dpo'}, "
+        "0 of them differing only in syntax" in said
     )
 
     # SFT: the verified successes only, every step of each
@@ -45,7 +50,9 @@ def test_distill_keeps_verified_successes_as_sft_and_failures_as_dpo_rejected(tm
     assert all(r["source"] == "runs" and (out / "sft" / r["observation"]["screenshot"]).is_file() for r in sft)
     for pk in passed:
         mine = sorted((r for r in sft if r["episode"] == pk), key=lambda r: r["step"])
-        assert [r["action"] for r in mine] == list(
+        # as a model that sees bids writes them: the teacher's selectors as the bids the engine read for them
+        assert [r["completion"] for r in mine] == bid_actions(episodes[pk])
+        assert [r["recorded_action"] for r in mine] == list(
             episodes[pk].steps.order_by("index").values_list("action", flat=True)
         )
     whole = datasets.load_dataset("json", data_files=str(out / "sft" / "sft_episodes.jsonl"), split="train")
@@ -67,8 +74,7 @@ def test_distill_keeps_verified_successes_as_sft_and_failures_as_dpo_rejected(tm
     for row in dpo:
         bad, good = episodes[row["rejected_episode"]], episodes[row["chosen_episode"]]
         assert bad.task_id == good.task_id and bad.world_seed == good.world_seed == row["world_seed"]
-        bad_actions = list(bad.steps.order_by("index").values_list("action", flat=True))
-        good_actions = list(good.steps.order_by("index").values_list("action", flat=True))
+        bad_actions, good_actions = bid_actions(bad), bid_actions(good)
         assert row["step"] == 1 and row["history"] == good_actions[:1]
         assert (
             row["chosen"] == good_actions[1]

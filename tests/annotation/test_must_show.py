@@ -181,7 +181,11 @@ def test_a_recording_with_a_mistake_fails_verification_and_is_dpo_rejected_again
     row = rows[0]
     mistake = list(recording.steps.order_by("index").values_list("action", flat=True))
     # the first three steps (sign in) agree; at step 3 the oracle ticks Done where the annotator went back to the list
-    assert row["step"] == 3 and row["rejected"] == mistake[3] and row["chosen"] == 'check("#id_done")'
+    # the oracle names the box by selector; the row by the bid the page showed it with, as a model would
+    done = oracle.steps.get(index=3)
+    assert done.action == 'check("#id_done")' and row["chosen"] == f'check("{done.target_bid}")'
+    assert f"[{done.target_bid}] checkbox 'Done'" in row["observation"]["axtree"]
+    assert row["step"] == 3 and row["rejected"] == mistake[3]
     assert row["rejected_episode"] == recording.replay_id and row["rejected_source"] == "annotators"
     assert row["chosen_episode"] == oracle.pk and row["chosen_source"] == "oracle"
     assert row["world_seed"] == item.world_seed and row["observation"]["url"] == f"/notes/{item.params['note']}"

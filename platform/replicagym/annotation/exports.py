@@ -1,5 +1,12 @@
 """Training data from verified episodes: SFT JSON lines (per step and per episode), DPO triples, a dataset card.
 
+Rows carry the columns TRL's trainers read: SFT `prompt` and `completion` (per step: the system
+prompt, the instruction, the actions so far and the observation text in the chosen mode, then
+the action; per episode: the same as chat messages, the observations between the actions), DPO
+`prompt`, `chosen` and `rejected`. Every action is written as a model that sees the observation
+writes it: canonical name and quoting, and an element named by a selector as the bid the engine
+read for it when the step ran (`Step.target_bid`), since selectors never appear in what a model sees.
+
 Sources: `annotators` (replays of accepted recordings; replays that failed the verifier
 are DPO's rejected side), `oracle` (episodes of the tasks' reference solutions) and
 `runs` (episodes of suite runs by any other agent). A source is picked by the agent kind
@@ -24,8 +31,10 @@ from django.conf import settings
 from django.utils import timezone
 
 from episodes.creation import API_CLAIM
-from episodes.models import Episode
+from episodes.models import Episode, Step
+from episodes.observation import FULL_EVERY_MAX, OBSERVATION_MODES, render_observation
 from replicagym.catalogue.packs import suite_current
+from verifiers.actions import ACTIONS, ActionError, DragAndDrop, action_parts, is_bid, parse_action, signature
 
 from .models import RecordedStep, Recording
 from .observations import CAPTURE_AGENT, CaptureError, observations_for
@@ -33,7 +42,22 @@ from .observations import CAPTURE_AGENT, CaptureError, observations_for
 log = logging.getLogger("replicagym.annotation")
 FORMATS = ("sft", "dpo")
 SOURCES = ("annotators", "oracle", "runs")
-DATASET_VERSION = 1
+DATASET_VERSION = 2  # 2: prompt/completion and prompt/chosen/rejected columns, actions in bid syntax
+
+SYSTEM_PROMPT = """You operate a web browser to complete the user's task. Each turn you get the page as text: \
+its URL, its title and {page}; elements carry ids in brackets, e.g. [12] button 'Save'. Answer with exactly \
+one action, one Python-style call, that addresses elements by their bracketed id as a string: click("12").
+
+Actions:
+{actions}
+
+When the task is complete, or if it asks for information, answer the user with send_msg_to_user("..."). \
+If the task cannot be done, use report_infeasible("reason")."""
+PAGE_TEXT = {
+    "full": "its accessibility tree",
+    "text": "its accessibility tree, cut down to what you can read and act on",
+    "diff": "what changed in its accessibility tree since the last turn (the whole tree every {n} turns)",
+}
 
 
 class ExportError(ValueError):
@@ -129,6 +153,118 @@ def _key(obs) -> str:
     return hashlib.sha256(f"{_page(obs.url)}\n{obs.axtree}".encode()).hexdigest()
 
 
+def bid_action(text: str, target_bid: str = "") -> str:
+    """`text` as a model that sees only the observation writes it; ExportError if it cannot be.
+
+    The canonical form of the grammar (an alias such as send_message_to_user by its name, strings
+    in double quotes, defaults left out), with an element named by a selector replaced by
+    `target_bid`, the bid the engine read for that element before the step ran.
+    """
+    try:
+        action = parse_action(text)
+    except ActionError as exc:  # an episode in the agent's own browser records requests, not actions
+        raise ExportError(f"{text[:80]!r} is no action of the grammar ({exc})") from None
+    if action.targets_element and not is_bid(action.element):
+        if not is_bid(target_bid or ""):
+            raise ExportError(f"{text[:80]} names its element by a selector that the engine found no bid for")
+        action = action.with_element(target_bid)
+    if isinstance(action, DragAndDrop) and not is_bid(action.to_bid):
+        raise ExportError(f"{text[:80]} drops on a selector, which no observation shows")
+    return str(action)
+
+
+def _bid_actions(episode: Episode) -> tuple[list[str | None], str]:
+    """The episode's actions in bid syntax (None for a step that cannot be written so) and why the first
+    such step cannot ("" when every step can).
+
+    A step recorded before the engine kept bids takes the bid its observing replay (the capture,
+    which plays the same actions in the same world) read for it.
+    """
+    steps = list(episode.steps.order_by("index").values_list("action", "target_bid"))
+    if any(not bid for _, bid in steps):
+        capture = Episode.objects.filter(agent=f"{CAPTURE_AGENT}{episode.pk}").order_by("-pk").first()
+        if capture is not None:
+            replayed = dict(Step.objects.filter(episode=capture).values_list("index", "target_bid"))
+            steps = [(action, bid or replayed.get(i, "")) for i, (action, bid) in enumerate(steps)]
+    out, why = [], ""
+    for index, (action, bid) in enumerate(steps):
+        try:
+            out.append(bid_action(action, bid))
+        except ExportError as exc:
+            out.append(None)
+            why = why or f"step {index}: {exc}"
+    return out, why
+
+
+def syntax_only(chosen: str, rejected: str, *, chosen_bid: str = "", rejected_bid: str = "") -> bool:
+    """Whether two different action texts are one action written two ways (a selector and the bid of the
+    element it names, an alias, other quoting): a DPO pair of them teaches syntax, not behaviour."""
+    if chosen == rejected:
+        return False
+    try:
+        return action_parts(bid_action(chosen, chosen_bid)) == action_parts(bid_action(rejected, rejected_bid))
+    except ExportError:  # a side that cannot be written in bids is no rewriting of the other
+        return False
+
+
+def syntax_only_pairs(rows: list[dict]) -> int:
+    """How many DPO rows (dpo.jsonl's) pair one action with itself in another syntax, using the bids the
+    engine read for the rows' steps of their chosen and rejected episodes."""
+    bids = {
+        (episode, index): bid
+        for episode, index, bid in Step.objects.filter(
+            episode_id__in={r["chosen_episode"] for r in rows} | {r["rejected_episode"] for r in rows}
+        ).values_list("episode_id", "index", "target_bid")
+    }
+    return sum(
+        syntax_only(
+            r["chosen"],
+            r["rejected"],
+            chosen_bid=bids.get((r["chosen_episode"], r["step"]), ""),
+            rejected_bid=bids.get((r["rejected_episode"], r["step"]), ""),
+        )
+        for r in rows
+    )
+
+
+@dataclass(frozen=True)
+class Prompting:
+    """How observations become prompt text: the observation mode and, for diff, the whole page every N steps."""
+
+    mode: str = "full"
+    full_every: int = 5
+
+    def __post_init__(self):
+        if self.mode not in OBSERVATION_MODES:
+            raise ExportError(f"observation mode must be one of {', '.join(OBSERVATION_MODES)}, not {self.mode!r}")
+        n = self.full_every
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= FULL_EVERY_MAX:
+            raise ExportError(f"full_every must be a whole number of steps from 1 to {FULL_EVERY_MAX}, not {n!r}")
+
+    def system(self) -> str:
+        actions = "\n".join(signature(name) for name in sorted(ACTIONS))
+        return SYSTEM_PROMPT.format(page=PAGE_TEXT[self.mode].format(n=self.full_every), actions=actions)
+
+    def texts(self, observations: list) -> list[str]:
+        """Observation i as the text an agent of the mode was given before step i."""
+        out, previous = [], None
+        for i, obs in enumerate(observations):
+            parts = urlsplit(obs.url)
+            shown = {"url": obs.url, "title": obs.title, "axtree": obs.axtree}
+            # the world's origin is random per world: shown as the display origin, as the engine shows it
+            shown["origin"] = f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+            out.append(render_observation(shown, self.mode, previous, step=i, full_every=self.full_every))
+            previous = obs.axtree
+        return out
+
+    def step_prompt(self, *, instruction: str, history: list[str], observation: str) -> str:
+        done = "\n".join(history) or "(none yet)"
+        return (
+            f"{self.system()}\n\nTask: {instruction}\n\nYour previous actions:\n{done}\n\n{observation}\n\n"
+            "Your next action:"
+        )
+
+
 @dataclass
 class ExportResult:
     out: Path
@@ -161,21 +297,23 @@ def _observed(cands: list[Candidate], progress: Progress, skipped: list[dict]) -
     return out
 
 
-def _sft(cands, observed, images) -> tuple[list[dict], list[dict]]:
+def _sft(cands, observed, actions, prompting: Prompting, images) -> tuple[list[dict], list[dict]]:
     lines, episodes = [], []
     for cand in cands:
         ep = cand.episode
         if not cand.passed or ep.pk not in observed:
             continue
-        actions = list(ep.steps.order_by("index").values_list("action", flat=True))
+        recorded = list(ep.steps.order_by("index").values_list("action", flat=True))
+        texts = prompting.texts(observed[ep.pk])
         steps = []
-        for i, action in enumerate(actions):
+        for i, action in enumerate(actions[ep.pk]):
             thought = cand.thoughts[i] if i < len(cand.thoughts) else ""
             steps.append(
                 {
                     "step": i,
                     "observation": _observation(observed[ep.pk][i], images),
                     "action": action,
+                    "recorded_action": recorded[i],
                     "thought": thought,
                 }
             )
@@ -187,11 +325,34 @@ def _sft(cands, observed, images) -> tuple[list[dict], list[dict]]:
             "world_seed": ep.world_seed,
             "instruction": ep.instance.instruction,
         }
-        lines += [{"id": f"{ep.pk}-{s['step']}", **common, **s} for s in steps]
+        instruction = common["instruction"]
+        lines += [
+            {
+                "id": f"{ep.pk}-{s['step']}",
+                **common,
+                **s,
+                "prompt": prompting.step_prompt(
+                    instruction=instruction, history=actions[ep.pk][: s["step"]], observation=texts[s["step"]]
+                ),
+                "completion": s["action"],
+            }
+            for s in steps
+        ]
+        # the whole episode as chat messages: the observations between the actions the model is to write
+        completion = []
+        for i, action in enumerate(actions[ep.pk]):
+            if i:
+                completion.append({"role": "user", "content": texts[i]})
+            completion.append({"role": "assistant", "content": action})
         episodes.append(
             {
                 "id": str(ep.pk),
                 **common,
+                "prompt": [
+                    {"role": "system", "content": prompting.system()},
+                    {"role": "user", "content": f"Task: {instruction}\n\n{texts[0]}"},
+                ],
+                "completion": completion,
                 "steps": steps,
                 "messages": list(ep.messages),
                 "reward": (ep.rewards or {}).get("episode_reward"),
@@ -200,20 +361,22 @@ def _sft(cands, observed, images) -> tuple[list[dict], list[dict]]:
     return lines, episodes
 
 
-def dpo_pair(chosen: Candidate, rejected: Candidate, observed: dict) -> dict | None:
+def dpo_pair(chosen: Candidate, rejected: Candidate, observed: dict, actions: dict) -> dict | None:
     """The step where `rejected` left `chosen`: both saw the same page before it, and different pages after it.
 
-    Steps that differ in text but lead to the same page (a bid or a selector for one
-    field) are the same step. None when the two never shared an observation there.
+    `actions` holds each episode's actions in bid syntax, so one action written two ways (a bid
+    or a selector for one field) is the same step; so are steps that differ but lead to the same
+    page. None when the two never shared an observation there.
     """
     good, bad = observed.get(chosen.episode.pk), observed.get(rejected.episode.pk)
     if not good or not bad:
         return None
-    good_actions = list(chosen.episode.steps.order_by("index").values_list("action", flat=True))
-    bad_actions = list(rejected.episode.steps.order_by("index").values_list("action", flat=True))
+    good_actions, bad_actions = actions[chosen.episode.pk], actions[rejected.episode.pk]
     for k in range(min(len(good_actions), len(bad_actions))):
         if _key(good[k]) != _key(bad[k]):
             return None  # they parted without a step that can be blamed
+        if good_actions[k] is None or bad_actions[k] is None:
+            return None  # a step no model could write (a selector that named nothing) before they parted
         if good_actions[k] == bad_actions[k]:
             continue
         after_good = good[k + 1] if k + 1 < len(good) else None
@@ -230,7 +393,7 @@ def dpo_pair(chosen: Candidate, rejected: Candidate, observed: dict) -> dict | N
     return None
 
 
-def _dpo(cands, observed, images) -> list[dict]:
+def _dpo(cands, observed, actions, prompting: Prompting, images) -> list[dict]:
     lines = []
     good = [c for c in cands if c.passed and c.episode.pk in observed]
     for bad in (c for c in cands if not c.passed and c.episode.pk in observed):
@@ -242,15 +405,20 @@ def _dpo(cands, observed, images) -> list[dict]:
                 ep.initial_state_id,
             ):
                 continue
-            pair = dpo_pair(cand, bad, observed)
+            pair = dpo_pair(cand, bad, observed, actions)
             if pair is None:
                 continue
+            # both saw this page after the same history of pages: the chosen side's observation text is theirs
+            text = prompting.texts(observed[cand.episode.pk][: pair["step"] + 1])[pair["step"]]
             lines.append(
                 {
                     "id": f"{cand.episode.pk}-{ep.pk}-{pair['step']}",
                     "task_id": ep.task.task_id,
                     "world_seed": ep.world_seed,
                     "instruction": ep.instance.instruction,
+                    "prompt": prompting.step_prompt(
+                        instruction=ep.instance.instruction, history=pair["history"], observation=text
+                    ),
                     "step": pair["step"],
                     "history": pair["history"],
                     "observation": _observation(pair["observation"], images),
@@ -285,10 +453,25 @@ def _write_jsonl(path: Path, rows: list[dict]) -> None:
     path.write_text("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in rows), encoding="utf-8")
 
 
-def dataset_export(*, fmt: str, suite: str, sources, out, progress=None, run: int | None = None) -> ExportResult:
-    """Write one dataset to the folder `out` (created; must be empty if it exists)."""
+def dataset_export(
+    *,
+    fmt: str,
+    suite: str,
+    sources,
+    out,
+    progress=None,
+    run: int | None = None,
+    observation: str = "full",
+    full_every: int = 5,
+) -> ExportResult:
+    """Write one dataset to the folder `out` (created; must be empty if it exists).
+
+    `observation` is the mode the prompts show the pages in (episodes.observation: full, text, diff;
+    `full_every` for diff), whatever mode the episodes were played in: the pages are the captured trees.
+    """
     if fmt not in FORMATS:
         raise ExportError(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    prompting = Prompting(mode=observation, full_every=full_every)
     sources = parse_sources(sources)
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -306,18 +489,28 @@ def dataset_export(*, fmt: str, suite: str, sources, out, progress=None, run: in
     skipped: list[dict] = []
     progress(0, len(cands))
     observed = _observed(cands, progress, skipped)
+    actions = {}
+    for cand in cands:
+        if cand.episode.pk not in observed:
+            continue
+        actions[cand.episode.pk], why = _bid_actions(cand.episode)
+        # an SFT episode is every step of it: left out, and named in the card, rather than teach a selector;
+        # a DPO pair needs only the steps up to where the two parted (dpo_pair)
+        if why and fmt == "sft":
+            del observed[cand.episode.pk]
+            skipped.append({"episode": cand.episode.pk, "reason": why})
     images: dict = {}
     out.mkdir(parents=True, exist_ok=True)
     files = []
     if fmt == "sft":
-        lines, episodes = _sft(cands, observed, images)
+        lines, episodes = _sft(cands, observed, actions, prompting, images)
         _write_jsonl(out / "sft.jsonl", lines)
         _write_jsonl(out / "sft_episodes.jsonl", episodes)
         files += ["sft.jsonl", "sft_episodes.jsonl"]
         counts = {"steps": len(lines), "episodes": len(episodes)}
         used = [c for c in cands if c.passed and c.episode.pk in observed]
     else:
-        lines = _dpo(cands, observed, images)
+        lines = _dpo(cands, observed, actions, prompting, images)
         _write_jsonl(out / "dpo.jsonl", lines)
         files.append("dpo.jsonl")
         counts = {"pairs": len(lines)}
@@ -336,6 +529,8 @@ def dataset_export(*, fmt: str, suite: str, sources, out, progress=None, run: in
         "suite": suite,
         "sources": sources,
         "run": run,
+        "observation": {"mode": prompting.mode, "full_every": prompting.full_every},
+        "system_prompt": prompting.system(),
         "filters": {
             "sft": "episodes the verifier passed; annotators' only once a reviewer accepted them",
             "dpo": "same task, seed and initial state; chosen from a verified success, rejected = the step where a "

@@ -10,7 +10,7 @@ import datasets
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
-from replicagym.annotation.exports import dataset_export
+from replicagym.annotation.exports import bid_action, dataset_export
 from replicagym.annotation.models import Recording
 from replicagym.annotation.services import items_create
 
@@ -64,7 +64,8 @@ def billing_loaded(world):
 
 
 def oracle_actions(episode) -> list[str]:
-    return list(episode.steps.order_by("index").values_list("action", flat=True))
+    """The oracle's actions as datasets write them: each element as the bid the engine read for it."""
+    return [bid_action(a, bid) for a, bid in episode.steps.order_by("index").values_list("action", "target_bid")]
 
 
 def record_wrong_refund(page, base, item) -> Recording:
@@ -165,7 +166,9 @@ def test_a_refund_on_the_wrong_payment_fails_verification_and_is_dpo_rejected_ag
     # sign-in and "Load orders" agree (bids against selectors, same pages); then the annotator opened the refund of
     # the original payment where the oracle opened the duplicate's
     assert row["step"] == 4 and row["rejected"] == mistake[4]
-    assert row["chosen"] == f"click(\"role=button[name='Refund payment {p['payment']}']\")"
+    chosen = oracle.steps.get(index=4)
+    assert chosen.action == f"click(\"role=button[name='Refund payment {p['payment']}']\")"
+    assert row["chosen"] == f'click("{chosen.target_bid}")'
     assert row["history"] == oracle_actions(oracle)[:4]
     assert row["rejected_episode"] == replay.pk and row["rejected_source"] == "annotators"
     assert row["chosen_episode"] == oracle.pk and row["chosen_source"] == "oracle"
