@@ -101,16 +101,13 @@ class OpenAIAgent(RemoteAgent):
             f"Open tabs: {json.dumps(observation.tabs)}\nURL: {observation.url}\nTitle: {observation.title}\n\n"
             f"Accessibility tree:\n{axtree}\n\nYour next action:"
         )
-        image = "data:image/png;base64," + base64.b64encode(observation.screenshot).decode("ascii")
+        content = [{"type": "text", "text": text}]
+        if observation.screenshot:  # none in an episode observed without screenshots (episodes.observation)
+            image = "data:image/png;base64," + base64.b64encode(observation.screenshot).decode("ascii")
+            content.append({"type": "image_url", "image_url": {"url": image}})
         return [
             {"role": "system", "content": SYSTEM_PROMPT.format(actions=actions)},
-            {
-                "role": "user",
-                "content": [
-                    {"type": "text", "text": text},
-                    {"type": "image_url", "image_url": {"url": image}},
-                ],
-            },
+            {"role": "user", "content": content},
         ]
 
     def _ask(self, observation) -> str | None:

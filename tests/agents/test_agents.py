@@ -1,5 +1,6 @@
 """Agents: the oracle and replay scripts, the seeded random baseline, HTTP and OpenAI-compatible agents."""
 
+import dataclasses
 import json
 import threading
 import time
@@ -254,6 +255,13 @@ def test_openai_agent_sends_screenshot_and_axtree_and_parses_the_reply(fake_serv
     assert 'click(bid, button="left", modifiers=[])' in sent["messages"][0]["content"]
     agent.act(make_obs(step=1))
     assert 'click("24")' in json.loads(server.requests[1]["body"])["messages"][1]["content"][0]["text"]
+
+
+def test_openai_agent_sends_no_image_for_an_episode_observed_without_screenshots(fake_server, settings):
+    settings.OPENAI_BASE_URL = fake_server(lambda path, body: (200, {})).url + "/v1"
+    agent = OpenAIAgent("gpt-test")
+    content = agent.messages_for(dataclasses.replace(make_obs(), screenshot=b""))[1]["content"]
+    assert [part["type"] for part in content] == ["text"] and "[24] button 'Submit as Solved'" in content[0]["text"]
 
 
 def test_openai_agent_reply_without_an_action_becomes_noop(fake_server, settings):
