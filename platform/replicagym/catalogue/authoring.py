@@ -122,8 +122,11 @@ def task_save(*, spec: dict, suites: list[str] | None = None, replaces: str | No
         errors.append(
             ("slug", f"{existing.task_id} belongs to the {existing.pack} pack: edit its file, or pick another slug")
         )
-    current = Task.objects.filter(task_id=task_id_of(spec), is_current=True)
-    if not errors and replaces != task_id_of(spec) and current.exists():
+    if (
+        not errors
+        and replaces != task_id_of(spec)
+        and Task.objects.filter(task_id=task_id_of(spec), is_current=True).exists()
+    ):
         errors.append(
             (
                 "slug",
