@@ -183,6 +183,8 @@ def observation_settings(agent_settings: dict | None) -> ObservationSettings:
 
     Raises ValueError, naming what is wrong, for an unknown mode or key or a value of the wrong type.
     """
+    if agent_settings is not None and not isinstance(agent_settings, dict):
+        raise ValueError("agent settings must be a JSON object")
     value = (agent_settings or {}).get(OBSERVATION_SETTING)
     if value is None:
         return ObservationSettings()

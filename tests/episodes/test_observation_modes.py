@@ -227,6 +227,11 @@ def test_bad_observation_settings_are_refused_with_what_is_wrong(given, message)
         observation_settings({"observation": given})
 
 
+def test_agent_settings_that_are_no_object_are_refused():
+    with pytest.raises(ValueError, match="agent settings must be a JSON object"):
+        observation_settings(["observation"])
+
+
 def test_observation_settings_default_to_full_with_screenshots():
     assert observation_settings({}) == observation_settings({"timeout": 3}) == observation_settings(None)
     found = observation_settings({"observation": {"mode": "diff", "screenshots": False, "full_every": 7}})
