@@ -18,8 +18,11 @@ TEACHER = "noisy-oracle:0.2:1"
 TASKS = {"testbed.complete-note", "testbed.rename-note"}
 
 
-def bid_actions(episode) -> list[str]:
-    return [bid_action(a, bid) for a, bid in episode.steps.order_by("index").values_list("action", "target_bid")]
+def bid_actions(episode, steps: int | None = None) -> list[str]:
+    """The first `steps` actions (all by default) as datasets write them; after a slip, the teacher's selectors
+    may name nothing on the page it is on, so a failure is read up to where it slipped."""
+    recorded = episode.steps.order_by("index").values_list("action", "target_bid")
+    return [bid_action(a, bid) for a, bid in recorded[:steps]]
 
 
 def test_distill_keeps_verified_successes_as_sft_and_failures_as_dpo_rejected(tmp_path, capsys):
@@ -74,7 +77,7 @@ def test_distill_keeps_verified_successes_as_sft_and_failures_as_dpo_rejected(tm
     for row in dpo:
         bad, good = episodes[row["rejected_episode"]], episodes[row["chosen_episode"]]
         assert bad.task_id == good.task_id and bad.world_seed == good.world_seed == row["world_seed"]
-        bad_actions, good_actions = bid_actions(bad), bid_actions(good)
+        bad_actions, good_actions = bid_actions(bad, 2), bid_actions(good)
         assert row["step"] == 1 and row["history"] == good_actions[:1]
         assert (
             row["chosen"] == good_actions[1]
