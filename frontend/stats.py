@@ -4,18 +4,25 @@ from django.db.models import Count, Max, Q
 
 from episodes.models import Episode, Run
 
+from .models import TestRunEpisode
+
 
 def task_pass_rates(task_ids) -> dict[str, dict]:
-    """For each task_id: passed/total over the episodes of its current version's latest run or, without runs, all of them."""
-    rates = {}
+    """For each task_id: passed/total over its current version's episodes in the latest run that played it or,
+    when no run did, over its other episodes. A test run's episodes never count: its do-nothing, negative and
+    random episodes fail by design (a passing test run showed 25 %)."""
     rows = (
         Episode.objects.filter(task__task_id__in=list(task_ids), task__is_current=True, status__in=Episode.FINAL)
-        .values("task__task_id")
+        .exclude(pk__in=TestRunEpisode.objects.values("episode"))
+        .values("task__task_id", "run_id")
         .annotate(total=Count("id"), passed=Count("id", filter=Q(status=Episode.Status.SUCCEEDED)))
     )
+    chosen = {}  # task_id -> the row of its latest run (runs are numbered in the order they were made)
     for row in rows:
-        rates[row["task__task_id"]] = _rate(row["passed"], row["total"])
-    return rates
+        best = chosen.get(row["task__task_id"])
+        if best is None or (row["run_id"] or 0) > (best["run_id"] or 0):
+            chosen[row["task__task_id"]] = row
+    return {task_id: {**_rate(row["passed"], row["total"]), "run": row["run_id"]} for task_id, row in chosen.items()}
 
 
 def suite_latest_runs(suite_names) -> dict[str, dict]:

@@ -5,7 +5,7 @@ import re
 import pytest
 from replicagym.catalogue.models import Task
 
-from episodes.models import Episode
+from episodes.models import Episode, Run
 from replicas.worlds.registry import replicas
 from tests.episodes.fixtures import sync_test_pack
 
@@ -132,3 +132,37 @@ def test_task_list_filters_by_replica_difficulty_tag_and_search(author_client):
     assert "No task matches." in none
     fragment = author_client.get("/tasks/", {"difficulty": one.difficulty}, HTTP_HX_REQUEST="true").content.decode()
     assert "<html" not in fragment and one.task_id in fragment
+
+
+def test_the_catalogue_pass_rate_is_the_latest_runs_and_never_counts_test_run_episodes(author_client):
+    """A passing test run showed 25 %: its do-nothing, negative and random episodes fail by design."""
+    from frontend.models import TestRun, TestRunEpisode
+    from frontend.stats import task_pass_rates
+
+    sync_test_pack()
+    task = Task.objects.filter(is_current=True).order_by("task_id").first()
+
+    def episodes(statuses, run=None):
+        made = [
+            Episode.objects.create(task=task, agent="oracle", params=task.params, status=s, run=run) for s in statuses
+        ]
+        return made
+
+    test_run = TestRun.objects.create(task=task)
+    for i, episode in enumerate(episodes(["succeeded", "failed", "failed", "failed"])):
+        TestRunEpisode.objects.create(test_run=test_run, label=f"e{i}", expect="any", episode=episode)
+    assert task.task_id not in task_pass_rates([task.task_id])  # test-run episodes alone: no rate
+
+    episodes(["succeeded", "failed"])  # played outside any run (the API)
+    assert (
+        task_pass_rates([task.task_id])[task.task_id] | {"run": None} == task_pass_rates([task.task_id])[task.task_id]
+    )
+    assert task_pass_rates([task.task_id])[task.task_id]["percent"] == 50
+
+    older, newer = (Run.objects.create(task_filter=task.task_id, agent="oracle") for _ in range(2))
+    episodes(["failed", "failed", "failed"], run=older)
+    episodes(["succeeded", "succeeded", "succeeded", "failed"], run=newer)
+    rate = task_pass_rates([task.task_id])[task.task_id]
+    assert (rate["passed"], rate["total"], rate["run"]) == (3, 4, newer.pk)
+    row = author_client.get("/tasks/").content.decode()
+    assert "75% <span" in row and "(3/4)" in row
