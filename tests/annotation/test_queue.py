@@ -182,6 +182,7 @@ def test_admins_assign_from_the_page_and_the_command(client, people):
 def seed_8_has_no_candidate(monkeypatch):
     """Seed 8's world has nothing the task can be about, as a replica's picker says it (a LookupError)."""
     from replicagym.annotation import services
+
     from replicas.supportdesk.tasks.params import NoCandidate
 
     real = services.task_params
@@ -289,3 +290,32 @@ def test_an_export_started_from_the_page_runs_and_reports_its_progress(client, p
     assert "dpo.jsonl" in table and "hx-trigger" not in table  # done: the table stops polling
     assert client.get(f"/annotate/exports/{export.pk}/dpo.jsonl").status_code == 200
     assert client.get(f"/annotate/exports/{export.pk}/..%2fsecrets").status_code == 404
+
+
+def test_the_annotator_sees_which_checks_the_replay_missed_but_not_their_details(client, people, item):
+    """'Failed verification' said nothing; the details stay hidden, as they may hold the answer key."""
+    from episodes.models import Episode
+
+    annie = people["annie"]
+    item_claim(item_id=item.pk, user=annie)
+    recording = recording_start(item_id=item.pk, user=annie)
+    replay = Episode.objects.create(
+        task=item.task,
+        agent="replay",
+        params=item.params,
+        status=Episode.Status.FAILED,
+        verdict={
+            "passed": False,
+            "assertions": [
+                {"name": "the note is marked done", "required": True, "passed": False, "detail": "expected 'done'"},
+                {"name": "the reply names the note", "required": True, "passed": True, "detail": "ok"},
+                {"name": "a tidy title", "required": False, "passed": False, "detail": "optional"},
+            ],
+        },
+    )
+    Recording.objects.filter(pk=recording.pk).update(status=Recording.Status.FAILED, replay=replay)
+    client.login(username="annie", password=PASSWORD)
+    page = client.get(f"/annotate/recordings/{recording.pk}/", HTTP_HX_REQUEST="true").content.decode()
+    assert 'data-testid="failed-checks"' in page and "<li>the note is marked done</li>" in page
+    assert "the reply names the note" not in page and "a tidy title" not in page
+    assert "expected" not in page

@@ -98,7 +98,23 @@ def recording_detail(request, pk: int):
     recordings_collect()
     recording.refresh_from_db()
     template = "annotation/recording_status.html" if request.htmx else "annotation/recording.html"
-    return render(request, template, {"recording": recording, "steps": recording.steps.order_by("index")})
+    context = {
+        "recording": recording,
+        "steps": recording.steps.order_by("index"),
+        "failed_checks": _failed_checks(recording),
+    }
+    return render(request, template, context)
+
+
+def _failed_checks(recording: Recording) -> list[str]:
+    """The names of the required checks the replay missed: what to do differently. Not their details,
+    which may hold the answer key (an annotator would then re-record the answer, not the work)."""
+    verdict = (recording.replay.verdict if recording.replay else None) or {}
+    return [
+        a["name"]
+        for a in verdict.get("assertions", [])
+        if isinstance(a, dict) and a.get("required", True) and not a.get("passed")
+    ]
 
 
 @role_required(*REVIEWERS)
