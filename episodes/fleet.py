@@ -10,43 +10,23 @@ import os
 import signal
 import sys
 from pathlib import Path
-from urllib.parse import quote
 
 import psutil
-from django.conf import settings
-from django.db import connection
+from replicagym.env import child_env
 
 from .models import Episode, Run, Step
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def database_url(*, host: str | None = None, port: int | None = None) -> str:
-    """DATABASE_URL of the database this process uses, so worker processes share it (a test database too).
-
-    `host`/`port` name the same server as another host reaches it (multihost's forwarder).
-    """
-    conf = connection.settings_dict
-    if conf["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{Path(conf['NAME']).resolve()}"  # sqlite:////abs/path
-    auth = quote(conf["USER"] or "") + (f":{quote(conf['PASSWORD'])}" if conf["PASSWORD"] else "")
-    return f"postgres://{auth}@{host or conf['HOST'] or '127.0.0.1'}:{port or conf['PORT'] or 5432}/{conf['NAME']}"
-
-
 def worker_env(**overrides: str) -> dict:
-    """The environment of a platform process started from this tree: this one's, on the same database and data dir.
+    """The environment of a worker started from this tree (env.child_env): this one's database and data dir.
 
-    Eager Celery is dropped (a worker that runs tasks inline would never take them from
-    the queue); `overrides` (DATABASE_URL, CELERY_BROKER_URL, REPLICAGYM_*...) win.
+    Workers run the production settings, as they do when deployed, even under the test settings. Eager
+    Celery is dropped (a worker that runs tasks inline would never take them from the queue);
+    `overrides` (DATABASE_URL, CELERY_BROKER_URL, REPLICAGYM_*...) win.
     """
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
-        "DJANGO_SETTINGS_MODULE": "replicagym.settings",
-        "DATABASE_URL": database_url(),
-        "REPLICAGYM_DATA_DIR": str(settings.DATA_DIR),
-        "DJANGO_ALLOW_ASYNC_UNSAFE": "true",
-    }
+    env = child_env(DJANGO_SETTINGS_MODULE="replicagym.settings")
     env.pop("CELERY_TASK_ALWAYS_EAGER", None)
     env.update(overrides)
     return env

@@ -45,10 +45,11 @@ import redis
 from celery import Celery
 from django.conf import settings
 from django.db import connection
+from replicagym.env import database_url
 
 from replicas.worlds.cli import signals_held
 
-from .fleet import ROOT, celery_worker_argv, database_url, run_recorded_once, venv_bin, worker_env
+from .fleet import ROOT, celery_worker_argv, run_recorded_once, venv_bin, worker_env
 from .heartbeat import worker_identity
 from .models import Episode, Run
 from .runs import DEFAULT_QUEUE

@@ -29,11 +29,11 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from replicagym.env import child_env
 
 log = logging.getLogger("replicagym.episodes")
 
@@ -122,19 +122,6 @@ def _database_name() -> str:
     return str(connection.settings_dict["NAME"])
 
 
-def _child_env() -> dict:
-    root = Path(settings.BASE_DIR)
-    env = dict(os.environ)
-    env["DJANGO_SETTINGS_MODULE"] = settings.SETTINGS_MODULE or os.environ.get(
-        "DJANGO_SETTINGS_MODULE", "replicagym.settings"
-    )
-    env["PYTHONPATH"] = os.pathsep.join([str(root), str(root / "platform"), env.get("PYTHONPATH", "")]).rstrip(
-        os.pathsep
-    )
-    env.pop("REPLICAGYM_SERVE_URL", None)
-    return env
-
-
 def _wait_ready(proc: subprocess.Popen, port: int, deadline: float):
     """Until the server answers /healthz (the socket listens from the start: connections wait for a worker)."""
     while True:
@@ -175,7 +162,8 @@ def _start() -> _ServerProcess:
             # its output goes to our standard error: our standard output may be a protocol
             # (bench workers answer in JSON lines on theirs)
             cwd=settings.BASE_DIR,
-            env=_child_env(),
+            # it serves itself: an external server this process was pointed at is not its concern
+            env=child_env(REPLICAGYM_SERVE_URL=""),
             stdin=subprocess.DEVNULL,
             stdout=2,
             pass_fds=(listener.fileno(), watch_read),

@@ -8,7 +8,15 @@ from pathlib import Path
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
-from replicagym.env import envbool, envint, parse_broker_url, parse_database_url, persisted_secret
+from replicagym.env import (
+    child_env,
+    database_url,
+    envbool,
+    envint,
+    parse_broker_url,
+    parse_database_url,
+    persisted_secret,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,6 +45,51 @@ def test_postgres_urls_are_split_into_their_parts():
 def test_bad_database_urls_name_the_variable(url):
     with pytest.raises(ImproperlyConfigured, match="DATABASE_URL"):
         parse_database_url("DATABASE_URL", url, ROOT)
+
+
+@pytest.mark.parametrize(
+    "conf",
+    [
+        {"USER": "u@x", "PASSWORD": "p@ss:/w", "HOST": "db.local", "PORT": "6543", "NAME": "gym"},
+        {"USER": "postgres", "PASSWORD": "", "HOST": "", "PORT": "", "NAME": "test_gym"},
+    ],
+)
+def test_a_postgres_database_url_reads_back_as_the_same_database(conf):
+    url = database_url(conf={"ENGINE": "django.db.backends.postgresql", **conf})
+    back = parse_database_url("DATABASE_URL", url, ROOT)
+    expected = {**conf, "HOST": conf["HOST"] or "127.0.0.1", "PORT": conf["PORT"] or "5432"}
+    assert {key: back[key] for key in conf} == expected
+
+
+def test_a_database_url_can_name_the_server_as_another_host_reaches_it():
+    conf = {"ENGINE": "django.db.backends.postgresql", "USER": "u", "PASSWORD": "", "HOST": "", "PORT": "", "NAME": "g"}
+    assert database_url(host="10.0.0.1", port=15432, conf=conf) == "postgres://u@10.0.0.1:15432/g"
+
+
+def test_a_sqlite_database_url_names_the_file_absolutely_and_another_engine_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    url = database_url(conf={"ENGINE": "django.db.backends.sqlite3", "NAME": "x.sqlite3"})
+    assert parse_database_url("DATABASE_URL", url, ROOT)["NAME"] == str(tmp_path / "x.sqlite3")
+    with pytest.raises(ImproperlyConfigured, match="mysql"):
+        database_url(conf={"ENGINE": "django.db.backends.mysql", "NAME": "x"})
+
+
+@pytest.mark.django_db
+def test_a_child_process_runs_on_this_process_s_settings_database_and_data_dir(settings):
+    from django.db import connection
+
+    # the settings fixture overrides settings in place, which then name no module: the process's own is used
+    env = child_env(REPLICAGYM_SERVE_URL="", EXTRA=3)
+    assert env["EXTRA"] == "3" and env["DJANGO_SETTINGS_MODULE"] == os.environ["DJANGO_SETTINGS_MODULE"]
+    probe = (
+        "import django, json; django.setup(); from django.conf import settings; from django.db import connection; "
+        "print(json.dumps([connection.settings_dict['NAME'], str(settings.DATA_DIR), settings.SERVE_URL]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], env=env, cwd="/", capture_output=True, text=True, timeout=120, check=True
+    )
+    # the test database, not the one DATABASE_URL named when this process started
+    assert json.loads(out.stdout) == [str(connection.settings_dict["NAME"]), str(settings.DATA_DIR), ""]
 
 
 def test_bad_broker_urls_name_the_variable():

@@ -1,6 +1,6 @@
-"""Typed readers for configuration from the environment.
+"""Typed readers for configuration from the environment, and the environment handed to child processes.
 
-Each raises ImproperlyConfigured naming the variable, so a bad value stops
+Each reader raises ImproperlyConfigured naming the variable, so a bad value stops
 start-up with a message instead of surfacing later as an odd failure.
 """
 
@@ -8,9 +8,11 @@ import os
 import secrets
 import time
 from pathlib import Path
-from urllib.parse import parse_qsl, unquote, urlsplit
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
+from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
+from django.db import connection
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -100,6 +102,53 @@ def parse_database_url(name: str, url: str, base_dir: Path) -> dict:
             "CONN_HEALTH_CHECKS": True,
         }
     raise ImproperlyConfigured(f"{name}={url!r}: unsupported scheme {parts.scheme!r} (use sqlite:/// or postgres://)")
+
+
+def database_url(*, host: str | None = None, port: int | None = None, conf: dict | None = None) -> str:
+    """The DATABASE_URL of the database this process is connected to (the test database in tests), which
+    `parse_database_url` reads back; `conf` is a DATABASES entry instead of the connection's settings.
+
+    `host`/`port` name the same server as another host reaches it (multihost's forwarder).
+    """
+    conf = connection.settings_dict if conf is None else conf
+    engine = conf["ENGINE"]
+    if engine.endswith("sqlite3"):
+        return f"sqlite:///{Path(conf['NAME']).resolve()}"  # sqlite:////abs/path
+    if engine.endswith("postgresql"):
+        # user and password quoted whole: an @, : or / in them would otherwise end the part early
+        auth = quote(conf.get("USER") or "", safe="")
+        if conf.get("PASSWORD"):
+            auth += ":" + quote(conf["PASSWORD"], safe="")
+        where = f"{host or conf.get('HOST') or '127.0.0.1'}:{port or conf.get('PORT') or 5432}"
+        return f"postgres://{auth}@{where}/{quote(conf['NAME'], safe='')}"
+    raise ImproperlyConfigured(f"no DATABASE_URL names a {engine} database: a child process cannot be given it")
+
+
+def child_env(**overrides) -> dict:
+    """The environment of a Django process started from this tree: this one's, on the same settings module,
+    database and data dir; `overrides` (DATABASE_URL, REPLICAGYM_*, ...) win, as text.
+
+    Benchmark children, episode workers (killtest, multihost) and the engine's replica server all start
+    this way, so a child never runs on another database than its parent (in tests: the test database).
+    """
+    root = Path(settings.BASE_DIR)
+    env = dict(os.environ)
+    env.update(
+        {
+            # settings overridden in place (override_settings, a test's settings fixture) name no module
+            "DJANGO_SETTINGS_MODULE": settings.SETTINGS_MODULE
+            or os.environ.get("DJANGO_SETTINGS_MODULE", "replicagym.settings"),
+            "DATABASE_URL": database_url(),
+            "REPLICAGYM_DATA_DIR": str(settings.DATA_DIR),
+            "PYTHONPATH": os.pathsep.join([str(root), str(root / "platform"), env.get("PYTHONPATH", "")]).rstrip(
+                os.pathsep
+            ),
+            # children that run episodes drive Playwright's sync API, which runs an event loop
+            "DJANGO_ALLOW_ASYNC_UNSAFE": "true",
+        }
+    )
+    env.update({key: str(value) for key, value in overrides.items()})
+    return env
 
 
 def parse_broker_url(name: str, url: str) -> str:
