@@ -8,14 +8,23 @@ turns the link into the session cookie and sends the browser on to the start pag
 
 from django.conf import settings
 from django.core import signing
-from django.http import HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 
 from replicas.worlds.routing import PAGE_NOT_FOUND, world_url
 
 SIGNIN_PATH = "/__replicagym/signin"
 _SALT = "replicagym.frontend.world_signin"
-LINK_MAX_AGE = 120  # the link is followed at once, from the tab the editor opens
+# The link is meant to be followed at once, from the tab the editor opens; an author who comes
+# back to that tab later (they expired after 120 s into a bare "Page not found") gets a page saying so.
+LINK_MAX_AGE = 15 * 60
+EXPIRED_PAGE = (
+    "<!doctype html><title>Sign-in link expired</title>"
+    '<body style="font: 14px/1.5 system-ui, sans-serif; margin: 3em">'
+    '<h1 style="font-size: 20px">This sign-in link has expired</h1>'
+    "<p>Links from <em>Open this world</em> last {minutes} minutes. Go back to the task editor and click "
+    "<strong>Open this world</strong> again for a new one; the world itself is still there.</p></body>"
+)
 
 
 def world_signin_url(*, world, user, next_path: str = "/") -> str:
@@ -39,6 +48,8 @@ class WorldSignInMiddleware:
             return self.get_response(request)
         try:
             doc = signing.loads(request.GET.get("t", ""), salt=_SALT, max_age=LINK_MAX_AGE)
+        except signing.SignatureExpired:
+            return HttpResponse(EXPIRED_PAGE.format(minutes=LINK_MAX_AGE // 60), status=410)
         except signing.BadSignature:
             doc = None
         if not isinstance(doc, dict) or doc.get("w") != world.token or not isinstance(doc.get("k"), str):

@@ -39,3 +39,21 @@ def test_open_this_world_refuses_a_bad_seed_or_variant(client, author_user):
     ).content.decode()
     assert "choose one of the variants" in html and "0 or more" in html
     assert not World.objects.filter(is_template=False).exists()
+
+
+def test_an_expired_link_says_so_and_signs_nobody_in(client, author_user, monkeypatch):
+    """It became a bare "Page not found" after 120 s."""
+    from django.core import signing
+
+    client.force_login(author_user)
+    html = client.post(
+        "/tasks/editor/world/",
+        {"s:replica": "testbed", "s:variant": "small", "i:seed": "3", "s:start_page": "/notes", "world_role": "owner"},
+    ).content.decode()
+    url = urlparse(unescape(re.search(r'href="([^"]+)" target="_blank"', html).group(1)))
+    real_loads = signing.loads
+    monkeypatch.setattr(signing, "loads", lambda *a, **kw: real_loads(*a, **{**kw, "max_age": -1}))  # 15 min later
+    response = client.get(f"{url.path}?{url.query}", HTTP_HOST=url.netloc)
+    assert response.status_code == 410 and settings.SESSION_COOKIE_NAME not in response.cookies
+    page = response.content.decode()
+    assert "This sign-in link has expired" in page and "Open this world</strong> again" in page
