@@ -214,7 +214,7 @@ def checks(sections: dict) -> list[dict]:
     )
     obs = _get(sections, "throughput", "obs")
     if obs:
-        ratio = _get(obs, "ratio_to_full", "2")
+        ratio = _get(obs, "by_workers", "2", "ratio")
         add(
             f"{obs['mode']} mode / full mode episodes per minute with 2 workers",
             ratio,
@@ -317,13 +317,14 @@ def table(report: dict) -> str:
                 )
             obs = result.get("obs")
             if obs:
-                row(f"workers, {obs['mode']} mode, no screenshots", "episodes/min", "episode med", "x full")
+                mode = obs["mode"]
+                row(f"workers: full vs {mode} mode, no screenshots", "full ep/min", f"{mode} ep/min", "ratio")
                 for w, v in obs["by_workers"].items():
                     row(
-                        f"{w} ({v.get('passed')}/{v.get('episodes')} passed)",
-                        _fmt(v.get("episodes_per_min")),
-                        _fmt(_get(v, "episode", "median_ms"), " ms"),
-                        _fmt(obs["ratio_to_full"].get(w), "x"),
+                        f"{w} ({v['full']['episodes']} + {v[mode]['episodes']} episodes, {obs['order']})",
+                        _fmt(v["full"]["episodes_per_min"]),
+                        _fmt(v[mode]["episodes_per_min"]),
+                        _fmt(v["ratio"], "x"),
                     )
                 met = {True: "met", False: "NOT met", None: "not measured (no 2-worker round)"}[obs["goal_met"]]
                 row(f"goal: >= {obs['goal']}x full with 2 workers: {met}")

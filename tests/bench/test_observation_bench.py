@@ -1,0 +1,94 @@
+"""The bench's observation-mode figures: text mode's throughput next to full mode's, and characters per
+observation by mode over the reference solutions."""
+
+import json
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from bench.report import checks, table
+from bench.throughput import _pooled
+from tests.episodes.fixtures import sync_test_pack
+
+
+def test_a_modes_rounds_pool_their_episodes_over_their_wall_time():
+    rounds = [
+        {"episodes": 10, "passed": 10, "wall_s": 60.0, "episodes_per_min": 10.0},
+        {"episodes": 10, "passed": 9, "wall_s": 30.0, "episodes_per_min": 20.0},
+    ]
+    # 20 episodes in 90 s, not the mean of the two rates (15)
+    assert _pooled(rounds) == {
+        "episodes": 20,
+        "passed": 19,
+        "wall_s": 90.0,
+        "episodes_per_min": 13.33,
+        "rounds_per_min": [10.0, 20.0],
+    }
+
+
+def throughput_with(ratio: float) -> dict:
+    pooled = {"episodes": 32, "passed": 32, "wall_s": 60.0, "episodes_per_min": 32.0}
+    return {
+        "by_workers": {"2": {"episodes_per_min": 30.0}},
+        "obs": {
+            "mode": "text",
+            "order": "full, obs, obs, full",
+            "by_workers": {"2": {"full": pooled, "text": {**pooled, "episodes_per_min": 32.0 * ratio}, "ratio": ratio}},
+            "goal": 1.3,
+            "goal_met": ratio >= 1.3,
+        },
+    }
+
+
+def test_checks_judge_text_mode_against_full_mode_and_the_characters_goal():
+    sections = {
+        "throughput": throughput_with(1.31),
+        "observations": {
+            "text_goal_pct": 40.0,
+            "replicas": {
+                "shop": {"text_pct_of_full": 38.5, "text_goal_met": True},
+                "board": {"text_pct_of_full": 47.0, "text_goal_met": False},
+            },
+        },
+    }
+    verdicts = {c["check"]: (c["value"], c["passed"]) for c in checks(sections)}
+    assert verdicts["text mode / full mode episodes per minute with 2 workers"] == (1.31, True)
+    assert verdicts["shop: text mode characters on the median page (% of full)"] == (38.5, True)
+    assert verdicts["board: text mode characters on the median page (% of full)"] == (47.0, False)
+    sections["throughput"] = throughput_with(1.29)
+    assert not {c["check"]: c["passed"] for c in checks(sections)}[
+        "text mode / full mode episodes per minute with 2 workers"
+    ]
+
+
+def test_the_table_prints_text_mode_next_to_full_mode_with_the_ratio_and_the_goal():
+    report = {"environment": {"database": "sqlite", "cores": 2}, "sections": {"throughput": throughput_with(0.9)}}
+    printed = table(report)
+    assert "full vs text mode, no screenshots" in printed
+    assert "32.0" in printed and "28.8" in printed and "0.90x" in printed
+    assert "goal: >= 1.3x full with 2 workers: NOT met" in printed
+
+
+def test_bench_refuses_full_or_an_unknown_mode_for_obs():
+    for mode in ("full", "pixels"):
+        with pytest.raises(CommandError, match="--obs: invalid choice"):
+            call_command("bench", "--only", "throughput", "--obs", mode)
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_observations_section_counts_characters_by_mode_over_a_reference_solution(tmp_path):
+    sync_test_pack()
+    out = tmp_path / "bench.json"
+    call_command("bench", "--only", "observations", "--obs-tasks", "1", "--out", str(out))
+    section = json.loads(out.read_text())["sections"]["observations"]
+    assert "error" not in section, section.get("error")
+    testbed = section["replicas"]["testbed"]
+    # testbed.open-note: its start page and the page after its one step
+    assert testbed["tasks"] == 1 and testbed["observations"] == 2
+    chars = testbed["chars"]
+    assert 0 < chars["text"]["median"] < chars["full"]["median"]
+    assert chars["diff"]["median"] <= chars["text"]["median"]
+    assert testbed["text_pct_of_full"] == round(100 * chars["text"]["median"] / chars["full"]["median"], 1)
+    assert testbed["targets_unseen_in_text"] == {}
