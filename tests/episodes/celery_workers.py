@@ -9,12 +9,12 @@ import time
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from celery import Celery
 from django.conf import settings
 from django.db import connection
+from replicagym.env import database_url as worker_database_url  # the test database, for worker processes
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
@@ -27,15 +27,6 @@ def redis_or_skip():
         socket.create_connection((REDIS_HOST, REDIS_PORT), timeout=1).close()
     except OSError:
         pytest.skip(f"no Redis on {REDIS_HOST}:{REDIS_PORT}")
-
-
-def worker_database_url() -> str:
-    """DATABASE_URL naming the database the test runs on (a file for SQLite, see test_settings)."""
-    conf = connection.settings_dict
-    if conf["ENGINE"].endswith("sqlite3"):
-        return f"sqlite:///{Path(conf['NAME']).resolve()}"  # sqlite:////abs/path
-    auth = quote(conf["USER"]) + (f":{quote(conf['PASSWORD'])}" if conf["PASSWORD"] else "")
-    return f"postgres://{auth}@{conf['HOST'] or '127.0.0.1'}:{conf['PORT'] or 5432}/{conf['NAME']}"
 
 
 def kill_workers(app):
