@@ -40,6 +40,17 @@ def uncovered_modules(config) -> list[str]:
     return missing
 
 
+def test_every_package_of_the_tree_is_a_root_package():
+    # the top level and platform/ (where the Django project and the client live); tests sit above everything
+    found = {
+        path.parent.name
+        for folder in (ROOT, ROOT / "platform")
+        for path in folder.glob("*/__init__.py")
+        if path.parent.name != "tests"
+    }
+    assert found <= set(_config()["importlinter"]["root_packages"].split())
+
+
 def test_every_module_of_every_root_package_is_in_a_layer():
     assert uncovered_modules(_config()) == []
 
