@@ -175,7 +175,7 @@ def editor_validate(request):
     """Live validation (htmx): every slot's messages, swapped in out of band, and the answer-key preview."""
     form, spec = _decoded(request)
     suites, suite_errors = _suites_posted(request.POST)
-    errors, params = draft_errors(spec) if not form.errors else ([], None)
+    errors, params = draft_errors(spec, replaces=request.POST.get("task_id") or None) if not form.errors else ([], None)
     errors = form.errors + suite_errors + errors
     context = _context(spec, form.raw, _kinds(request.POST), errors=errors, params=params)
     context["all_slots"] = [(fields.slot_id(s), context["errors"].get(s, [])) for s in _slots(context)]

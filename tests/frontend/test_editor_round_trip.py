@@ -49,3 +49,20 @@ def test_every_pack_task_round_trips_through_the_editor_form(author_client, repl
         form = codec.decode(_posted(page.content.decode()))
         assert form.errors == [], (task.task_id, form.errors)
         assert _filled(form.spec) == _filled(task.spec), task.task_id
+
+
+def test_a_pack_task_opens_in_the_editor_without_a_clash_error_says_where_it_lives_and_is_not_saved_over(
+    author_client,
+):
+    """It opened with an error about its own pack file."""
+    task_sync(replica="testbed")
+    task = Task.objects.filter(replica="testbed", is_current=True).order_by("task_id").first()
+    page = author_client.get(f"/tasks/{task.task_id}/edit/").content.decode()
+    assert 'data-testid="pack-task-note"' in page and f"replicas/testbed/tasks/{task.slug}.json" in page
+    posted = _posted(page)
+    checked = author_client.post("/tasks/editor/validate/", posted).content.decode()
+    assert "already has a task file" not in checked
+    saved = author_client.post("/tasks/editor/save/", posted)
+    assert saved.status_code == 422 and "belongs to the testbed pack" in saved.content.decode()
+    posted.pop("task_id")  # a new draft with that slug still clashes with the file
+    assert "already has a task file" in author_client.post("/tasks/editor/validate/", posted).content.decode()

@@ -46,8 +46,10 @@ class DraftError(ValueError):
         super().__init__("; ".join(f"{p}: {m}" for p, m in errors))
 
 
-def draft_errors(spec) -> tuple[list[tuple[str, str]], dict | None]:
-    """Every problem of a draft as (json_path, message), and its answer key when it could be computed."""
+def draft_errors(spec, *, replaces: str | None = None) -> tuple[list[tuple[str, str]], dict | None]:
+    """Every problem of a draft as (json_path, message), and its answer key when it could be computed.
+    `replaces`: the task id the draft was opened from; a pack task opened in the editor is its own file's
+    task, not a clash with it (task_save still refuses to save over it)."""
     if not isinstance(spec, dict):
         return [("", "a task is one JSON object")], None
     try:  # the editor's JSON fields are parsed one by one: the whole draft is held to the intake's limits here
@@ -64,7 +66,7 @@ def draft_errors(spec) -> tuple[list[tuple[str, str]], dict | None]:
     faults = spec.get("faults", [])
     if isinstance(faults, list) and not any(PLACEHOLDER.search(json.dumps(f)) for f in faults):
         errors += fault_spec_errors(faults, replica=replica)
-    if slug and (pack_dir(replica) / f"{slug}.json").exists():
+    if slug and (pack_dir(replica) / f"{slug}.json").exists() and replaces != f"{replica}.{slug}":
         errors.append(("slug", f"{replica} already has a task file {slug}.json; pick another slug"))
     errors = _unique(errors)
     if errors:
@@ -110,7 +112,7 @@ def task_save(*, spec: dict, suites: list[str] | None = None, replaces: str | No
 
     `replaces` is the task id the draft was opened from: a draft whose slug names another existing task
     (a new task, or an edit whose slug was changed to another's) is refused, never saved over it."""
-    errors, params = draft_errors(spec)
+    errors, params = draft_errors(spec, replaces=replaces)
     suites = list(suites or [])
     errors += [
         (f"suites[{i}]", f"{name!r} is not a suite name (lowercase letters, digits, - and _)")
