@@ -154,11 +154,13 @@ class ReplicaGymClient:
     def _call(self, kind: str, data: dict | None, wanted: str) -> dict:
         try:
             if self._ws is None:
+                # legacy=True: a connection held across calls (websockets' direct form), closed by close()
                 self._ws = sync_connect(
                     self.ws_url,
                     additional_headers={"Authorization": f"Bearer {self._token}"},
                     open_timeout=OPEN_TIMEOUT,
                     max_size=MAX_MESSAGE,
+                    legacy=True,
                 )
             self._ws.send(_message(kind, data))
             raw = self._ws.recv(timeout=self.reply_timeout)
