@@ -213,3 +213,12 @@ def test_datasets_loads_both_exports_with_the_columns_trls_trainers_read(episode
     # DPOTrainer: prompt, chosen, rejected
     assert {"prompt", "chosen", "rejected"} <= set(dpo.column_names) and len(dpo) == 1
     assert dpo[0]["chosen"] != dpo[0]["rejected"] and dpo[0]["prompt"].endswith("Your next action:")
+
+
+def test_a_step_recorded_before_the_engine_kept_bids_takes_the_bid_its_observing_replay_read(episodes, tmp_path):
+    good = episodes["good"]
+    Step.objects.filter(episode=good, index=0).update(target_bid="")
+    capture = episode_create(task=TASK, agent=f"observe:{good.pk}")
+    Step.objects.create(episode=capture, index=0, action=SELECTOR_CLICK, target_bid="a5")
+    dataset_export(fmt="sft", suite="smoke", sources="oracle", out=tmp_path / "sft")
+    assert rows(tmp_path / "sft" / "sft.jsonl")[0]["completion"] == 'click("a5")'

@@ -6,7 +6,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from episodes.models import Episode, Run
-from episodes.rollouts import RolloutError, group_advantages, group_rollout, group_rollout_start
+from episodes.rollouts import RolloutError, group_advantages, group_finish, group_rollout, group_rollout_start
 from tests.episodes.celery_workers import celery_workers
 from tests.episodes.fixtures import sync_test_pack
 
@@ -66,3 +66,14 @@ def test_group_rollout_command_refuses_a_bad_size_in_one_line():
     with pytest.raises(CommandError, match="1 to 64"):
         call_command("group_rollout", "testbed.open-note", "--size", "0")
     assert not Run.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_group_the_workers_run_is_collected_not_finished_from_outside():
+    sync_test_pack()
+    run = group_rollout_start(task="testbed.open-note", agent="oracle", size=2)
+    with pytest.raises(RolloutError, match="run by the workers"):
+        group_finish(run_id=run.pk)
+    assert set(Episode.objects.filter(run=run).values_list("status", flat=True)) == {"queued"}
+    with pytest.raises(RolloutError, match="no group 999"):
+        group_finish(run_id=999)
