@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 # The project package lives in platform/ but is named `replicagym`, so that
-# `import platform` keeps giving the standard library's module (see shared/design.md).
+# `import platform` keeps giving the standard library's module (docs/architecture.md, "Folders").
 sys.path.insert(1, str(Path(__file__).resolve().parent / "platform"))
 
 
