@@ -319,3 +319,41 @@ def test_the_annotator_sees_which_checks_the_replay_missed_but_not_their_details
     assert 'data-testid="failed-checks"' in page and "<li>the note is marked done</li>" in page
     assert "the reply names the note" not in page and "a tidy title" not in page
     assert "expected" not in page
+
+
+def test_the_reviewer_sees_each_step_on_the_page_it_acted_on_with_its_target_outlined(client, people, item):
+    """The review showed element ids with no outline of what was clicked."""
+    import io
+
+    from PIL import Image
+
+    from episodes.blobs import screenshot_store
+    from episodes.models import Episode, Step
+
+    def png(colour) -> bytes:
+        out = io.BytesIO()
+        Image.new("RGB", (200, 100), colour).save(out, format="PNG")
+        return out.getvalue()
+
+    start, after = screenshot_store(png=png("white")), screenshot_store(png=png("grey"))
+    replay = Episode.objects.create(
+        task=item.task, agent="replay", params=item.params, status=Episode.Status.SUCCEEDED, start_screenshot=start
+    )
+    Step.objects.create(
+        episode=replay,
+        index=0,
+        action='click("12")',
+        target_box={"x": 50, "y": 25, "width": 20, "height": 10},
+        screenshot=after,
+    )
+    annie = people["annie"]
+    item_claim(item_id=item.pk, user=annie)
+    recording = recording_start(item_id=item.pk, user=annie)
+    Recording.objects.filter(pk=recording.pk).update(status=Recording.Status.VERIFIED, replay=replay)
+    client.login(username="rita", password=PASSWORD)
+    page = client.get(f"/annotate/review/{recording.pk}/").content.decode()
+    assert f"/annotate/screenshots/{start.sha256}.png" in page and f"/annotate/screenshots/{after.sha256}.png" in page
+    assert (
+        'data-testid="review-target-box" style="position: absolute; left: 25.0%; top: 25.0%; width: 10.0%; height: 10.0%'
+        in page
+    )

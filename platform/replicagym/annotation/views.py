@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from episodes.models import Screenshot
+from episodes.step_pages import step_pages
 from replicagym.accounts.roles import Role, role_required, user_roles
 from replicagym.catalogue.packs import suite_current
 from replicas.worlds.recording import recording_start_url
@@ -125,10 +126,10 @@ def review_queue(request):
 
 
 def _review_steps(recording: Recording) -> list[dict]:
+    """The replay's steps, each on the page it acted on with the element it named outlined."""
     recorded = {s.index: s for s in recording.steps.all()}
-    replayed = recording.replay.steps.select_related("screenshot").order_by("index") if recording.replay else []
     out = []
-    for step in replayed:
+    for step, before, box in step_pages(recording.replay) if recording.replay else []:
         rec = recorded.get(step.index)
         out.append(
             {
@@ -137,6 +138,8 @@ def _review_steps(recording: Recording) -> list[dict]:
                 "thought": rec.thought if rec else "",
                 "error": step.error,
                 "url": step.url,
+                "before": before.sha256 if before else None,
+                "box": box,
                 "screenshot": step.screenshot.sha256 if step.screenshot else None,
                 "diverged": bool(recording.divergence and recording.divergence.get("step") == step.index),
             }

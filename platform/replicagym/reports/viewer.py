@@ -4,68 +4,30 @@ Staff only (authors and admins): the diff and the assertion details are the answ
 shadow, which agents must never see (they get verifiers.agent_view through the API).
 """
 
-import struct
-
 from django.conf import settings
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
 from episodes.models import Episode, Screenshot
+from episodes.step_pages import step_pages
 from episodes.trajectory import trajectory_export
 from replicagym.accounts.roles import Role, role_required
 from replicas.worlds.snapshot import diff
 
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-def png_size(shot: Screenshot | None) -> tuple[int, int] | None:
-    """(width, height) from the PNG's header, so a target box can be placed in percent of the image."""
-    if shot is None:
-        return None
-    try:
-        with (settings.DATA_DIR / shot.path).open("rb") as fh:
-            head = fh.read(24)
-    except OSError:
-        return None
-    if len(head) < 24 or not head.startswith(PNG_SIGNATURE):
-        return None
-    return struct.unpack(">II", head[16:24])
-
-
-def box_percent(box: dict | None, size: tuple[int, int] | None) -> dict | None:
-    """The target box as CSS percentages of the screenshot it is drawn on."""
-    if not box or not size or not all(k in box for k in ("x", "y", "width", "height")):
-        return None
-    width, height = size
-    return {
-        "left": round(100 * box["x"] / width, 3),
-        "top": round(100 * box["y"] / height, 3),
-        "width": round(100 * box["width"] / width, 3),
-        "height": round(100 * box["height"] / height, 3),
-    }
-
 
 def timeline(episode: Episode) -> list[dict]:
     """Each step with the page it acted on (the screenshot before it: the previous step's, or the start page's)."""
-    rows = []
-    before = episode.start_screenshot
-    sizes = {}
-    for step in episode.steps.select_related("screenshot").order_by("index"):
-        if before is not None and before.pk not in sizes:
-            sizes[before.pk] = png_size(before)
-        size = sizes.get(before.pk) if before is not None else None
-        rows.append(
-            {
-                "step": step,
-                "before": before,
-                "box": box_percent(step.target_box, size),
-                "axtree_lines": step.axtree_change.splitlines() if step.axtree_change else [],
-                "total_ms": round(step.action_ms + step.settle_ms + step.observe_ms, 1),
-            }
-        )
-        before = step.screenshot or before
-    return rows
+    return [
+        {
+            "step": step,
+            "before": before,
+            "box": box,
+            "axtree_lines": step.axtree_change.splitlines() if step.axtree_change else [],
+            "total_ms": round(step.action_ms + step.settle_ms + step.observe_ms, 1),
+        }
+        for step, before, box in step_pages(episode)
+    ]
 
 
 def world_diff(episode: Episode) -> dict | None:
