@@ -119,13 +119,18 @@ def _first_mismatch(conditions: dict, key: str, row: dict, fields: dict, clock) 
 
 
 def _count_ok(n: int, count) -> bool:
-    if isinstance(count, int):
+    bounds = count.values() if isinstance(count, dict) else [count]
+    unfilled = [b for b in bounds if isinstance(b, str)]
+    if unfilled:
+        # the schema lets a {param} stand for a count; one the task's params do not fill counts nothing
+        raise ValueError(f"count {unfilled[0]} is not filled: the task has no such param")
+    if not isinstance(count, dict):  # an integer, or 3.0 from a param (JSON Schema's integer)
         return n == count
     return count.get("min", 0) <= n <= count.get("max", n)
 
 
 def _count_text(count) -> str:
-    if isinstance(count, int):
+    if not isinstance(count, dict):
         return str(count)
     lo, hi = count.get("min"), count.get("max")
     return (

@@ -141,7 +141,10 @@ def _check_where(where, fields, table, path):
 
 
 def _check_count(count, path):
-    if isinstance(count, dict) and "min" in count and "max" in count and count["min"] > count["max"]:
+    if not isinstance(count, dict) or "min" not in count or "max" not in count:
+        return
+    # a bound still a {param} is compared once filled (the schema has checked each is an integer or one)
+    if not (has_placeholder(count["min"]) or has_placeholder(count["max"])) and count["min"] > count["max"]:
         raise SpecError(path, "min is greater than max")
 
 
