@@ -14,7 +14,7 @@ from pathlib import Path
 
 from django.conf import settings
 from replicagym.catalogue.task_templates import KINDS as PARAM_KINDS
-from replicagym.catalogue.task_templates import kind_of
+from replicagym.catalogue.task_templates import function_summary, kind_of
 
 from replicas.worlds.registry import get_replica
 from verifiers.fields import tables
@@ -325,7 +325,9 @@ def param_items(spec: dict, raw: dict, replica: str, kinds: dict) -> list[Item]:
         if "properties" in node:
             inputs += _object_inputs(root, node, f"{path}.{kind}", body, raw, replica=replica)
         elif kind in ("policy", "picker"):
-            names = sorted(config.policies if kind == "policy" else config.pickers)
+            refs = config.policies if kind == "policy" else config.pickers
+            summaries = {name: function_summary(ref) for name, ref in refs.items()}  # 19 bare names said nothing
+            chosen = summaries.get(body) if isinstance(body, str) else ""
             inputs.append(
                 make(
                     "s",
@@ -334,8 +336,9 @@ def param_items(spec: dict, raw: dict, replica: str, kinds: dict) -> list[Item]:
                     "select",
                     body,
                     raw,
-                    options=[("", f"choose a {kind}")] + [(n, n) for n in names],
-                    help=node.get("description", ""),
+                    options=[("", f"choose a {kind}")]
+                    + [(n, f"{n}: {summaries[n]}" if summaries[n] else n) for n in sorted(refs)],
+                    help=chosen or node.get("description", ""),
                 )
             )
             inputs.append(

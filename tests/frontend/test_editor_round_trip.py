@@ -66,3 +66,19 @@ def test_a_pack_task_opens_in_the_editor_without_a_clash_error_says_where_it_liv
     assert saved.status_code == 422 and "belongs to the testbed pack" in saved.content.decode()
     posted.pop("task_id")  # a new draft with that slug still clashes with the file
     assert "already has a task file" in author_client.post("/tasks/editor/validate/", posted).content.decode()
+
+
+def test_the_picker_list_says_what_each_picker_picks(author_client):
+    """19 bare names and no description: each option now carries its function's summary, the chosen one as help."""
+    from replicagym.catalogue.task_templates import function_summary
+
+    from replicas.worlds.registry import get_replica
+
+    task_sync(replica="supportdesk")
+    page = author_client.get("/tasks/supportdesk.add-tag-keep-others/edit/").content.decode()
+    doc = lxml.html.fromstring(page)
+    pickers = get_replica("supportdesk").pickers
+    select = next(s for s in doc.iter("select") if {o.get("value") for o in s.iter("option")} >= set(pickers))
+    labels = {o.get("value"): o.text_content() for o in select.iter("option") if o.get("value")}
+    for name, ref in pickers.items():
+        assert labels[name] == f"{name}: {function_summary(ref)}" and function_summary(ref)

@@ -5,7 +5,6 @@ with any bad file changes nothing in the database.
 """
 
 import hashlib
-import importlib
 import json
 import re
 from dataclasses import dataclass
@@ -27,7 +26,15 @@ from verifiers.placeholders import fill, fill_text, placeholder_paths
 from verifiers.spec import SpecError, validate_spec
 
 from .models import Suite, Task
-from .task_templates import TemplateError, call_picker, is_template, template_errors, template_params, variation_rng
+from .task_templates import (
+    TemplateError,
+    call_picker,
+    function_at,
+    is_template,
+    template_errors,
+    template_params,
+    variation_rng,
+)
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 SUITE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
@@ -95,15 +102,6 @@ def shape_errors(spec, replica: str, stem: str) -> list[tuple[str, str]]:
     return errors
 
 
-def _params_function(ref: str):
-    module_name, func_name = ref.split(":")
-    module = importlib.import_module(module_name)
-    func = getattr(module, func_name, None)
-    if not callable(func):
-        raise LookupError(f"{module_name} has no function {func_name!r}")
-    return func
-
-
 def task_params(spec: dict, *, variation: int | None = None) -> dict:
     """The answer key, computed on the cached template world of the task's seed: a declarative
     template (task_templates) evaluated there, or the task's params function run with that world bound.
@@ -114,7 +112,7 @@ def task_params(spec: dict, *, variation: int | None = None) -> dict:
     template = template_get_or_build(replica=spec["replica"], seed=spec["seed"], variant=spec.get("variant", "default"))
     if is_template(ref):
         return template_params(ref, world=template, variation=variation)
-    func = _params_function(ref)
+    func = function_at(ref)
     with bound_world(template):
         result = call_picker(func, template, rng=variation_rng(template, variation, ref))
     if not isinstance(result, dict) or not all(isinstance(k, str) for k in result):
