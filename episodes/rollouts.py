@@ -48,8 +48,11 @@ class EpisodeRollout:
     passed: bool | None
     actions: list[str]
     trajectory: list[dict] = field(repr=False)
-    # step i's observation text, in the episode's mode, as its agent was given it before action i
-    observations: list[str] = field(default_factory=list, repr=False)
+
+    @property
+    def observations(self) -> list[str]:
+        """Step i's observation text, in the episode's mode, as its agent was given it before action i."""
+        return [s.get("observation", "") for s in self.trajectory]
 
 
 @dataclass
@@ -234,5 +237,4 @@ def _episode_rollout(episode: Episode) -> EpisodeRollout:
         passed=view["verdict"]["passed"] if view["verdict"] else None,
         actions=[s["action"] for s in steps],
         trajectory=steps,
-        observations=list(episode.steps.order_by("index").values_list("observation", flat=True)),
     )

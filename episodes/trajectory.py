@@ -63,6 +63,9 @@ def trajectory_lines(episode) -> Iterable[str]:
                 "error": step.error,
                 "url": step.url,
                 "title": step.title,
+                # what the action was chosen on, in the episode's observation mode: a trainer's prompt
+                "observation": step.observation,
+                "target_bid": step.target_bid,
                 "timings_ms": {"action": step.action_ms, "settle": step.settle_ms, "observe": step.observe_ms},
                 "fault_events": step.fault_events,
                 "changed": step.changed,
