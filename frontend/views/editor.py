@@ -263,32 +263,45 @@ def editor_save(request):
 @role_required(Role.AUTHOR)
 @require_POST
 def editor_instances(request):
-    """The template's answer key on each seed asked for, or why a seed has no candidate."""
+    """The template's answer key on each seed asked for, or why a seed has no candidate.
+
+    Each seed may need its template world built (seconds apiece): the list comes back at once as one
+    row per seed, and each row fetches itself (`one_seed`), so rows fill in as their worlds are ready
+    instead of the whole list arriving after a minute and a half with nothing shown meanwhile."""
     _form, spec = _decoded(request)
+    if "one_seed" in request.POST:
+        return _instance_row(request, spec, request.POST["one_seed"])
     text = request.POST.get("preview_seeds", "")
     try:
         seeds = [int(s) for s in text.replace(",", " ").split()]
     except ValueError:
-        return render(
-            request,
-            "frontend/editor_instances.html",
-            {"error": f"seeds are whole numbers separated by commas, not {text!r}"},
-        )
+        return _instances_error(request, f"seeds are whole numbers separated by commas, not {text!r}")
     if not seeds or len(seeds) > MAX_PREVIEW_SEEDS or any(s < 0 for s in seeds):
-        return render(
-            request, "frontend/editor_instances.html", {"error": f"give 1 to {MAX_PREVIEW_SEEDS} seeds (0 or more)"}
-        )
-    errors, _params = draft_errors({**spec, "seed": seeds[0]})
-    template_problems = [e for e in errors if e[0].startswith("params")]
+        return _instances_error(request, f"give 1 to {MAX_PREVIEW_SEEDS} seeds (0 or more)")
     if not isinstance(spec.get("params"), list):
-        return render(
-            request, "frontend/editor_instances.html", {"error": "the task has no template params to instantiate"}
-        )
-    if template_problems and not any("no " in m and "matches" in m for _, m in template_problems):
-        return render(
-            request, "frontend/editor_instances.html", {"error": "; ".join(f"{p}: {m}" for p, m in template_problems)}
-        )
-    return render(request, "frontend/editor_instances.html", {"instances": draft_instances(spec, seeds)})
+        return _instances_error(request, "the task has no template params to instantiate")
+    return render(request, "frontend/editor_instances.html", {"pending": list(dict.fromkeys(seeds))})
+
+
+def _instances_error(request, message: str):
+    return render(request, "frontend/editor_instances.html", {"error": message})
+
+
+def _instance_row(request, spec: dict, text: str):
+    """One seed's row: its answer key, or why it has none."""
+    try:
+        seed = int(text)
+    except ValueError:
+        seed = -1
+    if seed < 0:
+        return render(request, "frontend/editor_instance_row.html", {"inst": {"seed": text, "error": "not a seed"}})
+    errors, _params = draft_errors({**spec, "seed": seed})
+    problems = [e for e in errors if e[0].startswith("params")]
+    if problems and not any("no " in m and "matches" in m for _, m in problems):
+        inst = {"seed": seed, "error": "; ".join(m for _, m in problems), "path": problems[0][0]}
+    else:
+        inst = draft_instances(spec, [seed])[0]
+    return render(request, "frontend/editor_instance_row.html", {"inst": inst})
 
 
 @role_required(Role.AUTHOR)
