@@ -2,6 +2,7 @@
 with per-member rewards and group advantages; counted against the token's limits; other tokens' are 404."""
 
 import pytest
+from replicagym.accounts.roles import Role, role_grant
 from replicagym.accounts.tokens import token_create
 
 from episodes.models import Episode, Run, Step
@@ -146,3 +147,18 @@ def test_steps_return_each_steps_observation_in_order(trainer):
         (0, 'click("a1")', "[a1] link 'Notes'"),
         (1, "noop()", "RootWebArea 'Note'"),
     ]
+
+
+def test_staff_open_groups_of_any_task_without_a_tokens_limits_and_see_only_their_own(
+    test_pack, api_client_for, author_user, trainer, django_user_model
+):
+    author = api_client_for(user=author_user)
+    group = open_group(author, size=5)  # past what the trainer's token may hold at once: staff have no quota
+    members = Episode.objects.filter(run_id=group["id"])
+    assert members.count() == 5 and {m.agent for m in members} == {"external:author"}
+    assert {m.owner_id for m in members} == {author_user.pk}
+    assert trainer.get(f"/api/groups/{group['id']}").status_code == 404
+    other = django_user_model.objects.create_user(username="other-author", password="pw-123456")
+    role_grant(user=other, role=Role.AUTHOR)
+    assert api_client_for(user=other).get(f"/api/groups/{group['id']}").status_code == 404
+    assert author.post(f"/api/groups/{group['id']}/finish", {}, format="json").status_code == 200
