@@ -139,10 +139,12 @@ def remove(spec: dict, path: str) -> None:
         node.pop(parts[-1])
 
 
-def append(spec: dict, path: str, item) -> None:
-    """Add `item` at the end of the list at `path`, creating it."""
+def append(spec: dict, path: str, item) -> str:
+    """Add `item` at the end of the list at `path`, creating it; returns the new item's path."""
     parts = parse_path(path)
     node = spec
     for part, following in zip(parts, parts[1:], strict=False):
         node = node.setdefault(part, [] if isinstance(following, int) else {}) if isinstance(node, dict) else node[part]
-    node.setdefault(parts[-1], []).append(item)
+    items = node.setdefault(parts[-1], [])
+    items.append(item)
+    return f"{path}[{len(items) - 1}]"

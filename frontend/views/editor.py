@@ -1,5 +1,7 @@
 """The task editor: a task built in the browser from the schemas, validated as the author types, saved as versions."""
 
+import json
+
 from django.contrib import messages
 from django.http import HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
@@ -190,6 +192,7 @@ def editor_form(request):
     kinds = _kinds(request.POST)
     op = request.POST.get("op", "")
     action, _, arg = op.partition(":")
+    added = None
     try:
         if action == "add":
             section, _, kind = arg.partition(":")
@@ -202,7 +205,7 @@ def editor_form(request):
             }[section]()
             if section == "params" and not isinstance(spec.get("params"), list):
                 spec["params"] = []
-            codec.append(spec, section, new)
+            added = codec.append(spec, section, new)
             if section == "params":
                 kinds[f"params[{len(spec['params']) - 1}]"] = kind or "pick"
         elif action == "remove":
@@ -226,7 +229,9 @@ def editor_form(request):
     raw = {} if action == "remove" else form.raw
     context = _context(spec, raw, kinds, task=task, suites=suites, new_suite=request.POST.get("new_suite", ""))
     response = render(request, "frontend/editor_form.html", {**context, **_demonstration_posted(request)})
-    response["HX-Trigger-After-Settle"] = "editorChanged"  # the validator checks the new form
+    # the validator checks the new form; the page keeps the added item in view (it jumped 7,000 px away)
+    events = {"editorChanged": None, **({"editorItemAdded": {"path": added}} if added else {})}
+    response["HX-Trigger-After-Settle"] = json.dumps(events)
     return response
 
 

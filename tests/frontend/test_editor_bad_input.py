@@ -169,3 +169,15 @@ def test_agents_and_annotators_cannot_reach_the_editor(client, annotator_user):
     assert client.post("/tasks/editor/save/", VALID).status_code == 403
     assert client.get("/tasks/new/").status_code == 403
     assert not Task.objects.filter(task_id="testbed.count-notes").exists()
+
+
+def test_adding_an_item_tells_the_page_which_one_to_keep_in_view(author_client):
+    """'Add fault' left the page 7,000 px away from the new fault: the answer names it for the page to scroll to."""
+    import json
+
+    response = author_client.post("/tasks/editor/form/", {**VALID, "op": "add:faults:slow_page"})
+    events = json.loads(response["HX-Trigger-After-Settle"])
+    assert events == {"editorChanged": None, "editorItemAdded": {"path": "faults[1]"}}
+    assert 'data-item="faults[1]"' in response.content.decode()
+    removed = author_client.post("/tasks/editor/form/", {**VALID, "op": "remove:faults[0]"})
+    assert json.loads(removed["HX-Trigger-After-Settle"]) == {"editorChanged": None}
