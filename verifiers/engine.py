@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 from . import checks, dom
 from .actions import action_parts
 from .conditions import condition_holds
-from .fields import KEY_FIELD, FieldInfo, tables
+from .fields import FieldInfo, path_info, resolve_path, tables
 from .inputs import VerifierInputs
 from .interaction import written_by
 from .spec import fill_params, validate_spec
@@ -99,23 +99,31 @@ def verify(spec: dict, inputs: VerifierInputs) -> Verdict:
 # --- rows -----------------------------------------------------------------------------------
 
 
-def _value(row: dict, key: str, name: str):
-    return key if name == KEY_FIELD else row.get(name)
+def _lookup(ctx, snap: dict, table: str, key: str, row: dict, name: str):
+    """(FieldInfo, value, the row holding it) of a field or a relation path (`owner__name`) of a row of `snap`.
+
+    A path follows references inside `snap`, the episode's world, so it never reads another world's rows.
+    """
+    info, _ = path_info(ctx.inputs.replica, table, name)
+    value, holder = resolve_path(snap, ctx.inputs.replica, table, key, row, name)
+    return info, value, holder
 
 
-def _row_matches(conditions: dict, key: str, row: dict, fields: dict, clock) -> bool:
-    return all(
-        condition_holds(raw, fields[name], _value(row, key, name), row=row, clock=clock)
-        for name, raw in conditions.items()
-    )
+def _row_matches(ctx, snap: dict, table: str, conditions: dict, key: str, row: dict) -> bool:
+    return _first_mismatch(ctx, snap, table, conditions, key, row) is None
 
 
-def _first_mismatch(conditions: dict, key: str, row: dict, fields: dict, clock) -> str | None:
+def _first_mismatch(ctx, snap: dict, table: str, conditions: dict, key: str, row: dict) -> str | None:
     for name, raw in conditions.items():
-        actual = _value(row, key, name)
-        if not condition_holds(raw, fields[name], actual, row=row, clock=clock):
+        info, actual, holder = _lookup(ctx, snap, table, key, row, name)
+        if not condition_holds(raw, info, actual, row=holder, clock=ctx.clock):
             return f"{name} is {json.dumps(actual)}, expected {json.dumps(raw)}"
     return None
+
+
+def _snap_of(ctx, op: str) -> dict:
+    """The snapshot a diff row is read from: the initial one for a removed row, else the final one."""
+    return ctx.inputs.initial if op == "removed" else ctx.inputs.final
 
 
 def _count_ok(n: int, count) -> bool:
@@ -147,9 +155,9 @@ def _keys(keys) -> str:
 
 
 def _state(a, ctx, spec):
-    table, fields = a["table"], ctx.fields[a["table"]]
-    rows = ctx.inputs.final["tables"].get(table, {})
-    matched = [(k, r) for k, r in rows.items() if _row_matches(a.get("where", {}), k, r, fields, ctx.clock)]
+    table, final = a["table"], ctx.inputs.final
+    rows = final["tables"].get(table, {})
+    matched = [(k, r) for k, r in rows.items() if _row_matches(ctx, final, table, a.get("where", {}), k, r)]
     expect = a["expect"]
     # expecting field values of no rows at all would pass vacuously: at least one row is needed then
     count = expect.get("count", {"min": 1})
@@ -158,7 +166,7 @@ def _state(a, ctx, spec):
             f": {_keys(k for k, _ in matched)}" if matched else ""
         )
     for key, row in matched:
-        why = _first_mismatch(expect.get("fields", {}), key, row, fields, ctx.clock)
+        why = _first_mismatch(ctx, final, table, expect.get("fields", {}), key, row)
         if why:
             return False, f"{table} {key}: {why}"
     return True, f"{len(matched)} row(s) of {table} match" + (f": {_keys(k for k, _ in matched)}" if matched else "")
@@ -185,7 +193,7 @@ def _diff(a, ctx, spec):
     table, op, fields = a["table"], a["op"], ctx.fields[a["table"]]
     matched = []
     for key, row, changes in _diff_rows(ctx, table, op):
-        if not _row_matches(a.get("where", {}), key, row, fields, ctx.clock):
+        if not _row_matches(ctx, _snap_of(ctx, op), table, a.get("where", {}), key, row):
             continue
         ok = True
         for name, fromto in a.get("changes", {}).items():
@@ -225,7 +233,6 @@ def collateral_changes(spec: dict, inputs: VerifierInputs, *, ctx=None) -> list[
     ctx = ctx or _Context(inputs)
     out = []
     for table in sorted(inputs.diff.get("tables", {})):
-        fields = ctx.fields.get(table, {})
         for op in ("added", "removed", "changed"):
             for key, row, changes in _diff_rows(ctx, table, op):
                 applicable = [
@@ -233,7 +240,7 @@ def collateral_changes(spec: dict, inputs: VerifierInputs, *, ctx=None) -> list[
                     for r in rules
                     if r["table"] == table
                     and op in r.get("ops", ("added", "changed", "removed"))
-                    and _row_matches(r.get("where", {}), key, row, fields, ctx.clock)
+                    and _row_matches(ctx, _snap_of(ctx, op), table, r.get("where", {}), key, row)
                 ]
                 if op != "changed":
                     if not applicable:

@@ -87,3 +87,64 @@ def _tables(replica: str) -> dict[str, dict[str, FieldInfo]]:
 def tables(replica: str) -> dict[str, dict[str, FieldInfo]]:
     """table name -> field name -> FieldInfo, for every world model of the replica."""
     return _tables(replica)
+
+
+# --- relation paths ---------------------------------------------------------------------------
+#
+# `ticket__organization__name`: a field reached through references, as params' templates and
+# verifier `where`s name it. Each hop reads the referenced row out of the same snapshot by its
+# public key, so a path can only reach rows of the episode's world: the snapshot holds no other.
+
+
+class PathError(ValueError):
+    """A relation path that does not fit the replica's models."""
+
+
+@cache
+def relations(replica: str) -> dict[tuple[str, str], str]:
+    """(table, field) -> the table a foreign key points to."""
+    out = {}
+    for model in get_replica(replica).world_models:
+        for f in model._meta.concrete_fields:
+            if f.is_relation:
+                out[(table_name(model), f.name)] = table_name(f.related_model)
+    return out
+
+
+def path_info(replica: str, table: str, path: str) -> tuple[FieldInfo, list[tuple[str, str]]]:
+    """The FieldInfo at the end of `path` (fields joined by __) and its hops [(table, field)]; PathError if none."""
+    known = tables(replica)
+    if table not in known:
+        raise PathError(f"unknown table {table!r} (tables of {replica}: {', '.join(sorted(known))})")
+    hops, current = [], table
+    parts = path.split("__")
+    for i, name in enumerate(parts):
+        fields = known[current]
+        if name not in fields:
+            raise PathError(f"unknown field {name!r} of {current} (fields: {', '.join(sorted(fields))})")
+        hops.append((current, name))
+        if i < len(parts) - 1:
+            target = relations(replica).get((current, name))
+            if target is None:
+                raise PathError(f"{current}.{name} is not a reference, so {parts[i + 1]!r} cannot follow it")
+            if target not in known:
+                raise PathError(f"{current}.{name} refers to {target}, which is not a table of the world")
+            current = target
+    return known[current][parts[-1]], hops
+
+
+def resolve_path(snap: dict, replica: str, table: str, key: str, row: dict, path: str) -> tuple:
+    """(value, the row holding it) at `path` from one snapshot row, following references by public key in `snap`;
+    (None, {}) past a null reference or one to a row the snapshot does not hold."""
+    parts = path.split("__")
+    for name in parts[:-1]:
+        value = row.get(name)
+        if value is None:
+            return None, {}
+        table = relations(replica)[(table, name)]
+        key = str(value)
+        row = snap["tables"].get(table, {}).get(key)
+        if row is None:
+            return None, {}
+    last = parts[-1]
+    return (key if last == KEY_FIELD else row.get(last)), row

@@ -18,7 +18,7 @@ from replicas.worlds.schema_errors import first_schema_error, schema_errors, sch
 from . import checks
 from .actions import ACTIONS
 from .conditions import ConditionError, check_condition, has_placeholder
-from .fields import FieldInfo, tables
+from .fields import FieldInfo, PathError, path_info, tables
 from .placeholders import MissingParam, fill
 from .values import BadValue, parse_date, parse_duration, to_decimal
 
@@ -112,7 +112,7 @@ def _validate_semantics(spec: dict, replica: str) -> None:
         fields = _table(known, rule["table"], f"{path}.table")
         for j, name in enumerate(rule.get("fields", [])):
             _field(fields, name, rule["table"], f"{path}.fields[{j}]")
-        _check_where(rule.get("where", {}), fields, rule["table"], f"{path}.where")
+        _check_where(rule.get("where", {}), replica, rule["table"], f"{path}.where")
 
 
 def _table(known, name, path) -> dict[str, FieldInfo]:
@@ -134,9 +134,13 @@ def _check_cond(raw, info, path, **kwargs):
         raise SpecError(f"{path}.{e.path}" if e.path else path, str(e))
 
 
-def _check_where(where, fields, table, path):
+def _check_where(where, replica, table, path):
+    """Field names or relation paths (`ticket__organization__name`), each with a condition fitting its field."""
     for name, raw in where.items():
-        info = _field(fields, name, table, f"{path}.{name}")
+        try:
+            info, _ = path_info(replica, table, name)
+        except PathError as e:
+            raise SpecError(f"{path}.{name}", str(e))
         _check_cond(raw, info, f"{path}.{name}")
 
 
@@ -158,12 +162,12 @@ def _check_regex(pattern, path):
 
 
 def _validate_state(a, path, known, replica, spec):
-    fields = _table(known, a["table"], f"{path}.table")
-    _check_where(a.get("where", {}), fields, a["table"], f"{path}.where")
+    _table(known, a["table"], f"{path}.table")
+    _check_where(a.get("where", {}), replica, a["table"], f"{path}.where")
     expect = a["expect"]
     if "count" in expect:
         _check_count(expect["count"], f"{path}.expect.count")
-    _check_where(expect.get("fields", {}), fields, a["table"], f"{path}.expect.fields")
+    _check_where(expect.get("fields", {}), replica, a["table"], f"{path}.expect.fields")
 
 
 def _validate_diff(a, path, known, replica, spec):
@@ -174,7 +178,7 @@ def _validate_diff(a, path, known, replica, spec):
             )
         return
     fields = _table(known, a["table"], f"{path}.table")
-    _check_where(a.get("where", {}), fields, a["table"], f"{path}.where")
+    _check_where(a.get("where", {}), replica, a["table"], f"{path}.where")
     if "count" in a:
         _check_count(a["count"], f"{path}.count")
     changes = a.get("changes", {})

@@ -1,7 +1,11 @@
-"""The task language's params where literals go: a count or a range bound from the task's params."""
+"""The task language: params where literals go (counts, range bounds), relation paths in where."""
 
 import pytest
+from replicagym.catalogue.packs import filled_errors
 
+from replicas.testbed.models import Member, Note
+from replicas.worlds.scoping import bound_world
+from tests.verifiers.conftest import Before
 from verifiers.engine import verify
 from verifiers.spec import SpecError, validate_spec
 
@@ -91,8 +95,6 @@ def test_a_range_bound_from_a_param_is_typed_once_filled(before):
 
 
 def test_a_pack_task_whose_count_param_fills_to_text_is_refused_at_import():
-    from replicagym.catalogue.packs import filled_errors
-
     task = {"verifier": _notes_spec("{stale_count}")}
     assert filled_errors(task, {"stale_count": 2}, "testbed") == []
     assert filled_errors(task, {"stale_count": "two"}, "testbed") == [
@@ -101,3 +103,80 @@ def test_a_pack_task_whose_count_param_fills_to_text_is_refused_at_import():
             "must be a count: an integer >= 0, a {param} holding one, or {min, max} of those; not 'two'",
         )
     ]
+
+
+# --- relation paths in where ---------------------------------------------------------------------
+
+
+def _state(where, count=None, fields=None):
+    expect = {k: v for k, v in (("count", count), ("fields", fields)) if v is not None}
+    return {"name": "s", "kind": "state", "table": "testbed.note", "where": where, "expect": expect}
+
+
+@pytest.mark.parametrize(
+    "where, message",
+    [
+        ({"owner__nmae": "x"}, "assertions[0].where.owner__nmae: unknown field 'nmae' of testbed.member (fields: "),
+        ({"title__owner": "x"}, "assertions[0].where.title__owner: testbed.note.title is not a reference"),
+        ({"owner__role": "ownr"}, "assertions[0].where.owner__role: 'ownr' is not a choice of field 'role'"),
+        ({"owner__public_id": {"gt": "many"}}, "assertions[0].where.owner__public_id.gt: expected an integer"),
+    ],
+)
+def test_a_relation_path_is_checked_against_the_models_with_its_json_path(where, message):
+    with pytest.raises(SpecError) as caught:
+        validate_spec({"assertions": [_state(where, count=1)]}, replica="testbed")
+    assert str(caught.value).startswith(message)
+
+
+def _owners(snap):
+    notes, members = snap["tables"]["testbed.note"], snap["tables"]["testbed.member"]
+    by_name = {}
+    for note in notes.values():
+        by_name.setdefault(members[str(note["owner"])]["name"], []).append(note)
+    return by_name
+
+
+def test_a_where_through_a_relation_counts_the_related_rows_and_another_owner_fails(before):
+    by_name = _owners(before.initial)
+    assert len({len(v) for v in by_name.values()}) > 1, "the seed's members must own different numbers of notes"
+    inputs = before.inputs()
+    for name, notes in by_name.items():
+        spec = {"assertions": [_state({"owner__name": name}, count=len(notes))]}
+        assert verify(spec, inputs).passed, name
+        others = [n for n in by_name if len(by_name[n]) != len(notes)]
+        spec = {"assertions": [_state({"owner__name": others[0]}, count=len(notes))]}
+        assert not verify(spec, inputs).passed
+
+
+def test_a_relation_where_on_a_change_reads_the_final_related_row(before):
+    with before.bound():
+        note = Note.objects.order_by("public_id").first()
+        old = note.owner
+        new = Member.objects.exclude(pk=old.pk).order_by("public_id").first()
+        note.owner = new
+        note.save()
+    inputs = before.inputs()
+
+    def changed(owner_name):
+        where = {"owner__name": owner_name, "owner__role": new.role}
+        return {"assertions": [{"name": "d", "kind": "diff", "table": "testbed.note", "op": "changed", "where": where}]}
+
+    assert verify(changed(new.name), inputs).passed
+    assert not verify(changed(old.name), inputs).passed
+    rule = {"table": "testbed.note", "ops": ["changed"], "where": {"owner__name": old.name}}
+    spec = {**changed(new.name), "allowed_changes": [rule]}
+    assert [c["key"] for c in verify(spec, inputs).collateral] == [str(note.public_id)]
+    assert verify({**spec, "allowed_changes": [{**rule, "where": {"owner__name": new.name}}]}, inputs).collateral_ok
+
+
+def test_a_relation_where_never_reads_another_world(make_world):
+    """Two worlds of one seed hold the same public keys: a path followed outside the snapshot (an unscoped ORM
+    lookup by key) would find the other world's member."""
+
+    mine, other = Before(make_world()), make_world()
+    with bound_world(other):
+        Member.objects.filter(public_id=100).update(name="Only In The Other World")
+    spec = {"assertions": [_state({"owner__name": "Only In The Other World"}, count={"min": 1})]}
+    assert not verify(spec, mine.inputs()).passed
+    with bound_world(other):
+        assert verify(spec, Before(other).inputs()).passed

@@ -27,7 +27,7 @@ from replicas.worlds.schema_errors import schema_errors, schema_validator
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.snapshot import canonical_json, snapshot
 from verifiers.conditions import ConditionError, check_condition, condition_holds
-from verifiers.fields import KEY_FIELD, FieldInfo, table_name, tables
+from verifiers.fields import KEY_FIELD, FieldInfo, PathError, path_info, relations, resolve_path, table_name, tables
 from verifiers.placeholders import PLACEHOLDER, MissingParam, fill, fill_text
 from verifiers.spec import REGEX_KEYS
 from verifiers.values import BadValue, parse_datetime, parse_duration
@@ -61,53 +61,21 @@ def kind_of(param: dict) -> str:
 
 
 @cache
-def _relations(replica: str) -> dict[tuple[str, str], str]:
-    """(table, field) -> the table a foreign key points to."""
-    out = {}
-    for model in get_replica(replica).world_models:
-        for f in model._meta.concrete_fields:
-            if f.is_relation:
-                out[(table_name(model), f.name)] = table_name(f.related_model)
-    return out
-
-
-@cache
 def _public_keys(replica: str) -> dict[str, tuple[str, ...]]:
     return {table_name(m): tuple(m.public_key) for m in get_replica(replica).world_models}
 
 
 def field_info(replica: str, table: str, path: str, where: str) -> tuple[FieldInfo, list[tuple[str, str]]]:
     """The FieldInfo at the end of `path` (related fields joined by __) and the hops [(table, field)]."""
-    known = tables(replica)
-    if table not in known:
-        raise TemplateError(where, f"unknown table {table!r} (tables of {replica}: {', '.join(sorted(known))})")
-    hops, current = [], table
-    parts = path.split("__")
-    for i, name in enumerate(parts):
-        fields = known[current]
-        if name not in fields:
-            raise TemplateError(where, f"unknown field {name!r} of {current} (fields: {', '.join(sorted(fields))})")
-        hops.append((current, name))
-        if i < len(parts) - 1:
-            target = _relations(replica).get((current, name))
-            if target is None:
-                raise TemplateError(where, f"{current}.{name} is not a reference, so {parts[i + 1]!r} cannot follow it")
-            current = target
-    return known[current][parts[-1]], hops
+    try:
+        return path_info(replica, table, path)
+    except PathError as exc:
+        raise TemplateError(where, str(exc)) from None
 
 
 def _resolve(snap: dict, replica: str, table: str, key: str, row: dict, path: str):
     """The value at `path` from one snapshot row, following references by public key (None on a null reference)."""
-    parts = path.split("__")
-    for i, name in enumerate(parts):
-        value = key if name == KEY_FIELD else row.get(name)
-        if i == len(parts) - 1:
-            return value
-        if value is None:
-            return None
-        table = _relations(replica)[(table, name)]
-        key, row = str(value), snap["tables"].get(table, {}).get(str(value), {})
-    return None
+    return resolve_path(snap, replica, table, key, row, path)[0]
 
 
 def _field_value(snap: dict, replica: str, table: str, key: str, row: dict, path: str):
@@ -118,8 +86,8 @@ def _field_value(snap: dict, replica: str, table: str, key: str, row: dict, path
     *hops, last = path.split("__")
     owner = table
     for name in hops:
-        owner = _relations(replica)[(owner, name)]
-    target = _relations(replica).get((owner, last))
+        owner = relations(replica)[(owner, name)]
+    target = relations(replica).get((owner, last))
     if target is None:
         return value
     return _record_value(replica, target, str(value), snap["tables"].get(target, {}).get(str(value), {}))
