@@ -4,7 +4,9 @@ A browser test syncs only its share of a pack (`sync_tasks`), so one world templ
 built per test rather than per task, and the shares (`shares`) run side by side on the
 xdist workers instead of one long test holding one worker. Each reference episode that passes
 is audited as well (`audit_holes`: the mutants of `audit_tasks`, judged in milliseconds), so every
-CI pass checks that no played task lets an undeclared mutant through.
+CI pass checks that no played task lets an undeclared mutant through. A negative example that does what
+the reference does but answers otherwise is judged on the reference's episode with its answer
+(`rewards_answering`) rather than played again: its episode would differ in nothing else the verifier reads.
 
 On SQLite the pack tests play every task; on PostgreSQL only a fixed sample of it
 (`kind_sample`): the suite's time goal (issue 28) has no room for the packs' browser
@@ -21,7 +23,9 @@ from django.db import connection
 from replicagym.catalogue.packs import pack_dir, task_current, task_files, task_sync
 
 from episodes.audit import episode_audit
+from episodes.verdict import verdict_compute
 from replicas.worlds.faults.data import data_fault_applier
+from verifiers.actions import ActionError, SendMsgToUser, parse_action
 
 # What an episode costs, in milliseconds of a quiet 2-core machine: opening and verifying it, each
 # step, and the delays its faults put in the way (a slow-response fault waits on every delayed step).
@@ -121,3 +125,38 @@ def audit_holes(task, episode) -> list[str]:
     return [f"{task.task_id}: survivor {s.id}" for s in report.undeclared] + [
         f"{task.task_id}: {p}" for p in report.problems
     ]
+
+
+def _answer(action: str) -> str | None:
+    """The message of a send_msg_to_user action (or its alias); None for any other action."""
+    try:
+        parsed = parse_action(action)
+    except ActionError:
+        return None
+    return parsed.text if isinstance(parsed, SendMsgToUser) else None
+
+
+def answer_instead(played: list[str], actions: list[str]) -> str | None:
+    """The answer `actions` end with when they are the `played` actions but for another final answer; else None."""
+    if not actions or not played or actions[:-1] != played[:-1] or _answer(played[-1]) is None:
+        return None
+    return _answer(actions[-1])
+
+
+def rewards_answering(episode, played: list[str], actions: list[str]) -> dict | None:
+    """The rewards of playing `actions` where `episode` played `played`, when they differ only in the final answer
+    (`answer_instead`), judged on `episode` with that answer; None when `actions` need an episode of their own.
+
+    The two episodes would end in the same world on the same page after the same steps (an answer
+    writes nothing and stops the episode), so only the messages the verifier reads differ.
+    """
+    answer = answer_instead(played, actions)
+    if answer is None:
+        return None
+    _, rewards = verdict_compute(
+        episode=episode,
+        final_doc=episode.final_state.doc,
+        messages=[*episode.messages[:-1], answer],
+        final_page=episode.final_page,
+    )
+    return rewards

@@ -8,7 +8,7 @@ from replicagym.catalogue.packs import task_files
 
 from replicas.worlds.registry import replicas
 from tests import pack_episodes
-from tests.pack_episodes import assertion_kinds, kind_sample, shares
+from tests.pack_episodes import answer_instead, assertion_kinds, kind_sample, shares
 
 PACKS = [replica for replica in sorted(replicas()) if task_files(replica)]
 
@@ -80,3 +80,25 @@ def test_the_sample_is_taken_among_the_tasks_the_test_plays(sampled):
 def test_on_sqlite_the_shares_play_every_task_once(every_task, replica):
     played = [slug for share in shares(replica, negatives=False) for slug in share]
     assert sorted(played) == sorted(_specs(replica))
+
+
+SIGN_IN = ['goto("/login")', 'fill("#id_email", "a@example.com")', "click(\"role=button[name='Sign in']\")"]
+
+
+def test_only_a_negative_that_acts_as_the_reference_but_answers_otherwise_is_judged_on_the_reference():
+    played = [*SIGN_IN, 'goto("/orders/7")', 'send_msg_to_user("Order 7 came to $12.00.")']
+    # the same steps, another answer (the alias too): judged on the reference's episode with that answer
+    assert (
+        answer_instead(played, [*played[:-1], 'send_msg_to_user("Order 7 came to $10.00.")'])
+        == "Order 7 came to $10.00."
+    )
+    assert answer_instead(played, [*played[:-1], 'send_message_to_user("$10.00")']) == "$10.00"
+    # anything else it does otherwise may change the world or the page: it needs an episode of its own
+    assert answer_instead(played, [*SIGN_IN, 'goto("/orders/8")', 'send_msg_to_user("$10.00")']) is None
+    assert answer_instead(played, [*SIGN_IN, 'send_msg_to_user("$10.00")']) is None
+    assert answer_instead(played, [*played[:-1], 'report_infeasible("no such order")']) is None
+    assert answer_instead(played, [*played[:-1], "click(\"role=button[name='Refund']\")"]) is None
+    assert answer_instead(played, played[:-1]) is None
+    assert answer_instead(played, []) is None
+    # a reference that does not end by answering has no answer to swap
+    assert answer_instead(played[:-1], [*SIGN_IN, 'send_msg_to_user("$10.00")']) is None

@@ -17,7 +17,15 @@ from replicas.worlds import clock
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import snapshot
-from tests.pack_episodes import audit_holes, fault_fired, fires_in_episode, shares, sync_tasks, why
+from tests.pack_episodes import (
+    audit_holes,
+    fault_fired,
+    fires_in_episode,
+    rewards_answering,
+    shares,
+    sync_tasks,
+    why,
+)
 from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs
 from verifiers.rewards import reward_signals
@@ -241,11 +249,15 @@ def _reference_passes_and_negatives_fail(task) -> list[str]:
     elif faulty and done.rewards["error_recovery"] != 1.0:  # ...and recovers from it
         problems.append(f"{task.task_id}: the reference does not recover: {why(done)}")
     for example in task.negative_examples:
-        wrong = episode_play(task_id=task.task_id, actions=example["actions"])
-        if wrong.rewards["task_completion"] != 0.0:
-            problems.append(f"{task.task_id}: {example['name']} passes: {why(wrong)}")
-        elif faulty and wrong.rewards["error_recovery"] != 0.0:  # an agent that never retries gets no credit
-            problems.append(f"{task.task_id}: {example['name']} earns error_recovery: {why(wrong)}")
+        rewards = rewards_answering(done, task.reference_solution, example["actions"])
+        how = "judged on the reference episode with its answer"
+        if rewards is None:  # it acts otherwise than the reference: an episode of its own
+            wrong = episode_play(task_id=task.task_id, actions=example["actions"])
+            rewards, how = wrong.rewards, why(wrong)
+        if rewards["task_completion"] != 0.0:
+            problems.append(f"{task.task_id}: {example['name']} passes: {how}")
+        elif faulty and rewards["error_recovery"] != 0.0:  # an agent that never retries gets no credit
+            problems.append(f"{task.task_id}: {example['name']} earns error_recovery: {how}")
     return problems
 
 
