@@ -3,8 +3,8 @@
 This follows verifiers' v0 interface (`import verifiers as vf`: MultiTurnEnv with `setup_state`,
 `env_response`, `@vf.stop` and `@vf.cleanup` methods; `vf.Rubric(funcs=..., weights=...)`; a module-level
 `load_environment`), which verifiers 0.3.x still serves at the top level. Each rollout is one episode on
-its own connection: `setup_state` starts it (the dataset row's `info` holds task, seed, ... for the reset)
-and appends the first observation to the prompt; `env_response` takes the action the model's last
+its own connection: `setup_state` starts it (the dataset row's `info["replicagym"]` holds task, seed, ... for
+the reset: verifiers reads `info["task"]` as its own task payload) and appends the first observation to the prompt; `env_response` takes the action the model's last
 message ends with and answers the next observation; the rubric's one reward is the episode's, ending a
 still-running episode as it stands. The server and token come from REPLICAGYM_URL and REPLICAGYM_TOKEN.
 """
@@ -15,6 +15,7 @@ from .actions import instructions, reply_action
 from .client import RESET_FIELDS, AsyncReplicaGymClient
 
 STATE_KEY = "replicagym"  # the rollout state's entry: {"client", "last"}
+INFO_KEY = "replicagym"  # a dataset row's info entry: the episode's reset fields
 
 
 async def episode_reward(state, **kwargs) -> float:
@@ -33,8 +34,8 @@ class ReplicaGymEnv(vf.MultiTurnEnv):
         self.mode = mode
 
     async def setup_state(self, state, **kwargs):
-        info = state.get("info") or {}
-        fields = {key: info[key] for key in RESET_FIELDS if info.get(key) is not None}
+        chosen = (state.get("info") or {}).get(INFO_KEY) or {}
+        fields = {key: chosen[key] for key in RESET_FIELDS if chosen.get(key) is not None}
         fields.setdefault("mode", self.mode)
         client = AsyncReplicaGymClient()
         state[STATE_KEY] = {"client": client, "last": None}
@@ -77,7 +78,7 @@ def load_environment(
     rows = [
         {
             "prompt": [{"role": "system", "content": instructions()}],
-            "info": {"task": names[i % len(names)], "seed": i},
+            "info": {INFO_KEY: {"task": names[i % len(names)], "seed": i}},
         }
         for i in range(episodes)
     ]

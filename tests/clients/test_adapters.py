@@ -14,13 +14,14 @@ import skyrl_gym
 from replicagym_client.trl_env import ReplicaGymToolEnv, reward
 from transformers.utils import get_json_schema
 
-from tests.clients.verifiers_contract import play_rollout, stub_verifiers
+from tests.clients.verifiers_contract import stub_verifiers
 from verifiers.actions import ACTIONS
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "examples"))  # the examples' scripted policy
 
 from policy import NotePolicy  # noqa: E402
+from verifiers_episodes import play_rollout  # noqa: E402
 
 
 def served(test):
@@ -122,14 +123,15 @@ def test_verifiers_env_follows_the_multiturn_contract_to_its_rubrics_reward(serv
     env = module.load_environment(["testbed.complete-note", "testbed.rename-note"], episodes=4)
     rows = env.dataset.to_list()
     assert [row["info"] for row in rows] == [
-        {"task": "testbed.complete-note", "seed": 0},
-        {"task": "testbed.rename-note", "seed": 1},
-        {"task": "testbed.complete-note", "seed": 2},
-        {"task": "testbed.rename-note", "seed": 3},
+        {"replicagym": {"task": "testbed.complete-note", "seed": 0}},
+        {"replicagym": {"task": "testbed.rename-note", "seed": 1}},
+        {"replicagym": {"task": "testbed.complete-note", "seed": 2}},
+        {"replicagym": {"task": "testbed.rename-note", "seed": 3}},
     ]
     assert rows[0]["prompt"][0]["role"] == "system" and "finish()" in rows[0]["prompt"][0]["content"]
-    done = asyncio.run(play_rollout(env, rows[1], NotePolicy))
-    sloppy = asyncio.run(play_rollout(env, rows[0], lambda goal: NotePolicy(goal, sloppy=True)))
+    client = sys.modules["verifiers"].ClientConfig()
+    done = asyncio.run(play_rollout(env, rows[1], NotePolicy, client))
+    sloppy = asyncio.run(play_rollout(env, rows[0], lambda goal: NotePolicy(goal, sloppy=True), client))
     assert done["reward"] == 1.0 and done["turns"] == 6 and done["closed"]
     assert sloppy["reward"] == 0.0 and sloppy["closed"]
     with pytest.raises(ValueError, match="at least 1"):

@@ -4,9 +4,9 @@ The library cannot be imported here: this project's own top-level package is nam
 verifiers 0.3.x pins mcp 2.0 where the MCP gateway needs 2.3 (0.4.0 has no MultiTurnEnv at all). So the
 adapter is loaded against this stand-in, which keeps what the adapter relies on: `MultiTurnEnv(max_turns=...,
 dataset=..., rubric=...)`, the `@vf.stop` and `@vf.cleanup` method decorators, `Rubric(funcs, weights)`
-whose functions get the keyword arguments they name; and `play_rollout` runs a rollout in the library's
-order: setup_state, then model turn and env_response until a stop condition or max_turns, the cleanup
-methods, then the rubric.
+whose functions get the keyword arguments they name, `score_rollout(state)`; `is_completed(state)` and
+`cleanup(state)` running the decorated methods, `init_state(row, client, model)` refusing a string
+`info["task"]` (the library's own task payload). examples/verifiers_episodes.py drives a rollout through them.
 """
 
 import importlib.util
@@ -37,25 +37,54 @@ class Rubric:
         if len(self.weights) != len(self.funcs):
             raise ValueError("Number of weights must match number of functions")
 
-    async def score(self, **objects) -> float:
+    async def score_rollout(self, state):
+        """Each function called with the rollout objects it names (all of them if it takes **kwargs)."""
+        objects = {"state": state, "prompt": state["prompt"], "completion": state["completion"], "info": state["info"]}
         total = 0.0
         for func, weight in zip(self.funcs, self.weights, strict=True):
             accepted = inspect.signature(func).parameters
-            given = (
-                objects
-                if any(p.kind is p.VAR_KEYWORD for p in accepted.values())
-                else {k: v for k, v in objects.items() if k in accepted}
-            )
-            total += weight * float(await func(**given))
-        return total
+            takes_all = any(p.kind is p.VAR_KEYWORD for p in accepted.values())
+            total += weight * float(await func(**{k: v for k, v in objects.items() if takes_all or k in accepted}))
+        state["reward"] = total
+
+
+class ClientConfig:
+    """The model client's configuration, which a rollout's state records."""
 
 
 class MultiTurnEnv:
     def __init__(self, max_turns: int = -1, timeout_seconds=None, dataset=None, rubric=None, **kwargs):
         self.max_turns, self.dataset, self.rubric = max_turns, dataset, rubric or Rubric()
 
+    async def init_state(self, input, client, model, sampling_args=None):
+        """The row's fields and the rollout's bookkeeping; `info["task"]` is the library's own task payload, a JSON
+        object (a plain string is refused, as verifiers 0.3 refuses it)."""
+        if isinstance((input.get("info") or {}).get("task"), str):
+            raise ValueError("Serialized task payloads must be JSON objects.")
+        if not isinstance(client, ClientConfig):
+            raise TypeError("client must be a Client or a ClientConfig")
+        return {
+            "prompt": list(input["prompt"]),
+            "info": dict(input.get("info") or {}),
+            "model": model,
+            "trajectory": [],
+            "completion": None,
+            "reward": None,
+            "final_env_response": None,
+        }
+
     async def setup_state(self, state, **kwargs):
         return state
+
+    async def is_completed(self, state, **kwargs) -> bool:
+        """The library's own stop conditions that apply here (max_turns, a final env response), then the subclass's."""
+        if 0 < self.max_turns <= len(state["trajectory"]) or state.get("final_env_response") is not None:
+            return True
+        return any([await stop(state=state, env=self) for stop in self._marked("stop")])
+
+    async def cleanup(self, state, **kwargs):
+        for handler in self._marked("cleanup"):
+            await handler(state=state, env=self)
 
     def _marked(self, kind):
         found = [getattr(self, n) for n in dir(type(self)) if getattr(getattr(type(self), n), kind, False)]
@@ -65,36 +94,10 @@ class MultiTurnEnv:
 def stub_verifiers(monkeypatch):
     """The adapter module, loaded with this stand-in as `verifiers` (sys.modules is restored after the test)."""
     stub = types.ModuleType("verifiers")
-    stub.MultiTurnEnv, stub.Rubric, stub.stop, stub.cleanup = MultiTurnEnv, Rubric, _mark("stop"), _mark("cleanup")
+    stub.MultiTurnEnv, stub.Rubric, stub.ClientConfig = MultiTurnEnv, Rubric, ClientConfig
+    stub.stop, stub.cleanup = _mark("stop"), _mark("cleanup")
     monkeypatch.setitem(sys.modules, "verifiers", stub)
     spec = importlib.util.spec_from_file_location("replicagym_client.verifiers_env", ADAPTER)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-async def play_rollout(env, row: dict, make_policy) -> dict:
-    """One rollout of `row` with a scripted policy (`make_policy(goal)`, its `reply(text)` the model's turn)."""
-    state = {"prompt": list(row["prompt"]), "info": dict(row["info"]), "trajectory": []}
-    state = await env.setup_state(state) or state
-    first = state["prompt"][-1]["content"]
-    policy = make_policy(first.partition("\n")[0].removeprefix("Goal: "))
-    messages, seen = list(state["prompt"]), first
-    while True:
-        reply = policy.reply(seen)
-        messages.append({"role": "assistant", "content": reply})
-        state["trajectory"].append(reply)
-        if any([await stop(state) for stop in env._marked("stop")]):
-            break
-        if 0 < env.max_turns <= len(state["trajectory"]):
-            break
-        response = await env.env_response(messages, state)
-        messages += response
-        seen = response[-1]["content"]
-        if any([await stop(state) for stop in env._marked("stop")]):
-            break
-    reward = await env.rubric.score(state=state, prompt=state["prompt"], completion=messages, info=state["info"])
-    client = state["replicagym"]["client"]
-    for cleanup in env._marked("cleanup"):
-        await cleanup(state)
-    return {"reward": reward, "turns": len(state["trajectory"]), "closed": client._ws is None}
