@@ -4,16 +4,28 @@ A condition is either a value (meaning `eq`) or an object of operators and optio
 `"solved"`, `{"in": ["solved", "closed"]}`, `{"gte": "10.00", "lt": {"amount": "50", "currency": "USD"}}`,
 `{"eq": "Refund issued", "case_insensitive": true}`. Typed values are objects too:
 `{"amount": "49.99", "currency": "USD"}` (money), `{"clock": "+3d"}` (world clock relative),
-`{"set": ["vip", "billing"]}` (order-free list).
+`{"set": ["vip", "billing"]}` (order-free list), `{"date": "start_of_quarter"}` (a date computed on the
+world clock: verifiers.values.calendar_date).
 """
 
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 
 from .placeholders import PLACEHOLDER
-from .values import BadValue, is_date_only, normalize_text, parse_date, parse_datetime, parse_duration, to_decimal
+from .values import (
+    BadValue,
+    check_calendar,
+    computed_date,
+    is_computed_date,
+    is_date_only,
+    normalize_text,
+    parse_date,
+    parse_datetime,
+    parse_duration,
+    to_decimal,
+)
 
 OPS = ("eq", "ne", "in", "not_in", "lt", "lte", "gt", "gte", "contains", "matches", "is_null")
 OPTIONS = ("case_insensitive", "normalize_whitespace", "tolerance")
@@ -150,7 +162,18 @@ def _is_literal(raw) -> bool:
     if not isinstance(raw, dict):
         return False
     keys = set(raw)
-    return keys in ({"amount"}, {"amount", "currency"}, {"clock"}, {"set"})
+    return keys in ({"amount"}, {"amount", "currency"}, {"clock"}, {"set"}) or is_computed_date(raw)
+
+
+def check_computed_date(value: dict, path: str) -> None:
+    """A computed date's rule and arguments (ConditionError); arguments still {params} are checked once filled."""
+    args = {k: v for k, v in value.items() if k != "date"}
+    if has_placeholder(value["date"]) or any(has_placeholder(v) for v in args.values()):
+        return
+    try:
+        check_calendar(value["date"], args)
+    except BadValue as e:
+        raise ConditionError(path, str(e))
 
 
 def _check_value(value, info, kind, path, op):
@@ -186,6 +209,9 @@ def _check_value(value, info, kind, path, op):
                 parse_duration(value["clock"])
             except BadValue as e:
                 raise ConditionError(path, str(e))
+            return
+        if is_computed_date(value):
+            check_computed_date(value, path)
             return
         try:
             if not isinstance(value, str):
@@ -307,6 +333,9 @@ def _ordered_pair(expected, actual, info, kind, row, clock):
         a = actual if isinstance(actual, datetime) else parse_datetime(actual)
         if isinstance(expected, dict) and "clock" in expected:
             return a, _require_clock(clock) + parse_duration(expected["clock"])
+        if is_computed_date(expected):
+            # a computed date compares the calendar day (UTC), as an ISO date does
+            return a.astimezone(UTC).date(), computed_date(expected, _require_clock(clock))
         if is_date_only(expected):
             # a date given for a date-time field compares the calendar day (UTC)
             return a.date(), date.fromisoformat(expected.strip())
@@ -315,6 +344,8 @@ def _ordered_pair(expected, actual, info, kind, row, clock):
         a = actual if isinstance(actual, date) else parse_date(actual)
         if isinstance(expected, dict) and "clock" in expected:
             return a, (_require_clock(clock) + parse_duration(expected["clock"])).date()
+        if is_computed_date(expected):
+            return a, computed_date(expected, _require_clock(clock))
         return a, parse_date(expected)
     raise _Incomparable
 

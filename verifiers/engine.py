@@ -22,8 +22,10 @@ from .spec import fill_params, validate_spec
 from .values import (
     answer_text,
     clock_relative,
+    computed_date,
     currency_matches,
     dates_in,
+    is_computed_date,
     money_in,
     normalize_answer,
     numbers_in,
@@ -403,7 +405,10 @@ def _answer_date(a, message, ctx):
     if isinstance(expected, dict):
         if ctx.clock is None:
             return False, "no world clock to read a relative date from"
-        wanted = clock_relative(expected["clock"], ctx.clock).date()
+        if is_computed_date(expected):
+            wanted = computed_date(expected, ctx.clock)
+        else:
+            wanted = clock_relative(expected["clock"], ctx.clock).date()
     else:
         wanted = parse_date(expected)
     found = _distinct(dates_in(message, day_first=a.get("day_first", False)))

@@ -17,10 +17,10 @@ from replicas.worlds.schema_errors import first_schema_error, schema_errors, sch
 
 from . import checks
 from .actions import ACTIONS
-from .conditions import ConditionError, check_condition, has_placeholder
+from .conditions import ConditionError, check_computed_date, check_condition, has_placeholder
 from .fields import FieldInfo, PathError, path_info, tables
 from .placeholders import MissingParam, fill
-from .values import BadValue, parse_date, parse_duration, to_decimal
+from .values import BadValue, is_computed_date, parse_date, parse_duration, to_decimal
 
 # string values read as regular expressions: a param spliced into one is escaped
 REGEX_KEYS = {"matches", "pattern", "candidates", "url", "title", "args", "forbidden_pages", "fault", "event"}
@@ -274,6 +274,11 @@ def _check_expected_answer(kind, expected, epath):
         elif kind == "date":
             if isinstance(expected, dict) and set(expected) == {"clock"}:
                 parse_duration(expected["clock"])
+            elif is_computed_date(expected):
+                try:
+                    check_computed_date(expected, "")
+                except ConditionError as e:
+                    raise SpecError(epath, str(e))
             elif isinstance(expected, str):
                 parse_date(expected)
             else:

@@ -299,6 +299,107 @@ def clock_relative(offset: str, clock: datetime) -> datetime:
     return clock + parse_duration(offset)
 
 
+# --- computed dates on the world clock -------------------------------------------------------
+#
+# "This quarter", "5 business days ago", "the first Monday": a rule applied to a day (the world
+# clock's, in UTC), so the same world gives the same date in every run. Weeks start on Monday
+# (ISO 8601); business days are Monday to Friday (no holidays: worlds have no calendar of them).
+
+CALENDAR_RULES = (
+    "start_of_week",
+    "start_of_month",
+    "start_of_quarter",
+    "start_of_year",
+    "business_days",
+    "nth_weekday",
+)
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_RULE_KEYS = {
+    "start_of_week": {"n"},
+    "start_of_month": {"n"},
+    "start_of_quarter": {"n"},
+    "start_of_year": {"n"},
+    "business_days": {"n"},
+    "nth_weekday": {"n", "weekday", "months"},
+}
+_RULE_NEEDS = {"business_days": {"n"}, "nth_weekday": {"n", "weekday"}}
+
+
+def check_calendar(rule: str, args: dict) -> None:
+    """Refuse (BadValue) a calendar rule that names no rule, lacks or misspells an argument, or holds a wrong one."""
+    if rule not in CALENDAR_RULES:
+        raise BadValue(f"unknown date rule {rule!r} (rules: {', '.join(CALENDAR_RULES)})")
+    extra = sorted(set(args) - _RULE_KEYS[rule])
+    if extra:
+        raise BadValue(f"{rule} takes {', '.join(sorted(_RULE_KEYS[rule]))}, not {extra[0]!r}")
+    missing = sorted(_RULE_NEEDS.get(rule, set()) - set(args))
+    if missing:
+        raise BadValue(f"{rule} needs {missing[0]!r}")
+    for key in ("n", "months"):
+        if key in args and (isinstance(args[key], bool) or not isinstance(args[key], int)):
+            raise BadValue(f"{key} of {rule} must be an integer, not {args[key]!r}")
+    if rule == "business_days" and args["n"] == 0:
+        raise BadValue("business_days needs n other than 0: how many business days after (n > 0) or before (n < 0)")
+    if rule == "nth_weekday":
+        if args["weekday"] not in WEEKDAYS:
+            raise BadValue(f"weekday must be one of {', '.join(WEEKDAYS)}, not {args['weekday']!r}")
+        if args["n"] == 0 or abs(args["n"]) > 5:
+            raise BadValue(f"n of nth_weekday is 1 to 5 (or -1 to -5 from the month's end), not {args['n']}")
+
+
+def _month_start(day: date, months: int) -> date:
+    index = day.year * 12 + day.month - 1 + months
+    return date(index // 12, index % 12 + 1, 1)
+
+
+def calendar_date(rule: str, args: dict, day: date) -> date:
+    """The date a checked rule gives from `day` (the world clock's day).
+
+    `start_of_*` with `n` is that many periods later (n=-1: the previous quarter's first day);
+    `business_days` n business days after (n > 0) or before (n < 0) `day`, Monday to Friday;
+    `nth_weekday` the n-th `weekday` of the month (`months` later), n < 0 counting from its end;
+    a month without it (a fifth Monday) is a BadValue.
+    """
+    n = args.get("n", 0)
+    if rule == "start_of_week":
+        return day - timedelta(days=day.weekday()) + timedelta(weeks=n)
+    if rule == "start_of_month":
+        return _month_start(day, n)
+    if rule == "start_of_quarter":
+        return _month_start(day, -((day.month - 1) % 3) + 3 * n)
+    if rule == "start_of_year":
+        return date(day.year + n, 1, 1)
+    if rule == "business_days":
+        step, left = (1 if n > 0 else -1), abs(n)
+        while left:
+            day += timedelta(days=step)
+            left -= day.weekday() < 5
+        return day
+    first = _month_start(day, args.get("months", 0))
+    wanted = WEEKDAYS.index(args["weekday"])
+    if n > 0:
+        found = first + timedelta(days=(wanted - first.weekday()) % 7 + 7 * (n - 1))
+    else:
+        last = _month_start(first, 1) - timedelta(days=1)
+        found = last - timedelta(days=(last.weekday() - wanted) % 7 + 7 * (-n - 1))
+    if found.month != first.month:
+        raise BadValue(f"{first:%B %Y} has no {args['weekday']} number {n}")
+    return found
+
+
+def is_computed_date(value) -> bool:
+    """A computed date of a verifier spec: {"date": "start_of_quarter"}, {"date": "business_days", "n": -5}."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("date"), str)
+        and set(value) <= {"date", "n", "weekday", "months"}
+    )
+
+
+def computed_date(value: dict, clock: datetime) -> date:
+    return calendar_date(value["date"], {k: v for k, v in value.items() if k != "date"}, clock.astimezone(UTC).date())
+
+
 # --- text -------------------------------------------------------------------------------
 
 

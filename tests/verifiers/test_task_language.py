@@ -1,15 +1,23 @@
-"""The task language: params where literals go (counts, range bounds), relation paths in where."""
+"""The task language: params where literals go (counts, range bounds), relation paths in where, computed dates."""
+
+from datetime import date, datetime, timedelta
 
 import pytest
 from replicagym.catalogue.packs import filled_errors
+from replicagym.catalogue.task_templates import template_errors, template_params
 
 from replicas.testbed.models import Member, Note
 from replicas.worlds.scoping import bound_world
+from replicas.worlds.services import template_get_or_build
 from tests.verifiers.conftest import Before
 from verifiers.engine import verify
+from verifiers.inputs import VerifierInputs
 from verifiers.spec import SpecError, validate_spec
+from verifiers.values import BadValue, calendar_date
 
 pytestmark = pytest.mark.django_db
+
+EMPTY = {"replica": "testbed", "tables": {}}
 
 
 def _notes_spec(count):
@@ -180,3 +188,114 @@ def test_a_relation_where_never_reads_another_world(make_world):
     assert not verify(spec, mine.inputs()).passed
     with bound_world(other):
         assert verify(spec, Before(other).inputs()).passed
+
+
+# --- computed dates on the world clock -----------------------------------------------------------
+
+THURSDAY = date(2026, 3, 5)
+
+
+@pytest.mark.parametrize(
+    "rule, args, day, expected",
+    [
+        ("start_of_week", {}, THURSDAY, date(2026, 3, 2)),
+        ("start_of_week", {}, date(2026, 3, 2), date(2026, 3, 2)),
+        ("start_of_week", {"n": -1}, THURSDAY, date(2026, 2, 23)),
+        ("start_of_month", {}, THURSDAY, date(2026, 3, 1)),
+        ("start_of_month", {"n": -3}, THURSDAY, date(2025, 12, 1)),
+        ("start_of_quarter", {}, THURSDAY, date(2026, 1, 1)),
+        ("start_of_quarter", {}, date(2026, 12, 31), date(2026, 10, 1)),
+        ("start_of_quarter", {"n": 1}, date(2026, 12, 31), date(2027, 1, 1)),
+        ("start_of_quarter", {"n": -1}, date(2026, 4, 1), date(2026, 1, 1)),
+        ("start_of_year", {}, THURSDAY, date(2026, 1, 1)),
+        ("business_days", {"n": -5}, THURSDAY, date(2026, 2, 26)),
+        ("business_days", {"n": 2}, THURSDAY, date(2026, 3, 9)),
+        ("business_days", {"n": 1}, date(2026, 3, 7), date(2026, 3, 9)),  # from a Saturday
+        ("business_days", {"n": -1}, date(2026, 3, 9), date(2026, 3, 6)),
+        ("nth_weekday", {"weekday": "monday", "n": 1}, THURSDAY, date(2026, 3, 2)),
+        ("nth_weekday", {"weekday": "thursday", "n": 1}, THURSDAY, date(2026, 3, 5)),
+        ("nth_weekday", {"weekday": "monday", "n": -1}, THURSDAY, date(2026, 3, 30)),
+        ("nth_weekday", {"weekday": "friday", "n": 2, "months": 1}, THURSDAY, date(2026, 4, 10)),
+        ("nth_weekday", {"weekday": "sunday", "n": 1, "months": -3}, THURSDAY, date(2025, 12, 7)),
+    ],
+)
+def test_calendar_rules(rule, args, day, expected):
+    assert calendar_date(rule, args, day) == expected
+
+
+def test_a_month_without_the_weekday_asked_is_an_error():
+    with pytest.raises(BadValue, match="February 2026 has no monday number 5"):
+        calendar_date("nth_weekday", {"weekday": "monday", "n": 5}, date(2026, 2, 10))
+
+
+def _date_answer(expected, message, clock="2026-03-05T10:00:00Z"):
+    spec = {"assertions": [{"name": "a", "kind": "answer", "type": "date", "expected": expected}]}
+    return verify(spec, VerifierInputs(initial=EMPTY, final=EMPTY, messages=[message], clock=clock, replica="testbed"))
+
+
+def test_an_answer_date_computed_on_the_world_clock_and_one_business_day_off_fails():
+    five_back = {"date": "business_days", "n": -5}
+    assert _date_answer(five_back, "It was opened on 2026-02-26.").passed
+    for wrong in ("2026-02-25", "2026-02-27", "2026-02-28"):
+        assert not _date_answer(five_back, f"It was opened on {wrong}.").passed
+    # the clock is the world's: a week later, another date
+    assert _date_answer(five_back, "March 5, 2026", clock="2026-03-12T10:00:00Z").passed
+    assert _date_answer({"date": "nth_weekday", "weekday": "monday", "n": 1}, "Monday 2 March 2026").passed
+
+
+@pytest.mark.parametrize(
+    "expected, message",
+    [
+        ({"date": "start_of_decade"}, "unknown date rule 'start_of_decade' (rules: start_of_week, "),
+        ({"date": "business_days"}, "business_days needs 'n'"),
+        ({"date": "business_days", "n": 0}, "business_days needs n other than 0"),
+        ({"date": "business_days", "n": "5"}, "n of business_days must be an integer"),
+        ({"date": "start_of_month", "weekday": "monday"}, "start_of_month takes n, not 'weekday'"),
+        ({"date": "nth_weekday", "weekday": "mon", "n": 1}, "weekday must be one of monday, "),
+        ({"date": "nth_weekday", "weekday": "monday", "n": 6}, "n of nth_weekday is 1 to 5"),
+    ],
+)
+def test_a_bad_computed_date_is_refused_with_its_path(expected, message):
+    spec = {"assertions": [{"name": "a", "kind": "answer", "type": "date", "expected": expected}]}
+    with pytest.raises(SpecError) as caught:
+        validate_spec(spec, replica="testbed")
+    assert str(caught.value).startswith(f"assertions[0].expected: {message}")
+    state = {"name": "s", "kind": "state", "table": "testbed.note", "where": {"remind_at": {"gte": expected}}}
+    with pytest.raises(SpecError) as caught:
+        validate_spec({"assertions": [{**state, "expect": {"count": 1}}]}, replica="testbed")
+    assert str(caught.value).startswith(f"assertions[0].where.remind_at.gte: {message}")
+
+
+def test_a_computed_date_in_a_where_compares_the_day_on_the_world_clock(before):
+    clock = before.world.clock
+    week = calendar_date("start_of_week", {}, clock.date())
+    notes = before.initial["tables"]["testbed.note"]
+    since = [
+        k for k, n in notes.items() if datetime.fromisoformat(n["updated_at"].replace("Z", "+00:00")).date() >= week
+    ]
+    spec = _state({"updated_at": {"gte": {"date": "start_of_week"}}}, count=len(since))
+    validate_spec({"assertions": [spec]}, replica="testbed")
+    inputs = before.inputs()
+    assert verify({"assertions": [spec]}, inputs).passed
+    assert since, "the seed's notes must include some updated this week"
+    # a week later no note was updated since that week's Monday: the date is the world clock's, not a fixed one
+    later = before.inputs(clock=(clock + timedelta(weeks=1)).isoformat())
+    assert not verify({"assertions": [spec]}, later).passed
+
+
+def test_a_template_date_param_on_a_calendar_rule():
+    world = template_get_or_build(replica="testbed", seed=7, variant="small")
+    steps = [
+        {"name": "quarter", "date": {"on": "start_of_quarter", "format": "date"}},
+        {"name": "back5", "date": {"on": "business_days", "n": -5, "format": "date"}},
+        {"name": "first_monday", "date": {"on": "nth_weekday", "weekday": "monday", "n": 1, "add": "+9h"}},
+    ]
+    assert template_errors(steps, replica="testbed") == []
+    params = template_params(steps, world=world)
+    day = world.clock.date()
+    assert params["quarter"] == calendar_date("start_of_quarter", {}, day).isoformat()
+    assert params["back5"] == calendar_date("business_days", {"n": -5}, day).isoformat()
+    monday = calendar_date("nth_weekday", {"weekday": "monday", "n": 1}, day)
+    assert params["first_monday"] == f"{monday.isoformat()}T09:00:00Z"
+    bad = [{"name": "d", "date": {"on": "business_days", "n": 0}}, {"name": "e", "date": {"weekday": "monday"}}]
+    assert [p for p, _ in template_errors(bad, replica="testbed")] == ["params[0].date", "params[1].date"]

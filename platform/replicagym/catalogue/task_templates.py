@@ -30,7 +30,7 @@ from verifiers.conditions import ConditionError, check_condition, condition_hold
 from verifiers.fields import KEY_FIELD, FieldInfo, PathError, path_info, relations, resolve_path, table_name, tables
 from verifiers.placeholders import PLACEHOLDER, MissingParam, fill, fill_text
 from verifiers.spec import REGEX_KEYS
-from verifiers.values import BadValue, parse_datetime, parse_duration
+from verifiers.values import BadValue, calendar_date, check_calendar, parse_datetime, parse_duration
 
 SCHEMA_FILE = "template.schema.json"
 KINDS = ("pick", "field", "aggregate", "date", "policy", "picker", "text", "value")
@@ -176,6 +176,13 @@ def template_errors(steps, *, replica: str) -> list[tuple[str, str]]:
             source = body.get("from", "clock")
             if source != "clock" and not PLACEHOLDER.fullmatch(source):
                 errors.append((f"{path}.date.from", "must be clock or one {placeholder} holding a date or time"))
+            if "on" in body:
+                try:
+                    check_calendar(body["on"], _calendar_args(body))
+                except BadValue as exc:
+                    errors.append((f"{path}.date", str(exc)))
+            elif set(body) & CALENDAR_ARGS:
+                errors.append((f"{path}.date", f"{', '.join(sorted(set(body) & CALENDAR_ARGS))} go with a rule in on"))
         elif kind in ("policy", "picker"):
             registry = config.policies if kind == "policy" else config.pickers
             if body not in registry:
@@ -277,6 +284,13 @@ def _aggregate(body, rows, snap, replica, path):
     return pick(values, key=lambda v: _sort_value(v, info))
 
 
+CALENDAR_ARGS = {"n", "weekday", "months"}
+
+
+def _calendar_args(body: dict) -> dict:
+    return {k: v for k, v in body.items() if k in CALENDAR_ARGS}
+
+
 def _date(body, params, clock, path):
     source = body.get("from", "clock")
     if source == "clock":
@@ -287,6 +301,12 @@ def _date(body, params, clock, path):
             moment = parse_datetime(str(raw))
         except (BadValue, ValueError):
             raise TemplateError(f"{path}.from", f"{raw!r} is not a date or time") from None
+    if "on" in body:
+        try:
+            day = calendar_date(body["on"], _calendar_args(body), moment.astimezone(UTC).date())
+        except BadValue as exc:  # a month with no fifth Monday
+            raise NoCandidate(path, str(exc)) from None
+        moment = datetime.combine(day, datetime.min.time(), UTC)
     if body.get("add"):
         moment = moment + parse_duration(body["add"])
     fmt = body.get("format", "datetime")
