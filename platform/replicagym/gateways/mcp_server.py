@@ -112,6 +112,7 @@ class EpisodeTools:
 
     async def start(self, ctx: Context, task: str, seed: int | None, variation: int | None = None) -> dict:
         session = GatewaySession(await self.token(ctx))
+        await self.table.closed_for(session.token.pk)
         try:
             result = await session.call(session.reset, {"task": task, "seed": seed, "variation": variation})
         except BaseException:

@@ -129,6 +129,7 @@ class OpenEnvServer:
         try:
             data = await _body(request)
             session_id, session = await self._http_session(request, create=True)
+            await self.http.closed_for(session.token.pk)
             return self._reply(await session.call(session.reset, data), session_id)
         except GatewayError as exc:
             return _error(exc)

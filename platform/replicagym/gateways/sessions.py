@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
+from django import db
 from django.db import transaction
 from django.utils import timezone
 
@@ -405,6 +406,7 @@ class GatewaySession:
             self._end(why, status)
         finally:
             shutdown_browser()  # this thread's Chromium
+            db.connections.close_all()  # and its database connections, which the thread's end would not close
 
     async def aclose(self, why: str = "closed before the episode ended", status: str = Episode.Status.FAILED) -> None:
         if self.closed:
@@ -484,7 +486,7 @@ class SessionTable:
         self.idle_seconds = float(idle_seconds)
         self.idle_why, self.stopped_why = idle_why, stopped_why
         self.sessions: dict = {}
-        self.closing: set[asyncio.Task] = set()
+        self.closing: dict[asyncio.Task, int] = {}  # each closing under way, with its session's agent token id
 
     def close_soon(self, key, why: str, status: str) -> None:
         """Forget the session of `key` now; end its episode with `status` and `why` in a task of its own."""
@@ -499,8 +501,15 @@ class SessionTable:
                 log.exception("closing the gateway session %s failed", key)
 
         task = asyncio.get_running_loop().create_task(close())
-        self.closing.add(task)
-        task.add_done_callback(self.closing.discard)
+        self.closing[task] = session.token.pk
+        task.add_done_callback(lambda done: self.closing.pop(done, None))
+
+    async def closed_for(self, token_pk: int) -> None:
+        """Wait for the closings of the token's sessions still under way, so that a start of the token finds the
+        slots of the episodes this table already let go free, however long their verifying takes."""
+        pending = [task for task, pk in self.closing.items() if pk == token_pk]
+        if pending:
+            await asyncio.wait(pending)
 
     async def reap_idle(self) -> None:
         """Close every session that had no call for idle_seconds, until cancelled."""
