@@ -15,6 +15,7 @@ from replicagym.jsonintake import MAX_BYTES
 from websockets.sync.client import connect
 
 from episodes.models import Episode, Run
+from episodes.rollouts import group_open
 from tests.episodes.fixtures import sync_test_pack
 from tests.gateways.server import asgi_server
 
@@ -46,7 +47,16 @@ def clients(db, agent_token, author_user, api_client_for):
     sync_test_pack()
     episode = token_episode_start(token=agent_token.token, task=task_current("testbed.open-note"))
     run = Run.objects.create(agent="random", owner=agent_token.token.user)
-    ids = {"episode_id": episode.pk, "run_id": run.pk}
+    group = group_open(
+        task="testbed.open-note",
+        size=1,
+        agent="external:fixture",
+        owner=agent_token.token.user,
+        start=lambda task, seed, variation: token_episode_start(
+            token=agent_token.token, task=task, seed=seed, variation=variation
+        ),
+    )
+    ids = {"episode_id": episode.pk, "run_id": run.pk, "group_id": group.pk}
     return ids, {"agent": api_client_for(secret=agent_token.secret), "author": api_client_for(user=author_user)}
 
 
@@ -59,6 +69,7 @@ def test_no_api_operation_answers_bad_json_with_a_server_error(clients, name, se
     operations = post_operations()
     assert ("/api/episodes", True) in operations and ("/api/runs", True) in operations
     assert ("/api/episodes/{episode_id}/finish", True) in operations
+    assert ("/api/groups", True) in operations and ("/api/groups/{group_id}/finish", True) in operations
     before = (Episode.objects.count(), Run.objects.count())
     for template, takes_body in operations:
         url = template.format(**ids)
