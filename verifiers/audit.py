@@ -46,7 +46,7 @@ from .engine import verify
 from .fields import KEY_FIELD, tables
 from .inputs import VerifierInputs
 from .placeholders import placeholder_paths
-from .spec import fill_params
+from .spec import assertion_paths, fill_params
 
 MAX_REF_TARGETS = 3  # other rows a reference may point to, per field
 MAX_ROW_TARGETS = 2  # other rows a change is moved to, per row
@@ -445,7 +445,9 @@ def unread_params(spec: dict, hints: AuditHints) -> list[str]:
 
 def answer_keys(spec: dict, params_list: list[dict]) -> list[str] | None:
     """The answer assertions' expected values per params (one per seed); None for a task without answers."""
-    answers = [a for a in spec.get("verifier", {}).get("assertions", []) if a.get("kind") == "answer"]
+    assertions = spec.get("verifier", {}).get("assertions", [])
+    # a conditional's answers (its when, its branches) are answer keys too
+    answers = [a for _, a in assertion_paths(assertions) if a.get("kind") == "answer"]
     if not answers:
         return None
     keys = []

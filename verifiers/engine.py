@@ -74,10 +74,7 @@ def verify(spec: dict, inputs: VerifierInputs) -> Verdict:
     ctx = _Context(inputs)
     results = []
     for assertion in spec["assertions"]:
-        try:
-            passed, detail = _EVALUATE[assertion["kind"]](assertion, ctx, spec)
-        except Exception as e:  # noqa: BLE001 - a failing check fails its assertion, never the verdict
-            passed, detail = False, f"error while checking: {type(e).__name__}: {e}"
+        passed, detail = _evaluate(assertion, ctx, spec)
         results.append(
             {
                 "name": assertion["name"],
@@ -96,6 +93,13 @@ def verify(spec: dict, inputs: VerifierInputs) -> Verdict:
         collateral=collateral,
         collateral_ok=not collateral,
     )
+
+
+def _evaluate(assertion, ctx, spec) -> tuple[bool, str]:
+    try:
+        return _EVALUATE[assertion["kind"]](assertion, ctx, spec)
+    except Exception as e:  # noqa: BLE001 - a failing check fails its assertion, never the verdict
+        return False, f"error while checking: {type(e).__name__}: {e}"
 
 
 # --- rows -----------------------------------------------------------------------------------
@@ -157,9 +161,9 @@ def _keys(keys) -> str:
 
 
 def _state(a, ctx, spec):
-    table, final = a["table"], ctx.inputs.final
-    rows = final["tables"].get(table, {})
-    matched = [(k, r) for k, r in rows.items() if _row_matches(ctx, final, table, a.get("where", {}), k, r)]
+    table, snap = a["table"], ctx.inputs.initial if a.get("at") == "initial" else ctx.inputs.final
+    rows = snap["tables"].get(table, {})
+    matched = [(k, r) for k, r in rows.items() if _row_matches(ctx, snap, table, a.get("where", {}), k, r)]
     expect = a["expect"]
     # expecting field values of no rows at all would pass vacuously: at least one row is needed then
     count = expect.get("count", {"min": 1})
@@ -168,7 +172,7 @@ def _state(a, ctx, spec):
             f": {_keys(k for k, _ in matched)}" if matched else ""
         )
     for key, row in matched:
-        why = _first_mismatch(ctx, final, table, expect.get("fields", {}), key, row)
+        why = _first_mismatch(ctx, snap, table, expect.get("fields", {}), key, row)
         if why:
             return False, f"{table} {key}: {why}"
     return True, f"{len(matched)} row(s) of {table} match" + (f": {_keys(k for k, _ in matched)}" if matched else "")
@@ -531,6 +535,19 @@ def _trajectory(a, ctx, spec):
 # --- python ---------------------------------------------------------------------------------
 
 
+def _conditional(a, ctx, spec):
+    held, why = _evaluate(a["when"], ctx, spec)
+    branch = "then" if held else "else"
+    said = f"{json.dumps(a['when']['name'])} {'holds' if held else 'does not hold'} ({why})"
+    for nested in a.get(branch, []):
+        passed, detail = _evaluate(nested, ctx, spec)
+        if not passed:
+            return False, f"{said}, so {json.dumps(nested['name'])} must hold: {detail}"
+    return True, f"{said}; {branch}: " + (
+        ", ".join(json.dumps(n["name"]) for n in a.get(branch, [])) or "nothing asked"
+    )
+
+
 def _python(a, ctx, spec):
     checks.load_checks(ctx.inputs.replica)
     check = checks.get_check(a["check"])
@@ -541,6 +558,7 @@ def _python(a, ctx, spec):
 
 
 _EVALUATE = {
+    "conditional": _conditional,
     "state": _state,
     "diff": _diff,
     "page": _page,

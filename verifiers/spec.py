@@ -101,8 +101,7 @@ def _validate_semantics(spec: dict, replica: str) -> None:
         # a verdict of optional assertions only would pass whatever the agent did
         raise SpecError("assertions", "at least one assertion must be required")
     names = set()
-    for i, assertion in enumerate(spec["assertions"]):
-        path = f"assertions[{i}]"
+    for path, assertion in assertion_paths(spec["assertions"]):
         if assertion["name"] in names:
             raise SpecError(f"{path}.name", f"duplicate assertion name {assertion['name']!r}")
         names.add(assertion["name"])
@@ -113,6 +112,17 @@ def _validate_semantics(spec: dict, replica: str) -> None:
         for j, name in enumerate(rule.get("fields", [])):
             _field(fields, name, rule["table"], f"{path}.fields[{j}]")
         _check_where(rule.get("where", {}), replica, rule["table"], f"{path}.where")
+
+
+def assertion_paths(assertions: list, path: str = "assertions"):
+    """(JSON path, assertion) of every assertion, those of conditionals (when, then, else) after their own."""
+    for i, assertion in enumerate(assertions):
+        at = f"{path}[{i}]"
+        yield at, assertion
+        if assertion.get("kind") == "conditional":
+            yield f"{at}.when", assertion["when"]
+            for branch in ("then", "else"):
+                yield from assertion_paths(assertion.get(branch, []), f"{at}.{branch}")
 
 
 def _table(known, name, path) -> dict[str, FieldInfo]:
@@ -326,7 +336,19 @@ def _validate_python(a, path, known, replica, spec):
             raise SpecError(f"{path}.args", str(e))
 
 
+def _validate_conditional(a, path, known, replica, spec):
+    # one level: a branch that branches again is a second task; the parts count as the conditional does
+    for where, nested in [("when", a["when"])] + [
+        (f"{branch}[{i}]", n) for branch in ("then", "else") for i, n in enumerate(a.get(branch, []))
+    ]:
+        if nested["kind"] == "conditional":
+            raise SpecError(f"{path}.{where}.kind", "a conditional's parts cannot be conditionals")
+        if "required" in nested:
+            raise SpecError(f"{path}.{where}.required", "a conditional's parts count as the conditional does")
+
+
 _VALIDATE_KIND = {
+    "conditional": _validate_conditional,
     "state": _validate_state,
     "diff": _validate_diff,
     "page": _validate_page,

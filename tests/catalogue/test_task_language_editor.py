@@ -1,6 +1,7 @@
 """The editor takes the task language's constructs (issue 31): a count from a param, a relation path in a where,
-a computed date in a condition and in a template param. Saved, the task opens again and posts back unchanged."""
+a computed date in a condition and in a template param, a when/then conditional. Saved, the task opens again and posts back unchanged."""
 
+import json
 from html import unescape
 
 import lxml.html
@@ -51,6 +52,29 @@ FORM = {
     "e:verifier.assertions[1].op": '"changed"',
     "j:verifier.assertions[1].where": '{"updated_at": {"gte": {"date": "start_of_week"}}}',
     "j:verifier.assertions[1].count": '{"min": 1, "max": "{notes}"}',
+    "e:verifier.assertions[2].kind": '"conditional"',
+    "s:verifier.assertions[2].name": "a note the member held at the start was finished",
+    "j:verifier.assertions[2].when": json.dumps(
+        {
+            "name": "the member held notes at the start",
+            "kind": "state",
+            "table": "testbed.note",
+            "at": "initial",
+            "where": {"owner__name": "{member_name}"},
+            "expect": {"count": {"min": 1}},
+        }
+    ),
+    "j:verifier.assertions[2].then": json.dumps(
+        [
+            {
+                "name": "one was finished",
+                "kind": "diff",
+                "table": "testbed.note",
+                "op": "changed",
+                "changes": {"done": {"to": True}},
+            }
+        ]
+    ),
     "l:reference_solution": 'goto("/notes")',
     "new_suite": "task-language",
 }
@@ -77,6 +101,7 @@ def test_the_new_constructs_save_fill_and_round_trip_through_the_editor(author_c
     verifier = task.spec["verifier"]["assertions"]
     assert verifier[0]["expect"] == {"count": "{notes}"} and verifier[0]["where"]["owner__name"] == "{member_name}"
     assert verifier[1]["where"] == {"updated_at": {"gte": {"date": "start_of_week"}}}
+    assert verifier[2]["when"]["at"] == "initial" and verifier[2]["then"][0]["changes"] == {"done": {"to": True}}
     assert task.spec["params"][3]["date"] == {"on": "start_of_week", "format": "date"}
     assert isinstance(task.params["notes"], int)
     clock = template_get_or_build(replica="testbed", seed=7, variant="small").clock
@@ -108,6 +133,13 @@ def test_the_new_constructs_save_fill_and_round_trip_through_the_editor(author_c
             "n other than 0",
         ),
         ({"e:params[3].date.on": '"nth_weekday"'}, "params[3].date", "nth_weekday needs 'n'"),
+        (
+            {
+                "j:verifier.assertions[2].then": '[{"name": "x", "kind": "state", "table": "testbed.nte", "expect": {"count": 1}}]'
+            },
+            "verifier.assertions[2].then[0].table",
+            "unknown model 'testbed.nte'",
+        ),
     ],
 )
 def test_the_editor_refuses_a_bad_construct_at_its_path_and_saves_nothing(author_client, change, path, words):

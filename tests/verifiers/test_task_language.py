@@ -1,4 +1,5 @@
-"""The task language: params where literals go (counts, range bounds), relation paths in where, computed dates."""
+"""The task language: params where literals go (counts, range bounds), relation paths in where, computed dates,
+when/then conditional assertions."""
 
 from datetime import date, datetime, timedelta
 
@@ -10,6 +11,8 @@ from replicas.testbed.models import Member, Note
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build
 from tests.verifiers.conftest import Before
+from tests.verifiers.test_audit import BEFORE, _note, _snapshot
+from verifiers.audit import audit_reference
 from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs
 from verifiers.spec import SpecError, validate_spec
@@ -299,3 +302,113 @@ def test_a_template_date_param_on_a_calendar_rule():
     assert params["first_monday"] == f"{monday.isoformat()}T09:00:00Z"
     bad = [{"name": "d", "date": {"on": "business_days", "n": 0}}, {"name": "e", "date": {"weekday": "monday"}}]
     assert [p for p, _ in template_errors(bad, replica="testbed")] == ["params[0].date", "params[1].date"]
+
+
+# --- when/then conditional assertions ------------------------------------------------------------
+
+OWNERS_NOTE = {
+    "name": "done only when its owner is the workspace owner",
+    "kind": "conditional",
+    "when": {
+        "name": "the note's owner was the workspace owner",
+        "kind": "state",
+        "table": "testbed.note",
+        "at": "initial",
+        "where": {"public_id": "{note}", "owner__role": "owner"},
+        "expect": {"count": 1},
+    },
+    "then": [
+        {
+            "name": "the note is done",
+            "kind": "state",
+            "table": "testbed.note",
+            "where": {"public_id": "{note}"},
+            "expect": {"count": 1, "fields": {"done": True}},
+        }
+    ],
+    "else": [
+        {
+            "name": "the note is left open",
+            "kind": "state",
+            "table": "testbed.note",
+            "where": {"public_id": "{note}"},
+            "expect": {"count": 1, "fields": {"done": False}},
+        }
+    ],
+}
+
+
+def _done(notes_done=(), owner_of_bo="member"):
+    after = [_note(n["public_id"], n["title"], owner=n["owner"], done=n["public_id"] in notes_done) for n in BEFORE]
+    final = _snapshot(after)
+    final["tables"]["testbed.member"]["2"]["role"] = owner_of_bo
+    return final
+
+
+def _judge(spec, note, final):
+    inputs = VerifierInputs(initial=_snapshot(BEFORE), final=final, params={"note": note}, clock="2026-03-01T10:00:00Z")
+    return verify(spec, inputs)
+
+
+def test_a_conditional_asks_the_branch_the_world_calls_for():
+    spec = {"assertions": [OWNERS_NOTE]}
+    validate_spec(spec, replica="testbed")
+    assert _judge(spec, 11, _done({11})).passed  # Ada's note, Ada is the owner: done
+    missed = _judge(spec, 11, _done()).assertions[0]
+    assert not missed["passed"]
+    assert missed["detail"].startswith('"the note\'s owner was the workspace owner" holds (1 row(s) of testbed.note')
+    assert 'so "the note is done" must hold' in missed["detail"]
+    assert _judge(spec, 12, _done()).passed  # Bo's note, Bo is no owner: left open
+    wrong = _judge(spec, 12, _done({12})).assertions[0]
+    assert not wrong["passed"] and 'so "the note is left open" must hold' in wrong["detail"]
+
+
+def test_a_when_at_the_start_cannot_be_made_true_by_the_agent():
+    """Promoting Bo to owner and then closing his note takes the other branch only for a when read at the end."""
+    promoted = _done({12}, owner_of_bo="owner")
+    assert not _judge({"assertions": [OWNERS_NOTE]}, 12, promoted).passed
+    at_end = {**OWNERS_NOTE, "when": {k: v for k, v in OWNERS_NOTE["when"].items() if k != "at"}}
+    assert _judge({"assertions": [at_end]}, 12, promoted).passed
+
+
+def test_without_else_a_conditional_whose_when_fails_holds():
+    spec = {"assertions": [{k: v for k, v in OWNERS_NOTE.items() if k != "else"}]}
+    result = _judge(spec, 12, _done({12})).assertions[0]
+    assert result["passed"] and result["detail"].endswith("else: nothing asked")
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"then": [{**OWNERS_NOTE["then"][0], "required": False}]}, "assertions[0].then[0].required: a conditional's"),
+        ({"else": [{**OWNERS_NOTE, "name": "inner"}]}, "assertions[0].else[0].kind: a conditional's parts cannot"),
+        ({"else": [{**OWNERS_NOTE["then"][0]}]}, "assertions[0].else[0].name: duplicate assertion name"),
+        ({"then": []}, "assertions[0].then: at least 1 item"),
+        ({"when": {**OWNERS_NOTE["when"], "where": {"owner__rol": "owner"}}}, "assertions[0].when.where.owner__rol:"),
+        ({"when": {**OWNERS_NOTE["when"], "at": "start"}}, "assertions[0].when.at: 'start' is not one of"),
+    ],
+)
+def test_a_bad_conditional_is_refused_with_its_path(change, message):
+    with pytest.raises(SpecError) as caught:
+        validate_spec({"assertions": [{**OWNERS_NOTE, **change}]}, replica="testbed")
+    assert str(caught.value).startswith(message)
+
+
+def test_the_mutation_audit_mutates_the_work_under_a_conditional():
+    allowed = [{"table": "testbed.note", "ops": ["changed"], "where": {"public_id": "{note}"}, "fields": ["done"]}]
+    strong = {"assertions": [OWNERS_NOTE, {"name": "nothing else", "kind": "diff", "only_allowed": True}]}
+    reference = VerifierInputs(
+        initial=_snapshot(BEFORE), final=_done({11}), params={"note": 11}, clock="2026-03-01T10:00:00Z"
+    )
+    spec = {"instruction": "", "verifier": {**strong, "allowed_changes": allowed}}
+    report = audit_reference(task_id="testbed.t", spec=spec, verifier=spec["verifier"], inputs=reference)
+    assert report.mutants >= 3 and report.survivors == [] and report.ok
+    # without its own collateral rule the same conditional lets another note be ticked off too
+    weak = audit_reference(
+        task_id="testbed.t",
+        spec={"instruction": "", "verifier": {"assertions": [OWNERS_NOTE]}},
+        verifier={"assertions": [OWNERS_NOTE]},
+        inputs=reference,
+    )
+    assert "choice:testbed.note[11].done=false" not in {s.id for s in weak.survivors}
+    assert any(s.id.startswith("collateral:testbed.note[") for s in weak.survivors)
