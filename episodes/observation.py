@@ -340,10 +340,10 @@ _AX_LINE = re.compile(
 def prune_axtree(axtree: str) -> str:
     """The flattened AX tree cut down to what an agent reads and acts on.
 
-    Kept: every interactive node (`INTERACTIVE_ROLES`) with its bid and state, every other node
-    with a name or a state, and text, written bare as its quoted string (a run of pieces at one
-    level on one line). Dropped: unnamed wrappers (lists, list items, rows, sections, paragraphs,
-    forms: their children move up a level), the page root (the title is in the header), text
+    Kept: every interactive node (`INTERACTIVE_ROLES`) with its bid and state, list items, rows
+    and articles (cards are dragged by them), every other node with a name or a state, and text,
+    written bare as its quoted string (a run of pieces at one level on one line). Dropped:
+    unnamed wrappers (lists, sections, paragraphs, forms: their children move up a level), the page root (the title is in the header), text
     that repeats an enclosing node's name or value or the name of the control just before it,
     a label (text or term) just before the control it names, bids of landmarks and text roles
     (`_BIDLESS_ROLES`), and states that are the default (checked='false', pressed='false').
@@ -396,8 +396,8 @@ def prune_axtree(axtree: str) -> str:
             props = _DEFAULT_STATES.sub("", props).replace("='true'", "")
         elif role != "heading":
             props = _LIST_LEVEL.sub("", props)
-        if role not in INTERACTIVE_ROLES and not name and not props:
-            block = block or role in _BLOCK_ROLES  # a list item's text is not run on with the last item's
+        if role not in INTERACTIVE_ROLES and not name and not props and not (m["bid"] and role in _HANDLE_ROLES):
+            block = block or role in _BLOCK_ROLES  # a paragraph's text is not run on with the last one's
             continue
         if name and last is not None and last[0] == indent:  # the label just before this control
             if last[2] is None and last[1].endswith(quoted):
@@ -447,7 +447,9 @@ def _without_repeated_landmarks(lines: list[list]) -> list[list]:
 
 # States an interactive node shows only when they are not the default.
 _DEFAULT_STATES = re.compile(r", (?:checked|pressed|selected)='false'")
-_BLOCK_ROLES = frozenset({"listitem", "row", "article", "paragraph", "blockquote", "Pre"})
+_BLOCK_ROLES = frozenset({"paragraph", "blockquote", "Pre"})
+# Items an agent may drag, open or select by their bid (a board's cards, a table's rows): kept unnamed.
+_HANDLE_ROLES = frozenset({"listitem", "row", "article"})
 # Roles that only carry text: written as text, so a term and its definition read as one line.
 _TEXT_ROLES = frozenset({"term", "definition", "strong", "emphasis", "time", "LabelText", "Legend", "mark"})
 # Roles whose inside is drawn by the browser: an image's letters, a date field's month/day/year parts

@@ -128,6 +128,11 @@ def test_text_mode_keeps_every_interactive_bid_and_all_text_and_drops_wrappers_a
     assert pruned.endswith("'Total' '$12.00'\nimage 'Ann Lee'")
 
 
+def test_text_mode_keeps_the_bids_of_list_items_and_rows_which_cards_are_dragged_by():
+    board = "[1] list\n\t[2] listitem, level=1\n\t\tStaticText 'AGENT-4 Fix login'\n\t[3] listitem, level=1"
+    assert prune_axtree(board) == "[2] listitem\n\t'AGENT-4 Fix login'\n[3] listitem"
+
+
 def test_text_mode_is_shorter_than_full_and_keeps_the_header():
     full = render_observation(observation(), "full")
     text = render_observation(observation(), "text")
