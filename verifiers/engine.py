@@ -110,7 +110,7 @@ def _lookup(ctx, snap: dict, table: str, key: str, row: dict, name: str):
 
     A path follows references inside `snap`, the episode's world, so it never reads another world's rows.
     """
-    info, _ = path_info(ctx.inputs.replica, table, name)
+    info = path_info(ctx.inputs.replica, table, name)
     value, holder = resolve_path(snap, ctx.inputs.replica, table, key, row, name)
     return info, value, holder
 

@@ -111,18 +111,18 @@ def relations(replica: str) -> dict[tuple[str, str], str]:
     return out
 
 
-def path_info(replica: str, table: str, path: str) -> tuple[FieldInfo, list[tuple[str, str]]]:
-    """The FieldInfo at the end of `path` (fields joined by __) and its hops [(table, field)]; PathError if none."""
+@cache  # asked once per row and condition while a verdict is judged; the models do not change in a process
+def path_info(replica: str, table: str, path: str) -> FieldInfo:
+    """The FieldInfo at the end of `path` (fields joined by __); PathError when the models have no such path."""
     known = tables(replica)
     if table not in known:
         raise PathError(f"unknown table {table!r} (tables of {replica}: {', '.join(sorted(known))})")
-    hops, current = [], table
+    current = table
     parts = path.split("__")
     for i, name in enumerate(parts):
         fields = known[current]
         if name not in fields:
             raise PathError(f"unknown field {name!r} of {current} (fields: {', '.join(sorted(fields))})")
-        hops.append((current, name))
         if i < len(parts) - 1:
             target = relations(replica).get((current, name))
             if target is None:
@@ -130,7 +130,7 @@ def path_info(replica: str, table: str, path: str) -> tuple[FieldInfo, list[tupl
             if target not in known:
                 raise PathError(f"{current}.{name} refers to {target}, which is not a table of the world")
             current = target
-    return known[current][parts[-1]], hops
+    return known[current][parts[-1]]
 
 
 def resolve_path(snap: dict, replica: str, table: str, key: str, row: dict, path: str) -> tuple:

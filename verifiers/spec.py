@@ -148,7 +148,7 @@ def _check_where(where, replica, table, path):
     """Field names or relation paths (`ticket__organization__name`), each with a condition fitting its field."""
     for name, raw in where.items():
         try:
-            info, _ = path_info(replica, table, name)
+            info = path_info(replica, table, name)
         except PathError as e:
             raise SpecError(f"{path}.{name}", str(e))
         _check_cond(raw, info, f"{path}.{name}")

@@ -65,8 +65,8 @@ def _public_keys(replica: str) -> dict[str, tuple[str, ...]]:
     return {table_name(m): tuple(m.public_key) for m in get_replica(replica).world_models}
 
 
-def field_info(replica: str, table: str, path: str, where: str) -> tuple[FieldInfo, list[tuple[str, str]]]:
-    """The FieldInfo at the end of `path` (related fields joined by __) and the hops [(table, field)]."""
+def field_info(replica: str, table: str, path: str, where: str) -> FieldInfo:
+    """The FieldInfo at the end of `path` (related fields joined by __); TemplateError at `where` if none."""
     try:
         return path_info(replica, table, path)
     except PathError as exc:
@@ -119,7 +119,7 @@ def _check_where(replica, table, where, path, errors):
         return
     for name, raw in (where or {}).items():
         try:
-            info, _ = field_info(replica, table, name, f"{path}.{name}")
+            info = field_info(replica, table, name, f"{path}.{name}")
             if not _placeholders(raw):  # a condition on an earlier param is checked once filled
                 check_condition(raw, info)
         except TemplateError as exc:
@@ -167,7 +167,7 @@ def template_errors(steps, *, replica: str) -> list[tuple[str, str]]:
                 errors.append((f"{path}.aggregate.field", f"{body['op']} needs the field to take it over"))
             elif "field" in body:
                 try:
-                    info, _ = field_info(replica, body["table"], body["field"], f"{path}.aggregate.field")
+                    info = field_info(replica, body["table"], body["field"], f"{path}.aggregate.field")
                     if body["op"] == "sum" and info.kind not in ("int", "float", "decimal"):
                         errors.append((f"{path}.aggregate.field", f"cannot sum {info.kind} field {info.name!r}"))
                 except TemplateError as exc:
@@ -226,7 +226,7 @@ def _fill(value, params, path):
 
 def _matching(snap, replica, table, where, clock, path):
     conditions = [
-        (name, raw, field_info(replica, table, name, f"{path}.{name}")[0]) for name, raw in (where or {}).items()
+        (name, raw, field_info(replica, table, name, f"{path}.{name}")) for name, raw in (where or {}).items()
     ]
     rows = []
     for key, row in snap["tables"].get(table, {}).items():
@@ -257,9 +257,7 @@ def _ordered(snap, replica, table, rows, order_by, path):
         order_by = list(keys) or [KEY_FIELD]
     for j, field in reversed(list(enumerate(order_by))):
         name = field.lstrip("-")
-        info = (
-            FieldInfo(KEY_FIELD, "text") if name == KEY_FIELD else field_info(replica, table, name, f"{path}[{j}]")[0]
-        )
+        info = FieldInfo(KEY_FIELD, "text") if name == KEY_FIELD else field_info(replica, table, name, f"{path}[{j}]")
         rows.sort(
             key=lambda kr: _sort_value(_resolve(snap, replica, table, kr[0], kr[1], name), info),
             reverse=field.startswith("-"),
@@ -270,7 +268,7 @@ def _ordered(snap, replica, table, rows, order_by, path):
 def _aggregate(body, rows, snap, replica, path):
     if body["op"] == "count":
         return len(rows)
-    info, _ = field_info(replica, body["table"], body["field"], f"{path}.field")
+    info = field_info(replica, body["table"], body["field"], f"{path}.field")
     values = [
         v for key, row in rows if (v := _resolve(snap, replica, body["table"], key, row, body["field"])) is not None
     ]
