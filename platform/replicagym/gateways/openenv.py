@@ -93,9 +93,12 @@ class OpenEnvServer:
             stopped_why="the OpenEnv server stopped before the episode was finished",
         )
 
-    async def _http_session(self, request: Request, *, create: bool) -> tuple[str, GatewaySession | None]:
-        """(the session id, its session): with `create`, a new session when the request names none or an unknown one."""
-        token = await _token(request.headers)
+    async def _http_session(self, request: Request, *, create: bool, token=None) -> tuple[str, GatewaySession | None]:
+        """(the session id, its session): with `create`, a new session when the request names none or an unknown one.
+
+        `token`: the request's agent token, if it was read already.
+        """
+        token = token or await _token(request.headers)
         session_id = _session_id(request)
         if session_id is None:
             if not create:
@@ -128,8 +131,10 @@ class OpenEnvServer:
     async def reset(self, request: Request):
         try:
             data = await _body(request)
-            session_id, session = await self._http_session(request, create=True)
-            await self.http.closed_for(session.token.pk)
+            token = await _token(request.headers)
+            # before the session is made: one waiting would be idle to the reaper
+            await self.http.closed_for(token.pk)
+            session_id, session = await self._http_session(request, create=True, token=token)
             return self._reply(await session.call(session.reset, data), session_id)
         except GatewayError as exc:
             return _error(exc)
