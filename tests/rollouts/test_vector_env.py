@@ -23,8 +23,10 @@ def test_make_vec_with_4_environments_steps_them_in_parallel_processes():
         obs, infos = envs.reset(seed=0)
         assert obs["goal"] == ("Open note #3 and tell me its status.",) * 4
         assert obs["screenshot"].shape == (4, 800, 1280, 3) and obs["screenshot"].dtype == np.uint8
-        episodes = [int(pk) for pk in infos["episode"]]
-        assert len(set(episodes)) == 4
+        # info holds what the seed chose, the same in every process; the episodes are the gym's four in the database
+        assert infos["task"].tolist() == ["testbed.open-note"] * 4 and len(set(infos["world_seed"])) == 1
+        episodes = list(Episode.objects.filter(agent="gym").values_list("pk", flat=True))
+        assert len(episodes) == 4
         # one episode per worker process, none in this one: four Chromiums stepping at once
         workers = {Episode.objects.get(pk=pk).claimed_by for pk in episodes}
         assert len(workers) == 4 and f"gym:{os.getpid()}" not in workers
