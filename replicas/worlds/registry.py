@@ -96,6 +96,10 @@ class ReplicaConfig(AppConfig):
       so time-based automations run in episodes as they would in the product.
     - `bench_pages(world) -> list[str]`, world bound: the pages the server benchmark fetches
       (signed in), the first of them with a text field the step benchmark types into.
+    - `screenshot_tour(world) -> shoot(camera) | None`, world bound: what `manage.py screenshots`
+      captures for the docs. It reads the world (sessions, showcase rows) and returns a function
+      that drives the camera (no ORM there: Playwright's loop runs in that thread). Default: the
+      `tour(world)` of the replica's `screenshots` module, if it ships one.
     """
 
     variants: dict[str, dict] = {"default": {}}
@@ -159,6 +163,10 @@ class ReplicaConfig(AppConfig):
 
     def bench_pages(self, world) -> list[str]:
         return list(self.start_pages.values())
+
+    def screenshot_tour(self, world):
+        module = self.optional_module(f"{self.name}.screenshots")
+        return module.tour(world) if module is not None else None
 
     @property
     def static_dir(self) -> Path:

@@ -1,0 +1,70 @@
+"""The shop's screenshot tour (`manage.py screenshots shop`): search, a product and its Q&A, the cart, each
+checkout step (without placing the order), the price-change interstitial, an order, tracking, invoice,
+rewards, membership, messages and the back office, at 1280x800."""
+
+from .models import Account, Order, Question, SellerMessage
+from .signin import account_session
+from .tasks.params import price_changed_in_cart, ready_cart
+
+
+def tour(world):
+    key = ready_cart(world)
+    shopper = Account.objects.get(public_id=key["customer"])
+    staff = Account.objects.filter(role=Account.Role.STAFF).order_by("public_id").first()
+    order = (
+        Order.objects.filter(account=shopper, status=Order.Status.DELIVERED).order_by("-placed_at").first()
+        or Order.objects.filter(status=Order.Status.DELIVERED).order_by("public_id").first()
+    )
+    # an order of the shopper's own, or the staff view of another customer's
+    order_path = f"/your-orders/{order.public_id}" if order.account_id == shopper.id else None
+    product_asin = shopper.cart_items.order_by("added_at").first().variant.product.asin
+    # a shopper with a message from a seller and a shipped order, for the account pages
+    reader = (
+        SellerMessage.objects.filter(account__orders__status="shipped")
+        .select_related("account")
+        .order_by("public_id")
+        .first()
+        .account
+    )
+    shipped = reader.orders.filter(status="shipped").order_by("-placed_at").first()
+    repriced = Account.objects.get(email=price_changed_in_cart(world)["email"])
+    asked = Question.objects.filter(answers__isnull=False).order_by("public_id").first().product.asin
+    sessions = {
+        who: account_session(world, account)
+        for who, account in (("shopper", shopper), ("staff", staff), ("reader", reader), ("repriced", repriced))
+    }
+
+    def shoot(camera):
+        pages = {who: camera.page(session_key) for who, session_key in sessions.items()}
+        page = pages["shopper"]
+
+        def step(button: str) -> None:
+            page.get_by_role("button", name=button, exact=True).click()
+            page.wait_for_load_state("networkidle")
+
+        camera.shot(page, "shop-search-results.png", "/s?k=wireless")
+        camera.shot(page, "shop-product.png", f"/dp/{product_asin}")
+        camera.shot(page, "shop-cart.png", "/cart")
+        camera.shot(page, "shop-checkout-1-address.png", "/checkout/address")
+        step("Use this address")
+        camera.shot(page, "shop-checkout-2-delivery.png")
+        step("Continue")
+        camera.shot(page, "shop-checkout-3-payment.png")
+        page.locator(f"#card-{key['card']}").check()
+        step("Use this payment method")
+        camera.shot(page, "shop-checkout-4-review.png")
+        if order_path:
+            camera.shot(page, "shop-order-detail.png", order_path)
+        else:
+            camera.shot(pages["staff"], "shop-order-detail.png", f"/backoffice/orders/{order.public_id}")
+        camera.shot(pages["staff"], "shop-backoffice-returns.png", "/backoffice/returns")
+        camera.shot(pages["shopper"], "shop-product-qa.png", f"/dp/{asked}#questions")
+        camera.shot(pages["repriced"], "shop-price-change.png", "/checkout/price-change")
+        reader_page = pages["reader"]
+        camera.shot(reader_page, "shop-tracking.png", f"/your-orders/{shipped.public_id}/track")
+        camera.shot(reader_page, "shop-invoice.png", f"/your-orders/{shipped.public_id}/invoice")
+        camera.shot(reader_page, "shop-rewards.png", "/account/rewards")
+        camera.shot(reader_page, "shop-membership.png", "/account/membership")
+        camera.shot(reader_page, "shop-messages.png", "/account/messages")
+
+    return shoot
