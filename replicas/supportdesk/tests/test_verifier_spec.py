@@ -73,7 +73,7 @@ def test_a_well_formed_spec_over_every_kind_is_accepted():
 
 def test_an_unknown_field_is_refused_with_its_path():
     message = refused({"assertions": [state(), state(name="b", where={"statuss": "open"})]})
-    assert message == "assertions[1].where.statuss: unknown field 'statuss' of supportdesk.ticket"
+    assert message.startswith("assertions[1].where.statuss: unknown field 'statuss' of supportdesk.ticket (fields: ")
 
 
 def test_an_unknown_model_is_refused_with_its_path():
