@@ -410,11 +410,21 @@ def _episode_drive(driver: EpisodeDriver, agent) -> Episode:
 # --- fixed action lists ---------------------------------------------------------
 
 
-def episode_play(*, task_id, actions: list[str], seed: int | None = None, trace: bool = False) -> Episode:
-    """Run a fixed action list on a task in this process (verify_tasks, tests); returns the finished episode."""
-    if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+def episode_play(
+    *, task_id, actions: list[str] | None = None, agent: str | None = None, seed: int | None = None, trace: bool = False
+) -> Episode:
+    """Run a fixed action list, or the agent a spec names ("oracle", "negative:0": verify_tasks), on a task in
+    this process (tests, the self-check); returns the finished episode."""
+    if (actions is None) == (agent is None):
+        raise EpisodeError("give either actions or an agent spec")
+    if actions is not None and (not isinstance(actions, list) or not all(isinstance(a, str) for a in actions)):
         raise EpisodeError("actions must be a list of action strings")
-    episode = episode_create(task=task_id, agent="script", seed=seed, status=Episode.Status.RUNNING, trace=trace)
-    agent = ScriptedAgent(actions)
-    agent.reset(task_info(episode.instance))
-    return episode_run(episode_id=episode.pk, agent=agent)
+    episode = episode_create(
+        task=task_id, agent=agent or "script", seed=seed, status=Episode.Status.RUNNING, trace=trace
+    )
+    if actions is not None:
+        player = ScriptedAgent(actions)
+        player.reset(task_info(episode.instance))
+    else:
+        player = agent_for(episode)
+    return episode_run(episode_id=episode.pk, agent=player)

@@ -1,51 +1,27 @@
-"""Test runs from the editor: the reference (must pass), doing nothing (must fail), each negative
-example (must fail) and the random agent, queued as ordinary episodes for the workers.
-
-Fixed action lists reach the workers as replay files (episodes.trajectory's format) under
-DATA_DIR/test_runs/, so any worker of this machine plays them with the replay agent.
+"""Test runs from the editor: the task's self-check plan (verifiers.selfcheck.check_plan: the reference
+must pass, doing nothing and each negative example must fail) and the random agent as a baseline, queued as
+ordinary episodes for the workers. Every run is an agent spec the workers build from the episode's own task
+("oracle", "nothing", "negative:N"): no action list travels on disk.
 """
 
-import json
-from pathlib import Path
-
-from django.conf import settings
 from django.db import transaction
 from replicagym.catalogue.models import Task
 
 from episodes.creation import episode_create
 from episodes.models import Episode
 from episodes.runs import enqueue_episodes
-from episodes.trajectory import FORMAT, VERSION
+from verifiers.selfcheck import check_plan
 
 from .models import TestRun, TestRunEpisode
 
 # Ahead of suite runs in the queue: an author is waiting for these.
 PRIORITY = 10
 RANDOM_SEED = 1
+LABELS = {"oracle": "reference", "nothing": "doing nothing"}
 
 
 class TestRunError(ValueError):
     pass
-
-
-def _replay_file(task: Task, label: str, actions: list[str]) -> str:
-    folder = Path(settings.DATA_DIR) / "test_runs" / task.content_hash[:16]
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{label}.jsonl"
-    lines = [
-        json.dumps(
-            {
-                "format": FORMAT,
-                "version": VERSION,
-                "task": task.task_id,
-                "task_version": task.content_hash,
-                "source": "task editor test run",
-            }
-        )
-    ]
-    lines += [json.dumps({"index": i, "action": action}) for i, action in enumerate(actions)]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return str(path)
 
 
 def test_run_start(*, task: Task, author=None) -> TestRun:
@@ -53,17 +29,8 @@ def test_run_start(*, task: Task, author=None) -> TestRun:
     if not task.reference_solution:
         raise TestRunError("the task has no reference solution: add one before a test run")
     plan = [
-        ("reference", TestRunEpisode.Expect.PASS, "oracle"),
-        ("doing nothing", TestRunEpisode.Expect.FAIL, "replay:" + _replay_file(task, "nothing", [])),
+        (LABELS.get(check.agent, f"negative: {check.label}"), check.expect, check.agent) for check in check_plan(task)
     ]
-    for i, example in enumerate(task.negative_examples):
-        plan.append(
-            (
-                f"negative: {example.get('name') or i + 1}",
-                TestRunEpisode.Expect.FAIL,
-                "replay:" + _replay_file(task, f"negative-{i}", example["actions"]),
-            )
-        )
     plan.append(("random agent", TestRunEpisode.Expect.ANY, f"random:{RANDOM_SEED}"))
     with transaction.atomic():
         run = TestRun.objects.create(task=task, author=author)

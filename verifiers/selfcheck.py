@@ -69,32 +69,49 @@ def _outcome(label: str, episode) -> Outcome:
     )
 
 
-def task_selfcheck(*, task, play) -> TaskCheck:
-    """Run the task's reference solution, the empty trajectory and each negative example through `play`.
+@dataclass(frozen=True)
+class Check:
+    """One run of a task's self-check: what it is, what its verdict must be, and the agent spec that plays it."""
 
-    `play(task_id=..., actions=[...])` returns a finished episode with `.verdict`
-    and `.rewards` (the engine's `episode_play`).
-    """
+    label: str
+    expect: str  # "pass" or "fail"
+    agent: str  # "oracle", "nothing", "negative:<index>": the episode's own task, filled for its world
+
+
+def check_plan(task) -> list[Check]:
+    """The runs every task's verifier is held to: its reference solution passes (with full completion),
+    doing nothing fails, each negative example fails. `verify_tasks` plays them in this process; the
+    editor's test runs queue them (with the random agent as a baseline)."""
+    plan = [Check("reference", "pass", "oracle")] if task.reference_solution else []
+    plan.append(Check("empty", "fail", "nothing"))
+    plan += [Check(example["name"], "fail", f"negative:{i}") for i, example in enumerate(task.negative_examples)]
+    return plan
+
+
+def task_selfcheck(*, task, play) -> TaskCheck:
+    """Play the task's check plan through `play(task_id=..., agent=<spec>)`, which returns a finished episode
+    with `.verdict` and `.rewards` (the engine's `episode_play`), and say what is wrong."""
     check = TaskCheck(task.task_id)
-    reference = task.reference_solution
-    if not reference:
+    if not task.reference_solution:
         check.problems.append("reference: the task has no reference solution")
-    else:
-        check.reference = _outcome("reference", play(task_id=task.task_id, actions=reference))
-        if check.reference.passed is None:
-            check.problems.append(f"reference: errored: {check.reference.detail}")
-        elif not check.reference.passed or check.reference.task_completion != 1:
-            check.problems.append(f"reference: must pass, failed: {check.reference.detail}{_why(check.reference)}")
-    check.empty = _outcome("empty", play(task_id=task.task_id, actions=[]))
-    if check.empty.passed is None:
-        check.problems.append(f"empty: errored: {check.empty.detail}")
-    elif check.empty.passed:
-        check.problems.append("empty: doing nothing passes the verifier")
-    for example in task.negative_examples:
-        outcome = _outcome(example["name"], play(task_id=task.task_id, actions=example["actions"]))
-        check.negatives.append(outcome)
+    for run in check_plan(task):
+        outcome = _outcome(run.label, play(task_id=task.task_id, agent=run.agent))
+        what = (
+            "reference" if run.agent == "oracle" else "empty" if run.agent == "nothing" else f"negative {run.label!r}"
+        )
+        if run.agent == "oracle":
+            check.reference = outcome
+        elif run.agent == "nothing":
+            check.empty = outcome
+        else:
+            check.negatives.append(outcome)
         if outcome.passed is None:
-            check.problems.append(f"negative {example['name']!r}: errored: {outcome.detail}")
-        elif outcome.passed:
-            check.problems.append(f"negative {example['name']!r}: must fail, passed{_why(outcome)}")
+            check.problems.append(f"{what}: errored: {outcome.detail}")
+        elif run.expect == "pass" and (not outcome.passed or outcome.task_completion != 1):
+            check.problems.append(f"{what}: must pass, failed: {outcome.detail}{_why(outcome)}")
+        elif run.expect == "fail" and outcome.passed:
+            problem = (
+                "doing nothing passes the verifier" if run.agent == "nothing" else f"must fail, passed{_why(outcome)}"
+            )
+            check.problems.append(f"{what}: {problem}")
     return check

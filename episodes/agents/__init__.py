@@ -21,7 +21,7 @@ __all__ = [
     "agent_from_spec",
 ]
 
-SPECS = "oracle, noisy-oracle[:RATE[:SEED]], random, replay:FILE, http:URL, openai:MODEL"
+SPECS = "oracle, nothing, negative:N, noisy-oracle[:RATE[:SEED]], random, replay:FILE, http:URL, openai:MODEL"
 
 
 def agent_from_spec(
@@ -47,6 +47,22 @@ def agent_from_spec(
         if not actions:
             raise AgentError("this task has no reference solution for the oracle agent to play")
         agent = OracleAgent(actions)
+    elif kind == "nothing" and not arg:  # a task's self-check: doing nothing must fail
+        agent = ScriptedAgent([])
+    elif kind == "negative":  # a task's self-check: its Nth negative example, filled for this episode's world
+        examples = (
+            task.get("negative_examples") if isinstance(task, dict) else getattr(task, "negative_examples", None)
+        ) or []
+        try:
+            index = int(arg)
+            example = examples[index] if index >= 0 else None
+        except (ValueError, IndexError):
+            example = None
+        if example is None:
+            raise AgentError(
+                f"negative:N needs the index of one of the task's {len(examples)} negative examples, not {arg!r}"
+            )
+        agent = ScriptedAgent(list(example["actions"]))
     elif kind == "noisy-oracle":
         agent = noisy_oracle_from_spec(arg, oracle=agent_from_spec("oracle", task=task), episode_seed=seed)
     elif kind == "random":

@@ -163,3 +163,32 @@ def test_the_catalogue_pass_rate_is_the_latest_runs_and_never_counts_test_run_ep
     assert (rate["passed"], rate["total"], rate["run"]) == (3, 4, newer.pk)
     row = author_client.get("/tasks/").content.decode()
     assert "75% <span" in row and "(3/4)" in row
+
+
+def test_a_test_run_queues_the_self_check_plan_as_agent_specs_the_workers_fill_for_each_episodes_world(author_user):
+    """The plan is verifiers.selfcheck's (verify_tasks plays the same one), and no action list goes through a file:
+    a negative example is played as the episode's own task has it, filled with that episode's params."""
+    from replicagym.catalogue.packs import task_sync
+
+    from episodes.driver import agent_for
+    from frontend.test_runs import test_run_start
+
+    task_sync(replica="testbed")
+    task = Task.objects.get(task_id="testbed.complete-note", is_current=True)
+    run = test_run_start(task=task, author=author_user)
+    items = list(run.items.select_related("episode"))
+    assert [(i.label, i.expect, i.episode.agent) for i in items] == [
+        ("reference", "pass", "oracle"),
+        ("doing nothing", "fail", "nothing"),
+        *[(f"negative: {ex['name']}", "fail", f"negative:{n}") for n, ex in enumerate(task.negative_examples)],
+        ("random agent", "any", "random:1"),
+    ]
+    negative = items[2].episode
+    negative.params = {
+        **negative.params,
+        **{k: f"{v}-varied" for k, v in negative.params.items() if isinstance(v, str)},
+    }
+    played = agent_for(negative).actions
+    assert played == negative.instance.negative_examples[0]["actions"] != task.negative_examples[0]["actions"]
+    assert any("-varied" in action for action in played)
+    assert agent_for(items[1].episode).actions == []

@@ -60,10 +60,15 @@ def run(*args):
 
 
 def fake_play(passes):
-    """An engine stand-in whose verdict says `passes(actions)`: exercises the command's bookkeeping only."""
+    """An engine stand-in whose verdict says `passes(actions)` of the actions the agent spec plays on the task:
+    exercises the command's bookkeeping only."""
 
-    def play(*, task_id, actions):
-        passed = passes(actions)
+    def play(*, task_id, agent):
+        from replicagym.catalogue.packs import task_current
+
+        from episodes.agents import agent_from_spec
+
+        passed = passes(agent_from_spec(agent, task=task_current(task_id)).actions)
         return SimpleNamespace(
             pk=1,
             status="succeeded" if passed else "failed",
