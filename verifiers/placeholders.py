@@ -83,3 +83,44 @@ def fill_text(text: str, params: dict) -> str:
     """A string with its placeholders filled, always as text (an instruction, a page, an action)."""
     filled = fill(text, params)
     return filled if isinstance(filled, str) else str(filled)
+
+
+def generalise_action(action: str, params: dict) -> str:
+    """`action` with each literal that is a param's value written as that param's placeholder, so an action
+    recorded on one seed's world plays on another's: a typed value equal to a param, a path segment of a URL
+    equal to one, a param of 3 characters or more inside a typed text (at word bounds). The element an
+    action addresses is never rewritten (a bid "12" is not note 12). A value two params share is ambiguous
+    and stays literal; an action that does not parse comes back as it was."""
+    from dataclasses import fields, replace
+
+    from .actions import ActionError, parse_action
+
+    try:
+        parsed = parse_action(action)
+    except ActionError:
+        return action
+    owners: dict[str, list[str]] = {}
+    for name, value in params.items():
+        if isinstance(value, str | int) and not isinstance(value, bool) and str(value):
+            owners.setdefault(str(value), []).append(name)
+    names = {value: found[0] for value, found in owners.items() if len(found) == 1}
+    if not names:
+        return action
+    words = sorted((v for v in names if len(v) >= 3), key=len, reverse=True)
+
+    def general(text: str) -> str:
+        if text in names:
+            return "{" + names[text] + "}"
+        if text.startswith("/"):
+            return "/".join("{" + names[part] + "}" if part in names else part for part in text.split("/"))
+        for value in words:
+            text = re.sub(rf"(?<![\w@.-]){re.escape(value)}(?![\w@-])", "{" + names[value] + "}", text)
+        return text
+
+    skip = fields(parsed)[0].name if parsed.targets_element else None
+    changes = {
+        f.name: general(getattr(parsed, f.name))
+        for f in fields(parsed)
+        if f.name != skip and isinstance(getattr(parsed, f.name), str)
+    }
+    return str(replace(parsed, **changes))

@@ -21,7 +21,7 @@ from replicagym.catalogue.packs import SUITE_NAME, task_params
 from replicas.worlds.registry import get_replica, replicas
 from replicas.worlds.routing import world_url
 from replicas.worlds.services import world_create
-from verifiers.placeholders import fill, fill_text
+from verifiers.placeholders import fill, fill_text, generalise_action
 
 from ..editor import codec, fields
 from ..world_signin import world_signin_url
@@ -454,6 +454,10 @@ def editor_pull(request):
         response["HX-Retarget"] = "#demonstration-error"  # only the panel's message changes, not the form
         response["HX-Reswap"] = "innerHTML"
         return response
+    # literals that are the draft's param values become placeholders, so the recording plays on other seeds
+    key = _answer_key(spec) or {}
+    recorded, actions = actions, [generalise_action(action, key) for action in actions]
+    generalised = sum(a != b for a, b in zip(recorded, actions, strict=True))
     raw = dict(form.raw)
     if into == "reference":
         spec["reference_solution"] = actions
@@ -465,7 +469,11 @@ def editor_pull(request):
     context = _context(
         spec, raw, _kinds(request.POST), task=task, suites=suites, new_suite=request.POST.get("new_suite", "")
     )
-    note = f"Pulled {len(actions)} action{'s' if len(actions) != 1 else ''} of demonstration {recording.pk} into {PULL_TARGETS[into]}."
+    note = (
+        f"Pulled {len(actions)} action{'s' if len(actions) != 1 else ''} of demonstration {recording.pk} into "
+        f"{PULL_TARGETS[into]}"
+        + (f"; {generalised} written with placeholders where they typed a param's value." if generalised else ".")
+    )
     response = render(
         request,
         "frontend/editor_form.html",

@@ -207,3 +207,21 @@ def test_a_bad_world_starts_no_demonstration(author):
         _recording, html = start(author, **changes)
         assert words in unescape(html)
     assert not Recording.objects.exists() and not World.objects.filter(is_template=False).exists()
+
+
+def test_a_pulled_demonstration_types_the_drafts_params_as_placeholders_so_it_plays_on_other_seeds(author):
+    """A recording held literal answers (send_msg_to_user("3")): it passed on its own seed only."""
+    from frontend.editor import codec
+    from frontend.views.editor import _answer_key
+
+    key = _answer_key(codec.decode({name: [value] for name, value in DRAFT.items()}).spec)
+    recording, _link = start(author)
+    for action in ['click("12")', f'fill("9", "{key["member_name"]}")', f'send_msg_to_user("{key["notes"]}")']:
+        recording_step_add(recording=recording, action=action)
+    html = unescape(
+        author.post(PULL, {**DRAFT, "demonstration": str(recording.pk), "pull_into": "reference"}).content.decode()
+    )
+    reference = re.search(r'name="l:reference_solution"[^>]*>([^<]*)</textarea>', html).group(1)
+    # the bid stays as recorded even when it equals a param's value; typed values become their params
+    assert reference.split("\n") == ['click("12")', 'fill("9", "{member_name}")', 'send_msg_to_user("{notes}")']
+    assert "2 written with placeholders" in html
