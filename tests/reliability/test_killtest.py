@@ -1,4 +1,4 @@
-"""The kill test, shortened for CI: kill -9 a worker (or its Chromium) mid-episode in two runs, on the embedded default and on Redis."""
+"""The kill test, shortened for CI: kill -9 a worker (or its Chromium) mid-episode in one run, on the embedded default and on Redis."""
 
 import json
 import os
@@ -15,7 +15,11 @@ from tests.episodes.celery_workers import REDIS_URL, redis_or_skip, worker_datab
 from tests.episodes.fixtures import sync_test_pack
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-TRIALS, EPISODES = 2, 4
+# One trial: each assertion below holds of one as of many (the kill waits for a running episode, so one
+# trial already kills mid-episode and redelivers), and the first trial is the same whatever --trials says
+# (seeded draws); a second took a third of each test (measured: 33 s -> 22 s, 44 -> 34 s CPU).
+# `manage.py killtest` runs twenty. Four episodes on two workers: one finishes and one runs when the kill comes.
+TRIALS, EPISODES = 1, 4
 
 
 def _killtest(kill: str = "worker", **env) -> dict:
