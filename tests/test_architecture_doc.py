@@ -36,3 +36,30 @@ def test_nothing_points_outside_the_repository():
     for path in (DOC, ROOT / "manage.py", ROOT / "README.md"):
         text = path.read_text()
         assert not re.search(r"/work/|shared/design\.md|design card", text), path
+
+
+USER_PAGES = ["agent-developer", "rl-trainer", "task-author", "annotator", "operator"]
+LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
+
+
+def test_the_readme_is_short_and_sends_each_user_to_a_page_of_their_own_whose_links_resolve():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 150
+    assert readme.index("bin/start") < readme.index("## ") and readme.index("bin/test") < readme.index("## ")
+    for page in USER_PAGES:
+        assert f"(docs/{page}.md)" in readme
+    for source in [ROOT / "README.md", *(ROOT / "docs" / f"{p}.md" for p in USER_PAGES)]:
+        text = source.read_text()
+        assert not re.search(r"/work/|shared/design\.md|design card", text), source
+        broken = [
+            link
+            for link in LINK.findall(text)
+            if not link.startswith(("http://", "https://")) and not (source.parent / link).exists()
+        ]
+        assert broken == [], (source.name, broken)
+
+
+def test_every_user_page_starts_from_a_fresh_clone():
+    for page in USER_PAGES:
+        text = (ROOT / "docs" / f"{page}.md").read_text()
+        assert "From a fresh clone" in text.split("\n## ")[0], page
