@@ -207,8 +207,9 @@ def test_candidates_keep_their_order_without_an_rng_and_are_shuffled_with_one():
 
 
 def test_gateway_resets_take_a_variation_and_refuse_a_bad_one():
-    assert reset_arguments({"task": ANSWER_TASK, "variation": 5})[-1] == 5
-    assert reset_arguments({"task": ANSWER_TASK, "seed": 3})[1:] == (3, None, False, None)
+    assert reset_arguments({"task": ANSWER_TASK, "variation": 5}).variation == 5
+    plain = reset_arguments({"task": ANSWER_TASK, "seed": 3})
+    assert (plain.task, plain.seed, plain.episode_id, plain.variation) == (ANSWER_TASK, 3, None, None)
     for bad in (-1, 2**31, "5", 1.5, True):
         with pytest.raises(GatewayError, match="variation must be a whole number"):
             reset_arguments({"task": ANSWER_TASK, "variation": bad})
