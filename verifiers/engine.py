@@ -43,6 +43,8 @@ class Verdict:
     partial: float = 0.0  # fraction of all assertions that hold
     collateral: list = field(default_factory=list)  # changes outside `allowed_changes`
     collateral_ok: bool = True
+    checkpoints: list = field(default_factory=list)  # {"name", "points", "reached"}, in the spec's order
+    partial_completion: float | None = None  # the checkpoints' partial credit; None without checkpoints
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -86,13 +88,29 @@ def verify(spec: dict, inputs: VerifierInputs) -> Verdict:
         )
     collateral = collateral_changes(spec, inputs, ctx=ctx)
     required = [r for r in results if r["required"]]
+    held = {r["name"] for r in results if r["passed"]}
+    reached = [
+        {"name": c["name"], "points": c.get("points", 1), "reached": set(c["assertions"]) <= held}
+        for c in spec.get("checkpoints", [])
+    ]
     return Verdict(
         assertions=results,
         passed=all(r["passed"] for r in required),
         partial=sum(r["passed"] for r in results) / len(results),
         collateral=collateral,
         collateral_ok=not collateral,
+        checkpoints=reached,
+        partial_completion=checkpoint_credit(reached),
     )
+
+
+def checkpoint_credit(checkpoints: list[dict]) -> float | None:
+    """TheAgentCompany's partial credit: 0.5 x (points reached / all points) + 0.5 x (1 if all reached)."""
+    if not checkpoints:
+        return None
+    total = sum(c["points"] for c in checkpoints)
+    earned = sum(c["points"] for c in checkpoints if c["reached"])
+    return 0.5 * earned / total + 0.5 * (earned == total)
 
 
 def _evaluate(assertion, ctx, spec) -> tuple[bool, str]:

@@ -183,9 +183,13 @@ def reward_signals(
     """
     weights = validate_weights(weights)
     trajectory = list(trajectory or [])
-    doc = verdict if isinstance(verdict, dict) else {"passed": verdict.passed, "collateral_ok": verdict.collateral_ok}
+    doc = verdict if isinstance(verdict, dict) else verdict.to_dict()
+    # a task with checkpoints pays partial credit for the milestones reached, passed or not, but only
+    # to an episode the agent ended itself: one cut off by its limits earns nothing
+    partial = doc.get("partial_completion")
+    credit = {} if partial is None else {"partial_completion": _clip(partial) if ended_by_agent else 0.0}
     if not (ended_by_agent and doc.get("passed")):
-        return unscored_signals()
+        return {**unscored_signals(), **credit}
     ok = doc.get("collateral_ok", True) if collateral_ok is None else collateral_ok
     signals = {
         "task_completion": 1.0,
@@ -199,4 +203,4 @@ def reward_signals(
         reward *= signals["collateral"]
     signals = {k: _clip(v) for k, v in signals.items()}
     signals["episode_reward"] = _clip(reward)
-    return signals
+    return {**signals, **credit}

@@ -106,12 +106,31 @@ def _validate_semantics(spec: dict, replica: str) -> None:
             raise SpecError(f"{path}.name", f"duplicate assertion name {assertion['name']!r}")
         names.add(assertion["name"])
         _VALIDATE_KIND[assertion["kind"]](assertion, path, known, replica, spec)
+    _validate_checkpoints(spec.get("checkpoints", []), names)
     for i, rule in enumerate(spec.get("allowed_changes", [])):
         path = f"allowed_changes[{i}]"
         fields = _table(known, rule["table"], f"{path}.table")
         for j, name in enumerate(rule.get("fields", [])):
             _field(fields, name, rule["table"], f"{path}.fields[{j}]")
         _check_where(rule.get("where", {}), replica, rule["table"], f"{path}.where")
+
+
+def _validate_checkpoints(checkpoints: list, assertion_names: set) -> None:
+    """Each checkpoint names assertions of the spec, once each, under a name of its own."""
+    seen = set()
+    for i, checkpoint in enumerate(checkpoints):
+        path = f"checkpoints[{i}]"
+        if checkpoint["name"] in seen:
+            raise SpecError(f"{path}.name", f"duplicate checkpoint name {checkpoint['name']!r}")
+        seen.add(checkpoint["name"])
+        for j, name in enumerate(checkpoint["assertions"]):
+            if name not in assertion_names:
+                raise SpecError(
+                    f"{path}.assertions[{j}]",
+                    f"no assertion named {name!r} (assertions: {', '.join(sorted(assertion_names))})",
+                )
+        if len(set(checkpoint["assertions"])) != len(checkpoint["assertions"]):
+            raise SpecError(f"{path}.assertions", "each assertion once")
 
 
 def assertion_paths(assertions: list, path: str = "assertions"):
