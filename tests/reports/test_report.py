@@ -131,3 +131,33 @@ def test_tasks_in_only_one_run_are_listed_apart(finished_run):
     assert comparison["only_in_b"] == ["testbed.rename-note"] and comparison["only_in_a"] == []
     assert comparison["flipped_to_pass"] == comparison["flipped_to_fail"] == []
     assert Episode.objects.count() == 3
+
+
+def test_a_task_with_checkpoints_shows_how_many_attempts_reached_each_milestone(finished_run, client, author_user):
+    from replicagym.reports.report import run_report
+
+    from episodes.models import Episode
+
+    run = finished_run({"testbed.complete-note": [True, False, False]})
+    reached = [[True, True], [True, False], [False, False]]  # the third attempt fell at the first milestone
+    for episode, marks in zip(run.episodes.order_by("attempt"), reached, strict=True):
+        checkpoints = [
+            {"name": "opened the note", "points": 1, "reached": marks[0]},
+            {"name": "marked it done", "points": 2, "reached": marks[1]},
+        ]
+        Episode.objects.filter(pk=episode.pk).update(verdict={**(episode.verdict or {}), "checkpoints": checkpoints})
+    task = run_report(run=run)["tasks"]["testbed.complete-note"]
+    assert task["checkpoints"] == [
+        {"name": "opened the note", "points": 1, "reached": 2, "attempts": 3},
+        {"name": "marked it done", "points": 2, "reached": 1, "attempts": 3},
+    ]
+    client.force_login(author_user)
+    page = client.get(f"/runs/{run.pk}/report").content.decode()
+    assert 'data-testid="checkpoint-funnel-testbed.complete-note"' in page and "2/3" in page and "1/3" in page
+
+
+def test_a_task_without_checkpoints_has_no_funnel(finished_run):
+    from replicagym.reports.report import run_report
+
+    run = finished_run({"testbed.complete-note": [True, False]})
+    assert run_report(run=run)["tasks"]["testbed.complete-note"]["checkpoints"] == []

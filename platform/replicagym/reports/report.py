@@ -73,6 +73,25 @@ def run_episodes(run: Run):
     )
 
 
+def checkpoint_funnel(eps: list) -> list[dict]:
+    """For a task with checkpoints: how many finished attempts reached each milestone, in the spec's order
+    (where a noisy agent falls off a long task); [] for a task without them."""
+    verdicts = [e.verdict for e in eps if e.status in Episode.FINAL and isinstance(e.verdict, dict)]
+    lists = [v.get("checkpoints") or [] for v in verdicts]
+    if not any(lists):
+        return []
+    order = next(cps for cps in lists if cps)
+    return [
+        {
+            "name": c["name"],
+            "points": c["points"],
+            "reached": sum(any(x["name"] == c["name"] and x["reached"] for x in cps) for cps in lists),
+            "attempts": len(lists),
+        }
+        for c in order
+    ]
+
+
 def run_report(*, run: Run) -> dict:
     """Per task: attempts, passes, pass@1, pass^k for k = 1..n, every signal's mean and values, steps, seconds."""
     per_task = defaultdict(list)
@@ -86,6 +105,7 @@ def run_report(*, run: Run) -> dict:
             "task_version": task.content_hash[:12],
             "title": task.title,
             **_summary(eps),
+            "checkpoints": checkpoint_funnel(eps),
             "episodes": [_episode_row(e) for e in eps],
         }
     totals = _summary(episodes)
