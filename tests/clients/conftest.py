@@ -1,5 +1,7 @@
 """A ReplicaGym OpenEnv server on the test database, served in this process, and an agent token for the testbed suite."""
 
+import asyncio
+
 import pytest
 from replicagym.accounts.tokens import token_create
 from replicagym.gateways.openenv import openenv_app
@@ -24,3 +26,24 @@ def server(secret, monkeypatch):
         monkeypatch.setenv("REPLICAGYM_URL", url)
         monkeypatch.setenv("REPLICAGYM_TOKEN", secret)
         yield url
+
+
+def run_async(coroutine):
+    """asyncio.run(coroutine) in a thread of its own: an earlier browser test of this xdist worker may have left
+    Playwright's sync loop marked running in the main thread, where asyncio.run refuses to start."""
+    import threading
+
+    outcome = {}
+
+    def target():
+        try:
+            outcome["value"] = asyncio.run(coroutine)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the test's thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]

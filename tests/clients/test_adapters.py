@@ -2,7 +2,6 @@
 them), SkyRL-gym's BaseTextEnv (the real skyrl-gym) and verifiers' MultiTurnEnv (a contract test: see
 verifiers_contract.py), each playing real episodes against the OpenEnv server."""
 
-import asyncio
 import inspect
 import os
 import subprocess
@@ -14,6 +13,7 @@ import skyrl_gym
 from replicagym_client.trl_env import ReplicaGymToolEnv, reward
 from transformers.utils import get_json_schema
 
+from tests.clients.conftest import run_async
 from tests.clients.verifiers_contract import stub_verifiers
 from verifiers.actions import ACTIONS
 
@@ -130,8 +130,8 @@ def test_verifiers_env_follows_the_multiturn_contract_to_its_rubrics_reward(serv
     ]
     assert rows[0]["prompt"][0]["role"] == "system" and "finish()" in rows[0]["prompt"][0]["content"]
     client = sys.modules["verifiers"].ClientConfig()
-    done = asyncio.run(play_rollout(env, rows[1], NotePolicy, client))
-    sloppy = asyncio.run(play_rollout(env, rows[0], lambda goal: NotePolicy(goal, sloppy=True), client))
+    done = run_async(play_rollout(env, rows[1], NotePolicy, client))
+    sloppy = run_async(play_rollout(env, rows[0], lambda goal: NotePolicy(goal, sloppy=True), client))
     assert done["reward"] == 1.0 and done["turns"] == 6 and done["closed"]
     assert sloppy["reward"] == 0.0 and sloppy["closed"]
     with pytest.raises(ValueError, match="at least 1"):

@@ -1,7 +1,6 @@
 """The Django-free client package: its settings, action strings and reply parsing, and a real episode over the
 OpenEnv WebSocket with the sync and the async client."""
 
-import asyncio
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +10,7 @@ from replicagym_client import AsyncReplicaGymClient, ReplicaGymClient, ReplicaGy
 from replicagym_client.actions import action_in_reply, action_string, reply_action
 from replicagym_client.client import server_settings
 
+from tests.clients.conftest import run_async
 from verifiers.actions import parse_action
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -121,7 +121,7 @@ def test_the_async_client_plays_an_episode_and_refusals_are_errors_with_their_co
             ended = await env.finish()
             return state, ended
 
-    state, ended = asyncio.run(play())
+    state, ended = run_async(play())
     assert state["task"] == "testbed.complete-note" and state["status"] == "running"
     assert ended.done and ended.reward == 0.0
     with pytest.raises(ReplicaGymError, match="refused the connection") as refused:

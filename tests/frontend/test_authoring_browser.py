@@ -147,7 +147,7 @@ def author_task(page, base, replica, recipe) -> str:
     _input(page, "verifier.assertions[2].name").fill("a short answer")
     _input(page, "verifier.assertions[2].max_steps").fill("5")
     if "demonstration" in recipe:
-        record_reference(page, recipe["demonstration"])
+        record_reference(page, recipe["demonstration"], recipe["answer"])
     else:
         _input(page, "reference_solution").fill('send_msg_to_user("{' + recipe["answer"] + '}")')
     _add(page, "add:negative_examples")
@@ -160,10 +160,10 @@ def author_task(page, base, replica, recipe) -> str:
     return slug
 
 
-def record_reference(page, demonstration):
+def record_reference(page, demonstration, answer_param: str):
     """The reference by demonstration: in the recording tab the author does the task as the replica's recipe says
     (on the testbed: signs in by typing, counts the member's notes on the list), answers in the bar; then pulls the
-    recorded actions into the reference solution."""
+    recorded actions into the reference solution, the typed answer written as its param so it plays on any world."""
     demonstrations = Recording.objects.filter(item=None).count()
     page.locator('[data-testid="record-demonstration"]').click()
     with page.context.expect_page() as opened:
@@ -183,7 +183,8 @@ def record_reference(page, demonstration):
     _settled(page)
     actions = _input(page, "reference_solution").input_value().split("\n")
     assert [a.split("(")[0] for a in actions] == kinds
-    assert actions[-1] == f'send_msg_to_user("{answer}")' and actions[0].split('"')[1].isdigit()
+    assert actions[-1] == f'send_msg_to_user("{{{answer_param}}}")' and actions[0].split('"')[1].isdigit()
+    assert answer.isdigit()  # what was typed in the bar: the count, which the pull wrote as its placeholder
     assert Recording.objects.filter(item=None).count() == demonstrations + 1 and not Item.objects.exists()
 
 
@@ -221,9 +222,9 @@ def test_an_author_creates_test_runs_and_suites_a_task(live_server, page, worker
     suite = Suite.objects.get(name=suite_name, is_current=True)
     assert list(suite.tasks.values_list("task_id", flat=True)) == [task.task_id]
     out = io.StringIO()
-    # --fixed: a reference recorded by demonstration holds the literal answer of the task's own world and picks,
-    # which a varied episode (another world seed or pick) does not share; demonstrations that generalise are issue 31
-    call_command("run_suite", suite_name, "--agent", "oracle", "--no-sync", "--fixed", stdout=out)
+    # not --fixed: the reference recorded by demonstration types its answer as a placeholder, so it plays on
+    # whatever world and picks the run's variation draws
+    call_command("run_suite", suite_name, "--agent", "oracle", "--no-sync", stdout=out)
     report = json.loads(out.getvalue())
     assert task.task_id in json.dumps(report)
     assert report["totals"]["attempts"] == 1 and report["totals"]["passes"] == 1
