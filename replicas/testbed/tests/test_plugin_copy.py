@@ -66,7 +66,12 @@ def _new_replica(project: Path) -> Path:
         if path.is_file() and path.suffix in (".py", ".json", ".html"):
             text = path.read_text()
             # constraint names are per database, so the copy's get a prefix of their own
-            text = text.replace("testbed", NAME).replace("Testbed", NAME.title()).replace('name="tb_', 'name="pb_').replace('world_unique("tb_', 'world_unique("pb_')
+            text = (
+                text.replace("testbed", NAME)
+                .replace("Testbed", NAME.title())
+                .replace('name="tb_', 'name="pb_')
+                .replace('world_unique("tb_', 'world_unique("pb_')
+            )
             path.write_text(text)
     return folder
 
