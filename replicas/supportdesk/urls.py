@@ -32,5 +32,5 @@ urlpatterns = [
     path("agent/admin", people.admin_home, name="admin"),
     path("hc/en-us/articles", people.article_list, name="articles"),
     path("hc/en-us/articles/<int:public_id>", people.article_detail, name="article"),
-    path("", include("replicas.supportdesk.api_urls")),  # the internal billing API (engineer C1)
+    path("", include("replicas.supportdesk.api_urls")),  # the internal billing API
 ]

@@ -2,41 +2,47 @@
 
 import pytest
 
-from verifiers import actions as A
+from verifiers import actions
 from verifiers.actions import ActionError, parse_action
 
 
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ('click("a51")', A.Click(bid="a51")),
-        ("click('b22', button=\"right\")", A.Click(bid="b22", button="right")),
-        ('click("48", button="middle", modifiers=["Shift"])', A.Click(bid="48", button="middle", modifiers=("Shift",))),
-        ('dblclick("12")', A.DblClick(bid="12")),
-        ('fill("a12", "multi-line\\nexample")', A.Fill(bid="a12", value="multi-line\nexample")),
-        ('fill(\'a12\', "with \\"quotes\\"")', A.Fill(bid="a12", value='with "quotes"')),
-        ("fill('a12', 'it\\'s')", A.Fill(bid="a12", value="it's")),
-        ('fill("a1", "caf\\u00e9 \\x41")', A.Fill(bid="a1", value="café A")),
-        ('select_option("a48", "blue")', A.SelectOption(bid="a48", options="blue")),
-        ('select_option("c48", ["red", "green", "blue"])', A.SelectOption(bid="c48", options=("red", "green", "blue"))),
-        ('press("a26", "Control+a")', A.Press(bid="a26", key_comb="Control+a")),
-        ("scroll(0, 200)", A.Scroll(delta_x=0.0, delta_y=200.0)),
-        ("scroll(-50.2, -100.5)", A.Scroll(delta_x=-50.2, delta_y=-100.5)),
-        ('drag_and_drop("56", "498")', A.DragAndDrop(from_bid="56", to_bid="498")),
-        ('goto("/agent/tickets/8001")', A.Goto(url="/agent/tickets/8001")),
-        ("go_back()", A.GoBack()),
-        ("tab_focus(2)", A.TabFocus(index=2)),
-        ("noop()", A.Noop()),
-        ("noop(500)", A.Noop(wait_ms=500.0)),
-        ("mouse_click(887.2, 68)", A.MouseClick(x=887.2, y=68.0)),
-        ("mouse_click(56, 712.56, 'right')", A.MouseClick(x=56.0, y=712.56, button="right")),
-        ("mouse_drag(1, 2, 3, 4)", A.MouseDragAndDrop(from_x=1.0, from_y=2.0, to_x=3.0, to_y=4.0)),
-        ('keyboard_type("Hello world!")', A.KeyboardType(text="Hello world!")),
-        ('send_msg_to_user("The refund is $12.50")', A.SendMsgToUser(text="The refund is $12.50")),
-        ('report_infeasible("no such ticket")', A.ReportInfeasible(reason="no such ticket")),
-        ('  click( bid = "a1" , )  ', A.Click(bid="a1")),
-        ('click("a1") # a comment, as Python allows', A.Click(bid="a1")),
-        ('upload_file("63", ["a.pdf", "b.png"])', A.UploadFile(bid="63", file=("a.pdf", "b.png"))),
+        ('click("a51")', actions.Click(bid="a51")),
+        ("click('b22', button=\"right\")", actions.Click(bid="b22", button="right")),
+        (
+            'click("48", button="middle", modifiers=["Shift"])',
+            actions.Click(bid="48", button="middle", modifiers=("Shift",)),
+        ),
+        ('dblclick("12")', actions.DblClick(bid="12")),
+        ('fill("a12", "multi-line\\nexample")', actions.Fill(bid="a12", value="multi-line\nexample")),
+        ('fill(\'a12\', "with \\"quotes\\"")', actions.Fill(bid="a12", value='with "quotes"')),
+        ("fill('a12', 'it\\'s')", actions.Fill(bid="a12", value="it's")),
+        ('fill("a1", "caf\\u00e9 \\x41")', actions.Fill(bid="a1", value="café A")),
+        ('select_option("a48", "blue")', actions.SelectOption(bid="a48", options="blue")),
+        (
+            'select_option("c48", ["red", "green", "blue"])',
+            actions.SelectOption(bid="c48", options=("red", "green", "blue")),
+        ),
+        ('press("a26", "Control+a")', actions.Press(bid="a26", key_comb="Control+a")),
+        ("scroll(0, 200)", actions.Scroll(delta_x=0.0, delta_y=200.0)),
+        ("scroll(-50.2, -100.5)", actions.Scroll(delta_x=-50.2, delta_y=-100.5)),
+        ('drag_and_drop("56", "498")', actions.DragAndDrop(from_bid="56", to_bid="498")),
+        ('goto("/agent/tickets/8001")', actions.Goto(url="/agent/tickets/8001")),
+        ("go_back()", actions.GoBack()),
+        ("tab_focus(2)", actions.TabFocus(index=2)),
+        ("noop()", actions.Noop()),
+        ("noop(500)", actions.Noop(wait_ms=500.0)),
+        ("mouse_click(887.2, 68)", actions.MouseClick(x=887.2, y=68.0)),
+        ("mouse_click(56, 712.56, 'right')", actions.MouseClick(x=56.0, y=712.56, button="right")),
+        ("mouse_drag(1, 2, 3, 4)", actions.MouseDragAndDrop(from_x=1.0, from_y=2.0, to_x=3.0, to_y=4.0)),
+        ('keyboard_type("Hello world!")', actions.KeyboardType(text="Hello world!")),
+        ('send_msg_to_user("The refund is $12.50")', actions.SendMsgToUser(text="The refund is $12.50")),
+        ('report_infeasible("no such ticket")', actions.ReportInfeasible(reason="no such ticket")),
+        ('  click( bid = "a1" , )  ', actions.Click(bid="a1")),
+        ('click("a1") # a comment, as Python allows', actions.Click(bid="a1")),
+        ('upload_file("63", ["a.pdf", "b.png"])', actions.UploadFile(bid="63", file=("a.pdf", "b.png"))),
     ],
 )
 def test_browsergym_action_strings_parse_to_typed_actions(text, expected):
@@ -57,8 +63,8 @@ def test_canonical_text_round_trips():
 
 
 def test_element_argument_is_a_bid_or_else_a_selector():
-    assert A.is_bid("a12") and A.is_bid("12") and A.is_bid("ab3")
-    assert not A.is_bid("abc1") and not A.is_bid("#q") and not A.is_bid("role=button[name='Submit']")
+    assert actions.is_bid("a12") and actions.is_bid("12") and actions.is_bid("ab3")
+    assert not actions.is_bid("abc1") and not actions.is_bid("#q") and not actions.is_bid("role=button[name='Submit']")
     assert (
         parse_action("click(\"role=button[name='Submit as Solved']\")").element
         == "role=button[name='Submit as Solved']"
@@ -115,10 +121,10 @@ def test_non_string_and_oversized_actions_are_refused():
     with pytest.raises(ActionError, match="an action is a string"):
         parse_action(None)
     with pytest.raises(ActionError, match="longer than"):
-        parse_action('fill("a1", "' + "x" * A.MAX_ACTION_CHARS + '")')
+        parse_action('fill("a1", "' + "x" * actions.MAX_ACTION_CHARS + '")')
 
 
 def test_every_action_has_a_signature_for_prompts():
-    assert A.signature("click") == 'click(bid, button="left", modifiers=[])'
-    assert A.signature("mouse_drag_and_drop") == "mouse_drag_and_drop(from_x, from_y, to_x, to_y)"
-    assert len(A.ACTIONS) == 34
+    assert actions.signature("click") == 'click(bid, button="left", modifiers=[])'
+    assert actions.signature("mouse_drag_and_drop") == "mouse_drag_and_drop(from_x, from_y, to_x, to_y)"
+    assert len(actions.ACTIONS) == 34

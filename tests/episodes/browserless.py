@@ -2,7 +2,7 @@
 
 from episodes.browser import EpisodeSession
 from episodes.observation import Observation
-from verifiers import actions as A
+from verifiers import actions
 
 
 class BrowserlessSession(EpisodeSession):
@@ -32,7 +32,7 @@ class BrowserlessSession(EpisodeSession):
 
     def _execute(self, action):
         self.executed.append(action)
-        if isinstance(action, A.SendMsgToUser | A.ReportInfeasible):
+        if isinstance(action, actions.SendMsgToUser | actions.ReportInfeasible):
             super()._execute(action)
 
     def _settle(self) -> bool:

@@ -14,7 +14,7 @@ from episodes.creation import episode_create
 from episodes.driver import EpisodeDriver
 from episodes.models import Episode
 from tests.episodes.browserless import BrowserlessSession
-from verifiers import actions as A
+from verifiers import actions
 from verifiers.actions import ActionError, parse_action
 
 VALID = [
@@ -111,7 +111,7 @@ def assert_action_or_action_error(text) -> None:
     except ActionError as exc:
         assert str(exc), f"an empty error for {text!r}"
         return
-    assert isinstance(action, A.Action)
+    assert isinstance(action, actions.Action)
     assert parse_action(str(action)) == action, f"{text!r} does not round-trip through {action}"
 
 
@@ -202,6 +202,6 @@ def test_truncated_actions_are_the_steps_error_and_the_episode_goes_on(test_pack
     assert [s[0] for s in steps] == ["click(", 'fill("a",', "scroll(1,", 'send_msg_to_user("done")']
     assert all("missing ')'" in error and parsed is None for _, error, parsed in steps[:3])
     assert steps[3][1] == "" and steps[3][2]["name"] == "send_msg_to_user"
-    assert driver.session.executed == [A.SendMsgToUser(text="done")]
+    assert driver.session.executed == [actions.SendMsgToUser(text="done")]
     episode.refresh_from_db()
     assert episode.status == Episode.Status.RUNNING

@@ -1,4 +1,4 @@
-"""The domain functions the pages call (engineer C1's services and selectors), in one place.
+"""The domain functions the pages call (the replica's services and selectors), in one place.
 
 Views import them from here so that tests and the screenshot command exercise the
 same writes as the JSON API and the episode engine.
