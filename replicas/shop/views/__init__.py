@@ -1,0 +1,1 @@
+"""Pages of the storefront and the back office, one module per section of the store."""

@@ -1,0 +1,111 @@
+"""What every shop page shares: the signed-in account, the sign-in redirect, the header's
+"Deliver to", the checkout under way in the session, and the context of the store's header."""
+
+from functools import wraps
+
+from django.core.exceptions import ValidationError
+from django.shortcuts import redirect, render
+
+from replicas.worlds import clock
+from replicas.worlds.signin import login_url
+
+from .. import policies, selectors
+from ..models import Account, Address, Product
+from ..signin import SIGNIN
+
+CHECKOUT = "shop_checkout"  # the checkout under way: address, speed(s), card, codes, gift, 3ds_ok
+DELIVER_TO = "shop_deliver_to"  # the header's "Deliver to": {"address": public id} or {"state": "MT"}
+LOGIN_URL = "/ap/signin"
+
+
+def error_messages(error: ValidationError) -> list[str]:
+    return list(error.messages)
+
+
+def field_messages(error: ValidationError, labels: bool = True) -> list[str]:
+    """A service's errors, "Zip Code: …" per field when the service named the fields (a full address
+    book or card list raises one message for the whole form)."""
+    if not hasattr(error, "error_dict"):
+        return error_messages(error)
+    if labels:
+        return [f"{k.replace('_', ' ').title()}: {' '.join(v)}" for k, v in error.message_dict.items()]
+    return [" ".join(v) for v in error.message_dict.values()]
+
+
+def signed_in(request) -> Account | None:
+    public_id = SIGNIN.signed_in_id(request)
+    return None if public_id is None else Account.objects.filter(public_id=public_id).first()
+
+
+def login_redirect(request):
+    return redirect(login_url(LOGIN_URL, request.get_full_path()))
+
+
+def customer_required(view):
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        account = signed_in(request)
+        if account is None or account.role != Account.Role.CUSTOMER:
+            return login_redirect(request)
+        request.account = account
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def staff_required(view):
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        account = signed_in(request)
+        if account is None:
+            return login_redirect(request)
+        if account.role != Account.Role.STAFF:
+            return render(request, "shop/forbidden.html", page_context(request, account=account), status=403)
+        request.account = account
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def deliver_to_of(request, account) -> tuple[Address | None, str]:
+    """The shopper's "Deliver to" location: the address chosen in the header (or at checkout), else
+    the default address; a visitor may pick a state. Returns (address or None, its state)."""
+    chosen = request.session.get(DELIVER_TO) or {}
+    if account is not None and account.role == Account.Role.CUSTOMER:
+        pid = chosen.get("address")
+        address = account.addresses.filter(public_id=pid).first() if isinstance(pid, int) else None
+        address = address or account.addresses.filter(is_default=True).first()
+        if address is not None:
+            return address, address.state
+    state = chosen.get("state")
+    return None, state if state in policies.STATES else ""
+
+
+def checkout_state(request) -> dict:
+    return dict(request.session.get(CHECKOUT) or {})
+
+
+def checkout_state_save(request, state: dict):
+    request.session[CHECKOUT] = state
+
+
+def page_context(request, **extra) -> dict:
+    account = extra.pop("account", None) or getattr(request, "account", None) or signed_in(request)
+    deliver_to, deliver_state = extra.pop("deliver", None) or deliver_to_of(request, account)
+    customer = account is not None and account.role == Account.Role.CUSTOMER
+    return {
+        "account": account,
+        "deliver_to": deliver_to,
+        "deliver_state": deliver_state,
+        "deliver_zone": policies.zone_for(deliver_state) if deliver_state else None,
+        "departments": Product.Department.choices,
+        "cart_count": selectors.cart_count(account) if customer else 0,
+        "currency": account.currency if customer else "USD",
+        "now": clock.now(),
+        **extra,
+    }
+
+
+def whole_number(value) -> int | None:
+    """A GET parameter's whole number, or None (isascii: "²" passes isdigit() but int() refuses it)."""
+    return int(value) if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 12 else None

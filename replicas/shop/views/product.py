@@ -1,0 +1,120 @@
+"""The product page (variants, delivery dates, reviews, questions and answers, frequently bought
+together), its drawn images, and asking the seller a question."""
+
+from decimal import Decimal
+
+from django.core.exceptions import ValidationError
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from replicas.worlds import clock
+
+from .. import images, policies, selectors, services
+from ..forms import QuestionForm
+from ..models import Product
+from .common import customer_required, deliver_to_of, error_messages, page_context, signed_in
+
+QA_ERROR = "shop_qa_error"
+
+
+def product(request, asin):
+    product = get_object_or_404(Product.objects.select_related("seller"), asin=asin)
+    variants = list(product.variants.order_by("sku"))
+    if not variants:
+        raise Http404
+    chosen = next((v for v in variants if v.sku == request.GET.get("sku")), None) or next(
+        (v for v in variants if v.stock), variants[0]
+    )
+    now = clock.now()
+    account = signed_in(request)
+    member = bool(account and account.member)
+    sales = selectors.seasonal_sales(now)
+    price = selectors.variant_price(chosen, now, sales)
+    sale = sales.get(product.department)
+    today = now.date()
+    deliver = deliver_to_of(request, account)
+    deliver_state = deliver[1]
+    dates = selectors.delivery_options(product, deliver_state, today)
+    reviews = list(product.reviews.order_by("-created_at", "public_id"))
+    star = request.GET.get("stars", "")
+    if star in {"1", "2", "3", "4", "5"}:
+        reviews = [r for r in reviews if r.rating == int(star)]
+    together = _bundle(product, now, sales)
+    qa_text = request.GET.get("qa", "").strip()[:100]
+    view = request.GET.get("view", "0")
+    view = int(view) if view in {"0", "1", "2"} else 0  # the gallery's three views; anything else shows the first
+    return render(
+        request,
+        "shop/product.html",
+        page_context(
+            request,
+            account=account,
+            deliver=deliver,
+            product=product,
+            variants=variants,
+            chosen=chosen,
+            price=price,
+            view=view,
+            views=range(3),
+            deal=selectors.deal_active(product, now),
+            histogram=selectors.histogram(product),
+            reviews=reviews[:10],
+            star=star,
+            standard_date=dates["standard"],
+            fast_date=dates.get("fast"),
+            no_nextday=bool(deliver_state) and not policies.speed_served("nextday", deliver_state),
+            sale=sale
+            if sale is not None and price == policies.seasonal_price(chosen.price, sale.percent_off)
+            else None,
+            standard_free=member or price >= policies.FREE_SHIPPING_OVER,
+            colours=sorted({v.colour for v in variants if v.colour}),
+            together=together,
+            bundle_total=sum((t.price_now for t in together), Decimal(0)),
+            bundle_ready=all(t.bundle_variant is not None for t in together),
+            quantities=range(1, min(services.MAX_QUANTITY, max(chosen.stock, 1)) + 1),
+            savings=product.list_price - price if product.list_price > price else None,
+            speeds=policies.SPEEDS,
+            questions=selectors.questions(product, qa_text),
+            qa_text=qa_text,
+            qa_error=request.session.pop(QA_ERROR, ""),
+        ),
+    )
+
+
+def _bundle(product, now, sales) -> list[Product]:
+    """This item and the ones bought with it, each with the variant "Add all to Cart" would add."""
+    if not product.bought_together:
+        return []
+    # the product again, with the others: one query for all their variants (prices read them all)
+    found = {
+        p.asin: p
+        for p in Product.objects.filter(asin__in=[product.asin, *product.bought_together]).prefetch_related("variants")
+    }
+    items = [found[a] for a in [product.asin, *product.bought_together] if a in found]
+    for p in items:
+        variants = sorted(p.variants.all(), key=lambda v: v.sku)
+        p.bundle_variant = next((v for v in variants if v.stock), None)
+        p.price_now = selectors.variant_price(p.bundle_variant or variants[0], now, sales) if variants else p.list_price
+    return items if len(items) > 1 else []
+
+
+@require_POST
+@customer_required
+def question_ask(request, asin):
+    product = get_object_or_404(Product, asin=asin)
+    form = QuestionForm(request.POST)
+    try:
+        if not form.is_valid():
+            raise ValidationError("Questions can be at most 300 characters.")
+        services.question_ask(account=request.account, product=product, text=form.cleaned_data["question"])
+    except ValidationError as e:
+        request.session[QA_ERROR] = " ".join(error_messages(e))
+    return redirect(f"/dp/{product.asin}#questions")
+
+
+def product_image(request, asin, view=0):
+    product = get_object_or_404(Product, asin=asin)
+    response = HttpResponse(images.product_svg(product, view=view), content_type="image/svg+xml")
+    response["Cache-Control"] = "max-age=86400"
+    return response
