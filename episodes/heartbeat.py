@@ -12,11 +12,11 @@ import threading
 import time
 from contextlib import contextmanager
 
+import psutil
 from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from .fleet import chromium_processes
 from .models import Episode, WorkerHeartbeat
 
 log = logging.getLogger("replicagym.episodes")
@@ -156,3 +156,19 @@ def heartbeat_follow(*, episode_id: int, tries: int) -> None:
     """The episode this process beats for was claimed again in place (retried after a browser crash): beat for the new try."""
     if _beat["episode"] == episode_id:
         _beat["tries"] = tries
+
+
+def chromium_processes(pid: int) -> list[psutil.Process]:
+    """The Chromium processes under process `pid` (a worker: its browser, renderers, GPU and zygote processes)."""
+    try:
+        below = psutil.Process(pid).children(recursive=True)
+    except psutil.NoSuchProcess:
+        return []
+    found = []
+    for proc in below:
+        try:
+            if proc.name().startswith(("chrom", "headless_shell")):
+                found.append(proc)
+        except psutil.NoSuchProcess:  # it ended while we looked (a renderer closing)
+            continue
+    return found

@@ -7,7 +7,7 @@ with the engine's Playwright calls for this process's GIL, and it serves several
 requests at once (a page and its scripts, styles and images load in parallel).
 
 - The child serves the database this process is connected to now (a test database in
-  tests: the same NAME as the current connection's settings, as `episodes.pool` passes
+  tests: the same NAME as the current connection's settings, as `episodes.local_workers` passes
   to its workers) with the same settings module, and always with DEBUG off (see `main`).
 - A forked child of this process (a Celery prefork worker) starts its own server.
 - The server stops with this process: at exit (atexit), and if this process dies without

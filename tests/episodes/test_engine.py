@@ -8,7 +8,7 @@ from replicagym.catalogue.packs import task_current
 from episodes.blobs import screenshot_store
 from episodes.creation import episode_create
 from episodes.driver import EpisodeDriver, episode_play
-from episodes.fleet import chromium_kill
+from ops.fleet import chromium_kill
 from episodes.models import Episode, Screenshot, Step
 from episodes.trajectory import trajectory_export, trajectory_parse
 from replicas.worlds.models import World

@@ -26,7 +26,7 @@ import pytest
 from django.conf import settings
 
 from episodes.heartbeat import worker_identity
-from episodes.multihost import reachable
+from ops.multihost import reachable
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TASK = "testbed.complete-note"  # five oracle steps on the platform tests' replica

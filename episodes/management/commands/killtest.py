@@ -35,7 +35,7 @@ from replicagym.catalogue.packs import PackError, task_sync_all
 
 from bench.scenario import resolve_task
 from episodes.creation import episode_create
-from episodes.fleet import ROOT, celery_worker_argv, chromium_kill, chromium_processes, run_recorded_once, worker_env
+from ops.fleet import ROOT, celery_worker_argv, chromium_kill, chromium_processes, run_recorded_once, worker_env
 from episodes.heartbeat import worker_identity
 from episodes.models import Episode, Run
 from episodes.runs import enqueue_episodes, run_create

@@ -7,7 +7,7 @@ a Celery worker on each worker host, submits a run of --episodes oracle episodes
 the web host's REST API, and checks each episode was recorded once and both worker
 hosts played some. Prints a line per step, the summary and a JSON line; exits non-zero
 on any failed check. Needs root, iproute2 and PostgreSQL (SQLite cannot be shared
-between hosts); the layout is in episodes/multihost.py.
+between hosts); the layout is in ops/multihost.py.
 """
 
 import json
@@ -24,7 +24,7 @@ from replicagym.accounts.roles import Role, role_grant
 from replicagym.catalogue.packs import PackError, task_files, task_sync, task_sync_all
 
 from bench.scenario import resolve_task
-from episodes.multihost import MultihostError, missing_requirements, multihost_run
+from ops.multihost import MultihostError, missing_requirements, multihost_run
 from replicas.worlds.cli import one_line_errors, positive_int, replica_arg, stop_on_signals
 from replicas.worlds.registry import replicas
 

@@ -19,7 +19,7 @@ from replicagym.catalogue.packs import PackError, task_sync_all
 from replicagym.reports.report import run_report
 
 from episodes.models import Episode, Run
-from episodes.pool import episode_summary, process_pool, run_one
+from episodes.local_workers import episode_summary, process_pool, run_one
 from episodes.runs import PRIORITIES, RunError, run_create, run_episodes_create, runs_finish
 from episodes.trajectory import trajectory_export
 from replicas.worlds.cli import ReplicaGymCommand, positive_int, seed_arg, signals_held, stop_on_signals

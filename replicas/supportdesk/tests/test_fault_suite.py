@@ -9,7 +9,7 @@ from replicagym.catalogue.packs import pack_dir, task_current, task_sync
 from replicagym.reports.report import run_report
 
 from episodes.driver import episode_play
-from episodes.pool import run_one
+from episodes.local_workers import run_one
 from episodes.runs import run_create, run_episodes_create
 from episodes.trajectory import FORMAT, VERSION
 from replicas.supportdesk.models import Ticket

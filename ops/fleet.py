@@ -11,10 +11,10 @@ import signal
 import sys
 from pathlib import Path
 
-import psutil
 from replicagym.env import child_env
 
-from .models import Episode, Run, Step
+from episodes.heartbeat import chromium_processes
+from episodes.models import Episode, Run, Step
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,22 +56,6 @@ def celery_worker_argv(*, node: str, queue: str, concurrency: int = 1) -> list[s
         "-l",
         "WARNING",
     ]
-
-
-def chromium_processes(pid: int) -> list[psutil.Process]:
-    """The Chromium processes under process `pid` (a worker: its browser, renderers, GPU and zygote processes)."""
-    try:
-        below = psutil.Process(pid).children(recursive=True)
-    except psutil.NoSuchProcess:
-        return []
-    found = []
-    for proc in below:
-        try:
-            if proc.name().startswith(("chrom", "headless_shell")):
-                found.append(proc)
-        except psutil.NoSuchProcess:  # it ended while we looked (a renderer closing)
-            continue
-    return found
 
 
 def chromium_kill(pid: int) -> int:

@@ -47,12 +47,11 @@ from django.conf import settings
 from django.db import connection
 from replicagym.env import database_url
 
+from episodes.heartbeat import worker_identity
+from episodes.models import Episode, Run
+from episodes.runs import DEFAULT_QUEUE
+from ops.fleet import ROOT, celery_worker_argv, run_recorded_once, venv_bin, worker_env
 from replicas.worlds.cli import signals_held
-
-from .fleet import ROOT, celery_worker_argv, run_recorded_once, venv_bin, worker_env
-from .heartbeat import worker_identity
-from .models import Episode, Run
-from .runs import DEFAULT_QUEUE
 
 # Concurrent runs on one machine: each holds one slot, with its own subnet and Redis database.
 SLOTS = 4
