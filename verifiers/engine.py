@@ -566,6 +566,19 @@ def _conditional(a, ctx, spec):
     )
 
 
+def _for_each(a, ctx, spec):
+    items = a["in"]
+    if not isinstance(items, list):
+        return False, f"in is not a list: {items!r}"
+    for item in items:
+        # the item is filled as a param is: typed where a value is exactly {as}, escaped inside a regex
+        for nested in fill_params(a["assert"], {a["as"]: item}):
+            passed, detail = _evaluate(nested, ctx, spec)
+            if not passed:
+                return False, f"for {a['as']} = {json.dumps(item)}: {json.dumps(nested['name'])} fails: {detail}"
+    return True, f"{len(items)} item{'s' * (len(items) != 1)}, every part holds"
+
+
 def _python(a, ctx, spec):
     checks.load_checks(ctx.inputs.replica)
     check = checks.get_check(a["check"])
@@ -576,6 +589,7 @@ def _python(a, ctx, spec):
 
 
 _EVALUATE = {
+    "for_each": _for_each,
     "conditional": _conditional,
     "state": _state,
     "diff": _diff,

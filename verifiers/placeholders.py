@@ -21,17 +21,24 @@ class MissingParam(ValueError):
         self.path, self.message = path, message
 
 
-def placeholder_paths(value, path: str = ""):
-    """(JSON path, name) of every placeholder in the value's strings."""
+def placeholder_paths(value, path: str = "", kept=frozenset()):
+    """(JSON path, name) of every placeholder in the value's strings that params must fill: a for_each's
+    item (`for_each t in {tickets}: ...` lines, a for_each assertion's `as`) is filled by the loop."""
     if isinstance(value, str):
+        head = for_each_line(value)
+        if head:
+            kept = kept | {head[0]}
         for m in PLACEHOLDER.finditer(value):
-            yield path, m.group(1)
+            if m.group(1) not in kept:
+                yield path, m.group(1)
     elif isinstance(value, list):
         for i, v in enumerate(value):
-            yield from placeholder_paths(v, f"{path}[{i}]")
+            yield from placeholder_paths(v, f"{path}[{i}]", kept)
     elif isinstance(value, dict):
+        loop = value.get("kind") == "for_each" and isinstance(value.get("as"), str)
         for k, v in value.items():
-            yield from placeholder_paths(v, f"{path}.{k}" if path else k)
+            inner = kept | {value["as"]} if loop and k == "assert" else kept
+            yield from placeholder_paths(v, f"{path}.{k}" if path else k, inner)
 
 
 def fill(value, params: dict, *, regex_keys=frozenset(), strict: bool = True):
@@ -47,36 +54,94 @@ def fill(value, params: dict, *, regex_keys=frozenset(), strict: bool = True):
         known = ", ".join(sorted(params)) or "none"
         raise MissingParam(path, f"no param {name!r} for placeholder {shown} (params: {known})")
 
-    def walk(node, path, key):
+    def walk(node, path, key, kept=frozenset()):
         if isinstance(node, dict):
-            return {k: walk(v, f"{path}.{k}" if path else k, k) for k, v in node.items()}
+            if node.get("kind") == "for_each" and isinstance(node.get("as"), str):
+                # the item's name is filled per item when the assertion is judged (verifiers.engine)
+                inner = kept | {node["as"]}
+                return {
+                    k: walk(v, f"{path}.{k}" if path else k, k, inner if k == "assert" else kept)
+                    for k, v in node.items()
+                }
+            return {k: walk(v, f"{path}.{k}" if path else k, k, kept) for k, v in node.items()}
         if isinstance(node, list):
-            return [walk(v, f"{path}[{i}]", key) for i, v in enumerate(node)]
+            return [walk(v, f"{path}[{i}]", key, kept) for i, v in enumerate(node)]
         if not isinstance(node, str):
             return copy.deepcopy(node)
         whole = PLACEHOLDER.fullmatch(node)
         if whole:
             name = whole.group(1)
-            if name in params:
+            if name in params and name not in kept:
                 return copy.deepcopy(params[name])
-            if strict:
+            if strict and name not in kept:
                 missing(path, name, repr(node))
             return node
 
         def splice(m):
             name = m.group(1)
-            if name not in params:
-                if strict:
+            if name not in params or name in kept:
+                if strict and name not in kept:
                     missing(path, name, f"{{{name}}}")
                 return m.group(0)
-            value = params[name]
-            text = value if isinstance(value, str) else json.dumps(value)
+            text = as_text(params[name])
             return re.escape(text) if key in regex_keys else text
 
         filled = PLACEHOLDER.sub(splice, node)
-        return filled.replace("{{", "{").replace("}}", "}") if strict else filled
+        # braces stay escaped where an item is still to be filled: it is filled, and unescaped, once more
+        return filled.replace("{{", "{").replace("}}", "}") if strict and not kept else filled
 
     return walk(value, "", None)
+
+
+def as_text(value) -> str:
+    """A param spliced into text: a string as it is, a list as its items joined by commas (a bulk task's
+    tickets read "8003, 8007"), anything else as JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return ", ".join(as_text(v) for v in value)
+    return json.dumps(value)
+
+
+FOR_EACH = re.compile(r"^\s*for_each\s+([a-z_][a-z0-9_]*)\s+in\s+\{([A-Za-z_][A-Za-z0-9_]*)\}\s*:\s*(.+)$", re.S)
+
+
+def for_each_line(action: str):
+    """(item name, list param, action) of a `for_each t in {tickets}: action` line; None for a plain action."""
+    m = FOR_EACH.match(action)
+    return (m.group(1), m.group(2), m.group(3)) if m else None
+
+
+def expand_actions(actions: list[str], params: dict) -> list[str]:
+    """A task's action lines filled from its params, `for_each` lines repeated for each item of their list.
+
+    Consecutive lines with the same head (`for_each t in {tickets}:`) are one block, played in order for
+    the first item, then for the next: open, close, save per ticket. A list param that is not a list, or
+    an item name a param already has, raises MissingParam naming the line."""
+    out, i = [], 0
+    while i < len(actions):
+        head = for_each_line(actions[i])
+        if head is None:
+            out.append(fill_text(actions[i], params))
+            i += 1
+            continue
+        item, source, _ = head
+        block = []
+        while i < len(actions) and (line := for_each_line(actions[i])) and line[:2] == head[:2]:
+            block.append(line[2])
+            i += 1
+        where = f"[{i - len(block)}]"
+        if source not in params:
+            raise MissingParam(
+                where, f"no param {source!r} for for_each (params: {', '.join(sorted(params)) or 'none'})"
+            )
+        if not isinstance(params[source], list):
+            raise MissingParam(where, f"for_each needs a list param; {source!r} holds {params[source]!r}")
+        if item in params:
+            raise MissingParam(where, f"for_each item {item!r} has the name of a param")
+        for value in params[source]:
+            out += [fill_text(a, {**params, item: value}) for a in block]
+    return out
 
 
 def fill_text(text: str, params: dict) -> str:

@@ -134,7 +134,8 @@ def _validate_checkpoints(checkpoints: list, assertion_names: set) -> None:
 
 
 def assertion_paths(assertions: list, path: str = "assertions"):
-    """(JSON path, assertion) of every assertion, those of conditionals (when, then, else) after their own."""
+    """(JSON path, assertion) of every assertion, the parts of conditionals (when, then, else) and of
+    for_each (assert) after their own."""
     for i, assertion in enumerate(assertions):
         at = f"{path}[{i}]"
         yield at, assertion
@@ -142,6 +143,8 @@ def assertion_paths(assertions: list, path: str = "assertions"):
             yield f"{at}.when", assertion["when"]
             for branch in ("then", "else"):
                 yield from assertion_paths(assertion.get(branch, []), f"{at}.{branch}")
+        elif assertion.get("kind") == "for_each":
+            yield from assertion_paths(assertion.get("assert", []), f"{at}.assert")
 
 
 def _table(known, name, path) -> dict[str, FieldInfo]:
@@ -360,13 +363,27 @@ def _validate_conditional(a, path, known, replica, spec):
     for where, nested in [("when", a["when"])] + [
         (f"{branch}[{i}]", n) for branch in ("then", "else") for i, n in enumerate(a.get(branch, []))
     ]:
-        if nested["kind"] == "conditional":
-            raise SpecError(f"{path}.{where}.kind", "a conditional's parts cannot be conditionals")
+        if nested["kind"] in ("conditional", "for_each"):
+            raise SpecError(f"{path}.{where}.kind", f"a conditional's parts cannot be {nested['kind']}")
         if "required" in nested:
             raise SpecError(f"{path}.{where}.required", "a conditional's parts count as the conditional does")
 
 
+def _validate_for_each(a, path, known, replica, spec):
+    # one level, like conditionals: each part is judged once per item and counts as the for_each does
+    if isinstance(a["in"], list) and not all(isinstance(v, (str, int)) for v in a["in"]):
+        raise SpecError(f"{path}.in", "items must be strings or integers (public keys, values)")
+    for i, nested in enumerate(a["assert"]):
+        if nested["kind"] == "for_each":
+            raise SpecError(f"{path}.assert[{i}].kind", "a for_each's parts cannot be for_each")
+        if "required" in nested:
+            raise SpecError(f"{path}.assert[{i}].required", "a for_each's parts count as the for_each does")
+        if "{" + a["as"] + "}" not in json.dumps({k: v for k, v in nested.items() if k != "name"}):
+            raise SpecError(f"{path}.assert[{i}]", f"does not use {{{a['as']}}}: it would judge every item alike")
+
+
 _VALIDATE_KIND = {
+    "for_each": _validate_for_each,
     "conditional": _validate_conditional,
     "state": _validate_state,
     "diff": _validate_diff,

@@ -539,8 +539,12 @@ def param_names(spec: dict, params: dict | None) -> list[str]:
     return [s["name"] for s in steps if isinstance(s, dict) and isinstance(s.get("name"), str)]
 
 
+# param kinds whose body is an object of inputs (the others hold one value)
+OBJECT_KINDS = ("pick", "aggregate", "date", "list")
+
+
 def new_param(kind: str, index: int) -> dict:
-    return {"name": f"param_{index + 1}", **({kind: {}} if kind in ("pick", "aggregate", "date") else {})}
+    return {"name": f"param_{index + 1}", **({kind: {}} if kind in OBJECT_KINDS else {})}
 
 
 def step_kind(step: dict) -> str:

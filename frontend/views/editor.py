@@ -222,7 +222,7 @@ def editor_form(request):
             for other in fields.PARAM_KINDS:
                 step.pop(other, None)
             step.pop("args", None)
-            if kind in ("pick", "aggregate", "date"):
+            if kind in fields.OBJECT_KINDS:
                 step[kind] = {}
     suites, _ = _suites_posted(request.POST)
     task = Task.objects.filter(task_id=request.POST.get("task_id", ""), is_current=True).first()

@@ -1,11 +1,11 @@
 """The task language: params where literals go (counts, range bounds), relation paths in where, computed dates,
-when/then conditional assertions."""
+when/then conditional assertions, list params and for_each."""
 
 from datetime import date, datetime, timedelta
 
 import pytest
 from replicagym.catalogue.packs import filled_errors
-from replicagym.catalogue.task_templates import template_errors, template_params
+from replicagym.catalogue.task_templates import NoCandidate, template_errors, template_params
 
 from replicas.testbed.models import Member, Note
 from replicas.worlds.scoping import bound_world
@@ -15,6 +15,7 @@ from tests.verifiers.test_audit import BEFORE, _note, _snapshot
 from verifiers.audit import audit_reference
 from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs
+from verifiers.placeholders import MissingParam, expand_actions, placeholder_paths
 from verifiers.spec import SpecError, validate_spec
 from verifiers.values import BadValue, calendar_date
 
@@ -412,3 +413,99 @@ def test_the_mutation_audit_mutates_the_work_under_a_conditional():
     )
     assert "choice:testbed.note[11].done=false" not in {s.id for s in weak.survivors}
     assert any(s.id.startswith("collateral:testbed.note[") for s in weak.survivors)
+
+
+# --- list params and for_each ------------------------------------------------------------------
+
+EACH_DONE = {
+    "name": "each listed note is done",
+    "kind": "for_each",
+    "in": "{notes}",
+    "as": "n",
+    "assert": [
+        {
+            "name": "note {n} is done",
+            "kind": "state",
+            "table": "testbed.note",
+            "where": {"public_id": "{n}"},
+            "expect": {"count": 1, "fields": {"done": True}},
+        }
+    ],
+}
+
+
+def _each(notes_done, notes=(11, 13)):
+    inputs = VerifierInputs(
+        initial=_snapshot(BEFORE), final=_done(notes_done), params={"notes": list(notes)}, clock="2026-03-01T10:00:00Z"
+    )
+    return verify({"assertions": [EACH_DONE]}, inputs).assertions[0]
+
+
+def test_for_each_holds_only_when_every_item_holds_and_names_the_first_that_fails():
+    validate_spec({"assertions": [EACH_DONE]}, replica="testbed")
+    validate_spec({"assertions": [EACH_DONE]}, replica="testbed", params={"notes": [11, 13]})
+    assert _each({11, 13})["passed"]
+    assert _each({11, 12, 13})["passed"]  # the verdict of the notes not listed is the diff's business
+    missed = _each({11})
+    assert not missed["passed"]
+    assert missed["detail"].startswith('for n = 13: "note 13 is done" fails: ')
+    assert not _each(set())["passed"]
+    assert _each(set(), notes=())["passed"]  # nothing to do; a list param never fills to an empty list
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"assert": [{**EACH_DONE["assert"][0], "required": True}]}, "assertions[0].assert[0].required: a for_each's"),
+        ({"assert": [{**EACH_DONE, "name": "inner"}]}, "assertions[0].assert[0].kind: a for_each's parts cannot"),
+        ({"assert": [{**EACH_DONE["assert"][0], "where": {"public_id": 11}}]}, "assertions[0].assert[0]: does not use"),
+        ({"as": "N"}, "assertions[0].as: must be a lowercase identifier"),
+        ({"in": "notes"}, "assertions[0].in: must be one {placeholder}"),
+        ({"assert": []}, "assertions[0].assert: at least 1 item"),
+    ],
+)
+def test_a_bad_for_each_is_refused_with_its_path(change, message):
+    with pytest.raises(SpecError) as caught:
+        validate_spec({"assertions": [{**EACH_DONE, **change}]}, replica="testbed")
+    assert str(caught.value).startswith(message)
+
+
+def test_a_list_param_lists_the_matching_records_and_a_world_without_any_has_no_task():
+    world = template_get_or_build(replica="testbed", seed=7, variant="small")
+    steps = [
+        {"name": "open_notes", "list": {"table": "testbed.note", "where": {"done": False}, "order_by": ["-public_id"]}}
+    ]
+    assert template_errors(steps, replica="testbed") == []
+    with bound_world(world):
+        expected = list(Note.objects.filter(done=False).order_by("-public_id").values_list("public_id", flat=True))
+    assert expected and template_params(steps, world=world) == {"open_notes": expected}
+    titles = [{"name": "t", "list": {"table": "testbed.note", "where": {"done": False}, "field": "title", "limit": 2}}]
+    assert len(template_params(titles, world=world)["t"]) == min(2, len(expected))
+    none = [{"name": "x", "list": {"table": "testbed.note", "where": {"title": "no such title at all"}}}]
+    with pytest.raises(NoCandidate, match=r"params\[0\]: seed 7: no testbed.note row"):
+        template_params(none, world=world)
+    bad = [{"name": "y", "list": {"table": "testbed.note", "field": "titel"}}]
+    assert [p for p, _ in template_errors(bad, replica="testbed")] == ["params[0].list.field"]
+
+
+def test_for_each_action_lines_repeat_their_block_per_item_and_the_item_is_no_unfilled_param():
+    actions = [
+        'goto("/notes")',
+        'for_each n in {notes}: goto("/notes/{n}")',
+        'for_each n in {notes}: click("Done")',
+        'send_msg_to_user("closed {notes}")',
+    ]
+    assert expand_actions(actions, {"notes": [11, 13]}) == [
+        'goto("/notes")',
+        'goto("/notes/11")',
+        'click("Done")',
+        'goto("/notes/13")',
+        'click("Done")',
+        'send_msg_to_user("closed 11, 13")',
+    ]
+    assert list(placeholder_paths(actions)) == [("[1]", "notes"), ("[2]", "notes"), ("[3]", "notes")]
+    assert list(placeholder_paths({"assertions": [EACH_DONE]})) == [("assertions[0].in", "notes")]
+    with pytest.raises(MissingParam, match="for_each needs a list param"):
+        expand_actions(actions, {"notes": 11})
+    with pytest.raises(MissingParam, match=r"^\[1\]: no param 'notes'"):
+        expand_actions(actions, {})

@@ -9,7 +9,7 @@ from replicas.worlds.schema_errors import SCHEMA_DIR
 from verifiers.spec import SCHEMA_FILE, spec_errors
 
 SCHEMA = json.loads((SCHEMA_DIR / SCHEMA_FILE).read_text())
-KINDS = ["state", "diff", "page", "answer", "trajectory", "python", "conditional"]
+KINDS = ["state", "diff", "page", "answer", "trajectory", "python", "conditional", "for_each"]
 
 
 def test_the_schema_is_valid_and_covers_every_assertion_kind():

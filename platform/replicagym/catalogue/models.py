@@ -10,7 +10,7 @@ import copy
 from django.db import models
 
 from verifiers.interaction import verifier_with_interaction
-from verifiers.placeholders import fill, fill_text
+from verifiers.placeholders import expand_actions, fill, fill_text
 from verifiers.spec import fill_params
 
 
@@ -90,12 +90,12 @@ class Task(models.Model):
 
     @property
     def reference_solution(self) -> list[str]:
-        return [fill_text(a, self.params) for a in self.spec.get("reference_solution", [])]
+        return expand_actions(self.spec.get("reference_solution", []), self.params)
 
     @property
     def negative_examples(self) -> list[dict]:
         return [
-            {**ex, "actions": [fill_text(a, self.params) for a in ex.get("actions", [])]}
+            {**ex, "actions": expand_actions(ex.get("actions", []), self.params)}
             for ex in self.spec.get("negative_examples", [])
         ]
 

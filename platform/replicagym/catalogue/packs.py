@@ -22,7 +22,7 @@ from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import canonical_json
 from verifiers.actions import ActionError, parse_action
 from verifiers.interaction import interaction_errors
-from verifiers.placeholders import fill, fill_text, placeholder_paths
+from verifiers.placeholders import MissingParam, expand_actions, fill, fill_text, for_each_line, placeholder_paths
 from verifiers.spec import SpecError, validate_spec
 
 from .models import Suite, Task
@@ -155,9 +155,19 @@ def filled_errors(spec: dict, params: dict, replica: str) -> list[tuple[str, str
         (f"negative_examples[{i}].actions", ex["actions"]) for i, ex in enumerate(spec.get("negative_examples") or [])
     ]
     for path, actions in lists:
+        try:
+            expand_actions(actions, params)
+        except MissingParam as exc:
+            errors.append((f"{path}{exc.path}", exc.message))
+            continue
         for i, action in enumerate(actions):
+            head = for_each_line(action)
+            # a loop's line is checked with its list's first item (an empty list plays nothing)
+            items = params.get(head[1]) if head else None
+            if head and not items:
+                continue
             try:
-                parse_action(fill_text(action, params))
+                parse_action(fill_text(head[2], {**params, head[0]: items[0]}) if head else fill_text(action, params))
             except ActionError as exc:
                 errors.append((f"{path}[{i}]", str(exc)))
     return errors

@@ -3,7 +3,7 @@
 A template is a list of named params (docs/schemas/template.schema.json), evaluated in order on
 the world's snapshot, with tables, fields and conditions exactly as verifiers name them: pick a
 record (`where`, `order_by`, the first or a seeded choice), read a field or a related field
-(`ticket.requester__email`), count/sum/min/max rows, do date arithmetic on the world clock, call
+(`ticket.requester__email`), list every matching record (a bulk task's tickets), count/sum/min/max rows, do date arithmetic on the world clock, call
 the policies and pickers a replica exposes (ReplicaConfig.policies / .pickers). A picker's object
 gives one param per key, named `<name>_<key>` or `<prefix><key>` (`"prefix": ""` keeps its keys); an
 `internal` param serves later params only and is left out of the answer key. One template
@@ -33,7 +33,7 @@ from verifiers.spec import REGEX_KEYS
 from verifiers.values import BadValue, calendar_date, check_calendar, parse_datetime, parse_duration
 
 SCHEMA_FILE = "template.schema.json"
-KINDS = ("pick", "field", "aggregate", "date", "policy", "picker", "text", "value")
+KINDS = ("pick", "field", "aggregate", "date", "policy", "picker", "text", "value", "list")
 
 
 class TemplateError(ValueError):
@@ -152,6 +152,18 @@ def template_errors(steps, *, replica: str) -> list[tuple[str, str]]:
                 except TemplateError as exc:
                     errors.append((exc.path, exc.message))
             records[name] = body["table"]
+        elif kind == "list":
+            _check_where(replica, body["table"], body.get("where"), f"{path}.list.where", errors)
+            for j, field in enumerate(body.get("order_by", [])):
+                try:
+                    field_info(replica, body["table"], field.lstrip("-"), f"{path}.list.order_by[{j}]")
+                except TemplateError as exc:
+                    errors.append((exc.path, exc.message))
+            if "field" in body:
+                try:
+                    field_info(replica, body["table"], body["field"], f"{path}.list.field")
+                except TemplateError as exc:
+                    errors.append((exc.path, exc.message))
         elif kind == "field":
             record, field = body.split(".", 1)
             if record not in records:
@@ -377,7 +389,7 @@ def template_params(steps: list, *, world, variation: int | None = None) -> dict
     for i, step in enumerate(steps):
         path, name, kind = f"params[{i}]", step["name"], kind_of(step)
         body = step[kind]
-        if kind in ("pick", "aggregate"):
+        if kind in ("pick", "aggregate", "list"):
             snap = snap or _world_snapshot(world)
         if kind == "pick":
             where = _fill(body.get("where", {}), params, f"{path}.pick.where")
@@ -394,6 +406,20 @@ def template_params(steps: list, *, world, variation: int | None = None) -> dict
                 key, row = rows[0]
             records[name] = (body["table"], key, row)
             params[name] = _record_value(world.replica, body["table"], key, row)
+        elif kind == "list":
+            where = _fill(body.get("where", {}), params, f"{path}.list.where")
+            rows = _matching(snap, world.replica, body["table"], where, clock, f"{path}.list.where")
+            if not rows:  # a bulk task over nothing would pass by doing nothing
+                raise NoCandidate(
+                    path, f"seed {world.seed}: no {body['table']} row matches {canonical_json(where)} for {name!r}"
+                )
+            rows = _ordered(snap, world.replica, body["table"], rows, body.get("order_by"), f"{path}.list.order_by")
+            params[name] = [
+                _field_value(snap, world.replica, body["table"], key, row, body["field"])
+                if "field" in body
+                else _record_value(world.replica, body["table"], key, row)
+                for key, row in rows[: body.get("limit", 50)]
+            ]
         elif kind == "field":
             record, field = body.split(".", 1)
             table, key, row = records[record]
