@@ -18,6 +18,46 @@ def world_id_range(world_id: int) -> tuple[int, int]:
     return world_id << ID_BITS, (world_id + 1) << ID_BITS
 
 
+class Workspace(models.Model):
+    """A group of worlds, one per replica it names, made together from one seed (replicas.worlds.workspaces).
+
+    Its worlds share people (one employee, one sign-in, in every app) and cite each other's
+    records (a ticket's order exists in the shop), and move on one clock. Membership is the
+    member World's `workspace` key; what the group shares is kept here, as the replicas
+    reported it when the workspace's template was built, and copied to every clone.
+    """
+
+    token = models.CharField(max_length=32, unique=True)
+    replicas = models.CharField(max_length=300, help_text="The member replicas' names, sorted, comma-separated.")
+    seed = models.PositiveBigIntegerField()
+    variant = models.CharField(max_length=64)
+    # As for worlds: a template workspace is built once per key and only ever cloned.
+    is_template = models.BooleanField(default=False)
+    generator_version = models.CharField(max_length=64)
+    template = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    people = models.JSONField(default=dict, blank=True, help_text='Shared people by kind: [{"key", "name", "email"}].')
+    references = models.JSONField(default=dict, blank=True, help_text="Records the members cite, by kind.")
+    sign_ins = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="Per replica: the id its sign-in holds for a shared person -> the person's key.",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["replicas", "seed", "variant", "generator_version"],
+                condition=models.Q(is_template=True),
+                name="one_workspace_template_per_key",
+            )
+        ]
+
+    def __str__(self):
+        kind = "workspace template" if self.is_template else "workspace"
+        return f"{kind} {self.token} ({self.replicas}, seed {self.seed}, {self.variant})"
+
+
 class World(models.Model):
     token = models.CharField(max_length=32, unique=True)
     replica = models.CharField(max_length=64)
@@ -36,6 +76,9 @@ class World(models.Model):
     # faults armed, never served, never collected by age. Taking it clears the flag with
     # one conditional UPDATE, so a pooled world is handed out once (replicas.worlds.pool).
     pooled = models.BooleanField(default=False)
+    # The workspace the world belongs to, if any: a member is created, collected and deleted with
+    # its workspace (replicas.worlds.workspaces), and a member template is not its replica's template.
+    workspace = models.ForeignKey(Workspace, null=True, blank=True, on_delete=models.PROTECT, related_name="worlds")
     # Wall-clock bookkeeping for garbage collection: platform data, never replica data.
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(auto_now_add=True)
@@ -44,7 +87,7 @@ class World(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["replica", "seed", "variant", "generator_version"],
-                condition=models.Q(is_template=True),
+                condition=models.Q(is_template=True, workspace__isnull=True),
                 name="one_template_per_key",
             )
         ]

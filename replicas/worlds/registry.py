@@ -67,6 +67,8 @@ class ReplicaConfig(AppConfig):
     - `urls_module`: the urlconf served on the world's origin (default: `<app>.urls`).
     - `faults_module`: the replica's side of fault injection (default: `<app>.faults`, optional):
       `DATA_FAULTS` appliers, `session_is_signed_in`, `error_response`; see worlds/faults/data.py.
+    - `workspace_module`: the replica's side of workspaces (default: `<app>.workspace`, optional):
+      `offer(world)` and `adopt(world, *, people, references)`, called by the two hooks below.
     - `checks_module`: imported before the replica's verifier specs are validated or run, so
       its `@register_check` functions exist (default: `<app>.checks`, optional).
     - `login_path`: the sign-in page (fault recovery after an expired session; the bench
@@ -94,6 +96,24 @@ class ReplicaConfig(AppConfig):
     - `on_clock_advance(world)`: called, with the world bound, every time the world clock moves
       (`worlds.clock.world_clock_advance`: each episode step, by the task's `limits.step_seconds`),
       so time-based automations run in episodes as they would in the product.
+    - `workspace_offer(world) -> dict`, world bound: what this world can share in a workspace
+      (replicas.worlds.workspaces), in the vocabulary the replicas agree on through this docstring,
+      never through imports: `{"people": {kind: [{"name", "email"}, ...]}, "references": {kind:
+      [record, ...]}}`, each list in a stable order. People kinds: `employee` (someone who signs in to
+      work: a desk agent, a board member, shop staff) and `customer`. The workspace shares person i
+      of a kind as the i-th candidate of every member offering that kind (at most 3, and no more
+      than the shortest list offers), named as the first member in name order names them. Reference
+      kinds and their fields: `order` {number, person, placed_at, total, currency}; `product` {code,
+      name}; `ticket` {number, subject, product}; `project` {key, name}; `work_item` {key, title,
+      project}. A record's `person` is `[kind, i]` (this world's i-th candidate); records of people
+      the workspace does not share are dropped. Default: the workspace module's `offer`, else nothing.
+    - `workspace_adopt(world, *, people, references) -> dict`, world bound: make this world agree
+      with the group: its i-th candidate of each kind takes `people[kind][i]`'s name and email, and
+      its records cite the others' (`references[kind]`, each record with the `replica` that offered
+      it and `person` as a shared key such as `customer-1`; a ticket and a work item at one index
+      of their lists are paired by both sides). Returns {shared key: the id this replica's sign-in
+      (worlds.signin.WorldSignIn) holds for that person}: those people then sign in with the
+      workspace's one password. Default: the workspace module's `adopt`, else nothing.
     - `bench_pages(world) -> list[str]`, world bound: the pages the server benchmark fetches
       (signed in), the first of them with a text field the step benchmark types into.
     - `screenshot_tour(world) -> shoot(camera) | None`, world bound: what `manage.py screenshots`
@@ -108,6 +128,7 @@ class ReplicaConfig(AppConfig):
     urls_module: str = ""
     faults_module: str = ""
     checks_module: str = ""
+    workspace_module: str = ""
     login_path: str = ""
     roles: tuple[str, ...] = ()
     npm_packages: dict[str, str] = {}
@@ -157,6 +178,17 @@ class ReplicaConfig(AppConfig):
             known = ", ".join(self.roles) or "none"
             raise ValueError(f"replica {self.label!r} has no role {role!r} (known: {known})")
         return role
+
+    def workspace_hooks(self):
+        return self.optional_module(self.workspace_module or f"{self.name}.workspace")
+
+    def workspace_offer(self, world) -> dict:
+        module = self.workspace_hooks()
+        return module.offer(world) if module is not None else {}
+
+    def workspace_adopt(self, world, *, people: dict, references: dict) -> dict:
+        module = self.workspace_hooks()
+        return module.adopt(world, people=people, references=references) if module is not None else {}
 
     def on_clock_advance(self, world) -> None:
         """Nothing happens with time in a replica without automations."""

@@ -38,6 +38,8 @@ def _initial_clock(replica: str, seed: int, variant: str) -> datetime:
 
 
 def _new_world(config, seed: int, variant: str, **fields) -> World:
+    if fields.get("clock") is None:
+        fields.pop("clock", None)
     fields.setdefault("clock", _initial_clock(config.replica_name, seed, variant))
     return World.objects.create(
         token=secrets.token_hex(8),
@@ -50,14 +52,24 @@ def _new_world(config, seed: int, variant: str, **fields) -> World:
 
 
 @transaction.atomic
-def world_generate(*, replica: str, seed: int, variant: str = "default", is_template: bool = False) -> World:
+def world_generate(
+    *,
+    replica: str,
+    seed: int,
+    variant: str = "default",
+    is_template: bool = False,
+    workspace=None,
+    clock: datetime | None = None,
+) -> World:
     """Build a world from scratch by running the replica's seed generator.
 
     The clock starts where the generator left it, with what that time triggers already
     done (on_clock_advance): an episode's first step then moves only its own time.
+    A workspace's member is generated from the workspace's `clock` instead of its own
+    replica's, so the members' data is dated from one "now".
     """
     config = _validate(replica, seed, variant)
-    world = _new_world(config, seed, variant, is_template=is_template)
+    world = _new_world(config, seed, variant, is_template=is_template, workspace=workspace, clock=clock)
     gen = Generation(world, config.knobs(variant), config.world_models)
     with bound_world(world):
         config.generator().generate(gen)
@@ -72,7 +84,9 @@ def world_generate(*, replica: str, seed: int, variant: str = "default", is_temp
 
 def template_get_or_build(*, replica: str, seed: int, variant: str = "default") -> World:
     config = _validate(replica, seed, variant)
-    lookup = dict(replica=replica, seed=seed, variant=variant, generator_version=config.generator_version)
+    lookup = dict(
+        replica=replica, seed=seed, variant=variant, generator_version=config.generator_version, workspace=None
+    )
     template = World.objects.filter(is_template=True, **lookup).first()
     if template is not None:
         return template
@@ -128,8 +142,9 @@ def _clone_rows(config, source: World, target: World):
 
 
 @transaction.atomic
-def world_clone(*, source: World, faults: list | None = None, pooled: bool = False) -> World:
-    """A new world whose rows are a copy of `source`'s (usually a template); `pooled` puts it in the warm pool."""
+def world_clone(*, source: World, faults: list | None = None, pooled: bool = False, workspace=None) -> World:
+    """A new world whose rows are a copy of `source`'s (usually a template); `pooled` puts it in the warm pool,
+    `workspace` makes it a member of that workspace."""
     config = get_replica(source.replica)
     world = _new_world(
         config,
@@ -141,6 +156,7 @@ def world_clone(*, source: World, faults: list | None = None, pooled: bool = Fal
         faults=faults if faults is not None else source.faults,
         clock=source.clock,
         pooled=pooled,
+        workspace=workspace,
     )
     _clone_rows(config, source, world)
     return world
@@ -188,10 +204,15 @@ def world_gc(*, older_than: timedelta | None = None, keep=()) -> dict:
     (their template is being replaced) or a lost template does.
     """
     cutoff = djtz.now() - (older_than if older_than is not None else timedelta(hours=settings.WORLD_GC_HOURS))
-    stale = list(World.objects.filter(is_template=False, pooled=False, last_used_at__lt=cutoff).exclude(pk__in=keep))
+    # a workspace's members go with their workspace (workspaces.workspace_gc), never one by one
+    stale = list(
+        World.objects.filter(is_template=False, pooled=False, workspace=None, last_used_at__lt=cutoff).exclude(
+            pk__in=keep
+        )
+    )
     outdated = [
         t
-        for t in World.objects.filter(is_template=True)
+        for t in World.objects.filter(is_template=True, workspace=None)
         if _generator_version_or_none(t.replica) not in (None, t.generator_version)
     ]
     pooled = [

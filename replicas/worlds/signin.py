@@ -10,7 +10,9 @@ from django.conf import settings
 from django.contrib.sessions.backends.db import SessionStore
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from .models import Workspace
 from .registry import ReplicaUser
+from .scoping import current_world_or_none
 
 # Passwords are not stored: they follow from the world's seed, the user's id and the
 # installation's secret (settings.WORLD_SECRET). Every world of one seed on one installation
@@ -41,6 +43,26 @@ _WORDS = [
 ]
 
 
+def _password(message: str) -> str:
+    digest = hmac.new(settings.WORLD_SECRET.encode(), message.encode(), hashlib.sha256).digest()
+    return f"{_WORDS[digest[0] % 20]}-{_WORDS[digest[1] % 20]}-{int.from_bytes(digest[2:4], 'big') % 10000:04d}"
+
+
+def workspace_password(*, seed: int, person: str) -> str:
+    """The password of a workspace's shared person (`employee-1`) in workspaces of `seed` on this installation."""
+    return _password(f"workspace\x00{seed}\x00{person}")
+
+
+def shared_password(world, user_id: int | str) -> str | None:
+    """The workspace password of `user_id` in `world`, if its workspace shares that person; None otherwise."""
+    row = Workspace.objects.filter(pk=world.workspace_id).values_list("seed", "sign_ins").first()
+    if row is None:
+        return None
+    seed, sign_ins = row
+    person = sign_ins.get(world.replica, {}).get(str(user_id))
+    return workspace_password(seed=seed, person=person) if person is not None else None
+
+
 @dataclass(frozen=True)
 class WorldSignIn:
     """One replica's sign-in: `replica` and `who` (agent, account, ...) name its session keys
@@ -59,11 +81,18 @@ class WorldSignIn:
     def user_key(self) -> str:
         return f"{self.replica}_{self.who}"
 
-    def password(self, *, seed: int, user_id: int | str) -> str:
-        """The password of user `user_id` in worlds of `seed` on this installation."""
-        message = f"{self.replica}-{self.who}\x00{seed}\x00{user_id}".encode()
-        digest = hmac.new(settings.WORLD_SECRET.encode(), message, hashlib.sha256).digest()
-        return f"{_WORDS[digest[0] % 20]}-{_WORDS[digest[1] % 20]}-{int.from_bytes(digest[2:4], 'big') % 10000:04d}"
+    def password(self, *, seed: int, user_id: int | str, world=None) -> str:
+        """The password of user `user_id` in worlds of `seed` on this installation.
+
+        In a workspace's world (`world`, default: the bound one) a person the workspace shares
+        has the workspace's password instead, the same in every app of the group: one sign-in.
+        """
+        world = world if world is not None else current_world_or_none()
+        if world is not None and world.workspace_id is not None:
+            shared = shared_password(world, user_id)
+            if shared is not None:
+                return shared
+        return _password(f"{self.replica}-{self.who}\x00{seed}\x00{user_id}")
 
     def password_matches(self, *, seed: int, user_id: int | str, password) -> bool:
         """Whether `password` (anything a form sent) is the user's; compared in constant time."""
@@ -103,7 +132,7 @@ class WorldSignIn:
         return ReplicaUser(
             role=role,
             login=login,
-            password=self.password(seed=world.seed, user_id=user_id),
+            password=self.password(seed=world.seed, user_id=user_id, world=world),
             session_key=self.new_session(world, user_id, **extra),
         )
 
