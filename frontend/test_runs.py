@@ -7,7 +7,7 @@ ordinary episodes for the workers. Every run is an agent spec the workers build 
 from django.db import transaction
 from replicagym.catalogue.models import Task
 
-from episodes.creation import episode_create
+from episodes.creation import EpisodeError, episode_create
 from episodes.models import Episode
 from episodes.runs import enqueue_episodes
 from verifiers.selfcheck import check_plan
@@ -18,25 +18,52 @@ from .models import TestRun, TestRunEpisode
 PRIORITY = 10
 RANDOM_SEED = 1
 LABELS = {"oracle": "reference", "nothing": "doing nothing"}
+MAX_SEEDS = 5  # each seed is two episodes and one per negative example, on workers other people wait for too
 
 
 class TestRunError(ValueError):
     pass
 
 
-def test_run_start(*, task: Task, author=None) -> TestRun:
-    """Queue the checks of a task version's verifier; refuses a task without a reference solution."""
+def parse_seeds(text: str, *, task: Task) -> list[int]:
+    """The world seeds a test run asks for, typed as "7, 8, 9": the task's own seed when empty, each once."""
+    seeds = []
+    for part in text.replace(" ", ",").split(","):
+        if not part:
+            continue
+        if not part.isdigit() or int(part) > 2**31 - 1:
+            raise TestRunError(f"seeds must be whole numbers from 0 to {2**31 - 1} separated by commas, not {part!r}")
+        if int(part) not in seeds:
+            seeds.append(int(part))
+    if len(seeds) > MAX_SEEDS:
+        raise TestRunError(f"at most {MAX_SEEDS} seeds in a test run, not {len(seeds)}")
+    return seeds or [task.seed]
+
+
+def test_run_start(*, task: Task, author=None, seeds: list[int] | None = None) -> TestRun:
+    """Queue the checks of a task version's verifier on each of `seeds` (default: the task's own), each world
+    with its own answer key; the random baseline plays the task's own seed only. Refuses a task without a
+    reference solution, and a seed whose world holds nothing the task can be about (naming it)."""
     if not task.reference_solution:
         raise TestRunError("the task has no reference solution: add one before a test run")
+    seeds = seeds or [task.seed]
+    checks = [(LABELS.get(c.agent, f"negative: {c.label}"), c.expect, c.agent) for c in check_plan(task)]
     plan = [
-        (LABELS.get(check.agent, f"negative: {check.label}"), check.expect, check.agent) for check in check_plan(task)
+        (label if len(seeds) == 1 else f"{label} · seed {seed}", expect, agent, seed)
+        for seed in seeds
+        for label, expect, agent in checks
     ]
-    plan.append(("random agent", TestRunEpisode.Expect.ANY, f"random:{RANDOM_SEED}"))
+    plan.append(("random agent", TestRunEpisode.Expect.ANY, f"random:{RANDOM_SEED}", task.seed))
     with transaction.atomic():
         run = TestRun.objects.create(task=task, author=author)
         ids = []
-        for label, expect, agent in plan:
-            episode = episode_create(task=task, agent=agent, owner=author, priority=PRIORITY)
+        for label, expect, agent, seed in plan:
+            try:  # the task's own seed keeps its stored answer key; another computes the key of its world
+                episode = episode_create(
+                    task=task, agent=agent, owner=author, priority=PRIORITY, seed=None if seed == task.seed else seed
+                )
+            except EpisodeError as exc:
+                raise TestRunError(str(exc)) from None
             TestRunEpisode.objects.create(test_run=run, label=label, expect=expect, episode=episode)
             ids.append(episode.pk)
         enqueue_episodes(ids)

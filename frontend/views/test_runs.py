@@ -7,7 +7,7 @@ from replicagym.accounts.roles import Role, role_required
 from replicagym.catalogue.models import Task
 
 from ..models import TestRun
-from ..test_runs import TestRunError, test_run_done, test_run_rows, test_run_start
+from ..test_runs import TestRunError, parse_seeds, test_run_done, test_run_rows, test_run_start
 
 
 @role_required(Role.AUTHOR)
@@ -15,7 +15,8 @@ from ..test_runs import TestRunError, test_run_done, test_run_rows, test_run_sta
 def test_run_create(request, task_id):
     task = get_object_or_404(Task, task_id=task_id, is_current=True)
     try:
-        run = test_run_start(task=task, author=request.user)
+        seeds = parse_seeds(request.POST.get("seeds", ""), task=task)
+        run = test_run_start(task=task, author=request.user, seeds=seeds)
     except TestRunError as exc:
         messages.error(request, str(exc))
         return redirect("frontend:task", task_id=task_id)

@@ -192,3 +192,29 @@ def test_a_test_run_queues_the_self_check_plan_as_agent_specs_the_workers_fill_f
     assert played == negative.instance.negative_examples[0]["actions"] != task.negative_examples[0]["actions"]
     assert any("-varied" in action for action in played)
     assert agent_for(items[1].episode).actions == []
+
+
+def test_a_test_run_on_three_seeds_plays_the_plan_on_each_world_with_its_own_answer_key(author_user, author_client):
+    from replicagym.catalogue.packs import task_sync
+
+    from frontend.models import TestRunEpisode
+    from frontend.test_runs import TestRunError, parse_seeds, test_run_start
+
+    task_sync(replica="testbed")
+    task = Task.objects.get(task_id="testbed.complete-note", is_current=True)
+    assert parse_seeds(" 8, 9 9,", task=task) == [8, 9] and parse_seeds("", task=task) == [task.seed]
+    for bad in ("8, x", "-1", "1,2,3,4,5,6"):
+        with pytest.raises(TestRunError):
+            parse_seeds(bad, task=task)
+    run = test_run_start(task=task, author=author_user, seeds=[task.seed, 8, 9])
+    items = list(run.items.select_related("episode"))
+    checks = 2 + len(task.negative_examples)
+    assert len(items) == 3 * checks + 1 and items[-1].label == "random agent"
+    assert [i.label for i in items[:2]] == [f"reference · seed {task.seed}", f"doing nothing · seed {task.seed}"]
+    assert [i.episode.world_seed for i in items] == [task.seed] * checks + [8] * checks + [9] * checks + [task.seed]
+    assert items[checks].episode.params != items[0].episode.params  # seed 8's own answer key
+    # the task page's form: a bad seed list is refused with the reason, and nothing is queued
+    before = TestRunEpisode.objects.count()
+    response = author_client.post(f"/tasks/{task.task_id}/test-runs/", {"seeds": "7, seven"}, follow=True)
+    assert "seeds must be whole numbers" in response.content.decode()
+    assert TestRunEpisode.objects.count() == before
