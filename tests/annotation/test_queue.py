@@ -1,6 +1,5 @@
 """The queue and the review, without a browser: who sees what, claims, skips, assignment, review rules, figures."""
 
-import time
 from datetime import timedelta
 
 import pytest
@@ -29,6 +28,7 @@ from replicagym.annotation.services import (
 )
 
 from tests.annotation.conftest import PASSWORD, TASK
+from tests.waiting import wait_until
 
 
 def test_items_are_made_per_seed_with_their_worlds_answer_key_and_bad_input_makes_none(people):
@@ -280,10 +280,14 @@ def test_an_export_started_from_the_page_runs_and_reports_its_progress(client, p
     assert "unknown suite" in refused.content.decode() and not DatasetExport.objects.exists()
     client.post("/annotate/exports/", {"format": "dpo", "suite": "testbed", "sources": ["annotators", "oracle"]})
     export = DatasetExport.objects.get()
-    deadline = time.monotonic() + 60
-    while export.status in (DatasetExport.Status.QUEUED, DatasetExport.Status.RUNNING) and time.monotonic() < deadline:
-        time.sleep(0.2)  # the export runs in its own thread; the page polls the row the same way
-        export.refresh_from_db()
+    # the export runs in its own thread; the page polls the row the same way
+    export = wait_until(
+        lambda: DatasetExport.objects.exclude(
+            status__in=(DatasetExport.Status.QUEUED, DatasetExport.Status.RUNNING)
+        ).first(),
+        60,
+        "the export to end",
+    )
     assert export.status == DatasetExport.Status.DONE, export.error
     assert export.card["counts"] == {"pairs": 0, "images": 0} and export.card["sources"] == ["annotators", "oracle"]
     table = client.get("/annotate/exports/", HTTP_HX_REQUEST="true").content.decode()

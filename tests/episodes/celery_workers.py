@@ -5,7 +5,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,17 +33,6 @@ def kill_workers(app):
     for proc in app.worker_procs:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-
-
-def wait_for(predicate, *, timeout: float, what: str):
-    """Poll a condition until it holds (never a fixed sleep); fail naming what did not happen."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 @contextmanager

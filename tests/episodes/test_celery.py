@@ -11,8 +11,9 @@ from django.utils import timezone
 from episodes.claims import episode_claim, episode_sweep
 from episodes.creation import episode_create
 from episodes.models import Episode, WorkerHeartbeat
-from tests.episodes.celery_workers import celery_workers, wait_for
+from tests.episodes.celery_workers import celery_workers
 from tests.episodes.fixtures import sync_test_pack
+from tests.waiting import wait_until
 
 
 @pytest.mark.worker
@@ -20,7 +21,7 @@ from tests.episodes.fixtures import sync_test_pack
 def test_worker_ping_writes_a_heartbeat_showing_the_standard_library_platform_module():
     with celery_workers(1) as (app, queue):
         app.send_task("episodes.worker_ping", queue=queue)
-        beat = wait_for(lambda: WorkerHeartbeat.objects.first(), timeout=60, what="a worker heartbeat row")
+        beat = wait_until(lambda: WorkerHeartbeat.objects.first(), timeout=60, what="a worker heartbeat row")
     assert beat.system == "Linux" == platform.system()
     assert beat.python == platform.python_version()
     # hostname:pid:instance, the instance drawn per process (a restarted worker may get the same pid)
@@ -75,7 +76,7 @@ def test_two_workers_on_redis_run_20_episodes_each_recorded_exactly_once():
     run = run_create(suite="smoke", agent="oracle", attempts=20, workers=2)
     with celery_workers(2) as (app, queue):
         app.send_task("episodes.run_start", args=[run.pk], queue=queue)
-        wait_for(lambda: Run.objects.get(pk=run.pk).status == "done", timeout=240, what="the run to finish")
+        wait_until(lambda: Run.objects.get(pk=run.pk).status == "done", timeout=240, what="the run to finish")
     episodes = list(Episode.objects.filter(run=run))
     assert len(episodes) == 20
     assert sorted(e.attempt for e in episodes) == list(range(20))
@@ -176,7 +177,7 @@ def test_a_worker_killed_mid_episode_of_no_queue_leaves_it_running_until_the_swe
     try:
         with celery_workers(1) as (app, queue):
             app.send_task("episodes.run_episode", args=[episode.pk], queue=queue)
-            wait_for(asked.is_set, timeout=120, what="the worker to ask the agent for its first action")
+            wait_until(asked.is_set, timeout=120, what="the worker to ask the agent for its first action")
             kill_workers(app)
     finally:
         release.set()

@@ -2,10 +2,11 @@
 
 import socket
 import threading
-import time
 from contextlib import contextmanager
 
 import uvicorn
+
+from tests.waiting import wait_until
 
 
 @contextmanager
@@ -17,11 +18,12 @@ def asgi_server(app):
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", ws="websockets-sansio", lifespan="on"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise AssertionError("the ASGI server did not start")
-        time.sleep(0.05)
+
+    def started() -> bool:
+        assert thread.is_alive(), "the ASGI server's thread ended before it started"
+        return server.started
+
+    wait_until(started, 30, "the ASGI server to start", interval=0.05)
     try:
         yield f"http://127.0.0.1:{port}"
     finally:

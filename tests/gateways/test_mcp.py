@@ -20,9 +20,9 @@ from replicagym.gateways.schemas import SCHEMAS
 from episodes.models import Episode
 from replicas.testbed.models import Note
 from replicas.worlds.scoping import bound_world
-from tests.episodes.celery_workers import wait_for
 from tests.episodes.fixtures import sync_test_pack
 from tests.gateways.server import asgi_server
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -251,11 +251,14 @@ def _start(url, secret, mode="auto"):
 def _freed_after(url, secret) -> tuple[float, int]:
     """(seconds until a token of one slot could start an episode again, that episode's id)."""
     started = time.monotonic()
-    while True:
+
+    def started_again():
         again = _start(url, secret)
-        if not again.is_error:
-            return time.monotonic() - started, _data(again)["episode"]
-        assert "(limit 1)" in again.content[0].text and time.monotonic() - started < 30, again.content[0].text
+        assert not again.is_error or "(limit 1)" in again.content[0].text, again.content[0].text
+        return None if again.is_error else [again]  # in a list: true whatever the result's own truth
+
+    (again,) = wait_until(started_again, 30, "the slot to be free again", interval=0)
+    return time.monotonic() - started, _data(again)["episode"]
 
 
 def test_an_episode_left_unfinished_is_closed_and_its_slot_freed_when_its_mcp_session_ends(one_slot):
@@ -265,7 +268,7 @@ def test_an_episode_left_unfinished_is_closed_and_its_slot_freed_when_its_mcp_se
         episode = _data(_start(url + "/mcp", one_slot, mode="legacy"))["episode"]
         seconds, second = _freed_after(url + "/mcp", one_slot)
         ended = Episode.objects.get(pk=episode)
-        wait_for(lambda: not tools.table.closing, timeout=30, what="the closings to end")
+        wait_until(lambda: not tools.table.closing, timeout=30, what="the closings to end")
     assert ended.status == "failed" and "MCP session ended" in ended.error
     assert ended.finished_at is not None and ended.verdict is not None  # verified as it stood, then closed
     assert second != episode and seconds < 30
@@ -279,16 +282,16 @@ def test_an_idle_episode_is_closed_after_the_idle_timeout_and_its_slot_freed(one
             async with _client(url + "/mcp", one_slot) as client:
                 episode = _data(await client.call_tool("start_episode", {"task": "testbed.open-note"}))["episode"]
                 # the session stays open; the episode gets no tool call
-                for _ in range(100):
-                    if episode not in tools.sessions:
-                        break
-                    await asyncio.sleep(0.2)
+                # polled off this loop, so the client's session tasks keep running meanwhile
+                await asyncio.to_thread(
+                    wait_until, lambda: episode not in tools.sessions, 20, "the idle session to end"
+                )
                 late = await client.call_tool("observe", {"episode": episode})
                 again = await client.call_tool("start_episode", {"task": "testbed.open-note"})
                 return episode, late, again
 
         episode, late, again = in_own_loop(run())
-        ended = wait_for(
+        ended = wait_until(
             lambda: Episode.objects.filter(pk=episode).exclude(status="running").first(),
             timeout=60,
             what="the idle episode to be closed",

@@ -41,9 +41,9 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
 from episodes.models import Episode
-from tests.episodes.celery_workers import wait_for
 from tests.episodes.fixtures import sync_test_pack
 from tests.gateways.server import asgi_server
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -278,7 +278,7 @@ def test_closing_the_connection_ends_its_episode(server, secret):
         assert _send(ws, "reset", {"task": "testbed.open-note", "seed": 11})["type"] == "observation"
         state = _send(ws, "state")["data"]
     # the server ends it as it sees the connection go
-    episode = wait_for(
+    episode = wait_until(
         lambda: Episode.objects.filter(pk=state["episode"]).exclude(status="running").first(),
         timeout=60,
         what="the episode to end with its connection",
@@ -419,7 +419,7 @@ def test_an_idle_http_session_is_closed_its_episode_timed_out_and_its_slot_free_
     ):
         assert client.post("/reset", json={"task": "testbed.open-note"}).status_code == 200
         episode = client.get("/state").json()["episode"]
-        wait_for(lambda: not app.state.server.http.sessions, timeout=60, what="the idle session to be let go")
+        wait_until(lambda: not app.state.server.http.sessions, timeout=60, what="the idle session to be let go")
         late = client.post("/step", json={"action": {"action": "noop()"}})
         assert late.status_code == 409 and "closed, or never reset" in late.json()["detail"]
         assert client.get("/state").json()["episode"] is None  # the session is gone with its episode

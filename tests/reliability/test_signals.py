@@ -4,7 +4,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import psutil
@@ -15,6 +14,7 @@ from django.db import connection
 from episodes.models import Episode
 from tests.episodes.celery_workers import worker_database_url
 from tests.episodes.fixtures import sync_test_pack
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -77,19 +77,18 @@ def test_a_stopped_killtest_stops_its_workers_and_their_chromium(sig):
     )
     try:
         # wait until a worker runs an episode in its Chromium, so there is a browser to leave behind
-        deadline = time.monotonic() + 180
-        while not (
-            Episode.objects.filter(status="running").exists()
-            and any(p.name().startswith("chrom") for p in _descendants(command.pid))
-        ):
+        def playing() -> bool:
             assert command.poll() is None, command.stderr.read()[-3000:]
-            assert time.monotonic() < deadline, "no episode started"
-            time.sleep(0.2)
+            return Episode.objects.filter(status="running").exists() and any(
+                p.name().startswith("chrom") for p in _descendants(command.pid)
+            )
+
+        wait_until(playing, 180, "an episode to start in a worker's Chromium")
         children = _descendants(command.pid)  # workers, their replica servers, Playwright drivers, Chromium
         command.send_signal(sig)
         assert command.wait(timeout=60) == 128 + sig
-        time.sleep(0.5)  # a Chromium leaves a moment after its driver
-        assert _alive(children) == []
+        # a Chromium leaves a moment after its driver: gone within half a second, as before, but no fixed sleep
+        wait_until(lambda: not _alive(children), 0.5, lambda: f"every process to end; alive: {_alive(children)}")
     finally:
         if command.poll() is None:
             command.kill()

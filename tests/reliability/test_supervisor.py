@@ -14,6 +14,7 @@ from django.db import connection
 
 from episodes.models import WorkerHeartbeat
 from tests.episodes.celery_workers import worker_database_url
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)])}
@@ -42,16 +43,6 @@ def _children(sup: subprocess.Popen) -> dict[str, int]:
     return out
 
 
-def _wait_for(what, timeout: float, message: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = what()
-        if found:
-            return found
-        time.sleep(0.1)
-    pytest.fail(message)
-
-
 def _stop(sup: subprocess.Popen) -> str:
     sup.send_signal(signal.SIGTERM)
     _, err = sup.communicate(timeout=30)
@@ -61,12 +52,12 @@ def _stop(sup: subprocess.Popen) -> str:
 def test_a_killed_program_is_started_again_and_a_stop_takes_every_program_down():
     sup = _supervise("a=sleep 600", "b=sleep 601")
     try:
-        first = _wait_for(lambda: len(c := _children(sup)) == 2 and c, 10, "the programs did not start")
+        first = wait_until(lambda: len(c := _children(sup)) == 2 and c, 10, "the two programs to start")
         os.kill(first["600"], signal.SIGKILL)
-        again = _wait_for(
+        again = wait_until(
             lambda: (c := _children(sup)).get("600") not in (None, first["600"]) and "601" in c and c,
             10,
-            "the killed program was not started again",
+            "the killed program to be started again",
         )
         assert again["601"] == first["601"]  # the other one was left alone
         err = _stop(sup)
@@ -119,10 +110,10 @@ def test_a_worker_killed_under_bin_starts_supervisor_is_replaced_by_a_new_one_th
     }
     sup = _supervise(f"worker-1={sys.executable} manage.py worker --queue supervised", env=env)
     try:
-        first = _wait_for(lambda: WorkerHeartbeat.objects.first(), 90, "the worker never beat")
+        first = wait_until(lambda: WorkerHeartbeat.objects.first(), 90, "the worker to beat")
         os.killpg(first.pid, signal.SIGKILL)  # its whole group: what the OOM killer or a crash leaves
-        second = _wait_for(
-            lambda: WorkerHeartbeat.objects.exclude(pid=first.pid).first(), 90, "no new worker beat after the kill"
+        second = wait_until(
+            lambda: WorkerHeartbeat.objects.exclude(pid=first.pid).first(), 90, "a new worker to beat after the kill"
         )
         assert second.name != first.name and psutil.pid_exists(second.pid)
         err = _stop(sup)
@@ -135,12 +126,12 @@ def test_a_worker_killed_under_bin_starts_supervisor_is_replaced_by_a_new_one_th
 
 def test_the_programs_of_a_killed_supervisor_die_with_it():
     sup = _supervise("a=sleep 600")
-    child = _wait_for(lambda: _children(sup).get("600"), 10, "the program did not start")
+    child = wait_until(lambda: _children(sup).get("600"), 10, "the program to start")
     sup.kill()
     sup.wait()
-    gone = _wait_for(
+    gone = wait_until(
         lambda: not psutil.pid_exists(child) or psutil.Process(child).status() == psutil.STATUS_ZOMBIE,
         10,
-        "the program outlived its supervisor",
+        "the program to die with its supervisor",
     )
     assert gone
