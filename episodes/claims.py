@@ -65,7 +65,8 @@ def episode_claim(*, episode_id: int, worker: str) -> bool:
 
 
 def episode_claim_next(*, queue: str, worker: str) -> int | None:
-    """Claim the oldest queued episode of the highest priority in `queue` for `worker` (the embedded default's queue is the rows themselves).
+    """Claim the oldest queued episode of the highest priority in `queue` for `worker` (the embedded default's queue is
+    the rows themselves).
 
     The claim is a conditional UPDATE: of two workers reading the same oldest row, one
     gets it and the other moves on to the next, and a message is never lost in a
@@ -144,7 +145,9 @@ def _episode_recover(*, pk: int, cutoff, stale_after: timedelta, max_tries: int)
 
 
 def _episode_restart(episode, **fields) -> None:
-    """Give `episode` a fresh world and no steps, so its next try starts from the task's initial state and records one set of steps."""
+    """Give `episode` a fresh world and no steps, so its next try starts from the task's initial state and records
+    one set of steps.
+    """
     old_world = episode.world
     fresh = world_create(
         replica=episode.task.replica,
@@ -160,7 +163,8 @@ def _episode_restart(episode, **fields) -> None:
 
 @transaction.atomic
 def episode_retry(*, episode_id: int, tries: int, reason: str, max_tries: int | None = None) -> int | None:
-    """Claim an episode again in place after try `tries` broke (its browser crashed), as the sweep would a lost worker's.
+    """Claim an episode again in place after try `tries` broke (its browser crashed), as the sweep would a lost
+    worker's.
 
     The same worker takes it again with a fresh world and no steps; the claim counts a
     try, so whatever the broken try still writes is refused. Returns the new try number,

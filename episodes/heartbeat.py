@@ -119,7 +119,9 @@ def browser_wedged() -> float | None:
 
 
 def heartbeat_beat(*, name: str) -> bool:
-    """One beat: the process's row, and its episode's while the episode runs under this process's claim; True if it beat for one."""
+    """One beat: the process's row, and its episode's while the episode runs under this process's claim; True if it
+    beat for one.
+    """
     heartbeat_write(name=name)
     current, tries = _beat["episode"], _beat["tries"]
     if current is None:
@@ -153,7 +155,9 @@ def browser_call():
 
 
 def heartbeat_follow(*, episode_id: int, tries: int) -> None:
-    """The episode this process beats for was claimed again in place (retried after a browser crash): beat for the new try."""
+    """The episode this process beats for was claimed again in place (retried after a browser crash): beat for the
+    new try.
+    """
     if _beat["episode"] == episode_id:
         _beat["tries"] = tries
 

@@ -105,7 +105,9 @@ def group_rollout_start(
     owner=None,
     trace: bool = False,
 ) -> Run:
-    """Queue G episodes of `task` (its current version, one variation for all) for the workers; returns the group's run."""
+    """Queue G episodes of `task` (its current version, one variation for all) for the workers; returns the group's
+    run.
+    """
     size, task_obj = _group_size(size), _group_task(task)
     try:
         # the task id as the run's filter: it holds no wildcard, so it matches this one task

@@ -3,7 +3,8 @@
 SkyRL's generator does the same: `skyrl_gym.make` with the dataset row's extras, `init(prompt)`,
 `step(reply)` until done, `close()`.
 Run (a server and a token: README, "Trainer adapters"):
-    REPLICAGYM_URL=http://127.0.0.1:8000 REPLICAGYM_TOKEN=rg_... PYTHONPATH=platform .venv/bin/python examples/skyrl_episodes.py
+    REPLICAGYM_URL=http://127.0.0.1:8000 REPLICAGYM_TOKEN=rg_... PYTHONPATH=platform .venv/bin/python
+    examples/skyrl_episodes.py
 """
 
 import skyrl_gym

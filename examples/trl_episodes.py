@@ -4,7 +4,8 @@ TRL's GRPOTrainer does the same with `environment_factory=ReplicaGymToolEnv, rew
 it makes the env without arguments, resets it with a dataset row, calls its tool methods as the model
 asks, then scores the rollout with `reward(environments=...)`.
 Run (a server and a token: README, "Trainer adapters"):
-    REPLICAGYM_URL=http://127.0.0.1:8000 REPLICAGYM_TOKEN=rg_... PYTHONPATH=platform .venv/bin/python examples/trl_episodes.py
+    REPLICAGYM_URL=http://127.0.0.1:8000 REPLICAGYM_TOKEN=rg_... PYTHONPATH=platform .venv/bin/python
+    examples/trl_episodes.py
 """
 
 from policy import EPISODES, NotePolicy, episode_plan

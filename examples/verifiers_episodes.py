@@ -5,7 +5,8 @@ in this order (`MultiTurnEnv.rollout`): setup_state, then a model turn and env_r
 is_completed, then cleanup and the rubric's score_rollout; here the model's turn is the policy's.
 It needs the verifiers library (0.3.x, whose top level still serves MultiTurnEnv), in an environment
 without this project's own `verifiers` package on the path (a trainer's):
-    REPLICAGYM_URL=http://127.0.0.1:8000 REPLICAGYM_TOKEN=rg_... PYTHONPATH=platform python examples/verifiers_episodes.py
+    REPLICAGYM_URL=http://127.0.0.1:8000 REPLICAGYM_TOKEN=rg_... PYTHONPATH=platform python
+    examples/verifiers_episodes.py
 """
 
 import asyncio

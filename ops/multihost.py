@@ -405,7 +405,9 @@ class HostProcesses:
         return f"...{text[-chars:]}" if len(text) > chars else text or "(no output)"
 
     def stop(self) -> None:
-        """SIGTERM to every group (a Celery worker ends its episode, gunicorn its requests), SIGKILL after STOP_SECONDS."""
+        """SIGTERM to every group (a Celery worker ends its episode, gunicorn its requests), SIGKILL after
+        STOP_SECONDS.
+        """
         for _, proc in self.procs:
             if proc.poll() is None:
                 with suppress(ProcessLookupError):

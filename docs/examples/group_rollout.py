@@ -1,7 +1,8 @@
 """Run one GRPO group on the platform's workers and print each episode's reward and advantage.
 
     # workers first (embedded default: `manage.py worker`, twice; with a broker: `celery -A replicagym worker`)
-    PYTHONPATH=platform:. .venv/bin/python docs/examples/group_rollout.py testbed.open-note --size 8 --agent noisy-oracle:0.3
+    PYTHONPATH=platform:. .venv/bin/python docs/examples/group_rollout.py testbed.open-note --size 8 --agent
+    noisy-oracle:0.3
 
 A trainer would turn each episode's trajectory (its actions, and the observations it
 logged) into token log-probabilities and weight them by the advantage printed here.

@@ -30,7 +30,9 @@ REFUSED_RANGES = (
 
 
 def _place(url: str) -> tuple[tuple[str, str, int | None], str]:
-    """((scheme, host, port), path) of a URL, ports made explicit, so prefixes compare by their parts, not their text."""
+    """((scheme, host, port), path) of a URL, ports made explicit, so prefixes compare by their parts, not their
+    text.
+    """
     parts = urlsplit(url)
     try:
         port = parts.port or DEFAULT_PORTS.get(parts.scheme)

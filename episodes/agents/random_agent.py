@@ -7,7 +7,8 @@ import re
 from .base import Agent
 
 _LINE = re.compile(
-    r"^(?P<indent>\t*)\[(?P<bid>[a-z]{0,2}\d+)\] (?P<role>\S+)(?: (?P<name>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"))?(?P<props>.*)$"
+    r"^(?P<indent>\t*)\[(?P<bid>[a-z]{0,2}\d+)\] (?P<role>\S+)(?: "
+    r"(?P<name>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"))?(?P<props>.*)$"
 )
 _CLICKABLE = {
     "link",

@@ -170,7 +170,9 @@ class ReplicaGymClient:
         return _answer(raw, wanted)
 
     def reset(self, **fields) -> StepResult:
-        """A new episode: task (default: one of the token's), seed, variation, episode_id, mode, screenshots, full_every."""
+        """A new episode: task (default: one of the token's), seed, variation, episode_id, mode, screenshots,
+        full_every.
+        """
         return _result(self._call("reset", reset_data(fields), "observation"))
 
     def step(self, action: str) -> StepResult:
@@ -225,7 +227,9 @@ class AsyncReplicaGymClient:
         return _answer(raw, wanted)
 
     async def reset(self, **fields) -> StepResult:
-        """A new episode: task (default: one of the token's), seed, variation, episode_id, mode, screenshots, full_every."""
+        """A new episode: task (default: one of the token's), seed, variation, episode_id, mode, screenshots,
+        full_every.
+        """
         return _result(await self._call("reset", reset_data(fields), "observation"))
 
     async def step(self, action: str) -> StepResult:

@@ -29,7 +29,9 @@ class ReplicaGymToolEnv:
         self._last: StepResult | None = None
 
     def reset(self, **row) -> str:
-        """Start the episode a dataset row names (task, seed, ...; the rest of the row is TRL's); its first observation."""
+        """Start the episode a dataset row names (task, seed, ...; the rest of the row is TRL's); its first
+        observation.
+        """
         fields = {key: row[key] for key in RESET_FIELDS if row.get(key) is not None}
         fields.setdefault("mode", self._mode)
         self._last = self._client.reset(**fields)

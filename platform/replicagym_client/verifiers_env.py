@@ -4,7 +4,8 @@ This follows verifiers' v0 interface (`import verifiers as vf`: MultiTurnEnv wit
 `env_response`, `@vf.stop` and `@vf.cleanup` methods; `vf.Rubric(funcs=..., weights=...)`; a module-level
 `load_environment`), which verifiers 0.3.x still serves at the top level. Each rollout is one episode on
 its own connection: `setup_state` starts it (the dataset row's `info["replicagym"]` holds task, seed, ... for
-the reset: verifiers reads `info["task"]` as its own task payload) and appends the first observation to the prompt; `env_response` takes the action the model's last
+the reset: verifiers reads `info["task"]` as its own task payload) and appends the first observation to the prompt;
+`env_response` takes the action the model's last
 message ends with and answers the next observation; the rubric's one reward is the episode's, ending a
 still-running episode as it stands. The server and token come from REPLICAGYM_URL and REPLICAGYM_TOKEN.
 """

@@ -1,4 +1,6 @@
-"""`manage.py token create|list|revoke`: the secret printed once, never listed; bad input exits 2 with one clear line."""
+"""`manage.py token create|list|revoke`: the secret printed once, never listed; bad input exits 2 with one clear
+line.
+"""
 
 import json
 

@@ -1,4 +1,6 @@
-"""A ReplicaGym OpenEnv server on the test database, served in this process, and an agent token for the testbed suite."""
+"""A ReplicaGym OpenEnv server on the test database, served in this process, and an agent token for the testbed
+suite.
+"""
 
 import asyncio
 

@@ -72,7 +72,9 @@ def test_the_action_a_reply_ends_with_is_found_in_a_fence_or_on_its_last_line():
 
 
 def test_the_package_imports_neither_django_nor_the_platform():
-    """A trainer's process has only the client: run an import of every Django-free module with only platform/ on the path."""
+    """A trainer's process has only the client: run an import of every Django-free module with only platform/ on the
+    path.
+    """
     probe = (
         "import sys; import replicagym_client, replicagym_client.actions, replicagym_client.trl_env, "
         "replicagym_client.skyrl_env; "

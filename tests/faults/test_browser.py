@@ -1,4 +1,6 @@
-"""In a real Chromium: the interstitial blocks the page until dismissed; the layout shift moves content under the pointer."""
+"""In a real Chromium: the interstitial blocks the page until dismissed; the layout shift moves content under the
+pointer.
+"""
 
 import pytest
 

@@ -1,4 +1,6 @@
-"""docs/schemas/fault.schema.json: current with the fault library, complete for the fault builder, used by the validator."""
+"""docs/schemas/fault.schema.json: current with the fault library, complete for the fault builder, used by the
+validator.
+"""
 
 import json
 

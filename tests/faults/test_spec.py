@@ -31,7 +31,8 @@ def test_data_faults_applied_at_creation_have_no_trigger():
         ),
         (
             [{"name": "api_timeout", "params": {"delay": 10}}],
-            "faults[0].params.delay: unknown parameter of api_timeout (allowed: delay_ms, processed, route, status, times)",
+            "faults[0].params.delay: unknown parameter of api_timeout (allowed: delay_ms, processed, route, "
+            "status, times)",
         ),
         ([{"name": "api_timeout", "params": {"status": 500}}], "faults[0].params.status: 500 is not one of 408, 504"),
         (

@@ -16,7 +16,10 @@ from replicas.worlds.clock import now
 from replicas.worlds.registry import get_replica
 
 HTMX = Path(__file__).resolve().parents[2] / "frontend/node_modules/htmx.org/dist/htmx.min.js"
-PAGE = "<!doctype html><html><head><title>{title}</title></head><body><main><h1>{title}</h1><button id=target>Save</button></main></body></html>"
+PAGE = (
+    "<!doctype html><html><head><title>{title}</title></head><body><main><h1>{title}</h1><button "
+    "id=target>Save</button></main></body></html>"
+)
 
 
 def page(request, name="home"):

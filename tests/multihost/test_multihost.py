@@ -1,4 +1,5 @@
-"""Several hosts (issue #17): `manage.py multihost` end to end, web and two workers in network namespaces joined by veth.
+"""Several hosts (issue #17): `manage.py multihost` end to end, web and two workers in network namespaces joined by
+veth.
 
 Slow (minutes), so the normal suite skips it (pytest.ini: -m "not slow"); bin/test runs it
 once in CI, on PostgreSQL:

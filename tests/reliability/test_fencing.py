@@ -1,4 +1,6 @@
-"""Claims fence their writes by the try number, and a restarted worker is never taken for the dead one it replaces (no browser)."""
+"""Claims fence their writes by the try number, and a restarted worker is never taken for the dead one it replaces
+(no browser).
+"""
 
 from datetime import timedelta
 

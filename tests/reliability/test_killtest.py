@@ -1,4 +1,6 @@
-"""The kill test, shortened for CI: kill -9 a worker (or its Chromium) mid-episode in one run, on the embedded default and on Redis."""
+"""The kill test, shortened for CI: kill -9 a worker (or its Chromium) mid-episode in one run, on the embedded
+default and on Redis.
+"""
 
 import json
 import os

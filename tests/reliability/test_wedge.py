@@ -1,4 +1,6 @@
-"""A worker whose thread is stuck in a browser call that never returns ends itself, so its episode is not kept alive for ever."""
+"""A worker whose thread is stuck in a browser call that never returns ends itself, so its episode is not kept alive
+for ever.
+"""
 
 import os
 import subprocess

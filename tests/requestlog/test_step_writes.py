@@ -26,7 +26,9 @@ PAYMENT = {"table": "testbed.member", "id": "100", "op": "update"}
 
 
 class ClientSession:
-    """The engine's browser session, reduced to its requests: each action is one request through the world's middleware."""
+    """The engine's browser session, reduced to its requests: each action is one request through the world's
+    middleware.
+    """
 
     def __init__(self, client, requests):
         self.client, self.requests, self.messages = client, dict(requests), []

@@ -1,11 +1,13 @@
-"""`manage.py killtest [--trials 20] [--episodes 20] [--kill worker|browser|both]`: kill -9 a worker or its Chromium in the middle of runs and check nothing is lost.
+"""`manage.py killtest [--trials 20] [--episodes 20] [--kill worker|browser|both]`: kill -9 a worker or its Chromium in
+the middle of runs and check nothing is lost.
 
 On the configured queue (the embedded default's database queue, or the Celery broker
 of CELERY_BROKER_URL), each trial starts a run of --episodes oracle episodes of one
 cheap task on --workers worker processes and, at a random moment, either kills one
 worker's whole process group (its pool and its Chromium too) with SIGKILL and starts
 it again, or SIGKILLs that worker's Chromium processes only (--kill browser; `both`
-draws one of the two per trial); it then upkeeps like the scheduler until the run is done. It then checks the run finished,
+draws one of the two per trial); it then upkeeps like the scheduler until the run is done. It then checks the run
+finished,
 no episode is left queued or running, and each episode was recorded once: it
 passed, with one verdict and one set of steps (exactly its reference's steps,
 numbered 0, 1, 2, ...). It prints a line per trial and the totals. SIGTERM or Ctrl-C
@@ -35,11 +37,11 @@ from replicagym.catalogue.packs import PackError, task_sync_all
 
 from bench.scenario import resolve_task
 from episodes.creation import episode_create
-from ops.fleet import ROOT, celery_worker_argv, chromium_kill, chromium_processes, run_recorded_once, worker_env
 from episodes.heartbeat import worker_identity
 from episodes.models import Episode, Run
 from episodes.runs import enqueue_episodes, run_create
 from episodes.workers import scheduler_tick
+from ops.fleet import ROOT, celery_worker_argv, chromium_kill, chromium_processes, run_recorded_once, worker_env
 from replicas.worlds.cli import one_line_errors, positive_int, replica_arg, signals_held, stop_on_signals
 
 KILLS = ("worker", "browser", "both")
@@ -95,7 +97,9 @@ class Workers:
         self.procs[i] = self._start(i)
 
     def revive(self) -> int:
-        """Start again the workers that ended by themselves (one wedged in its browser exits), as bin/start's supervisor would."""
+        """Start again the workers that ended by themselves (one wedged in its browser exits), as bin/start's
+        supervisor would.
+        """
         revived = 0
         for i, proc in enumerate(self.procs):
             if proc.poll() is not None:
@@ -108,7 +112,9 @@ class Workers:
         return chromium_kill(self.procs[i].pid)
 
     def stop(self) -> None:
-        """SIGTERM every worker's group (each leaves after its episode at hand), SIGKILL what is left after STOP_WAIT_S."""
+        """SIGTERM every worker's group (each leaves after its episode at hand), SIGKILL what is left after
+        STOP_WAIT_S.
+        """
         for proc in self.procs:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)
@@ -123,7 +129,10 @@ class Workers:
 
 
 class Command(BaseCommand):
-    help = "Kill -9 a worker at a random moment of each of --trials runs; check every run finishes with each episode recorded once."
+    help = (
+        "Kill -9 a worker at a random moment of each of --trials runs; check every run finishes with each "
+        "episode recorded once."
+    )
 
     def create_parser(self, prog_name, subcommand, **kwargs):
         return one_line_errors(super().create_parser(prog_name, subcommand, **kwargs))

@@ -35,7 +35,10 @@ def default_redis() -> str:
 
 
 class Command(BaseCommand):
-    help = "Run oracle episodes on two worker hosts (network namespaces) submitted through a web host's API; check each is recorded once."
+    help = (
+        "Run oracle episodes on two worker hosts (network namespaces) submitted through a web host's API; "
+        "check each is recorded once."
+    )
 
     def create_parser(self, prog_name, subcommand, **kwargs):
         return one_line_errors(super().create_parser(prog_name, subcommand, **kwargs))

@@ -18,8 +18,8 @@ from django.core.management.base import CommandError
 from replicagym.catalogue.packs import PackError, task_sync_all
 from replicagym.reports.report import run_report
 
-from episodes.models import Episode, Run
 from episodes.local_workers import episode_summary, process_pool, run_one
+from episodes.models import Episode, Run
 from episodes.runs import PRIORITIES, RunError, run_create, run_episodes_create, runs_finish
 from episodes.trajectory import trajectory_export
 from replicas.worlds.cli import ReplicaGymCommand, positive_int, seed_arg, signals_held, stop_on_signals
@@ -113,7 +113,8 @@ class Command(ReplicaGymCommand):
         fixed,
         **options,
     ):
-        stop_on_signals()  # SIGTERM and Ctrl-C stop the worker processes too (their replica servers and browsers die with them)
+        # SIGTERM and Ctrl-C stop the worker processes too (their replica servers and browsers die with them)
+        stop_on_signals()
         out_path = Path(out) if out else None
         if out_path is not None and not out_path.parent.is_dir():
             raise CommandError(f"--out: no folder {out_path.parent}")
@@ -144,7 +145,8 @@ class Command(ReplicaGymCommand):
         episodes = run_episodes_create(run_id=run.pk, enqueue=celery)
         total = len(episodes)
         self._progress(
-            f"run {run.pk}: {suite}{f' [{tasks}]' if tasks else ''} ({total // attempts} tasks) x {attempts} attempt(s) "
+            f"run {run.pk}: {suite}{f' [{tasks}]' if tasks else ''} ({total // attempts} tasks) x {attempts} "
+            "attempt(s) "
             f"= {total} episodes, agent {agent}, "
             + (f"seed {run.seed}, " if run.seed is not None else "fixed seeds, ")
             + ("celery" if celery else f"{workers} worker(s)")

@@ -13,7 +13,10 @@ from .scheduler import positive_int
 
 
 class Command(BaseCommand):
-    help = "Requeue (or, past the limit of tries, error) running episodes whose worker stopped sending heartbeats; finish their runs."
+    help = (
+        "Requeue (or, past the limit of tries, error) running episodes whose worker stopped sending "
+        "heartbeats; finish their runs."
+    )
 
     def create_parser(self, prog_name, subcommand, **kwargs):
         return one_line_errors(super().create_parser(prog_name, subcommand, **kwargs))

@@ -1,4 +1,5 @@
-"""ASGI entry points of the gateways, with Django set up first: `uvicorn replicagym.gateways.asgi:openenv` (or `:mcp`) `--app-dir platform`.
+"""ASGI entry points of the gateways, with Django set up first: `uvicorn replicagym.gateways.asgi:openenv` (or `:mcp`)
+`--app-dir platform`.
 
 `openenv` serves the MCP gateway at /mcp too, as OpenEnv's own servers do (`openenv validate` checks it).
 """

@@ -54,13 +54,15 @@ RESET_SCHEMA = {
             "type": ["integer", "null"],
             "minimum": 0,
             "maximum": MAX_SEED,
-            "description": "World seed (default: drawn per episode); without a variation, the task's fixed picks on it.",
+            "description": "World seed (default: drawn per episode); without a variation, the task's fixed "
+            "picks on it.",
         },
         "variation": {
             "type": ["integer", "null"],
             "minimum": 0,
             "maximum": MAX_SEED,
-            "description": "The episode's variation (default: drawn): the same one gives the same world and answer key.",
+            "description": "The episode's variation (default: drawn): the same one gives the same world and "
+            "answer key.",
         },
         "episode_id": {
             "type": ["string", "null"],
@@ -158,7 +160,8 @@ STATE_SCHEMA = {
             "type": ["object", "null"],
             "properties": {"passed": {"type": "boolean"}},
             "additionalProperties": False,
-            "description": "Whether the episode passed, once it ended (never which assertions held, nor expected values).",
+            "description": "Whether the episode passed, once it ended (never which assertions held, nor "
+            "expected values).",
         },
         "rewards": {"type": ["object", "null"], "additionalProperties": {"type": "number"}},
     },

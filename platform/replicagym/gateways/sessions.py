@@ -228,7 +228,9 @@ def quota_check(token: AgentToken, *, replacing: Episode | None = None) -> None:
 def gateway_episode_start(
     *, token: AgentToken, task, seed: int | None, variation: int | None = None, agent_settings: dict | None = None
 ) -> Episode:
-    """A running engine-driven episode for the token (its agent: token_agent): its quotas are checked (and the slot taken) under the lock."""
+    """A running engine-driven episode for the token (its agent: token_agent): its quotas are checked (and the slot
+    taken) under the lock.
+    """
     try:
         return token_episode_start(
             token=token,

@@ -143,7 +143,9 @@ def _delta(a, b) -> float | None:
 
 
 def reports_compare(a: dict, b: dict) -> dict:
-    """Run B against run A: tasks whose solved/unsolved verdict flipped, and per task and overall signal deltas (B - A)."""
+    """Run B against run A: tasks whose solved/unsolved verdict flipped, and per task and overall signal deltas (B -
+    A).
+    """
     common = sorted(set(a["tasks"]) & set(b["tasks"]))
     to_pass, to_fail, tasks = [], [], {}
     for task_id in common:
