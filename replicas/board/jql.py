@@ -2,11 +2,18 @@
 
     project = AGENT AND status in ("To Do", "In Progress") AND assignee = currentUser() ORDER BY priority DESC
 
-Fields: project, key, type (issuetype), status, resolution, priority, assignee, reporter, labels,
-component, fixVersion, sprint, epic / parent, summary, text, storyPoints, issueLinkType (the issue's
-links as phrases: blocks, "is blocked by", duplicates, "is duplicated by", "relates to"). Operators: = != in, not in,
-~ (contains words), is EMPTY, is not EMPTY, < <= > >= (numbers). AND binds tighter than OR; NOT and
-parentheses work. Functions: currentUser(), openSprints(), closedSprints(), futureSprints().
+Fields: project, key, type (issuetype), status, statusCategory, resolution, priority, assignee,
+reporter, watcher, labels, component, fixVersion, sprint, epic, parent (a sub-task's parent or a work
+item's epic), summary, text, storyPoints, issueLinkType (the issue's links as phrases: blocks, "is
+blocked by", duplicates, "is duplicated by", "relates to"), and the dates created, updated, resolved
+and due (duedate). Operators: = != in, not in, ~ (contains words), is EMPTY, is not EMPTY,
+< <= > >= (numbers and dates), WAS, WAS NOT, WAS IN, WAS NOT IN (status, assignee, priority and
+resolution as their history reads). AND binds tighter than OR; NOT and parentheses work. Functions:
+currentUser(), openSprints(), closedSprints(), futureSprints(), and the dates now(), startOfDay(),
+endOfDay(), startOfWeek(), endOfWeek(), startOfMonth(), endOfMonth(), startOfYear(), endOfYear(),
+each with an optional offset (startOfWeek(-1w)). A date is "yyyy-MM-dd", "yyyy/MM/dd", either with
+" HH:mm", or a period from now: -30d, 2w, "-4w 2d", 3h, 15m. The search (search.py) reads periods
+and functions on the world clock.
 Custom fields by name ("Customer tier" = Enterprise) or by id (cf[10010] = Enterprise): the runner
 passes the world's fields to the parser, which checks each operator against the field's kind.
 Errors read like the product's, with the position of the bad token.
@@ -38,6 +45,7 @@ FIELDS = {
     "fixversion": "fixVersion",
     "sprint": "sprint",
     "epic": "epic",
+    '"epic link"': "epic",
     "parent": "parent",
     "summary": "summary",
     "text": "text",
@@ -45,12 +53,38 @@ FIELDS = {
     '"story points"': "storyPoints",
     "description": "description",
     "issuelinktype": "issueLinkType",
+    "statuscategory": "statusCategory",
+    "watcher": "watcher",
+    "watchers": "watcher",
+    "created": "created",
+    "createddate": "created",
+    "updated": "updated",
+    "updateddate": "updated",
+    "resolved": "resolved",
+    "resolutiondate": "resolved",
+    "due": "due",
+    "duedate": "due",
+    "rank": "rank",
 }
-ORDERABLE = {"priority", "key", "status", "assignee", "created", "updated", "rank", "storyPoints", "duedate", "type"}
-LIST_FIELDS = {"labels", "component", "fixVersion", "issueLinkType"}
+ORDERABLE = {"priority", "key", "status", "assignee", "created", "updated", "resolved", "rank", "storyPoints", "due"}
+ORDERABLE |= {"type"}
+LIST_FIELDS = {"labels", "component", "fixVersion", "issueLinkType", "watcher"}
 TEXT_FIELDS = {"summary", "text", "description"}
 NUMBER_FIELDS = {"storyPoints"}
-FUNCTIONS = {"currentuser", "opensprints", "closedsprints", "futuresprints"}
+DATE_FIELDS = {"created", "updated", "resolved", "due"}
+HISTORY_FIELDS = {"status", "assignee", "priority", "resolution"}  # what WAS reads, as the product allows
+DATE_FUNCTIONS = {
+    "now",
+    "startofday",
+    "endofday",
+    "startofweek",
+    "endofweek",
+    "startofmonth",
+    "endofmonth",
+    "startofyear",
+    "endofyear",
+}
+FUNCTIONS = {"currentuser", "opensprints", "closedsprints", "futuresprints"} | DATE_FUNCTIONS
 PRIORITY_ORDER = {p: i for i, p in enumerate(reversed(W.PRIORITIES))}  # Lowest 0 ... Highest 4
 
 
@@ -96,8 +130,8 @@ def tokenize(text: str) -> list[Tok]:
 @dataclass
 class Clause:
     field: str
-    op: str  # =, !=, in, not in, ~, !~, is, is not, <, <=, >, >=
-    values: list  # strings, or ("fn", name)
+    op: str  # =, !=, in, not in, ~, !~, is, is not, <, <=, >, >=, was, was not, was in, was not in
+    values: list  # strings, or ("fn", name, argument or None)
 
 
 @dataclass
@@ -204,16 +238,12 @@ class Parser:
 
     def field_name(self, tok: Tok) -> str:
         raw = tok.text.lower()
-        name = (
-            FIELDS.get(raw)
-            or FIELDS.get(tok.value.lower())
-            or ({"created", "updated", "rank", "duedate"} & {raw} and raw)
-        )
+        name = FIELDS.get(raw) or FIELDS.get(tok.value.lower())
         if not name and tok.value.lower() in self.custom:
             name = self.custom[tok.value.lower()][0]
         if not name:
             raise JQLError(f"Field '{tok.value}' does not exist or you do not have permission to view it.")
-        return {"duedate": "duedate"}.get(name, name)
+        return name
 
     def clause(self) -> Clause:
         tok = self.tok
@@ -221,10 +251,14 @@ class Parser:
             self.fail("a field name")
         self.take()
         field = self.field_name(tok)
-        if field in ("created", "updated", "rank", "duedate"):
+        if field == "rank":
             raise JQLError(f"Field '{tok.value}' can only be used to sort in this search.")
         op_tok = self.tok
-        if op_tok.kind == "op" and op_tok.text in ("=", "!=", "~", "!~", "<", "<=", ">", ">="):
+        if op_tok.is_word("was"):
+            op = self.history_operator()
+            if field not in HISTORY_FIELDS:
+                raise JQLError(f"The operator '{op.upper()}' is not supported by the '{tok.value}' field.")
+        elif op_tok.kind == "op" and op_tok.text in ("=", "!=", "~", "!~", "<", "<=", ">", ">="):
             op = self.take().text
         elif op_tok.is_word("in"):
             self.take()
@@ -244,9 +278,9 @@ class Parser:
             return Clause(field, op, [])
         else:
             self.fail("an operator (=, !=, ~, in, not in, is)")
-        if op in ("in", "not in") and self.tok.kind == "word" and self.tokens[self.i + 1].text == "(":
+        if op.endswith("in") and self.tok.kind == "word" and self.tokens[self.i + 1].text == "(":
             values = [self.value()]  # a function returning a list: sprint in openSprints()
-        elif op in ("in", "not in"):
+        elif op.endswith("in"):
             if not (self.tok.kind == "op" and self.tok.text == "("):
                 self.fail("'('")
             self.take()
@@ -265,9 +299,24 @@ class Parser:
             return Clause(field, op, values)
         if op in ("~", "!~") and field not in TEXT_FIELDS:
             raise JQLError(f"The operator '{op}' is not supported by the '{tok.value}' field.")
-        if op in ("<", "<=", ">", ">=") and field not in NUMBER_FIELDS:
+        if op in ("<", "<=", ">", ">=") and field not in NUMBER_FIELDS | DATE_FIELDS:
             raise JQLError(f"The operator '{op}' is not supported by the '{tok.value}' field.")
+        for value in values:
+            if isinstance(value, tuple) and (value[1] in DATE_FUNCTIONS) != (field in DATE_FIELDS):
+                raise JQLError(f"Function '{value[1]}()' can't be used with the field '{tok.value}'.")
         return Clause(field, op, values)
+
+    def history_operator(self) -> str:
+        """WAS, WAS NOT, WAS IN, WAS NOT IN: the words after the field, taken."""
+        self.take()
+        op = "was"
+        if self.tok.is_word("not"):
+            self.take()
+            op += " not"
+        if self.tok.is_word("in"):
+            self.take()
+            op += " in"
+        return op
 
     def value(self):
         tok = self.tok
@@ -281,10 +330,13 @@ class Parser:
             if tok.text.lower() not in FUNCTIONS:
                 raise JQLError(f"Unable to find JQL function '{tok.text}()'.")
             self.take()
+            argument = None
+            if tok.text.lower() in DATE_FUNCTIONS and self.tok.kind in ("word", "str"):
+                argument = self.take().value  # an offset: startOfWeek(-1w), endOfDay("+2d")
             if not (self.tok.kind == "op" and self.tok.text == ")"):
                 self.fail("')'")
             self.take()
-            return ("fn", tok.text.lower())
+            return ("fn", tok.text.lower(), argument)
         return tok.text
 
 

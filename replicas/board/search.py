@@ -1,11 +1,14 @@
 """Runs a JQL query (jql.py) over the bound world's issues, as a person sees them."""
 
 import re
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal, InvalidOperation
+
+from replicas.worlds.clock import now
 
 from . import jql
 from . import workflow as W
-from .models import CustomField, FieldValue, Issue, Link, Person, Project, Sprint, Workflow
+from .models import Change, CustomField, FieldValue, Issue, Link, Person, Project, Sprint, Watcher, Workflow
 
 TYPE_ALIASES = {
     "epic": "epic",
@@ -15,7 +18,12 @@ TYPE_ALIASES = {
     "sub-task": "subtask",
     "subtask": "subtask",
 }
-MAX_RESULTS = 500
+PAGE_SIZE = 50  # the product's issue navigator shows 50 work items a page
+STATUS_CATEGORIES = {"to do": "new", "new": "new", "in progress": "indeterminate", "indeterminate": "indeterminate"}
+STATUS_CATEGORIES |= {"done": "done", "complete": "done"}
+PERIOD = re.compile(r"\s*(\d+)\s*([wdhm])")
+ABSOLUTE = re.compile(r"(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?:\s+(\d{1,2}):(\d{2}))?")
+PERIOD_UNITS = {"w": "weeks", "d": "days", "h": "hours", "m": "minutes"}
 
 
 def _values_error(field: str, value: str):
@@ -29,6 +37,96 @@ def world_statuses() -> list[str]:
     """The statuses of the bound world's workflows (every project's), in workflow.ALL_STATUSES order."""
     known = {s for statuses in Workflow.objects.values_list("statuses", flat=True) for s in statuses}
     return [s for s in W.ALL_STATUSES if s in known]
+
+
+def date_error(field: str, value: str) -> jql.JQLError:
+    return jql.JQLError(
+        f"Date value '{value}' for field '{field}' is invalid. Valid formats include: 'yyyy/MM/dd HH:mm', "
+        "'yyyy-MM-dd HH:mm', 'yyyy/MM/dd', 'yyyy-MM-dd', or a period format e.g. '-5d', '4w 2d'."
+    )
+
+
+def period(text: str) -> timedelta | None:
+    """A period as JQL writes it ("-30d", "4w 2d", "+3h", "15m"), or None when `text` is not one."""
+    text = text.strip()
+    sign = -1 if text.startswith("-") else 1
+    body = text[1:] if text[:1] in "+-" else text
+    parts = PERIOD.findall(body)
+    if not parts or PERIOD.sub("", body).strip():
+        return None
+    return sign * timedelta(**_sum_units(parts))
+
+
+def _sum_units(parts) -> dict:
+    units: dict[str, int] = {}
+    for amount, unit in parts:
+        units[PERIOD_UNITS[unit]] = units.get(PERIOD_UNITS[unit], 0) + int(amount)
+    return units
+
+
+def _month_start(day: date, months: int) -> date:
+    index = day.year * 12 + day.month - 1 + months
+    return date(index // 12, index % 12 + 1, 1)
+
+
+def date_function(field: str, name: str, argument: str | None, clock: datetime) -> datetime:
+    """now(), startOfDay() ... endOfYear() on the world clock; an offset moves the unit it names or,
+    bare ("-1"), the function's own unit. Weeks start on Monday."""
+    offset = argument or "0"
+    unit = {"week": "w", "month": "M", "year": "y"}.get(re.sub(r"^(start|end)of", "", name), "d")
+    bare = re.fullmatch(r"([+-]?)(\d+)", offset.strip())
+    step = timedelta(0)
+    months = 0
+    if bare:
+        count = int(bare.group(2)) * (-1 if bare.group(1) == "-" else 1)
+        if unit in ("M", "y"):
+            months = count * (12 if unit == "y" else 1)
+        else:
+            step = timedelta(days=count * (7 if unit == "w" else 1))
+    else:
+        step = period(offset)
+        if step is None:
+            raise jql.JQLError(f"The offset '{offset}' of function '{name}()' is invalid: use e.g. '-1', '-1w', '+2d'.")
+    if name == "now":
+        return clock + step
+    midnight = datetime.combine(clock.date(), time(), tzinfo=clock.tzinfo)
+    start = {
+        "day": midnight,
+        "week": midnight - timedelta(days=clock.weekday()),
+        "month": datetime.combine(clock.date().replace(day=1), time(), tzinfo=clock.tzinfo),
+        "year": datetime.combine(clock.date().replace(month=1, day=1), time(), tzinfo=clock.tzinfo),
+    }
+    span = re.sub(r"^(start|end)of", "", name)
+    begin = start[span]
+    if months:
+        begin = datetime.combine(_month_start(begin.date(), months), time(), tzinfo=clock.tzinfo)
+    begin += step
+    if name.startswith("start"):
+        return begin
+    following = {
+        "day": begin + timedelta(days=1),
+        "week": begin + timedelta(weeks=1),
+        "month": datetime.combine(_month_start(begin.date(), 1), time(), tzinfo=clock.tzinfo),
+        "year": begin.replace(year=begin.year + 1),
+    }[span]
+    return following - timedelta(microseconds=1)
+
+
+def date_value(field: str, value, clock: datetime) -> datetime:
+    """A JQL date (function, period, or absolute date) as an aware datetime on the world clock."""
+    if isinstance(value, tuple):
+        return date_function(field, value[1], value[2], clock)
+    step = period(value)
+    if step is not None:
+        return clock + step
+    m = ABSOLUTE.fullmatch(value.strip())
+    if m is None:
+        raise date_error(field, value)
+    year, month, day, hour, minute = (int(g) if g else 0 for g in m.groups())
+    try:
+        return datetime(year, month, day, hour, minute, tzinfo=clock.tzinfo)
+    except ValueError:
+        raise date_error(field, value) from None
 
 
 LINK_PHRASES = [phrase for pair in W.LINK_KINDS.values() for phrase in pair]
@@ -61,8 +159,11 @@ class Runner:
         self.projects = {p.key.lower(): p for p in Project.objects.all()}
         self.sprints = list(Sprint.objects.all())
         self.fields = fields
+        self.clock = now()
         self._values = None
         self._links = None
+        self._watchers = None
+        self._history = {}
 
     def custom_value(self, ref: str, issue: Issue):
         if self._values is None:  # read only by queries that name a custom field
@@ -86,6 +187,37 @@ class Runner:
                 self._links.setdefault(source_id, set()).add(outward)
                 self._links.setdefault(target_id, set()).add(inward)
         return sorted(self._links.get(issue.id, ()))
+
+    def watcher_ids(self, issue: Issue) -> list[int]:
+        if self._watchers is None:  # read only by queries that name watcher
+            self._watchers = {}
+            for issue_id, person_id in Watcher.objects.values_list("issue_id", "person_id"):
+                self._watchers.setdefault(issue_id, []).append(person_id)
+        return self._watchers.get(issue.id, [])
+
+    def held(self, field: str, issue: Issue) -> set[str]:
+        """Every value `field` has had on the issue, as its history writes them (status names, people's
+        names, "" for none): what WAS reads."""
+        if field not in self._history:
+            past: dict[int, set[str]] = {}
+            for issue_id, old, new in Change.objects.filter(field=field).values_list(
+                "issue_id", "from_value", "to_value"
+            ):
+                past.setdefault(issue_id, set()).update((old, new))
+            self._history[field] = past
+        current = {
+            "status": issue.status,
+            "priority": issue.priority,
+            "resolution": issue.resolution,
+            "assignee": issue.assignee.name if issue.assignee_id else "",
+        }[field]
+        return self._history[field].get(issue.id, set()) | {current}
+
+    def history_value(self, clause, value) -> str:
+        """A WAS value as the history writes it: a person's name, a status, a priority, "" for none."""
+        if clause.field == "assignee":
+            return Person.objects.get(id=self.person_ids(clause, value)).name
+        return self.normalise(clause, value)
 
     def custom_normalise(self, ref: str, value):
         field = self.fields[ref]
@@ -137,15 +269,23 @@ class Runner:
         field = clause.field
         if field in self.fields:
             return self.custom_normalise(field, value)
-        if isinstance(value, tuple) and field not in ("assignee", "reporter", "sprint"):
+        if field in jql.DATE_FIELDS:
+            bound = date_value(field, value, self.clock)
+            return bound.date() if field == "due" else bound
+        if isinstance(value, tuple) and field not in ("assignee", "reporter", "sprint", "watcher"):
             raise jql.JQLError(f"Function '{value[1]}()' can't be used with the field '{field}'.")
         if field == "project":
             project = self.projects.get(value.lower())
             if project is None:
                 raise _values_error("project", value)
             return project.id
-        if field in ("assignee", "reporter"):
+        if field in ("assignee", "reporter", "watcher"):
             return self.person_ids(clause, value)
+        if field == "statusCategory":
+            category = STATUS_CATEGORIES.get(value.lower())
+            if category is None:
+                raise _values_error("statusCategory", value)
+            return category
         if field == "sprint":
             return self.sprint_ids(value)
         if field == "status":
@@ -201,7 +341,14 @@ class Runner:
             "fixVersion": lambda i: i.fix_versions,
             "sprint": lambda i: i.sprint_id,
             "epic": lambda i: i.epic.key if i.epic_id else None,
-            "parent": lambda i: i.parent.key if i.parent_id else None,
+            # today's product: a sub-task's parent, or the epic a work item sits under
+            "parent": lambda i: i.parent.key if i.parent_id else (i.epic.key if i.epic_id else None),
+            "statusCategory": lambda i: W.CATEGORY[i.status],
+            "watcher": self.watcher_ids,
+            "created": lambda i: i.created_at,
+            "updated": lambda i: i.updated_at,
+            "resolved": lambda i: i.resolved_at,
+            "due": lambda i: i.due_date,
             "summary": lambda i: i.summary,
             "description": lambda i: i.description,
             "text": lambda i: f"{i.summary}\n{i.description}",
@@ -227,6 +374,10 @@ class Runner:
                 else (lambda v: v is None or v == "")
             )
             return (lambda issue: empty(get(issue))) if op == "is" else (lambda issue: not empty(get(issue)))
+        if op.startswith("was"):
+            wanted = {self.history_value(node, v) for v in node.values}
+            hit = lambda issue: bool(wanted & self.held(field, issue))  # noqa: E731
+            return (lambda issue: not hit(issue)) if " not" in op else hit
         values = [self.normalise(node, v) for v in node.values]
         if field in jql.TEXT_FIELDS or op in ("~", "!~"):
             words = [w.lower() for w in re_words(values[0])]
@@ -277,7 +428,8 @@ class Runner:
                     "updated": issue.updated_at.timestamp(),
                     "rank": issue.rank,
                     "storyPoints": issue.story_points if issue.story_points is not None else -1,
-                    "duedate": issue.due_date.toordinal() if issue.due_date else 0,
+                    "resolved": issue.resolved_at.timestamp() if issue.resolved_at else 0,
+                    "due": issue.due_date.toordinal() if issue.due_date else 0,
                     "type": issue.issue_type,
                 }[field]
                 parts.append(Desc(value) if desc else value)
@@ -304,8 +456,9 @@ def re_words(text: str) -> list[str]:
     return [w for w in text.replace("*", " ").split() if w]
 
 
-def issues_search(*, query: str, person: Person) -> tuple[list[Issue], int]:
-    """Issues matching `query` in its order (default: newest first), at most MAX_RESULTS, and the total count.
+def issues_search(*, query: str, person: Person, page: int | None = None) -> tuple[list[Issue], int]:
+    """Issues matching `query` in its order (default: newest first), and the total count: all of them,
+    or page `page` of PAGE_SIZE (the last page when past it) as the navigator shows them.
 
     Raises jql.JQLError with the product's message when the query is wrong.
     """
@@ -319,4 +472,15 @@ def issues_search(*, query: str, person: Person) -> tuple[list[Issue], int]:
         rows = rows.filter(project_id__in=projects)
     found = [i for i in rows if match(i)]
     found.sort(key=runner.sort_key(parsed.order or [("created", True)]))
-    return found[:MAX_RESULTS], len(found)
+    if page is None:
+        return found, len(found)
+    start = (page_clamp(page, len(found)) - 1) * PAGE_SIZE
+    return found[start : start + PAGE_SIZE], len(found)
+
+
+def page_count(total: int) -> int:
+    return max(1, -(-total // PAGE_SIZE))
+
+
+def page_clamp(page: int, total: int) -> int:
+    return max(1, min(page, page_count(total)))

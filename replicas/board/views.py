@@ -5,6 +5,7 @@ Every page works without JavaScript (forms and links); board.js adds drag and dr
 picker and keyboard shortcuts on top, posting to the same endpoints and asking for JSON.
 """
 
+import re
 from datetime import timedelta
 from functools import wraps
 from urllib.parse import urlencode
@@ -22,7 +23,7 @@ from . import workflow as W
 from .auth import SIGNIN, person_authenticate, signed_in_person
 from .forms import AttachmentForm, BulkForm, CreateForm, FilterForm, IssueForm, LoginForm, SprintStartForm, SubtaskForm
 from .models import Attachment, BoardColumn, Filter, Issue, Person, Project, Sprint
-from .search import issues_search, world_statuses
+from .search import PAGE_SIZE, issues_search, page_clamp, page_count, world_statuses
 
 LOGIN = "/login"
 FLASH = "board_flash"
@@ -192,9 +193,32 @@ def _lanes(project: Project, heads: list[dict], shown: list[Issue]) -> list[dict
     return result
 
 
+def _panel_context(request, base_query: str) -> dict:
+    """The side panel of ?selectedIssue=KEY: the issue view, or a note that the key names nothing."""
+    selected = request.GET.get("selectedIssue", "").strip().upper()
+    if not selected:
+        return {}
+    issue = (
+        Issue.objects.select_related("project__workflow", "assignee", "reporter", "sprint", "epic", "parent")
+        .filter(key=selected)
+        .first()
+    )
+    if issue is None:
+        return {"panel_missing": selected}
+    back = f"{request.path}?{request.GET.urlencode()}"
+    context = issue_context(request, issue, IssueForm(issue=issue), back=back)
+    return {**context, "panel": True, "selected_key": issue.key}
+
+
 @person_required
 def board(request, key):
     project = _project(key)
+    if request.headers.get("HX-Request") == "true" and request.headers.get("HX-Target") == "panel-slot":
+        # opening or closing the side panel swaps the panel alone: the board around it is not rebuilt
+        params = request.GET.copy()
+        params.pop("selectedIssue", None)
+        context = {"me": request.person, "project": project, "base_query": params.urlencode()}
+        return render(request, "board/_panel.html", {**context, **_panel_context(request, params.urlencode())})
     kanban = project.board_type == Project.BoardType.KANBAN
     sprint = None if kanban else project.sprints.filter(state=Sprint.State.ACTIVE).first()
     columns = list(BoardColumn.objects.filter(project=project).order_by("position"))
@@ -237,20 +261,7 @@ def board(request, key):
         "full_path": request.get_full_path(),
         "quick": _quick_filters(only_mine, recent, text),
     }
-    selected = request.GET.get("selectedIssue", "").strip().upper()
-    if selected:
-        issue = (
-            Issue.objects.select_related("project__workflow", "assignee", "reporter", "sprint", "epic", "parent")
-            .filter(key=selected)
-            .first()
-        )
-        if issue is None:
-            context["panel_missing"] = selected
-        else:
-            back = f"{request.path}?{request.GET.urlencode()}"
-            context.update(
-                issue_context(request, issue, IssueForm(issue=issue), back=back), panel=True, selected_key=issue.key
-            )
+    context.update(_panel_context(request, params.urlencode()))
     return page(request, "board/board.html", context, project=project, section="board")
 
 
@@ -464,6 +475,7 @@ def issue_context(request, issue: Issue, form: IssueForm, *, back: str) -> dict:
         "link_kinds": [(k, v[0]) for k, v in W.LINK_KINDS.items()]
         + [(f"~{k}", v[1]) for k, v in W.LINK_KINDS.items() if k != "relates"],
         "draft": drafts.get(issue.key, ""),
+        "draft_mentions": [p for p in people if f"[~{p['username']}]" in drafts.get(issue.key, "")],
         "back": back,
         "people": people,
         "people_names": {p["username"]: p["name"] for p in people},
@@ -487,7 +499,11 @@ def issue_view(request, key):
                 status = 400
             else:
                 flash(
-                    request, f"{issue.key} updated: {', '.join(changed)}." if changed else "Nothing to save.", "success"
+                    request,
+                    f"{issue.key} updated: {', '.join(map(W.field_label, changed))}."
+                    if changed
+                    else "Nothing to save.",
+                    "success",
                 )
                 return redirect(safe_next(request, f"/browse/{issue.key}"))
         else:
@@ -790,15 +806,61 @@ def _filter(public_id, person=None) -> Filter:
     return saved
 
 
+WORK_ITEM_KEY = re.compile(r"[A-Za-z][A-Za-z0-9]*-\d+")
+
+
+def _quick_search(request, words: str):
+    """The top bar's search box: a work item's key opens it; anything else is a text search (never JQL,
+    so what a person types can't be a syntax error), shown in the navigator as the JQL it ran."""
+    words = " ".join(words.split())
+    if WORK_ITEM_KEY.fullmatch(words) and Issue.objects.filter(key=words.upper()).exists():
+        return redirect(f"/browse/{words.upper()}")
+    if not words:
+        return redirect("/issues")
+    quoted = words.replace("\\", "\\\\").replace('"', '\\"')
+    return redirect("/issues?" + urlencode({"jql": f'text ~ "{quoted}" ORDER BY updated DESC'}))
+
+
+def _page_number(raw: str) -> int:
+    """?page= as a whole number of at least 1; anything else is the first page, as the product does."""
+    return int(raw) if raw.isdigit() and 0 < int(raw) < 100000 else 1
+
+
+def _page_window(number: int, pages: int) -> list[tuple[int, int]]:
+    """The pager's numbers, as the product shows them: the first, the last and two either side of the
+    current page, each with the number before it (so the template marks a gap)."""
+    shown = sorted({1, pages} | {n for n in range(number - 2, number + 3) if 1 <= n <= pages})
+    return list(zip([0, *shown], shown, strict=False))
+
+
 @person_required
 def search(request):
+    if "q" in request.GET:
+        return _quick_search(request, request.GET["q"])
     saved = _filter(request.GET["filter"]) if "filter" in request.GET else None
     query = request.GET.get("jql", saved.jql if saved else DEFAULT_JQL)
     error, issues, total = "", [], 0
+    number = _page_number(request.GET.get("page", ""))
     try:
-        issues, total = issues_search(query=query, person=request.person)
+        issues, total = issues_search(query=query, person=request.person, page=number)
     except jql.JQLError as exc:
         error = str(exc)
+    number = page_clamp(number, total)
+    first = (number - 1) * PAGE_SIZE + 1
+    pages = page_count(total)
+    base = {"jql": query, **({"filter": saved.public_id} if saved else {})}
+    paging = {
+        "number": number,
+        "pages": pages,
+        "first": first,
+        "last": first + len(issues) - 1,
+        "links": [
+            {"number": n, "href": "/issues?" + urlencode({**base, "page": n}), "gap": n - seen > 1}
+            for seen, n in _page_window(number, pages)
+        ],
+        "previous": "/issues?" + urlencode({**base, "page": number - 1}) if number > 1 else "",
+        "next": "/issues?" + urlencode({**base, "page": number + 1}) if number < pages else "",
+    }
     bulk = BulkForm(people=_people_choices(), statuses=world_statuses())
     return page(
         request,
@@ -809,6 +871,7 @@ def search(request):
             "issues": issues,
             "total": total,
             "bulk": bulk,
+            "paging": paging,
             "query_string": urlencode({"jql": query}),
             "saved": saved,
             "modified": saved is not None and " ".join(query.split()) != saved.jql,

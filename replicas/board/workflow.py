@@ -33,6 +33,31 @@ LINK_KINDS = {  # kind -> (outward phrase, inward phrase)
     "relates": ("relates to", "relates to"),
 }
 RULE_FIELDS = ("resolution", "steps_to_reproduce")
+# what a person reads for a field the history and the notices name (today's product says Parent for Epic Link);
+# custom fields and the history's own entries (Rank, Link, Attachment) are already written as labels
+FIELD_LABELS = {
+    "summary": "Summary",
+    "description": "Description",
+    "steps_to_reproduce": "Steps to reproduce",
+    "status": "Status",
+    "priority": "Priority",
+    "assignee": "Assignee",
+    "reporter": "Reporter",
+    "labels": "Labels",
+    "components": "Components",
+    "fix_versions": "Fix versions",
+    "story_points": "Story points",
+    "sprint": "Sprint",
+    "due_date": "Due date",
+    "resolution": "Resolution",
+    "epic": "Parent",
+    "parent": "Parent",
+}
+
+
+def field_label(field: str) -> str:
+    return FIELD_LABELS.get(field, field)
+
 
 NEEDS_STEPS = {
     "type": "validator",

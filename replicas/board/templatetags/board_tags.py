@@ -7,6 +7,7 @@ from django import template
 from django.utils.html import escape, format_html
 from django.utils.safestring import mark_safe
 
+from .. import workflow as W
 from ..services import MENTION
 
 register = template.Library()
@@ -80,6 +81,18 @@ def mentions(body: str, names: dict):
 
     # escaped first; a username holds only [A-Za-z0-9._-], which escaping leaves alone
     return mark_safe(MENTION.sub(chip, escape(body)).replace("\n", "<br>"))  # noqa: S308
+
+
+@register.filter
+def mention_names(body: str, names: dict) -> str:
+    """A draft's [~username] mentions as the comment box shows them, @Name; the box's script turns a
+    picked @Name back into the mention when the comment is saved."""
+    return MENTION.sub(lambda m: f"@{names[m.group(1)]}" if m.group(1) in names else m.group(0), body)
+
+
+@register.filter
+def field_label(field: str) -> str:
+    return W.field_label(field)
 
 
 @register.filter

@@ -103,7 +103,37 @@ def test_typing_at_offers_teammates_and_picking_one_writes_a_mention(browser_pag
     option = page.get_by_role("option", name=f"{mate.name} (@{mate.username})")
     option.wait_for()
     option.click()
-    assert page.locator("#id_body").input_value() == f"Please look [~{mate.username}] "
+    # the box shows the person, not the markup; saving sends the product's [~username]
+    assert page.locator("#id_body").input_value() == f"Please look @{mate.name} "
+    assert page.locator(".mention-chips .mention").inner_text() == f"@{mate.name}"
     page.locator("#comment-save").click()
     page.wait_for_url(f"**selectedIssue={issue.key}#comments")
-    assert page.locator(f".mention[data-username='{mate.username}']").first.inner_text() == f"@{mate.name}"
+    assert page.locator(f".comment .mention[data-username='{mate.username}']").first.inner_text() == f"@{mate.name}"
+    with bound_world(page.world):
+        assert issue.comments.order_by("-public_id").first().body == f"Please look [~{mate.username}]"
+
+
+@pytest.mark.browser
+def test_a_card_opens_the_panel_in_place_and_at_1280_px_two_columns_stay_in_view(browser_page):
+    page = browser_page
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(page.url_for("/projects/AGENT/board"))
+    page.evaluate("window.__noReload = true")  # gone if the page is loaded again
+    card = page.locator(".card").nth(1)
+    key = card.get_attribute("data-key")
+    card.locator(".card__foot").click()  # anywhere on the card, not only its summary link
+    page.locator(f"[data-panel] a[href='/browse/{key}']").first.wait_for()
+    assert page.evaluate("window.__noReload") is True
+    assert page.url.endswith(f"selectedIssue={key}") and "card--selected" in card.get_attribute("class")
+    head = page.locator(".boardpage__board .pagehead")
+    title = head.locator("h1")
+    # one line: the header is no taller than its tallest child
+    assert head.bounding_box()["height"] <= max(title.bounding_box()["height"], 40) + 1
+    board = page.locator(".boardpage__board .board").bounding_box()
+    edge = min(board["x"] + board["width"], page.locator("[data-panel]").bounding_box()["x"])
+    columns = page.locator(".boardpage__board .column").all()
+    in_view = [c for c in columns if c.bounding_box()["x"] + c.bounding_box()["width"] <= edge + 0.5]
+    assert len(in_view) >= 2, [c.bounding_box() for c in columns]
+    page.locator("#panel-close").click()
+    page.locator("[data-panel]").wait_for(state="detached")
+    assert page.evaluate("window.__noReload") is True and "selectedIssue" not in page.url

@@ -120,14 +120,43 @@
 
   // The issue side panel: opening or closing it swaps the board's main area in place and keeps
   // the address (?selectedIssue=KEY) so the page can be reloaded or shared.
+  // Only the panel is fetched (an htmx-style request the board view answers with the panel alone):
+  // the board around it stays as it is, and a click anywhere on a card opens it.
+  function swapPanel(url) {
+    var slot = document.getElementById("panel-slot");
+    if (!slot) return refresh();
+    return fetch(url, {
+      credentials: "same-origin",
+      headers: { "Accept": "text/html", "HX-Request": "true", "HX-Target": "panel-slot" },
+    }).then(function (response) {
+      if (!response.ok) { window.location.href = url; return; }
+      return response.text().then(function (html) {
+        slot.innerHTML = html;
+        var open = !!slot.querySelector("[data-panel]");
+        slot.closest(".boardpage").classList.toggle("boardpage--panel", open);
+        var key = new URL(url, window.location.href).searchParams.get("selectedIssue") || "";
+        document.querySelectorAll(".card").forEach(function (card) {
+          card.classList.toggle("card--selected", open && card.dataset.key === key.toUpperCase());
+        });
+        var base = document.title.replace(/^\[[^\]]*\] /, "");
+        document.title = open && key ? "[" + key.toUpperCase() + "] " + base : base;
+      });
+    });
+  }
+
   document.addEventListener("click", function (e) {
+    if (e.defaultPrevented || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
     var link = e.target.closest("a[data-panel-link]");
-    if (!link || e.defaultPrevented || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    var card = !link && e.target.closest(".card");
+    if (card && !e.target.closest("a, button, summary, .menu, form")) link = card.querySelector("a[data-panel-link]");
+    if (!link) return;
     e.preventDefault();
     history.pushState(null, "", link.href);
-    refresh().then(focusFromHash);
+    swapPanel(link.href).then(focusFromHash);
   });
-  window.addEventListener("popstate", function () { if (document.querySelector("[data-board]")) refresh(); });
+  window.addEventListener("popstate", function () {
+    if (document.querySelector("[data-board]")) swapPanel(window.location.href);
+  });
   document.addEventListener("change", function (e) {
     if (e.target.matches("select[data-autosubmit]")) e.target.form.requestSubmit();
   });
@@ -212,7 +241,8 @@
     if (all) document.querySelectorAll('input[name="keys"]').forEach(function (box) { box.checked = all.checked; });
   });
 
-  // --- mentions: typing @ in a comment offers the team; picking someone writes [~username] -------
+  // --- mentions: typing @ in a comment offers the team; picking someone writes @Name in the box and
+  // shows them as a chip; saving sends each picked @Name as the product's [~username] ---------------
   var picker = null;  // {box, list, start, options, active}
 
   function people() {
@@ -230,12 +260,49 @@
 
   function pick(person) {
     var box = picker.box, before = box.value.slice(0, picker.start), after = box.value.slice(box.selectionStart);
-    var text = "[~" + person.username + "] ";
+    var text = "@" + person.name + " ";
     box.value = before + text + after;
+    picked(box)[person.name] = person.username;
+    showChips(box);
     box.selectionStart = box.selectionEnd = before.length + text.length;
     closePicker();
     box.focus();
   }
+
+  // who was picked in this box, by display name; a restored draft's chips say who it had
+  function picked(box) {
+    if (!box._picked) {
+      box._picked = {};
+      box.parentNode.querySelectorAll(".mention-chips .mention").forEach(function (chip) {
+        box._picked[chip.textContent.slice(1)] = chip.dataset.username;
+      });
+    }
+    return box._picked;
+  }
+
+  function showChips(box) {
+    var chips = box.parentNode.querySelector(".mention-chips");
+    if (!chips) return;
+    var names = Object.keys(picked(box)).filter(function (name) { return box.value.indexOf("@" + name) >= 0; });
+    chips.textContent = "Mentioning ";
+    names.forEach(function (name) {
+      var chip = document.createElement("span");
+      chip.className = "mention";
+      chip.dataset.username = picked(box)[name];
+      chip.textContent = "@" + name;
+      chips.appendChild(chip);
+    });
+    chips.hidden = !names.length;
+  }
+
+  document.addEventListener("submit", function (e) {
+    var box = document.querySelector('[data-mentions][form="' + e.target.id + '"]');
+    if (!box || !box._picked) return;
+    // longest names first, so "@Ann Lee" is not read inside "@Ann Leeds"
+    Object.keys(box._picked).sort(function (a, b) { return b.length - a.length; }).forEach(function (name) {
+      box.value = box.value.split("@" + name).join("[~" + box._picked[name] + "]");
+    });
+  }, true);
 
   function showPicker(box) {
     var head = box.value.slice(0, box.selectionStart);
@@ -272,7 +339,9 @@
     picker.box.setAttribute("aria-activedescendant", options[picker.active].id);
   }
 
-  document.addEventListener("input", function (e) { if (e.target.matches("[data-mentions]")) showPicker(e.target); });
+  document.addEventListener("input", function (e) {
+    if (e.target.matches("[data-mentions]")) { showPicker(e.target); showChips(e.target); }
+  });
   document.addEventListener("keydown", function (e) {
     if (!picker || e.target !== picker.box) return;
     if (e.key === "ArrowDown" || e.key === "ArrowUp") { e.preventDefault(); movePicker(e.key === "ArrowDown" ? 1 : -1); }
