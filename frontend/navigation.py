@@ -16,6 +16,7 @@ SECTIONS = (
     ("Runs", ("/runs/",)),
     ("Annotation", ("/annotate/", "/annotate/review/")),
     ("Worlds", ("/worlds/",)),
+    ("People", ("/people/",)),
     ("Settings", ("/settings/",)),
 )
 

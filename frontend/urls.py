@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import account, catalogue, dashboard, editor, suites, task_page, test_runs, worlds
+from .views import account, catalogue, dashboard, editor, people, suites, task_page, test_runs, worlds
 
 app_name = "frontend"
 urlpatterns = [
@@ -30,4 +30,5 @@ urlpatterns = [
     path("suites/<slug:name>/edit/", suites.suite_edit, name="suite_edit"),
     path("worlds/", worlds.world_list, name="worlds"),
     path("settings/", account.settings_page, name="settings"),
+    path("people/", people.people_page, name="people"),
 ]

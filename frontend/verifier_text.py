@@ -68,7 +68,8 @@ def describe(assertion: dict) -> str:
     kind = assertion.get("kind")
     if kind == "state":
         expect = assertion.get("expect", {})
-        text = f"In the final state, {assertion.get('table')} where {_where(assertion.get('where'))} has {_count(expect.get('count'))}"
+        moment = "At the start" if assertion.get("at") == "initial" else "In the final state"
+        text = f"{moment}, {assertion.get('table')} where {_where(assertion.get('where'))} has {_count(expect.get('count'))}"
         if expect.get("fields"):
             text += f", each with {_where(expect['fields'])}"
         return text + "."
@@ -110,6 +111,17 @@ def describe(assertion: dict) -> str:
             for r in assertion.get("written_by", [])
         ]
         return "The trajectory: " + ", ".join(parts) + "."
+    if kind == "conditional":
+        parts = " ".join(describe(a) for a in assertion.get("then", []))
+        other = " ".join(describe(a) for a in assertion.get("else", []))
+        return f"When {describe(assertion.get('when', {})).rstrip('.')}: {parts}" + (
+            f" Otherwise: {other}" if other else ""
+        )
+    if kind == "for_each":
+        items = assertion.get("in")
+        shown = ", ".join(map(str, items)) if isinstance(items, list) else str(items)
+        parts = " ".join(describe(a) for a in assertion.get("assert", []))
+        return f"For each {{{assertion.get('as')}}} of {shown}: {parts}"
     if kind == "python":
         return f"The registered check {assertion.get('check')!r} holds with {json.dumps(assertion.get('args', {}), ensure_ascii=False)}."
     return json.dumps(assertion, ensure_ascii=False)

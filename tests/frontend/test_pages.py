@@ -218,3 +218,32 @@ def test_a_test_run_on_three_seeds_plays_the_plan_on_each_world_with_its_own_ans
     response = author_client.post(f"/tasks/{task.task_id}/test-runs/", {"seeds": "7, seven"}, follow=True)
     assert "seeds must be whole numbers" in response.content.decode()
     assert TestRunEpisode.objects.count() == before
+
+
+def test_the_admin_adds_people_with_a_role_from_the_people_page_and_no_one_else_may(client, admin_user, author_user):
+    from replicagym.accounts.roles import Role, user_roles
+
+    client.force_login(author_user)
+    assert client.get("/people/").status_code == 403
+    assert client.post("/people/", {"username": "eve", "role": "admin"}).status_code == 403
+    client.force_login(admin_user)
+    page = client.post("/people/", {"username": "ann", "role": "annotator", "password": ""}).content.decode()
+    password = re.search(r'data-testid="person-password">([^<]+)<', page).group(1)
+    ann = django_user_model_get("ann")
+    assert user_roles(ann) == {Role.ANNOTATOR} and ann.check_password(password)
+    assert 'data-username="ann"' in page
+    for post, message in [
+        ({"username": "ann", "role": "author"}, "exists already"),
+        ({"username": "bob", "role": "agent"}, "role must be one of"),
+        ({"username": "bad name!", "role": "author"}, "username"),
+        ({"username": "bob", "role": "author", "password": "123"}, "password:"),
+    ]:
+        response = client.post("/people/", post)
+        assert response.status_code == 400 and message in response.content.decode(), post
+    assert not django_user_model_get("bob")
+
+
+def django_user_model_get(username):
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.filter(username=username).first()
