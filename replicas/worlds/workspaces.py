@@ -23,6 +23,7 @@ from .models import Workspace, World
 from .registry import get_replica
 from .scoping import bound_world
 from .services import InvalidWorldRequest, _initial_clock, _validate, world_clone, world_delete, world_generate
+from .signin import workspace_password
 from .snapshot import diff, snapshot, state_hash
 
 # People of each kind a workspace shares: enough for a task to name a colleague and a customer
@@ -305,3 +306,22 @@ def _outdated(template: Workspace) -> bool:
     except LookupError:
         return True
     return workspace_generator_version(configs) != template.generator_version
+
+
+def workspace_sign_ins(workspace: Workspace) -> list[dict]:
+    """The shared people with their one sign-in: email, the workspace password, and the apps it opens."""
+    from_key = {person["key"]: person for persons in workspace.people.values() for person in persons}
+    apps: dict[str, list[str]] = {}
+    for replica, people in sorted(workspace.sign_ins.items()):
+        for key in people.values():
+            apps.setdefault(key, []).append(replica)
+    return [
+        {
+            "person": key,
+            "name": from_key[key]["name"],
+            "email": from_key[key]["email"],
+            "password": workspace_password(seed=workspace.seed, person=key),
+            "apps": replicas,
+        }
+        for key, replicas in sorted(apps.items())
+    ]
