@@ -278,6 +278,22 @@ class CartItem(WorldModel):
         constraints = [world_unique("shop_cart_line", "account", "variant")]
 
 
+class VisitorCartItem(WorldModel):
+    """A line of a signed-out shopper's cart, keyed by a random token kept in their session
+    (views.common.VISITOR); it moves into the account's cart at sign-in (services.visitor_cart_merge)."""
+
+    visitor = models.CharField(max_length=32)
+    variant = WorldForeignKey(Variant, on_delete=models.CASCADE, related_name="+", db_index=False)
+    quantity = models.PositiveSmallIntegerField(default=1)
+    price_when_added = money_field()
+    added_at = models.DateTimeField()
+
+    public_key = ("visitor", "variant")
+
+    class Meta:
+        constraints = [world_unique("shop_visitor_cart_line", "visitor", "variant")]
+
+
 class Order(WorldModel):
     class Status(models.TextChoices):
         PLACED = "placed", "Ordered"

@@ -25,6 +25,7 @@ from .models import (
     ReturnRequest,
     SeasonalSale,
     Variant,
+    VisitorCartItem,
 )
 
 PAGE_SIZE = 16
@@ -233,19 +234,27 @@ class Line:
         return policies.GIFT_WRAP_FEE * self.quantity if self.item.gift and self.item.gift_wrap else Decimal("0.00")
 
 
-def cart_lines(account: Account, *, saved: bool = False) -> list[Line]:
-    items = (
-        CartItem.objects.filter(account=account, saved_for_later=saved)
-        .select_related("variant__product__seller")
-        .order_by("added_at", "id")
-    )
+def _lines(items) -> list[Line]:
+    items = list(items.select_related("variant__product__seller").order_by("added_at", "id"))
     now = clock.now()
     sales = seasonal_sales(now) if items else {}
     return [Line(i, i.variant, i.variant.product, variant_price(i.variant, now, sales), i.quantity) for i in items]
 
 
+def cart_lines(account: Account, *, saved: bool = False) -> list[Line]:
+    return _lines(CartItem.objects.filter(account=account, saved_for_later=saved))
+
+
+def visitor_cart_lines(visitor: str) -> list[Line]:
+    return _lines(VisitorCartItem.objects.filter(visitor=visitor)) if visitor else []
+
+
 def cart_count(account: Account) -> int:
     return sum(CartItem.objects.filter(account=account, saved_for_later=False).values_list("quantity", flat=True))
+
+
+def visitor_cart_count(visitor: str) -> int:
+    return sum(VisitorCartItem.objects.filter(visitor=visitor).values_list("quantity", flat=True)) if visitor else 0
 
 
 def usable_addresses(account: Account) -> list[Address]:
@@ -260,13 +269,62 @@ def card_is_expired(card: Card) -> bool:
     return policies.card_expired(exp_month=card.exp_month, exp_year=card.exp_year, today=clock.now().date())
 
 
-def coupon_discount(coupon: Coupon, lines: list[Line]) -> Decimal:
+def promotion_amount(coupon: Coupon, amounts: list[tuple[str, Decimal]]) -> Decimal:
+    """What `coupon` takes off items given as (department, amount): its percentage of the items it
+    covers, or its fixed amount up to their total (the minimum spend is checked by the callers)."""
     eligible = sum(
-        (ln.amount for ln in lines if not coupon.department or ln.product.department == coupon.department), Decimal(0)
+        (amount for dept, amount in amounts if not coupon.department or dept == coupon.department), Decimal(0)
     )
     if coupon.kind == Coupon.Kind.PERCENT:
         return policies.cents(eligible * coupon.value / 100)
     return min(coupon.value, eligible)
+
+
+def coupon_discount(coupon: Coupon, lines: list[Line]) -> Decimal:
+    return promotion_amount(coupon, [(ln.product.department, ln.amount) for ln in lines])
+
+
+@dataclass
+class Promotion:
+    """One of an order's promotion codes, evaluated by its rules on the items still ordered."""
+
+    code: str
+    rule: str  # "10% off", "$25.00 off electronics, minimum spend $100.00"
+    amount: Decimal
+    dropped: str = ""  # why it no longer applies ("" while it does)
+
+
+def coupon_rule(coupon: Coupon) -> str:
+    off = (
+        f"{coupon.value.normalize():f}% off"
+        if coupon.kind == Coupon.Kind.PERCENT
+        else f"{policies.money(coupon.value)} off"
+    )
+    if coupon.department:
+        off += f" {Product.Department(coupon.department).label.lower()}"
+    return off + (f", minimum spend {policies.money(coupon.min_subtotal)}" if coupon.min_subtotal else "")
+
+
+def order_promotions(order: Order) -> list[Promotion]:
+    """The order's promotion codes re-evaluated on its active items, as after a partial cancel: a
+    percentage applies to what is left, and a code whose minimum spend is no longer met drops out."""
+    if not order.promo_codes:
+        return []
+    items = list(order.items.filter(status=OrderItem.Status.ACTIVE).select_related("variant__product"))
+    amounts = [(i.variant.product.department, i.amount) for i in items]
+    subtotal = sum((a for _, a in amounts), Decimal(0))
+    found = {c.code: c for c in Coupon.objects.filter(code__in=order.promo_codes)}
+    promotions = []
+    for code in order.promo_codes:
+        coupon = found.get(code)
+        if coupon is None:  # a code since withdrawn from the store keeps nothing to evaluate
+            continue
+        if subtotal < coupon.min_subtotal:
+            dropped = f"the items left come to {policies.money(subtotal)}, under its minimum spend"
+            promotions.append(Promotion(code, coupon_rule(coupon), Decimal("0.00"), dropped))
+        else:
+            promotions.append(Promotion(code, coupon_rule(coupon), promotion_amount(coupon, amounts)))
+    return promotions
 
 
 def coupon_check(code: str, lines: list[Line], applied: list[str]) -> Coupon:

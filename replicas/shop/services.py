@@ -22,6 +22,7 @@ from .models import (
     Refund,
     ReturnRequest,
     Variant,
+    VisitorCartItem,
 )
 
 MAX_QUANTITY = 10
@@ -38,11 +39,16 @@ def next_number(model, field: str, prefix: str, start: int) -> str:
 # --- cart -------------------------------------------------------------------------------------------
 
 
-def cart_add(*, account: Account, variant: Variant, quantity: int) -> CartItem:
+def _addable(variant: Variant, quantity: int):
+    """Add to Cart's rules, the same for an account's cart and a visitor's."""
     if not 1 <= quantity <= MAX_QUANTITY:
         raise ValidationError(f"Quantity must be between 1 and {MAX_QUANTITY}.")
     if variant.stock < 1:
         raise ValidationError("This option is currently unavailable.")
+
+
+def cart_add(*, account: Account, variant: Variant, quantity: int) -> CartItem:
+    _addable(variant, quantity)
     price = selectors.variant_price(variant)
     item = CartItem.objects.filter(account=account, variant=variant).first()
     if item is None:
@@ -60,8 +66,44 @@ def cart_add(*, account: Account, variant: Variant, quantity: int) -> CartItem:
     return item
 
 
-def cart_update(*, item: CartItem, quantity: int) -> CartItem | None:
-    """Set a line's quantity; 0 deletes the line."""
+def visitor_cart_add(*, visitor: str, variant: Variant, quantity: int) -> VisitorCartItem:
+    """Add to a signed-out shopper's cart (kept in the world under their session's token)."""
+    _addable(variant, quantity)
+    item = VisitorCartItem.objects.filter(visitor=visitor, variant=variant).first()
+    if item is None:
+        item = VisitorCartItem(visitor=visitor, variant=variant, quantity=0, added_at=clock.now())
+    item.quantity = min(MAX_QUANTITY, item.quantity + quantity, variant.stock)
+    item.price_when_added = selectors.variant_price(variant)
+    item.save()
+    return item
+
+
+@transaction.atomic
+def visitor_cart_merge(*, visitor: str, account: Account) -> int:
+    """At sign-in, the visitor's lines join the account's cart (a line already there adds up, to the
+    most one may order) and the visitor's cart is emptied; returns how many lines moved. The price
+    each line was added at stays, so a price that moved since shows as a change in the cart."""
+    moved = list(VisitorCartItem.objects.filter(visitor=visitor).select_related("variant"))
+    for line in moved:
+        item = CartItem.objects.filter(account=account, variant=line.variant).first()
+        if item is None:
+            CartItem.objects.create(
+                account=account,
+                variant=line.variant,
+                quantity=line.quantity,
+                price_when_added=line.price_when_added,
+                added_at=line.added_at,
+            )
+        else:
+            item.quantity = min(MAX_QUANTITY, item.quantity + line.quantity)
+            item.saved_for_later = False
+            item.save(update_fields=["quantity", "saved_for_later"])
+        line.delete()
+    return len(moved)
+
+
+def cart_update(*, item: CartItem | VisitorCartItem, quantity: int) -> CartItem | VisitorCartItem | None:
+    """Set a line's quantity (an account's or a visitor's); 0 deletes the line."""
     if not 0 <= quantity <= MAX_QUANTITY:
         raise ValidationError(f"Quantity must be between 0 and {MAX_QUANTITY}.")
     if quantity == 0:
@@ -392,11 +434,17 @@ RECOMPUTED = [
 
 
 def _recompute(order: Order):
-    """Totals after items were cancelled or the destination changed: the tier's discount as placed."""
+    """Totals after items were cancelled or the destination changed: promotion codes re-evaluated by
+    their rules on the items left (a percentage of what is left, none under a minimum spend), the
+    tier's discount as placed."""
     active = list(order.items.filter(status=OrderItem.Status.ACTIVE))
     order.subtotal = sum((i.amount for i in active), Decimal(0))
     order.gift_wrap = sum((policies.GIFT_WRAP_FEE * i.quantity for i in active if i.gift_wrap), Decimal("0.00"))
-    order.discount = min(order.discount, order.subtotal)
+    if order.promo_codes:
+        promotions = sum((p.amount for p in selectors.order_promotions(order)), Decimal(0))
+        order.discount = min(order.discount, promotions, order.subtotal)
+    else:
+        order.discount = min(order.discount, order.subtotal)
     order.loyalty_discount = policies.loyalty_discount(order.subtotal - order.discount, order.loyalty_pct)
     order.tax = policies.tax_for(order.subtotal - order.discount - order.loyalty_discount, order.ship_state)
     if not active:

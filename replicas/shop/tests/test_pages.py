@@ -39,7 +39,7 @@ def _hash(world):
 
 def test_sign_in_refuses_a_wrong_password_and_pages_need_a_session(shop, world_client):
     client = world_client(shop, signed_in=False)
-    assert client.get("/cart")["Location"].startswith("/ap/signin?next=/cart")
+    assert client.get("/your-orders")["Location"].startswith("/ap/signin?next=/your-orders")
     with bound_world(shop):
         account = Account.objects.filter(role="customer").order_by("public_id").first()
     bad = client.post("/ap/signin", {"email": account.email, "password": "nope"})

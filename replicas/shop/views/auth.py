@@ -5,10 +5,11 @@ from django.views.decorators.http import require_POST
 
 from replicas.worlds.signin import safe_next
 
+from .. import services
 from ..forms import SignInForm
 from ..models import Account
 from ..signin import SIGNIN
-from .common import CHECKOUT
+from .common import CHECKOUT, VISITOR, visitor_token
 
 
 def signin(request):
@@ -24,6 +25,11 @@ def signin(request):
         else:
             SIGNIN.sign_in(request.session, request.world, account.public_id)
             request.session.pop(CHECKOUT, None)
+            visitor = visitor_token(request)
+            if visitor and account.role == Account.Role.CUSTOMER:
+                # what they put in the cart before signing in is in their cart now
+                services.visitor_cart_merge(visitor=visitor, account=account)
+                request.session.pop(VISITOR, None)
             if account.role == Account.Role.STAFF and next_url == "/":
                 next_url = "/backoffice/returns"
             return redirect(next_url)

@@ -2,6 +2,7 @@
 adding one item or a frequently-bought-together bundle."""
 
 from decimal import Decimal
+from functools import wraps
 
 from django.core.exceptions import ValidationError
 from django.http import Http404
@@ -12,16 +13,43 @@ from replicas.worlds import clock
 
 from .. import policies, selectors, services
 from ..forms import CartAddForm, CartBundleForm, CartUpdateForm, form_messages
-from ..models import CartItem, SeasonalSale, Variant
-from .common import customer_required, deliver_to_of, error_messages, page_context
+from ..models import Account, CartItem, SeasonalSale, Variant, VisitorCartItem
+from .common import (
+    customer_required,
+    deliver_to_of,
+    error_messages,
+    login_redirect,
+    page_context,
+    signed_in,
+    visitor_token,
+)
 
 CART_ERROR = "shop_error"  # a refused cart change, shown once on the cart page it redirects to
 
 
-@customer_required
+def shopper_required(view):
+    """For a customer, or a signed-out visitor (whose cart lives under their session's token:
+    `request.visitor`); a staff account has no cart and is sent to sign in as a customer."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        account = signed_in(request)
+        if account is not None and account.role != Account.Role.CUSTOMER:
+            return login_redirect(request)
+        request.account = account
+        request.visitor = "" if account is not None else visitor_token(request, create=request.method == "POST")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+@shopper_required
 def cart(request):
-    lines = selectors.cart_lines(request.account)
-    saved = selectors.cart_lines(request.account, saved=True)
+    if request.account is None:
+        lines, saved = selectors.visitor_cart_lines(request.visitor), []
+    else:
+        lines = selectors.cart_lines(request.account)
+        saved = selectors.cart_lines(request.account, saved=True)
     subtotal = sum((ln.amount for ln in lines), Decimal(0))
     deliver = deliver_to_of(request, request.account)
     deliver_state = deliver[1]
@@ -57,12 +85,13 @@ def cart(request):
             quantities=range(0, services.MAX_QUANTITY + 1),
             gift_wrap_fee=policies.GIFT_WRAP_FEE,
             gift_message_max=policies.GIFT_MESSAGE_MAX,
+            visitor=request.account is None,
         ),
     )
 
 
 @require_POST
-@customer_required
+@shopper_required
 def cart_add(request):
     form = CartAddForm(request.POST)
     sku = request.POST.get("sku", "")[:24]
@@ -72,7 +101,10 @@ def cart_add(request):
     try:
         if not form.is_valid():
             raise ValidationError(form_messages(form))
-        services.cart_add(account=request.account, variant=variant, quantity=form.cleaned_data["quantity"])
+        if request.account is None:
+            services.visitor_cart_add(visitor=request.visitor, variant=variant, quantity=form.cleaned_data["quantity"])
+        else:
+            services.cart_add(account=request.account, variant=variant, quantity=form.cleaned_data["quantity"])
     except ValidationError as e:
         request.session[CART_ERROR] = " ".join(error_messages(e))
     return redirect("/cart")
@@ -98,14 +130,20 @@ def cart_add_bundle(request):
 
 
 @require_POST
-@customer_required
+@shopper_required
 def cart_update(request, sku):
-    item = get_object_or_404(CartItem, account=request.account, variant__sku=sku)
+    if request.account is None:
+        item = get_object_or_404(VisitorCartItem, visitor=request.visitor, variant__sku=sku)
+    else:
+        item = get_object_or_404(CartItem, account=request.account, variant__sku=sku)
     form = CartUpdateForm(request.POST)
     if not form.is_valid():
         request.session[CART_ERROR] = " ".join(form_messages(form))
         return redirect("/cart")
     data, action = form.cleaned_data, form.cleaned_data["action"]
+    if request.account is None and action not in ("update", "delete"):
+        # saved for later and gift options belong to an account: sign in first, then come back
+        return login_redirect(request)
     try:
         if action == "delete":
             services.cart_update(item=item, quantity=0)

@@ -1,7 +1,9 @@
 """What every shop page shares: the signed-in account, the sign-in redirect, the header's
 "Deliver to", the checkout under way in the session, and the context of the store's header."""
 
+import secrets
 from functools import wraps
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
@@ -16,6 +18,7 @@ from ..signin import SIGNIN
 CHECKOUT = "shop_checkout"  # the checkout under way: address, speed(s), card, codes, gift, 3ds_ok
 DELIVER_TO = "shop_deliver_to"  # the header's "Deliver to": {"address": public id} or {"state": "MT"}
 LOGIN_URL = "/ap/signin"
+VISITOR = "shop_visitor"  # a signed-out shopper's cart token (models.VisitorCartItem)
 
 
 def error_messages(error: ValidationError) -> list[str]:
@@ -37,8 +40,25 @@ def signed_in(request) -> Account | None:
     return None if public_id is None else Account.objects.filter(public_id=public_id).first()
 
 
+def visitor_token(request, *, create: bool = False) -> str:
+    """The signed-out shopper's cart token in this session ("" when none yet; `create` makes one)."""
+    token = request.session.get(VISITOR)
+    if not isinstance(token, str) or len(token) != 32:
+        token = ""
+    if not token and create:
+        token = request.session[VISITOR] = secrets.token_hex(16)
+    return token
+
+
 def login_redirect(request):
-    return redirect(login_url(LOGIN_URL, request.get_full_path()))
+    """To the sign-in page, then back. A form's POST path answers only POST (GET after sign-in was
+    HTTP 405), so a post comes back to the page its form was on, else the home page."""
+    back = request.get_full_path()
+    if request.method != "GET":
+        referer = urlsplit(request.headers.get("Referer", ""))
+        same_origin = referer.netloc == request.get_host() and referer.path.startswith("/")
+        back = (referer.path + (f"?{referer.query}" if referer.query else "")) if same_origin else "/"
+    return redirect(login_url(LOGIN_URL, back))
 
 
 def customer_required(view):
@@ -99,7 +119,9 @@ def page_context(request, **extra) -> dict:
         "deliver_state": deliver_state,
         "deliver_zone": policies.zone_for(deliver_state) if deliver_state else None,
         "departments": Product.Department.choices,
-        "cart_count": selectors.cart_count(account) if customer else 0,
+        "cart_count": selectors.cart_count(account)
+        if customer
+        else (selectors.visitor_cart_count(visitor_token(request)) if account is None else 0),
         "currency": account.currency if customer else "USD",
         "now": clock.now(),
         **extra,

@@ -14,6 +14,7 @@ from ..forms import AddressChoiceForm, CancelForm, ReturnForm, form_messages
 from ..models import Order, OrderItem, Refund, ReturnRequest
 from .common import customer_required, error_messages, page_context, whole_number
 
+ORDER_NOTICE = "shop_order_notice"  # what a cancellation changed, shown once on the order page
 FILTERS = {"last30": ("past 30 days", 30), "months-3": ("past 3 months", 92), "all": ("all orders", None)}
 
 
@@ -28,6 +29,26 @@ def orders(request):
         qs = qs.filter(placed_at__gte=clock.now() - timedelta(days=FILTERS[key][1]))
     found = list(qs.prefetch_related("items"))
     return render(request, "shop/orders.html", page_context(request, orders=found, key=key, filters=FILTERS))
+
+
+def _cancel_notice(order: Order, discount_before, total_before) -> str:
+    """What a cancellation changed in money: the promotions re-evaluated on the items kept, and the
+    new total (nothing is charged for cancelled items, so this is what the shopper gets back)."""
+    parts = ["The selected items were cancelled; you will not be charged for them."]
+    promotions = selectors.order_promotions(order)
+    if promotions:
+        said = "; ".join(
+            f"{p.code} ({p.rule}) no longer applies: {p.dropped}"
+            if p.dropped
+            else f"{p.code} ({p.rule}): -{policies.money(p.amount)}"
+            for p in promotions
+        )
+        parts.append(
+            f"Promotions were re-evaluated on the items you kept: {said}. "
+            f"Promotion total -{policies.money(order.discount)} (was -{policies.money(discount_before)})."
+        )
+    parts.append(f"New order total {policies.money(order.total)} (was {policies.money(total_before)}).")
+    return " ".join(parts)
 
 
 def _order(request, public_id) -> Order:
@@ -55,6 +76,8 @@ def order_detail(request, public_id):
             items=items,
             shipments=shipments,
             refunds=list(order.refunds.order_by("public_id")),
+            notice=request.session.pop(ORDER_NOTICE, ""),
+            promotions=selectors.order_promotions(order) if any(i.status == "cancelled" for i in items) else [],
         ),
     )
 
@@ -110,10 +133,12 @@ def order_cancel(request, public_id):
         try:
             if not form.is_valid():
                 raise ValidationError(form_messages(form))
+            before = (order.discount, order.total)
             services.order_cancel_items(order=order, lines=form.lines)
         except ValidationError as e:
             errors = error_messages(e)
         else:
+            request.session[ORDER_NOTICE] = _cancel_notice(order, *before)
             return redirect(f"/your-orders/{order.public_id}")
     return render(
         request,
