@@ -1,0 +1,362 @@
+"""Compiling an anchor into a replica folder: the spec the replica runs on, its models, AppConfig, pages, REST
+endpoints, seed, brand stylesheet and tool graph, as files. Pure: the same anchor gives the same bytes."""
+
+import json
+from pathlib import Path
+
+SKELETON = Path(__file__).parent / "skeleton"
+# skeleton file -> where it goes in the replica
+RUNTIME = {
+    "domain.pyt": "domain.py",
+    "services.pyt": "services.py",
+    "views.pyt": "views.py",
+    "api.pyt": "api.py",
+    "urls.pyt": "urls.py",
+    "seed.pyt": "seed.py",
+    "params.pyt": "tasks/params.py",
+}
+DEFAULT_BRAND = {"tagline": "", "color": "#2454a6"}
+
+
+def _label(name: str) -> str:
+    return name.replace("_", " ").capitalize()
+
+
+def _camel(name: str) -> str:
+    return "".join(part.capitalize() for part in name.split("_"))
+
+
+def spec_compile(anchor: dict, anchor_sha256: str) -> dict:
+    """The anchor with every default filled in: what the replica's runtime reads (spec.json)."""
+    layers = list(anchor.get("layers", []))
+    currency = anchor.get("currency", "USD")
+    entities = []
+    for entity in anchor["entities"]:
+        label = entity.get("label", _label(entity["name"]))
+        plural = entity.get("plural", f"{label}s")
+        fields = []
+        for field in entity["fields"]:
+            out = {"label": _label(field["name"]), "required": False, **field}
+            if field["type"] == "money" and "product" in field.get("seed", {}):
+                out["derived"] = field["seed"]["product"]
+            fields.append(out)
+        machine = None
+        if "machine" in entity:
+            machine = {**entity["machine"]}
+            machine["seed"] = machine.get("seed") or dict.fromkeys(machine["states"], 1)
+            machine["transitions"] = [
+                {"label": _label(m["name"]), "guards": [], "comment": "none", "slug": m["name"].replace("_", "-"), **m}
+                for m in machine["transitions"]
+            ]
+        entities.append(
+            {
+                **entity,
+                "label": label,
+                "plural": plural,
+                "slug": plural.lower().replace(" ", "-"),
+                "model": _camel(entity["name"]),
+                "fields": fields,
+                "machine": machine,
+                "has_currency": "multi_currency" in layers and any(f["type"] == "money" for f in fields),
+            }
+        )
+    policies = [
+        {"message": f"The {_label(p['name']).lower()} policy does not allow this.", **p}
+        for p in anchor.get("policies", [])
+    ]
+    return {
+        "domain": anchor["domain"],
+        "anchor_sha256": anchor_sha256,
+        "brand": {
+            **DEFAULT_BRAND,
+            "email_domain": f"{anchor['domain']}.example",
+            **anchor["brand"],
+        },
+        "currency": currency,
+        "currencies": anchor.get("currencies", {currency: 1}),
+        "sizes": anchor.get("sizes", {"small": 1, "default": 3}),
+        "layers": layers,
+        "roles": [{"label": _label(r["name"]), "out_of_office": 0, **r} for r in anchor["roles"]],
+        "entities": entities,
+        "policies": policies,
+        "tasks": {"seed": 7, "per_transition": 1, "per_create": 0, **anchor.get("tasks", {})},
+    }
+
+
+# --- models ------------------------------------------------------------------------------------------
+
+
+def _field_code(field: dict, models: dict) -> str:
+    kind, required = field["type"], field["required"]
+    if kind == "ref":
+        target = "Person" if field["to"] == "person" else models[field["to"]]
+        null = "" if required else "null=True, blank=True, "
+        return f'WorldForeignKey({target}, {null}on_delete=models.PROTECT, related_name="+", db_index=False)'
+    if kind == "string":
+        return f'models.CharField(max_length={field.get("max_length", 200)}, blank=True, default="")'
+    if kind == "email":
+        return 'models.EmailField(max_length=254, blank=True, default="")'
+    if kind == "text":
+        return 'models.TextField(blank=True, default="")'
+    if kind == "choice":
+        width = max(len(c) for c in field["choices"])
+        choices = ", ".join(f"({c!r}, {c!r})" for c in field["choices"])
+        return f'models.CharField(max_length={width}, choices=[{choices}], blank=True, default="")'
+    if kind == "integer":
+        return "models.IntegerField()" if required else "models.IntegerField(null=True, blank=True)"
+    if kind == "money":
+        null = "" if required else "null=True, blank=True"
+        return f"models.DecimalField(max_digits=14, decimal_places=2{', ' + null if null else ''})"
+    if kind == "date":
+        return "models.DateField(null=True, blank=True)"
+    return "models.BooleanField(default=False)"
+
+
+def models_source(spec: dict) -> str:
+    domain = spec["domain"]
+    names = {e["name"]: e["model"] for e in spec["entities"]}
+    roles = ", ".join(f"({r['name']!r}, {r['label']!r})" for r in spec["roles"])
+    role_width = max(len(r["name"]) for r in spec["roles"])
+    out = [
+        f'"""{spec["brand"]["name"]}: the models compiled from the anchor (environment factory; rebuild, do not edit)."""',
+        "",
+        "from django.db import models",
+        "",
+        "from replicas.worlds.models import WorldForeignKey, WorldModel, world_unique",
+        "",
+        "",
+        "class Person(WorldModel):",
+        '    """Someone who signs in: a role, an approval limit in the home currency, maybe away with a delegate."""',
+        "",
+        "    number = models.PositiveIntegerField()",
+        "    name = models.CharField(max_length=100)",
+        "    email = models.EmailField()",
+        f"    role = models.CharField(max_length={role_width}, choices=[{roles}])",
+        "    approval_limit = models.DecimalField(max_digits=14, decimal_places=2, default=0)",
+        "    out_of_office = models.BooleanField(default=False)",
+        '    delegate = WorldForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_index=False)',
+        "",
+        '    public_key = ("number",)',
+        "",
+        "    class Meta:",
+        f'        constraints = [world_unique("{domain}_person_number", "number")]',
+        "",
+        "    def __str__(self):",
+        "        return self.name",
+    ]
+    for entity in spec["entities"]:
+        out += [
+            "",
+            "",
+            f"class {entity['model']}(WorldModel):",
+            f'    """{entity["label"]} ({entity["prefix"]}…)."""',
+            "",
+        ]
+        out.append("    number = models.PositiveIntegerField()")
+        for field in entity["fields"]:
+            out.append(f"    {field['name']} = {_field_code(field, names)}")
+        if entity["has_currency"]:
+            out.append(f'    currency = models.CharField(max_length=3, default="{spec["currency"]}")')
+        machine = entity["machine"]
+        if machine:
+            width = max(len(s) for s in machine["states"])
+            states = ", ".join(f"({s!r}, {_label(s)!r})" for s in machine["states"])
+            out.append(
+                f"    {machine['field']} = models.CharField(max_length={width}, choices=[{states}], "
+                f"default={machine['initial']!r})"
+            )
+            for stamp in sorted({m["stamp"] for m in machine["transitions"] if m.get("stamp")}):
+                out.append(
+                    f"    {stamp} = WorldForeignKey(Person, null=True, blank=True, on_delete=models.SET_NULL, "
+                    'related_name="+", db_index=False)'
+                )
+        out += [
+            "    created_at = models.DateTimeField()",
+            "    updated_at = models.DateTimeField()",
+            "",
+            '    public_key = ("number",)',
+            "",
+            "    class Meta:",
+            f'        constraints = [world_unique("{domain}_{entity["name"]}_number", "number")]',
+            "",
+            "    def __str__(self):",
+            f'        return f"{entity["prefix"]}{{self.number}}"',
+        ]
+    out += [
+        "",
+        "",
+        "class AuditEntry(WorldModel):",
+        '    """One write, as the audit log shows it: who did what to which record, when."""',
+        "",
+        "    number = models.PositiveIntegerField()",
+        "    at = models.DateTimeField()",
+        '    actor = WorldForeignKey(Person, null=True, on_delete=models.SET_NULL, related_name="+", db_index=False)',
+        "    entity = models.CharField(max_length=40)",
+        "    record = models.CharField(max_length=20)",
+        "    action = models.CharField(max_length=40)",
+        '    detail = models.TextField(blank=True, default="")',
+        "",
+        '    public_key = ("number",)',
+        "",
+        "    class Meta:",
+        f'        constraints = [world_unique("{domain}_auditentry_number", "number")]',
+        "",
+    ]
+    return "\n".join(out)
+
+
+# --- the AppConfig -----------------------------------------------------------------------------------
+
+
+def apps_source(spec: dict, bench_task: str) -> str:
+    domain = spec["domain"]
+    sizes = {name: {"size": factor} for name, factor in sorted(spec["sizes"].items())}
+    start = {"approvals": "/approvals", **{e["slug"]: f"/{e['slug']}" for e in spec["entities"]}, "sign-in": "/login"}
+    derived = {
+        f"{domain}.{e['model'].lower()}": [f["name"] for f in e["fields"] if f.get("derived")] + ["updated_at"]
+        for e in spec["entities"]
+    }
+    derived[f"{domain}.auditentry"] = ["number", "at"]
+    first = spec["entities"][0]
+    roles = tuple(r["name"] for r in spec["roles"])
+    brand = spec["brand"]
+    return f'''# imported as a module so that apps.py defines exactly one AppConfig, which Django then picks
+from replicas.worlds import registry
+
+
+class {_camel(domain)}Config(registry.ReplicaConfig):
+    """{brand["name"]}: compiled by the environment factory (manage.py factory build) from the anchor of sha256
+    {spec["anchor_sha256"][:16]}; every file of this folder is generated: change the anchor and rebuild."""
+
+    name = "replicas.{domain}"
+    label = "{domain}"
+    verbose_name = {brand["name"]!r}
+    default_auto_field = "django.db.models.BigAutoField"
+
+    variants = {sizes!r}
+    start_pages = {start!r}
+    login_path = "/login"
+    roles = {roles!r}
+    bench_task = {bench_task!r}
+    pickers = {{"person": "replicas.{domain}.tasks.params:person"}}
+    audit = {{"credential_params": ["user_email", "user_password"], "derived": {derived!r}}}
+
+    # Models load after the app configs: the hooks import them when called.
+    def sign_in(self, world, role=None):
+        from .services import person_sign_in
+
+        return person_sign_in(world=world, role=self.check_role(role))
+
+    def bench_pages(self, world):
+        """The first list (its search box first), a record, the approvals inbox."""
+        return ["/{first["slug"]}", "/{first["slug"]}/1001", "/approvals"]
+'''
+
+
+# --- the tool graph ----------------------------------------------------------------------------------
+
+
+def tools(spec: dict) -> list[dict]:
+    """Every operation of the REST API as a tool: what it needs and what it gives."""
+    out = []
+    for entity in spec["entities"]:
+        name, slug = entity["name"], entity["slug"]
+        refs = [f for f in entity["fields"] if f["type"] == "ref" and f["to"] != "person"]
+        out.append({"name": f"list_{name}", "method": "GET", "path": f"/api/{slug}", "needs": [], "gives": [name]})
+        out.append(
+            {"name": f"get_{name}", "method": "GET", "path": f"/api/{slug}/{{number}}", "needs": [name], "gives": []}
+        )
+        if "create" in entity:
+            out.append(
+                {
+                    "name": f"create_{name}",
+                    "method": "POST",
+                    "path": f"/api/{slug}",
+                    "needs": [f["to"] for f in refs if f["required"]],
+                    "optional": [f["to"] for f in refs if not f["required"]],
+                    "gives": [name],
+                    "roles": entity["create"]["roles"],
+                }
+            )
+        if "edit" in entity:
+            out.append(
+                {
+                    "name": f"edit_{name}",
+                    "method": "POST",
+                    "path": f"/api/{slug}/{{number}}",
+                    "needs": [name],
+                    "gives": [],
+                    "roles": entity["edit"]["roles"],
+                }
+            )
+        for move in (entity["machine"] or {}).get("transitions", []):
+            out.append(
+                {
+                    "name": f"{move['name']}_{name}",
+                    "method": "POST",
+                    "path": f"/api/{slug}/{{number}}/{move['slug']}",
+                    "needs": [name],
+                    "from": move["from"],
+                    "to": move["to"],
+                    "gives": [],
+                    "roles": move["roles"],
+                    "guards": move["guards"],
+                }
+            )
+    return out
+
+
+def graph(spec: dict) -> dict:
+    """The weighted dependency graph of the tools: 3 when one's output is another's required input (a record it
+    lists or creates, a state it moves a record into that the other starts from), 2 when it is an optional
+    input, 1 (not listed) between independent tools."""
+    nodes = tools(spec)
+    edges = []
+    for a in nodes:
+        for b in nodes:
+            if a is b:
+                continue
+            weight = 0
+            if set(a["gives"]) & set(b["needs"]):
+                weight = 3
+            elif "to" in a and "from" in b and a["needs"] == b["needs"] and a["to"] in b["from"]:
+                weight = 3
+            elif set(a["gives"]) & set(b.get("optional", [])):
+                weight = 2
+            if weight:
+                edges.append({"from": a["name"], "to": b["name"], "weight": weight})
+    return {"domain": spec["domain"], "default_weight": 1, "tools": nodes, "edges": edges}
+
+
+# --- the folder --------------------------------------------------------------------------------------
+
+
+def _json(doc) -> str:
+    return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+
+
+def replica_files(spec: dict, bench_task: str) -> dict[str, str]:
+    """Every file of the replica but its migration and its tasks: path inside the folder -> text."""
+    domain = spec["domain"]
+    files = {
+        "__init__.py": f'"""{spec["brand"]["name"]}: a replica compiled by the environment factory from its anchor."""\n',
+        "apps.py": apps_source(spec, bench_task),
+        "models.py": models_source(spec),
+        "spec.json": _json(spec),
+        "graph.json": _json(graph(spec)),
+        "migrations/__init__.py": "",
+        "tasks/__init__.py": '"""The synthesised task pack: one JSON file per task, its answer key recorded in a sandbox world."""\n',
+        f"templates/{domain}/base.html": (
+            '{% extends "factory_kit/base.html" %}\n{% load static %}\n'
+            f'{{% block brand_style %}}<link rel="stylesheet" href="{{% static \'{domain}/brand.css\' %}}">'
+            "{% endblock %}\n"
+        ),
+        f"static/{domain}/brand.css": (
+            f"/* {spec['brand']['name']}: the brand over the factory's UI kit */\n"
+            f":root {{ --brand: {spec['brand']['color']}; }}\n"
+        ),
+    }
+    for source, target in RUNTIME.items():
+        text = (SKELETON / source).read_text()
+        files[target] = text.replace("__ANCHOR_SHA256__", spec["anchor_sha256"])
+    return files

@@ -1,0 +1,205 @@
+"""The compiled procurement replica behaves as its anchor says: pages of the UI kit, REST endpoints under the roles
+and policies (budget cap, delegated approver, segregation of duties, three-way match), every write audited."""
+
+import base64
+import json
+import re
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from replicas.worlds.registry import replicas
+from replicas.worlds.scoping import bound_world
+
+pytestmark = pytest.mark.skipif("procurement" not in replicas(), reason="the procurement replica is not built")
+
+FOLDER = Path(settings.BASE_DIR) / "replicas" / "procurement"
+
+
+@pytest.fixture
+def procurement(make_world):
+    return make_world(replica="procurement", seed=7, variant="small")
+
+
+def _models():
+    from replicas.procurement import models  # noqa: PLC0415 - only when the replica is installed
+
+    return models
+
+
+def _api(client, world, person, method, path, body=None):
+    from replicas.procurement.services import person_password  # noqa: PLC0415
+
+    token = base64.b64encode(f"{person.email}:{person_password(seed=world.seed, number=person.number)}".encode())
+    kwargs = {"HTTP_AUTHORIZATION": f"Basic {token.decode()}", "HTTP_HOST": f"w-{world.token}.localhost:8000"}
+    if method == "GET":
+        return client.get(path, **kwargs)
+    raw = body if isinstance(body, (bytes, str)) else json.dumps(body or {})
+    return client.post(path, raw, content_type="application/json", **kwargs)
+
+
+def test_every_page_of_the_kit_answers_signed_in(procurement, world_client):
+    client = world_client(procurement)
+    spec = json.loads((FOLDER / "spec.json").read_text())
+    for page in ["/approvals", "/audit", "/search?q=PR-1001", *[f"/{e['slug']}" for e in spec["entities"]]]:
+        assert client.get(page).status_code == 200, page
+    assert client.get("/purchase-requests/1001").status_code == 200
+    assert client.get("/purchase-requests/new").status_code == 200  # the default role, requester, may create
+    assert client.get("/vendors/new").status_code == 403  # ... but not onboard a vendor
+
+
+def test_the_list_filters_sorts_and_refuses_an_unknown_column(procurement, world_client):
+    client = world_client(procurement)
+    with bound_world(procurement):
+        submitted = sorted(
+            _models().PurchaseRequest.objects.filter(status="submitted").values_list("number", flat=True)
+        )
+    page = client.get("/purchase-requests?status=submitted&sort=-number").content.decode()
+    shown = [int(n) for n in re.findall(r'href="/purchase-requests/(\d+)"', page)]
+    assert shown == sorted(submitted, reverse=True) and shown
+    assert client.get("/purchase-requests?sort=password").status_code == 400
+    assert client.get("/purchase-requests?status=lost").status_code == 400
+
+
+def _submitted_request(models, *, over_limit: bool):
+    for request in models.PurchaseRequest.objects.filter(status="submitted").order_by("number"):
+        approver = request.approver
+        if approver.out_of_office or request.requested_by_id == approver.pk:
+            continue
+        if (request.total > approver.approval_limit) == over_limit:
+            return request
+    pytest.fail("the seed has no such request")
+
+
+def test_the_assigned_approver_approves_within_the_cap_and_the_audit_log_says_so(procurement, client):
+    models = _models()
+    with bound_world(procurement):
+        request = _submitted_request(models, over_limit=False)
+        approver = request.approver
+    answer = _api(client, procurement, approver, "POST", f"/api/purchase-requests/{request.number}/approve")
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["status"] == "approved" and answer.json()["decided_by"] == approver.number
+    with bound_world(procurement):
+        entry = models.AuditEntry.objects.get(record=f"PR-{request.number}", action="approve")
+        assert entry.actor_id == approver.pk
+
+
+def test_the_budget_cap_blocks_an_approval_above_the_approvers_limit(procurement, client):
+    models = _models()
+    with bound_world(procurement):
+        request = _submitted_request(models, over_limit=True)
+    answer = _api(client, procurement, request.approver, "POST", f"/api/purchase-requests/{request.number}/approve")
+    assert answer.status_code == 403 and "approval limit" in answer.json()["error"]
+    with bound_world(procurement):
+        assert models.PurchaseRequest.objects.get(number=request.number).status == "submitted"
+        assert not models.AuditEntry.objects.filter(record=f"PR-{request.number}", action="approve").exists()
+
+
+def test_only_the_delegate_of_an_away_approver_may_decide_for_them(procurement, client):
+    models = _models()
+    with bound_world(procurement):
+        away = models.Person.objects.filter(out_of_office=True, role="approver").first()
+        request = models.PurchaseRequest.objects.filter(status="submitted", approver=away).first()
+        if request is None:  # the seed gave the away approver nothing: hand them one, as a requester would
+            request = models.PurchaseRequest.objects.filter(status="submitted").first()
+            request.approver = away
+            request.save()
+        outsider = models.Person.objects.filter(role="approver").exclude(pk__in=[away.pk, away.delegate_id]).first()
+        delegate = away.delegate
+    refused = _api(
+        client, procurement, outsider, "POST", f"/api/purchase-requests/{request.number}/reject", {"comment": "no"}
+    )
+    assert refused.status_code == 403 and "delegated" in refused.json()["error"]
+    done = _api(
+        client,
+        procurement,
+        delegate,
+        "POST",
+        f"/api/purchase-requests/{request.number}/reject",
+        {"comment": "Over budget for Q3."},
+    )
+    assert done.status_code == 200 and done.json()["status"] == "rejected"
+
+
+def test_nobody_decides_a_request_they_raised(procurement, client):
+    models = _models()
+    with bound_world(procurement):
+        request = models.PurchaseRequest.objects.filter(status="submitted").order_by("number").first()
+        request.requested_by = request.approver  # an approver who raised the request themselves
+        request.save()
+    answer = _api(
+        client,
+        procurement,
+        request.approver,
+        "POST",
+        f"/api/purchase-requests/{request.number}/reject",
+        {"comment": "x"},
+    )
+    assert answer.status_code == 403 and "raised yourself" in answer.json()["error"]
+
+
+def test_an_invoice_that_does_not_match_its_order_and_receipt_cannot_be_matched(procurement, client):
+    models = _models()
+    with bound_world(procurement):
+        invoice = models.Invoice.objects.filter(status="received").order_by("number").first()
+        invoice.amount = invoice.order.total * 2
+        invoice.save()
+        clerk = models.Person.objects.filter(role="ap_clerk").first()
+    answer = _api(client, procurement, clerk, "POST", f"/api/invoices/{invoice.number}/match")
+    assert answer.status_code == 403 and "does not match" in answer.json()["error"]
+    with bound_world(procurement):
+        invoice.amount, invoice.quantity = invoice.order.total, invoice.receipt.quantity_received
+        invoice.save()
+    assert (
+        _api(client, procurement, clerk, "POST", f"/api/invoices/{invoice.number}/match").json()["status"] == "matched"
+    )
+
+
+def test_the_api_refuses_bad_input_with_a_clear_error(procurement, client):
+    models = _models()
+    with bound_world(procurement):
+        requester = models.Person.objects.filter(role="requester").first()
+        buyer = models.Person.objects.filter(role="buyer").first()
+    broken = _api(client, procurement, requester, "POST", "/api/purchase-requests", b"{not json")
+    assert broken.status_code == 400 and broken.json()["error"].startswith("$: invalid JSON")
+    invalid = _api(
+        client,
+        procurement,
+        requester,
+        "POST",
+        "/api/purchase-requests",
+        {"title": "Chairs", "vendor": "V-1001", "quantity": "lots", "unit_price": "10.005", "colour": "red"},
+    )
+    assert invalid.status_code == 400
+    fields = invalid.json()["fields"]
+    assert fields["quantity"] == ["Enter a number."] and fields["unit_price"] == ["At most two decimal places."]
+    assert fields["__all__"] == ["Unknown field 'colour'."] and "requested_by" in fields
+    assert _api(client, procurement, buyer, "POST", "/api/purchase-requests", {}).status_code == 403
+    assert client.get("/api/vendors", HTTP_HOST=f"w-{procurement.token}.localhost:8000").status_code == 401
+
+
+def test_a_request_created_through_the_form_gets_the_next_number_and_its_total(procurement, world_client):
+    models = _models()
+    client = world_client(procurement)
+    with bound_world(procurement):
+        me = models.Person.objects.filter(role="requester").order_by("out_of_office", "number").first()
+        approver = models.Person.objects.filter(role="approver").first()
+        last = models.PurchaseRequest.objects.order_by("-number").first().number
+    form = {
+        "title": "Standing desks",
+        "vendor": "1001",
+        "requested_by": str(me.number),
+        "approver": str(approver.number),
+        "quantity": "3",
+        "unit_price": "450.50",
+        "needed_by": "2031-02-01",
+        "justification": "",
+        "currency": "USD",
+    }
+    assert client.post("/purchase-requests/new", {**form, "quantity": "0"}).status_code == 400
+    answer = client.post("/purchase-requests/new", form)
+    assert answer.status_code == 302 and answer["Location"] == f"/purchase-requests/{last + 1}"
+    with bound_world(procurement):
+        created = models.PurchaseRequest.objects.get(number=last + 1)
+        assert (str(created.total), created.status) == ("1351.50", "draft")
