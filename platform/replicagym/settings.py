@@ -99,6 +99,7 @@ INSTALLED_APPS = [
     "replicagym.annotation",
     "replicagym.reports",
     "frontend",
+    "factory",  # the environment factory: `manage.py factory build` and the UI kit compiled replicas render with
 ]
 
 MIDDLEWARE = [
