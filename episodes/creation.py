@@ -81,6 +81,9 @@ def episode_create(
         observation_settings(agent_settings)
     except ValueError as exc:
         raise EpisodeError(str(exc)) from None
+    dense = (agent_settings or {}).get("dense_checkpoints", False)
+    if not isinstance(dense, bool):  # episodes.checkpoints: the dense reward is on or off
+        raise EpisodeError(f"agent setting 'dense_checkpoints' must be true or false, not {dense!r}")
     own_browser = status == Episode.Status.RUNNING and claimed_by.startswith(API_CLAIM)
     if own_browser and (why := own_browser_refusal(task)):
         raise EpisodeError(why)

@@ -21,6 +21,7 @@ from verifiers.actions import ANSWER_ACTIONS, ActionError, parse_action
 from .agents import ScriptedAgent, agent_from_spec, task_info
 from .blobs import screenshot_store
 from .browser import BrowserCrashed, EpisodeSession, shutdown_browser
+from .checkpoints import CheckpointWatch
 from .claims import ClaimLost, claim_current, claim_touch, episode_retry
 from .creation import EpisodeError, episode_create
 from .external import request_doc
@@ -90,6 +91,7 @@ def _record_step(
     axtree_change="",
     observation="",
     target_bid=None,
+    checkpoints=None,
 ):
     png = _obs_get(obs, "screenshot")
     shot = screenshot_store(png=png) if isinstance(png, (bytes, bytearray)) and png else None
@@ -116,6 +118,7 @@ def _record_step(
             axtree_change=axtree_change,
             observation=observation,
             target_bid=target_bid or "",
+            checkpoints=checkpoints,
         )
 
 
@@ -188,6 +191,9 @@ class EpisodeDriver:
         self._previous_axtree = None  # the tree before self.observation's: a diff-mode agent is shown the change
         self._since = 0  # fault events are numbered per world; a step records those after this one
         self._seen = 0  # so are the world's logged requests
+        # dense checkpoints, off by default: the milestones each step reached (episodes.checkpoints)
+        self.checkpoint_watch = None
+        self.step_checkpoints = None  # the last step's: {"new": [...], "reward": float}
 
     def open(self):
         self.deadline = time.monotonic() + float(self.limits["max_seconds"])
@@ -214,6 +220,11 @@ class EpisodeDriver:
         with browser_call():
             self.observation = self.session.observe()
         self._seen = requests_so_far(world=self.world)  # loading the start page is no step of the agent's
+        if self.episode.agent_settings.get("dense_checkpoints") is True:
+            watch = CheckpointWatch(
+                spec=self.instance.verifier, params=self.episode.params, initial=self.episode.initial_state.doc
+            )
+            self.checkpoint_watch = watch if watch.watched else None
         # the page the agent's first action acts on: the viewer outlines that action's target on it
         png = _obs_get(self.observation, "screenshot")
         if isinstance(png, (bytes, bytearray)) and png:
@@ -254,6 +265,9 @@ class EpisodeDriver:
         requests = logged_requests(world=self.world, since=self._seen)
         if requests:
             self._seen = requests[-1].seq
+        writes = [w for r in requests for w in r.writes]
+        if self.checkpoint_watch is not None:
+            self.step_checkpoints = self.checkpoint_watch.after_step(world=self.world, writes=writes)
         _record_step(
             episode=self.episode,
             tries=self.tries,
@@ -266,11 +280,12 @@ class EpisodeDriver:
             timings=_timings(result, measured),
             changed=_page_changed(self.observation, obs),
             requests=[request_doc(r) for r in requests],
-            writes=[w for r in requests for w in r.writes],
+            writes=writes,
             target_box=_obs_get(result, "target_box"),
             target_bid=_obs_get(result, "target_bid"),
             axtree_change=_axtree_change(self.observation, obs),
             observation=given,
+            checkpoints=self.step_checkpoints,
         )
         world_clock_advance(world=self.world, seconds=float(self.limits["step_seconds"]))
         self.index += 1

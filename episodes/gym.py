@@ -80,7 +80,9 @@ class ReplicaEnv(gymnasium.Env):
     goal, chat_messages, step, and dom (HTML) when `dom=True`.
     Action: an action string such as `click("a51")` or `fill("a12", "text")`.
     `trace=True` records each episode's Playwright trace (its path: the episode's trace_path).
-    reward: the episode reward when the episode ends (0 before); terminated when
+    reward: the episode reward when the episode ends (0 before); with `dense_checkpoints=True`, each step
+    also pays its share of the task's checkpoint credit as it reaches a milestone (episodes.checkpoints;
+    info["checkpoints_new"] gives their indices, never their names); terminated when
     the agent sends a message to the user or reports the task infeasible;
     truncated at the step or time limit.
 
@@ -103,6 +105,7 @@ class ReplicaEnv(gymnasium.Env):
         viewport=(1280, 800),
         world_seed: int | None = None,
         trace: bool = False,
+        dense_checkpoints: bool = False,
     ):
         _django_ready()
         from replicagym.catalogue.packs import task_current
@@ -116,6 +119,9 @@ class ReplicaEnv(gymnasium.Env):
         self.viewport = tuple(viewport)
         self.world_seed = world_seed
         self.trace = bool(trace)
+        if not isinstance(dense_checkpoints, bool):
+            raise ValueError(f"dense_checkpoints must be true or false, not {dense_checkpoints!r}")
+        self.dense_checkpoints = dense_checkpoints
         self.max_steps = int(self.task.limits["max_steps"])
         width, height = self.viewport
         text = UnicodeText
@@ -178,6 +184,7 @@ class ReplicaEnv(gymnasium.Env):
             status=Episode.Status.RUNNING,
             claimed_by=f"{GYM_CLAIM}{os.getpid()}",
             trace=self.trace,
+            agent_settings={"dense_checkpoints": True} if self.dense_checkpoints else None,
         )
         self.driver = EpisodeDriver(self.episode)
         try:
@@ -217,7 +224,10 @@ class ReplicaEnv(gymnasium.Env):
             info = self._info(episode)
             return self._observation(driver.observation), 0.0, True, False, info
         terminated, truncated = stop, driver.out_of_steps or driver.out_of_time
-        reward, info = 0.0, self._info()
+        reward, dense = 0.0, {}
+        if driver.step_checkpoints is not None:  # dense checkpoints: the milestones this step reached, by index
+            reward, dense = driver.step_checkpoints["reward"], {"checkpoints_new": list(driver.step_checkpoints["new"])}
+        info = {**self._info(), **dense}
         if terminated or truncated:
             status = None
             if truncated and not terminated and driver.out_of_time:
@@ -226,8 +236,8 @@ class ReplicaEnv(gymnasium.Env):
                 status = Episode.Status.TIMED_OUT
             episode = driver.finish(status=status)
             self.driver = None
-            reward = float((episode.rewards or {}).get("episode_reward", 0.0))
-            info = self._info(episode)
+            reward += float((episode.rewards or {}).get("episode_reward", 0.0))
+            info = {**self._info(episode), **dense}
         return self._observation(obs), reward, terminated, truncated, info
 
     def render(self):

@@ -238,6 +238,13 @@ class Step(models.Model):
         "resolved when the engine ran it), so datasets give the action as a model that sees bids writes it; "
         "blank when the action names no element or none matched.",
     )
+    checkpoints = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="With dense checkpoints on (agent_settings dense_checkpoints): the milestones this step reached, "
+        "{'new': [index in the spec's checkpoints], 'reward': their share of the partial credit} "
+        "(episodes.checkpoints); null when they are off.",
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["episode", "index"], name="one_step_per_index")]
