@@ -17,10 +17,23 @@ from .render import bench_render
 from .server_load import bench_server
 from .steps import bench_episode_start, bench_steps
 from .throughput import OBS_GOAL, bench_throughput
+from .workspace import bench_workspace
 from .world_pool import TAKE_TARGET_MS, bench_world_pool
 from .world_reset import RESET_TARGETS_MS, bench_world_reset
 
-SECTIONS = ("reset", "pool", "start", "step", "render", "throughput", "server", "memory", "browsergym", "observations")
+SECTIONS = (
+    "reset",
+    "pool",
+    "workspace",
+    "start",
+    "step",
+    "render",
+    "throughput",
+    "server",
+    "memory",
+    "browsergym",
+    "observations",
+)
 
 
 @dataclass(frozen=True)
@@ -89,6 +102,8 @@ def _run_one(name: str, options: BenchOptions) -> dict:
         return bench_world_reset(replica=options.replica, variants=options.variants, repeat=options.repeat)
     if name == "pool":
         return bench_world_pool(replica=options.replica, variants=options.variants, repeat=options.repeat)
+    if name == "workspace":
+        return bench_workspace(repeat=options.repeat)
     if name == "start":
         return bench_episode_start(task_id=options.task, replica=options.replica, repeat=options.step_repeat)
     if name == "step":
@@ -252,7 +267,7 @@ def table(report: dict) -> str:
             lines.append(f"{name}: FAILED: {result['error']}")
             continue
         lines.append(f"{name}:")
-        if name == "reset":
+        if name in ("reset", "workspace"):  # the same shape: variants of rows, median, p95
             row("variant (rows)", "median", "p95")
             for variant, v in result["variants"].items():
                 if "skipped" in v:
