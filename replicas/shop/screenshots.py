@@ -1,10 +1,18 @@
 """The shop's screenshot tour (`manage.py screenshots shop`): search, a product and its Q&A, the cart, each
 checkout step (without placing the order), the price-change interstitial, an order, tracking, invoice,
-rewards, membership, messages and the back office, at 1280x800."""
+rewards, membership, messages and the back office, at 1280x800; a visitor's cart, Your Orders'
+tabs, the "Added to cart" sheet, the 404 page and the sign-in page, the search at 1920x1080 too."""
 
-from .models import Account, Order, Question, SellerMessage
+import secrets
+from importlib import import_module
+
+from django.conf import settings
+
+from . import services
+from .models import Account, Order, Question, SellerMessage, Variant
 from .signin import account_session
 from .tasks.params import price_changed_in_cart, ready_cart
+from .views.common import VISITOR
 
 
 def tour(world):
@@ -33,6 +41,14 @@ def tour(world):
         who: account_session(world, account)
         for who, account in (("shopper", shopper), ("staff", staff), ("reader", reader), ("repriced", repriced))
     }
+    # a signed-out visitor with two items in their cart
+    visitor = secrets.token_hex(16)
+    for variant in Variant.objects.filter(stock__gt=3).order_by("sku")[:2]:
+        services.visitor_cart_add(visitor=visitor, variant=variant, quantity=1)
+    store = import_module(settings.SESSION_ENGINE).SessionStore()
+    store[VISITOR] = visitor
+    store.save()
+    sessions["visitor"] = store.session_key
 
     def shoot(camera):
         pages = {who: camera.page(session_key) for who, session_key in sessions.items()}
@@ -66,5 +82,18 @@ def tour(world):
         camera.shot(reader_page, "shop-rewards.png", "/account/rewards")
         camera.shot(reader_page, "shop-membership.png", "/account/membership")
         camera.shot(reader_page, "shop-messages.png", "/account/messages")
+        camera.shot(reader_page, "shop-orders.png", "/your-orders?tab=orders&timeFilter=all")
+        camera.shot(reader_page, "shop-orders-buy-again.png", "/your-orders?tab=buy-again")
+        camera.shot(pages["visitor"], "shop-cart-visitor.png", "/cart")
+        camera.shot(pages["visitor"], "shop-404.png", "/no/such/page")
+        camera.shot(camera.page(), "shop-signin.png", "/ap/signin")
+        camera.shot(
+            camera.page(sessions["shopper"], width=1920, height=1080), "shop-search-results-1920.png", "/s?k=wireless"
+        )
+        # last: it adds to the shopper's cart
+        camera.goto(page, f"/dp/{product_asin}")
+        page.get_by_role("button", name="Add to Cart").click()
+        page.get_by_role("link", name="Proceed to checkout").wait_for()
+        camera.shot(page, "shop-added-to-cart.png")
 
     return shoot

@@ -249,6 +249,19 @@ def visitor_cart_lines(visitor: str) -> list[Line]:
     return _lines(VisitorCartItem.objects.filter(visitor=visitor)) if visitor else []
 
 
+def bought_before(account: Account, limit: int = 24) -> list[Product]:
+    """Buy Again: the products of the account's delivered items, most recent first, each once."""
+    items = (
+        OrderItem.objects.filter(order__account=account, order__status=Order.Status.DELIVERED)
+        .select_related("variant__product")
+        .order_by("-order__placed_at", "line")
+    )
+    found: dict[str, Product] = {}
+    for item in items[: limit * 4]:
+        found.setdefault(item.variant.product.asin, item.variant.product)
+    return list(found.values())[:limit]
+
+
 def cart_count(account: Account) -> int:
     return sum(CartItem.objects.filter(account=account, saved_for_later=False).values_list("quantity", flat=True))
 

@@ -9,6 +9,7 @@ app_name = "shop"
 urlpatterns = [
     path("", storefront.home, name="home"),
     path("s", storefront.search, name="search"),
+    path("favicon.ico", storefront.favicon, name="favicon"),
     path("s/suggest", storefront.suggest, name="suggest"),
     path("deliver-to", storefront.deliver_to, name="deliver_to"),
     path("dp/<str:asin>", product.product, name="product"),

@@ -24,7 +24,7 @@ from .scoping import bound_world
 from .services import world_touch
 
 PREFIX = "w-"
-PAGE_NOT_FOUND = "worlds/page_not_found.html"
+PAGE_NOT_FOUND = "worlds/page_not_found.html"  # unless the replica has its own `<replica>/404.html`
 SAFE_METHODS = {"GET", "HEAD", "OPTIONS", "TRACE"}
 log = logging.getLogger("replicagym.isolation")
 # paths an agent has no business asking a world for: the platform's API and admin, path tricks
@@ -101,7 +101,7 @@ class WorldRoutingMiddleware:
         if response.status_code == 404 and not _resolves(request.path_info, request.urlconf):
             # No route matched: Django's own 404 page, with DEBUG on, lists every route of
             # the replica, a map of the product an agent should find by using it.
-            response = render(request, PAGE_NOT_FOUND, status=404)
+            response = render(request, [f"{world.replica}/404.html", PAGE_NOT_FOUND], status=404)
             if _is_probe(request.path_info, request.urlconf):
                 # the world never answers for the platform; who asks for it is worth knowing
                 log.warning("world %s refused a probe: %s %s", world.token, request.method, request.path[:500])
@@ -118,7 +118,7 @@ class WorldRoutingMiddleware:
         if world is None or isinstance(exception, PermissionDenied):
             return None
         if isinstance(exception, Http404):
-            return render(request, PAGE_NOT_FOUND, status=404)
+            return render(request, [f"{world.replica}/404.html", PAGE_NOT_FOUND], status=404)
         if getattr(request, "holds_world_lock", False):
             # answering here must not commit what the failed view wrote in the lock's transaction
             transaction.set_rollback(True)

@@ -1,6 +1,7 @@
 """Filters of the storefront's templates: money and dates the way the store prints them."""
 
 from django import template
+from django.utils.html import format_html
 
 from .. import policies
 
@@ -10,6 +11,23 @@ register = template.Library()
 @register.filter
 def money(value):
     return policies.money(value) if value is not None else ""
+
+
+@register.filter
+def price_tag(value):
+    """A headline price as the store draws it, "$" and cents raised ($1,234⁹⁹); the plain amount
+    is what screen readers and text read, the drawn one is hidden from them."""
+    if value is None:
+        return ""
+    text = policies.money(value)
+    whole, cents = text[1:].split(".")
+    return format_html(
+        '<span class="visually-hidden">{}</span><span class="price-sup" aria-hidden="true">'
+        '<span class="price-sym">$</span>{}<span class="price-cents">{}</span></span>',
+        text,
+        whole,
+        cents,
+    )
 
 
 @register.filter

@@ -98,6 +98,7 @@ def cart_add(request):
     variant = Variant.objects.select_related("product").filter(sku=sku).first() if sku else None
     if variant is None:
         raise Http404
+    error = ""
     try:
         if not form.is_valid():
             raise ValidationError(form_messages(form))
@@ -106,8 +107,34 @@ def cart_add(request):
         else:
             services.cart_add(account=request.account, variant=variant, quantity=form.cleaned_data["quantity"])
     except ValidationError as e:
-        request.session[CART_ERROR] = " ".join(error_messages(e))
+        error = " ".join(error_messages(e))
+    if request.htmx:
+        return _added_sheet(request, variant, error)
+    if error:
+        request.session[CART_ERROR] = error
     return redirect("/cart")
+
+
+def _added_sheet(request, variant, error: str):
+    """The "Added to cart" side sheet the product page opens (htmx): the cart's subtotal and the way
+    to checkout, and the header's cart count swapped out of band; a refusal shows in the sheet."""
+    lines = (
+        selectors.cart_lines(request.account)
+        if request.account is not None
+        else selectors.visitor_cart_lines(request.visitor)
+    )
+    count = sum(ln.quantity for ln in lines)
+    return render(
+        request,
+        "shop/_added_sheet.html",
+        {
+            "variant": variant,
+            "error": error,
+            "count": count,
+            "cart_count": count,
+            "subtotal": sum((ln.amount for ln in lines), Decimal(0)),
+        },
+    )
 
 
 @require_POST

@@ -18,17 +18,37 @@ ORDER_NOTICE = "shop_order_notice"  # what a cancellation changed, shown once on
 FILTERS = {"last30": ("past 30 days", 30), "months-3": ("past 3 months", 92), "all": ("all orders", None)}
 
 
+# Your Orders' tabs: (query value, label); "orders" is the list by period
+TABS = [
+    ("orders", "Orders"),
+    ("buy-again", "Buy Again"),
+    ("not-shipped", "Not Yet Shipped"),
+    ("cancelled", "Cancelled Orders"),
+]
+
+
 @customer_required
 def orders(request):
     key = request.GET.get("timeFilter", "months-3")
     key = key if key in FILTERS or key == "cancelled" else "months-3"
+    tab = request.GET.get("tab", "")
+    tab = tab if tab in dict(TABS) else ("cancelled" if key == "cancelled" else "orders")
     qs = request.account.orders.order_by("-placed_at")
-    if key == "cancelled":
+    bought = []
+    if tab == "cancelled":
         qs = qs.filter(status=Order.Status.CANCELLED)
-    elif FILTERS[key][1]:
+    elif tab == "not-shipped":
+        qs = qs.filter(status=Order.Status.PLACED)
+    elif tab == "buy-again":
+        bought, qs = selectors.bought_before(request.account), qs.none()
+    elif FILTERS.get(key, FILTERS["months-3"])[1]:
         qs = qs.filter(placed_at__gte=clock.now() - timedelta(days=FILTERS[key][1]))
-    found = list(qs.prefetch_related("items"))
-    return render(request, "shop/orders.html", page_context(request, orders=found, key=key, filters=FILTERS))
+    found = list(qs.prefetch_related("items__variant__product"))
+    return render(
+        request,
+        "shop/orders.html",
+        page_context(request, orders=found, key=key, filters=FILTERS, tab=tab, tabs=TABS, bought=bought),
+    )
 
 
 def _cancel_notice(order: Order, discount_before, total_before) -> str:

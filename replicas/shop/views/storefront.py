@@ -5,6 +5,7 @@ from urllib.parse import quote as urlquote
 
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 
 from replicas.worlds import clock
 from replicas.worlds.signin import safe_next
@@ -101,3 +102,8 @@ def deliver_to(request):
         ),
         status=400 if error else 200,
     )
+
+
+def favicon(request):
+    """Browsers ask the origin for /favicon.ico whatever the page links: the store's mark."""
+    return redirect(static("shop/favicon.svg"), permanent=True)

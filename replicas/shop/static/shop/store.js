@@ -16,3 +16,10 @@ document.addEventListener("change", (event) => {
   box.addEventListener("keydown", (event) => { if (event.key === "Escape") close(); });
   box.form.addEventListener("focusout", (event) => { if (!box.form.contains(event.relatedTarget)) setTimeout(close, 150); });
 })();
+// The "Added to cart" side sheet (htmx fragment from /cart/add): close on its × or the scrim, or Escape.
+document.addEventListener("click", (event) => {
+  if (event.target.closest("[data-sheet-close]")) document.getElementById("added-sheet")?.replaceChildren();
+});
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape") document.getElementById("added-sheet")?.replaceChildren();
+});
