@@ -62,7 +62,14 @@ def _target_bid(page, action_text: str) -> str | None:
     if not action.targets_element or is_bid(action.element):
         return None
     found = page.locator(action.element)
-    return found.first.get_attribute("bid", timeout=LOOKUP_MS) if found.count() else None
+    if not found.count():
+        return None
+    # a label is shown as the control it names (text mode writes its text as that control's name), and
+    # a click on either does the same: the agent sees the control's bid
+    return found.first.evaluate(_SHOWN_BID_JS, timeout=LOOKUP_MS)
+
+
+_SHOWN_BID_JS = "el => (el.tagName === 'LABEL' && el.control ? el.control : el).getAttribute('bid')"
 
 
 def _percent(part: float | None, whole: float | None) -> float | None:

@@ -291,6 +291,11 @@ class EpisodeSession:
             foreign = re.compile(r"^(?!" + re.escape(session.origin) + r"(?:[/?#]|$))[A-Za-z][A-Za-z0-9+.-]*://")
             context.route(foreign, session._block_request)
             context.route_web_socket(foreign, session._block_websocket)
+            if not screenshots:
+                # Nothing is drawn for an agent without screenshots: fonts, pictures and videos are
+                # not fetched (nor served, decoded and painted). The accessibility tree has no need
+                # of them (an image's name is its alt text), and the settle does not wait on them.
+                context.route(_DRAWN_ONLY, _skip_drawn)
             context.on("page", session._on_page)
             context.new_page()
             session._goto(url)
@@ -459,7 +464,9 @@ class EpisodeSession:
         target_box = target_bid = None
         if action is not None:
             self._blocked_navigation = None
-            target_box, target_bid = self._target_box(action), self._target_bid(action)
+            # the box outlines the action's element on the step's screenshot: none, no box
+            target_box = self._target_box(action) if self.screenshots else None
+            target_bid = self._target_bid(action)
             try:
                 self._execute(action)
             except _ActionFailed as exc:
@@ -798,6 +805,16 @@ class EpisodeSession:
 
 SAVED_HTML_JS = f"() => {{ {ENGINE_JS}\n return window.__replicagym.html(false); }}"
 _SCREENSHOT = {"format": "png", "optimizeForSpeed": True}
+# URLs of what only the picture needs: fonts, images, media (matched in Playwright's driver).
+_DRAWN_ONLY = re.compile(
+    r"^[^?#]*\.(?:woff2?|ttf|otf|eot|png|jpe?g|gif|webp|avif|svg|ico|bmp|mp4|webm)(?:[?#]|$)", re.I
+)
+
+
+def _skip_drawn(route):
+    route.abort("blockedbyclient")
+
+
 _ACTION_DONE = re.compile(r"^\s*-?\s*\w+ action done\s*$", re.MULTILINE)
 
 

@@ -272,8 +272,11 @@ def render_observation(obs, mode: str, previous: str | None = None, *, step: int
         for tab in tabs:
             mark = " (active)" if tab.get("active") else ""
             lines.append(f"\t{tab.get('index')}: {display_url(tab.get('url') or '', origin)}{mark}")
-    if get("focused_bid"):
-        lines.append(f"Focused: [{get('focused_bid')}]")
+    focused = get("focused_bid")
+    pruned = prune_axtree(axtree) if mode != "full" else ""
+    # the pruned tree marks the focused element on its own line; the full tree is not always so plain
+    if focused and (mode == "full" or f"[{focused}] " not in pruned):
+        lines.append(f"Focused: [{focused}]")
     if get("last_action_error"):
         lines.append(f"Last action error: {shown(get('last_action_error'))}")
     # the first chat message is the instruction, which the agent's prompt gives once
@@ -283,7 +286,6 @@ def render_observation(obs, mode: str, previous: str | None = None, *, step: int
     if mode == "full":
         lines += ["Page:", axtree]
         return "\n".join(lines)
-    pruned = prune_axtree(axtree)
     if mode == "diff" and previous is not None and step % full_every:
         changes = tree_changes(prune_axtree(previous), pruned)
         body = "\n".join(changes) if changes else "(nothing changed)"
@@ -327,7 +329,6 @@ INTERACTIVE_ROLES = frozenset(
         "textbox",
         "treeitem",
         "DisclosureTriangle",
-        "columnheader",
     }
 )
 # One flattened line: indent, optional [bid], role, optional quoted name, then ", props".
@@ -356,6 +357,9 @@ def prune_axtree(axtree: str) -> str:
         tuple[int, str, list, str]
     ] = []  # (depth in the full tree, name and value, line, role) of kept ancestors
     popup = None  # (depth, the select's line) while inside a native select's option list
+    footer: int | None = None  # depth of the page's footer (contentinfo) while inside it
+    skip_below: int | None = None  # depth of a dropped node whose whole inside goes with it
+    quiet: list[tuple[int, str]] = []  # (depth, name) of cells written as text: their inside need not repeat it
     control: tuple[str, str] | None = None  # (indent, name) of the control just kept: its label text may follow
     block = False  # a list item, row or paragraph began since the last line: its text starts a new one
     for raw in axtree.splitlines():
@@ -366,36 +370,68 @@ def prune_axtree(axtree: str) -> str:
         depth, role, quoted, props = len(m["indent"]), m["role"], m["name"] or "", m["props"] or ""
         while kept and kept[-1][0] >= depth:
             kept.pop()
+        while quiet and quiet[-1][0] >= depth:
+            quiet.pop()
+        if skip_below is not None:
+            if depth > skip_below:
+                continue
+            skip_below = None
         if popup is not None and depth <= popup[0]:
             popup = None
+        if role == "row":  # a row's name is its cells' text run together: the cells say it, apart
+            quoted = ""
         name = quoted[1:-1]
+        if footer is not None and depth <= footer:
+            footer = None
+        if role == "contentinfo":
+            footer = depth
+        elif footer is not None and role in ("StaticText", "paragraph", *_TEXT_ROLES):
+            continue  # a footer's fine print, the same on every page (its links stay)
         if role == "MenuListPopup" and kept:
             popup = (depth, kept[-1][2])
             continue
         if popup is not None and role == "option":
             popup[1][3] = [*(popup[1][3] or []), quoted]
             continue
-        if role == "RootWebArea" or (kept and kept[-1][3] in _OPAQUE_ROLES):
+        if role in ("RootWebArea", "ListMarker") or (kept and kept[-1][3] in _OPAQUE_ROLES):
             continue
         indent = "\t" * len(kept)
         last = lines[-1] if lines else None
         if role in _TEXT_ROLES and not props:  # a term, a label, bold text: what it says is all that counts
             role = "StaticText"
-        if role == "StaticText":
-            if not name or any(name in said for _, said, _, _ in kept):
+        said = [s for _, s, _, _ in kept] + [s for _, s in quiet]
+        if role == "StaticText" and m["role"] != "StaticText" and name:
+            quiet.append((depth, name))  # a term's or a label's inside need not say it again
+        if role in _OPAQUE_ROLES and name and any(name in s for s in said):
+            skip_below = depth  # an icon that repeats its cell's or its parent's name says nothing
+            continue
+        piece = quoted  # what a piece of text adds to its run
+        if role in ("image", "img") and name and not props:
+            # An icon's or avatar's name, read in its run of text: nothing acts on an image
+            skip_below, role, piece = depth, "StaticText", f"image {quoted}"
+        elif role in _CELL_ROLES and not props:
+            # A cell is its text: written as text (a run with its row's other cells), with no bid
+            # (nothing acts on a cell, its controls keep theirs); its inside need not repeat it.
+            # An empty cell is written '' so the cells after it stay under their column headers.
+            if name and any(name in s for s in said):
                 continue
-            if control and control[0] == indent and name in control[1]:
+            quiet.append((depth, name))
+            role, piece = "StaticText", _ECHO.sub(r"\1", quoted) if quoted else "''"
+        if role == "StaticText":
+            if name and not _said_already(name, said, kept, control, indent):
+                pass
+            elif piece != "''":
                 continue
             if last is not None and last[2] is None and last[0] == indent and not block:
-                last[1] += " " + quoted  # a run of text pieces at one level reads as one line
+                last[1] += " " + piece  # a run of text pieces at one level reads as one line
             else:
-                lines.append([indent, quoted, None, None])
+                lines.append([indent, piece, None, None])
             control, block = None, False
             continue
         if role in INTERACTIVE_ROLES:
             props = _DEFAULT_STATES.sub("", props).replace("='true'", "")
-        elif role != "heading":
-            props = _LIST_LEVEL.sub("", props)
+        else:
+            props = _LEVEL.sub("", props)
         if role not in INTERACTIVE_ROLES and not name and not props and not (m["bid"] and role in _HANDLE_ROLES):
             block = block or role in _BLOCK_ROLES  # a paragraph's text is not run on with the last one's
             continue
@@ -406,22 +442,86 @@ def prune_axtree(axtree: str) -> str:
                 last[1] = ""
             if not last[1]:
                 lines.pop()
-        if role == "combobox":  # a select's expanded state is its popup's, which nobody sees
+        if role in _CLOSED_BY_DEFAULT:
+            # a select's expanded state is its popup's, which nobody sees; a disclosure's role says it opens
             props = props.replace(", expanded=False", "")
         bid = f"[{m['bid']}] " if m["bid"] and role not in _BIDLESS_ROLES else ""
         line = [indent, f"{bid}{role}{' ' + quoted if quoted else ''}{props}", name, None]
         lines.append(line)
         control, block = (indent, name) if role in INTERACTIVE_ROLES else None, False
         kept.append((depth, name + "\n" + props, line, role))
-    out, seen = [], {}
-    lines = _without_repeated_landmarks(lines)
-    for indent, text, _name, options in lines:
+    out, seen, hinted = [], {}, False
+    lines = _without_repeated_landmarks(_without_echoed_parents(lines))
+    for indent, text, name, options in lines:
+        if name is None:  # a run of text: empty cells at its end keep no column apart
+            text = _TRAILING_EMPTY.sub("", text) or "''"
         if options:
-            listed = " | ".join(options)
-            first = seen.setdefault(listed, text.partition("]")[0] + "]")
-            text += f", options=as {first}" if first != text.partition("]")[0] + "]" else f", options={listed}"
+            bid = text.partition("]")[0] + "]"
+            first = seen.setdefault(tuple(options), bid)
+            if first != bid:
+                text += f", options=as {first}"
+            else:
+                # the first list not shown says how to see it; the others on the page only how long they are
+                text += _options(options, whole=", focused" in text, hint=not hinted)
+                hinted = hinted or "options=" not in text
         out.append(indent + text)
     return "\n".join(out)
+
+
+def _options(quoted: list[str], *, whole: bool, hint: bool = True) -> str:
+    """A native select's options as its line ends with: their labels joined by '|' (quoted, as names
+    are, if a label holds a '|', a backslash or spaces at its ends); a list longer than OPTIONS_CHARS
+    only while the select has the focus (`whole`: the agent asked to see them), else how many there are."""
+    labels = [q[1:-1] for q in quoted]
+    if any("|" in label or "\\" in label or label != label.strip() for label in labels):
+        labels = quoted
+    listed = "|".join(labels)
+    if len(listed) > OPTIONS_CHARS and not whole:
+        return f", {len(labels)} options" + (" (focus it to list them)" if hint else "")
+    return f", options={listed}"
+
+
+def _said_already(name: str, said: list[str], kept: list, control: tuple | None, indent: str) -> bool:
+    """Whether a piece of text says nothing new: an enclosing node's name or value says it, it only
+    separates ('/'), it labels the control just kept, or it is a glyph drawn in a named control
+    ('···', '?', '▾': the control's name says what it is)."""
+    if name in _SEPARATORS or any(name in s for s in said):
+        return True
+    # a logo's or a badge's word inside the control it labels: 'bazaaro' in link 'Bazaaro home'
+    if kept and kept[-1][3] in INTERACTIVE_ROLES and name.casefold() in kept[-1][1].casefold():
+        return True
+    if control and control[0] == indent and name in control[1]:
+        return True
+    return bool(kept and kept[-1][3] in INTERACTIVE_ROLES and kept[-1][1][:1] != "\n" and not _WORDY.search(name))
+
+
+def _without_echoed_parents(lines: list[list]) -> list[list]:
+    """The lines without a node whose only child, a node with no children, has the same name (a labelled
+    wrapper around its one control, a group around its one field): the child says it all. Controls stay,
+    and so do handles (`_HANDLE_ROLES`): their bids are what a card or a row is dragged by."""
+    out, skip = [], set()
+    for i, line in enumerate(lines):
+        if i in skip:
+            continue
+        child, after = lines[i + 1] if i + 1 < len(lines) else None, lines[i + 2] if i + 2 < len(lines) else None
+        if (
+            line[2]
+            and child is not None
+            and child[2] == line[2]
+            and len(child[0]) == len(line[0]) + 1
+            and (after is None or len(after[0]) <= len(line[0]))
+            and _role_of(line[1]) not in _HANDLE_ROLES | INTERACTIVE_ROLES
+        ):
+            out.append([line[0], *child[1:]])
+            skip.add(i + 1)
+            continue
+        out.append(line)
+    return out
+
+
+def _role_of(text: str) -> str:
+    """The role a kept line names (after its bid, if any)."""
+    return text.partition("] ")[2].split(" ", 1)[0] if text.startswith("[") else text.split(" ", 1)[0]
 
 
 def _without_repeated_landmarks(lines: list[list]) -> list[list]:
@@ -445,8 +545,23 @@ def _without_repeated_landmarks(lines: list[list]) -> list[list]:
     return out
 
 
+# A native select lists its options if they take at most this many characters, and all of them while
+# it has the focus (people, macros, queues: lists on every page of a form were most of its text);
+# select_option takes any option by its label anyway.
+OPTIONS_CHARS = 40
 # States an interactive node shows only when they are not the default.
 _DEFAULT_STATES = re.compile(r", (?:checked|pressed|selected)='false'")
+# Text that only separates the pieces around it (breadcrumbs, menus).
+_SEPARATORS = frozenset({"/", "|", "·", "•", "›", "»", ">", "—", "–", "(", ")"})
+_WORDY = re.compile(r"\w")
+# Controls whose closed state goes without saying (it is shown when they are open).
+_CLOSED_BY_DEFAULT = frozenset({"combobox", "DisclosureTriangle"})
+# A cell's name that ends with its last words twice (an icon's name, then the same words as text:
+# 'Priority: High High'), and empty cells at the end of a row's text.
+_ECHO = re.compile(r"(?<=: )([\w ]{1,40}) \1(?=')")
+_TRAILING_EMPTY = re.compile(r"(?: '')+$")
+# Table cells and headers: written as their text (a sortable header's link keeps its bid).
+_CELL_ROLES = frozenset({"cell", "gridcell", "columnheader", "rowheader"})
 _BLOCK_ROLES = frozenset({"paragraph", "blockquote", "Pre"})
 # Items an agent may drag, open or select by their bid (a board's cards, a table's rows): kept unnamed.
 _HANDLE_ROLES = frozenset({"listitem", "row", "article"})
@@ -459,7 +574,7 @@ _LANDMARK_PREFIXES = ("region ", "complementary ", "navigation ", "group ", "lis
 # Lines that only label the control after them when they carry its name.
 _LABEL_PREFIXES = ("term ", "LabelText ")
 # A list item's nesting level, which says nothing an agent must know (a heading's level is kept).
-_LIST_LEVEL = re.compile(r", level=1\b")
+_LEVEL = re.compile(r", level=\d+\b")
 # Landmarks, groups and text roles: nothing an agent clicks, types into or drags to, so their bids
 # go (headings and list items keep theirs: boards drag cards onto column headings).
 _BIDLESS_ROLES = frozenset(

@@ -104,28 +104,107 @@ def test_text_mode_keeps_every_interactive_bid_and_all_text_and_drops_wrappers_a
     # every interactive node keeps its bid (an unnamed button too); the select's options are on its line
     for bid in ("3", "14", "15", "16", "18", "20", "23", "26"):
         assert f"[{bid}]" in pruned
-    for text in ("Milk, eggs and bread.", "'Title'", "Note #3 Groceries", "'Status'", "'open'", "value='Groceries'"):
+    for text in ("Milk, eggs and bread.", "'Title'", "Note #3 Groceries", "'Status' 'open'", "value='Groceries'"):
         assert text in pruned
     # unnamed wrappers (banner, main, table, rowgroup, paragraph, form, label, generic) and the root go;
-    # a landmark keeps its name but not its bid, as nothing acts on it
-    assert bids(pruned) == {"3", "5", "8", "9", "10", "14", "15", "16", "18", "20", "23", "26"}
+    # a landmark keeps its name but not its bid, as nothing acts on it; a cell is its text, with no bid
+    assert bids(pruned) == {"3", "5", "8", "14", "15", "16", "18", "20", "23", "26"}
     assert "navigation 'Main'" in pruned and "[2]" not in pruned
     assert "RootWebArea" not in pruned and "StaticText" not in pruned and "LabelText" not in pruned
+    assert "cell" not in pruned and "level=" not in pruned
     # text said already is said once: 'Notes' by its link, the heading's pieces, the labels of the
     # textbox, the select and the radio, and the letters drawn in an image
     assert pruned.count("Notes") == 1 and pruned.count("Groceries") == 2  # the heading and the textbox value
     assert pruned.count("Owner") == 1 and pruned.count("Ship today") == 1 and "'AL'" not in pruned
-    assert "image 'Ann Lee'" in pruned
     # children of a dropped wrapper move up: the form's fields sit at the top level, as the main's heading does
     assert "\n[14] textbox 'Title', value='Groceries'" in pruned and "\n[5] heading" in pruned
     assert "\t[3] link 'Notes'" in pruned  # under the kept navigation
     # states only when not the default; a native select's options on its line, the same list named once
     assert "\n[15] checkbox 'Done'\n" in pruned and "\n[26] radio 'Ship today — $9', checked" in pruned
-    assert "[20] combobox 'Owner', value='Ann', options='Ann' | 'Bob'\n" in pruned
+    assert "[20] combobox 'Owner', value='Ann', options=Ann|Bob\n" in pruned
     assert "[23] combobox 'Reviewer', value='Bob', options=as [20]\n" in pruned
     assert "option" not in pruned.replace("options=", "")
-    # a term and its definition read as one line of text
-    assert pruned.endswith("'Total' '$12.00'\nimage 'Ann Lee'")
+    # a term and its definition read as one line of text, an image's name in it
+    assert pruned.endswith("\n'Total' '$12.00' image 'Ann Lee'")
+
+
+PEOPLE = ("Ann Lee", "Bob Stone", "Carla Diaz", "Dan Wu", "Eve Park")
+TABLE = "\n".join(
+    [
+        "RootWebArea 'Issues'",
+        "\t[1] banner",
+        "\t\t[2] link 'Home'",
+        "\t\t\tStaticText 'Home'",
+        "\t\t[3] navigation 'Breadcrumbs'",
+        "\t\t\t[4] link 'Projects'",
+        "\t\t\tStaticText '/'",
+        "\t\t\t[5] link 'Web'",
+        "\t\t[6] button 'Actions', expanded=False",
+        "\t\t\tStaticText '···'",
+        "\t\t[7] DisclosureTriangle 'Profile: Ann Lee', expanded=False",
+        "\t\t\t[8] image 'Ann Lee'",
+        "\t\t\t\tStaticText 'AL'",
+        "\t[10] table",
+        "\t\t[11] row",
+        "\t\t\t[12] columnheader 'Select all'",
+        "\t\t\t\t[13] checkbox 'Select all', focused, checked='false'",
+        "\t\t\t[14] columnheader 'Status'",
+        "\t\t\t\t[15] link 'Status'",
+        "\t\t\t[16] columnheader 'Due'",
+        "\t\t\t[17] columnheader 'Priority'",
+        "\t\t[20] row 'Select WEB-4 Open Priority: High High'",
+        "\t\t\t[21] cell 'Select WEB-4'",
+        "\t\t\t\t[22] checkbox 'Select WEB-4', checked='false'",
+        "\t\t\t[23] cell 'Open'",
+        "\t\t\t[24] cell",
+        "\t\t\t[25] cell 'Priority: High High'",
+        "\t\t\t\t[26] image 'Priority: High'",
+        "\t\t\t\tStaticText 'High'",
+        "\t\t\t[27] cell",
+        "\t[30] group 'Assignee'",
+        "\t\t[31] combobox 'Assignee', value='Ann Lee', expanded=False",
+        "\t\t\tMenuListPopup",
+        *[f"\t\t\t\t[{40 + i}] option '{name}'" for i, name in enumerate(PEOPLE)],
+        "\t\t[32] combobox 'Reviewer', value='-', focused, expanded=False",
+        "\t\t\tMenuListPopup",
+        *[f"\t\t\t\t[{50 + i}] option '{name}'" for i, name in enumerate(("-", *PEOPLE))],
+        "\t\t[33] combobox 'Watcher', value='-', expanded=False",
+        "\t\t\tMenuListPopup",
+        *[f"\t\t\t\t[{60 + i}] option '{name}'" for i, name in enumerate(("-", *PEOPLE[::-1]))],
+        "\t[70] group 'Due date'",
+        "\t\t[71] textbox 'Due date'",
+    ]
+)
+
+
+def test_text_mode_writes_tables_as_rows_of_text_and_drops_glyphs_separators_and_echoes():
+    pruned = prune_axtree(TABLE)
+    # cells and headers are their text, run on one line per row, an empty one as '' but at the end;
+    # the controls in them keep their bids, a header's sort link as well
+    assert "[11] row\n\t[13] checkbox 'Select all', focused\n\t[15] link 'Status'\n\t'Due' 'Priority'\n" in pruned
+    assert "[20] row\n\t[22] checkbox 'Select WEB-4'\n\t'Open' '' 'Priority: High'\n" in pruned
+    assert not {"12", "14", "16", "17", "21", "23", "24", "25", "27"} & bids(pruned)
+    # a breadcrumb's separator, a control's glyph, an avatar that repeats its control's name: gone;
+    # a closed disclosure or select says nothing of it
+    assert "'/'" not in pruned and "···" not in pruned and "image" not in pruned
+    assert "[6] button 'Actions', expanded=False\n[7] DisclosureTriangle 'Profile: Ann Lee'\n" in pruned
+    # a group around its one field of the same name goes, the field says it all
+    assert pruned.endswith("\n[71] textbox 'Due date'") and "group 'Due date'" not in pruned
+    # long option lists: a count, how to see them said once; all of them while the select has the focus
+    assert "[31] combobox 'Assignee', value='Ann Lee', 5 options (focus it to list them)\n" in pruned
+    assert (
+        "[32] combobox 'Reviewer', value='-', focused, options=-|Ann Lee|Bob Stone|Carla Diaz|Dan Wu|Eve Park\n"
+        in pruned
+    )
+    assert "[33] combobox 'Watcher', value='-', 6 options\n" in pruned
+
+
+def test_text_mode_names_the_focused_element_once():
+    focused = observation(TABLE, focused_bid="13")
+    text, full = render_observation(focused, "text"), render_observation(focused, "full")
+    assert "Focused: [13]" in full and "Focused:" not in text and "[13] checkbox 'Select all', focused" in text
+    # an element the pruned page does not show (a cell) is still named in the header
+    assert "Focused: [24]" in render_observation(observation(TABLE, focused_bid="24"), "text")
 
 
 def test_text_mode_keeps_the_bids_of_list_items_and_rows_which_cards_are_dragged_by():
@@ -172,7 +251,7 @@ def test_the_header_names_no_world_origin_so_two_worlds_give_equal_text():
 def test_diff_mode_gives_the_whole_page_every_n_steps_and_only_changes_in_between():
     before = PAGE
     after = PAGE.replace("checkbox 'Done', checked='false'", "checkbox 'Done', checked='true'")
-    after += "\n\t\tStaticText 'Saved'"
+    after += "\n\t\t[40] paragraph\n\t\t\tStaticText 'Saved'"
     whole = render_observation(observation(after), "text")
     for step in (0, 3, 6):  # every 3rd step, the whole pruned page
         assert render_observation(observation(after), "diff", before, step=step, full_every=3) == whole
