@@ -103,3 +103,15 @@ def test_your_orders_tabs_show_what_each_names(shop, world_client):
         re.findall(r'<span id="o-([^"]+)">', client.get("/your-orders", {"tab": "cancelled"}).content.decode())
     )
     assert listed == cancelled
+
+
+def test_deliver_to_opens_as_a_popover_whose_choice_comes_back_to_the_page(shop, world_client):
+    client = world_client(shop, signed_in=False)
+    header = client.get("/s?k=lamp").content.decode()
+    assert '<details class="nav-deliver" id="nav-global-location">' in header
+    assert 'hx-get="/deliver-to?next=/s%3Fk%3Dlamp"' in header
+    panel = client.get("/deliver-to", {"next": "/s?k=lamp"}, HTTP_HX_REQUEST="true").content.decode()
+    assert "<html" not in panel and "Choose your location" in panel and 'name="state"' in panel
+    assert 'value="/s?k=lamp"' in panel
+    chosen = client.post("/deliver-to", {"state": "MT", "next": "/s?k=lamp"})
+    assert chosen["Location"] == "/s?k=lamp" and "MT" in client.get("/s?k=lamp").content.decode()

@@ -89,6 +89,20 @@ def deliver_to(request):
             return redirect(safe_next(request, "/"))
         error = " ".join(form_messages(form))
     addresses = selectors.usable_addresses(account) if customer else []
+    if request.htmx and request.method == "GET":
+        # the header's popover: just the choices, posting back here like the full page
+        return render(
+            request,
+            "shop/_deliver_to_panel.html",
+            page_context(
+                request,
+                account=account,
+                addresses=addresses,
+                states=policies.STATES,
+                next=safe_next(request, "/"),
+                popover=True,
+            ),
+        )
     return render(
         request,
         "shop/deliver_to.html",

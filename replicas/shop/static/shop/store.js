@@ -23,3 +23,8 @@ document.addEventListener("click", (event) => {
 document.addEventListener("keydown", (event) => {
   if (event.key === "Escape") document.getElementById("added-sheet")?.replaceChildren();
 });
+// The "Deliver to" popover closes when a click lands outside it.
+document.addEventListener("click", (event) => {
+  const pop = document.getElementById("nav-global-location");
+  if (pop?.open && !pop.contains(event.target)) pop.open = false;
+});
