@@ -72,6 +72,7 @@ def ready_seeds(task: Task) -> list[int]:
     built = set(
         World.objects.filter(
             is_template=True,
+            workspace=None,  # a workspace's member template is not the replica's
             replica=task.replica,
             variant=task.variant,
             generator_version=get_replica(task.replica).generator_version,
@@ -120,7 +121,12 @@ def variation_templates_build(*, limit: int | None = None) -> list[tuple[str, st
         seeds = range(1, settings.EPISODE_WORLD_SEEDS + 1)
         have = set(
             World.objects.filter(
-                is_template=True, replica=replica, variant=variant, generator_version=version, seed__in=seeds
+                is_template=True,
+                workspace=None,
+                replica=replica,
+                variant=variant,
+                generator_version=version,
+                seed__in=seeds,
             ).values_list("seed", flat=True)
         )
         for seed in seeds:

@@ -8,14 +8,16 @@ from io import StringIO
 import pytest
 from django.conf import settings
 from django.core.management import call_command
+from django.utils import timezone as djtz
 
 from replicas.board.models import Issue, Project
 from replicas.shop.models import Order as ShopOrder
 from replicas.supportdesk.models import Comment, Ticket, User
 from replicas.supportdesk.models import Order as DeskOrder
+from replicas.worlds.models import Workspace, World
 from replicas.worlds.registry import get_replica
 from replicas.worlds.scoping import bound_world
-from replicas.worlds.services import InvalidWorldRequest
+from replicas.worlds.services import InvalidWorldRequest, template_get_or_build, world_gc
 from replicas.worlds.signin import WorldSignIn
 from replicas.worlds.workspaces import (
     InvalidWorkspaceOffer,
@@ -23,6 +25,7 @@ from replicas.worlds.workspaces import (
     workspace_clock_advance,
     workspace_create,
     workspace_diff,
+    workspace_gc,
     workspace_sign_ins,
     workspace_snapshot,
     workspace_state_hash,
@@ -140,6 +143,21 @@ def test_a_change_in_one_member_shows_in_the_group_diff_of_that_member_only():
     assert changed["totals"] == {"added": 0, "removed": 0, "changed": 1}
     assert changed["worlds"]["board"]["totals"]["changed"] == 0
     assert list(changed["worlds"]["shop"]["tables"]["shop.order"]["changed"]) == [order.public_id]
+
+
+def test_members_are_neither_their_replicas_templates_nor_collected_one_by_one():
+    workspace = workspace_create(replicas=["board", "shop"], seed=7, variant="small")
+    member = workspace_world(workspace, "shop")
+    # the replica's own template is its own: the workspace's adopted copy is never handed out for a plain world
+    template = template_get_or_build(replica="shop", seed=7, variant="small")
+    assert template.workspace_id is None and template.state_hash != member.state_hash
+    World.objects.filter(workspace=workspace).update(last_used_at=djtz.now() - timedelta(days=3))
+    assert world_gc(older_than=timedelta(hours=1))["worlds"] == 0
+    assert World.objects.filter(workspace=workspace).count() == 2
+    assert workspace_gc(older_than=timedelta(hours=1)) == {"workspaces": 1, "templates": 0}
+    assert not World.objects.filter(workspace=workspace).exists()
+    assert not Workspace.objects.filter(pk=workspace.pk).exists()
+    assert Workspace.objects.filter(is_template=True, replicas="board,shop").count() == 1
 
 
 @pytest.mark.parametrize(
