@@ -3,6 +3,7 @@
 import re
 
 from django import forms
+from django.http import QueryDict
 
 from . import workflow as W
 from .models import CustomField, Issue, Person, Sprint
@@ -91,6 +92,27 @@ class IssueForm(forms.Form):
             self.fields[name] = custom_form_field(field, values.get(field.id, ""))
             self.initial[name] = values.get(field.id, "")
         _styled(self)
+        for name, field in self.fields.items():  # each field is saved on its own (inline editing)
+            field.widget.attrs["form"] = f"inline-{name}"
+
+    def one_field(self, name: str, posted) -> "IssueForm":
+        """A bound form of the issue as it is, but for field `name` as `posted` (a QueryDict) has it:
+        what inline editing validates, so an error reads on that field alone."""
+        data = QueryDict(mutable=True)
+        for key, value in self.initial.items():
+            if isinstance(value, list):
+                data.setlist(key, value)
+            else:
+                data[key] = "" if value is None else (value.isoformat() if hasattr(value, "isoformat") else str(value))
+        data.setlist(name, posted.getlist(name))
+        return IssueForm(issue=self.issue, data=data)
+
+    def field_changes(self, name: str) -> dict:
+        """The change of field `name` alone, as services.issue_update takes it."""
+        changes = self.changes()
+        if name in self.custom:
+            return {"custom": {self.custom[name]: changes["custom"][self.custom[name]]}}
+        return {name: changes[name]} if name in changes else {}
 
     def custom_rows(self):
         """(bound field, CustomField, legacy value or "") for the issue view's Details."""

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_POST
 from replicas.worlds.clock import now
 from replicas.worlds.signin import login_url, safe_next
 
-from . import jql, services
+from . import jql, reports, services
 from . import workflow as W
 from .auth import SIGNIN, person_authenticate, signed_in_person
 from .forms import AttachmentForm, BulkForm, CreateForm, FilterForm, IssueForm, LoginForm, SprintStartForm, SubtaskForm
@@ -438,6 +438,39 @@ def sprint_complete(request, key, sprint_id):
     )
 
 
+# --- reports ---------------------------------------------------------------------------------------
+
+
+@person_required
+def report_burndown(request, key):
+    """A sprint's burndown: ?sprint=<id> picks one of the project's started sprints (default the active
+    one, else the last closed)."""
+    project = _project(key)
+    started = list(project.sprints.exclude(state=Sprint.State.FUTURE).order_by("-number"))
+    chosen = request.GET.get("sprint", "")
+    sprint = next((s for s in started if str(s.public_id) == chosen), None)
+    if chosen and sprint is None:
+        raise Http404(f"Sprint {chosen} is not a started sprint of {project.key}.")
+    sprint = sprint or next((s for s in started if s.state == Sprint.State.ACTIVE), started[0] if started else None)
+    context = {"sprints": started, "report": "burndown", "sprint": sprint}
+    if sprint is not None:
+        chart = reports.burndown(sprint)
+        context.update(
+            chart=chart, svg=reports.burndown_svg(chart), days=list(zip(chart.days, chart.remaining, strict=True))
+        )
+    return page(request, "board/reports.html", context, project=project, section="reports")
+
+
+@person_required
+def report_velocity(request, key):
+    project = _project(key)
+    rows = reports.velocity(project)
+    context = {"report": "velocity", "rows": rows, "svg": reports.velocity_svg(rows)}
+    if rows:
+        context["average"] = round(sum(r.completed for r in rows) / len(rows), 1)
+    return page(request, "board/reports.html", context, project=project, section="reports")
+
+
 # --- issue view and its actions ------------------------------------------------------------------
 
 
@@ -516,6 +549,30 @@ def issue_view(request, key):
         section="issues",
         status=status,
     )
+
+
+@require_POST
+@person_required
+def issue_field(request, key):
+    """Inline editing: one field of the issue saved on its own (Enter or the check in the issue view).
+    A value the field refuses comes back on the issue page with the error under that field."""
+    issue = _issue(key)
+    name = request.POST.get("field", "")
+    base = IssueForm(issue=issue)
+    if name not in base.fields:
+        return HttpResponseBadRequest(f"{issue.key} has no field '{name}' to edit.")
+    form = base.one_field(name, request.POST)
+    if form.is_valid():
+        try:
+            changed = services.issue_update(issue=issue, actor=request.person, **form.field_changes(name))
+        except services.BoardError as exc:
+            form.add_error(name, str(exc))
+        else:
+            labels = ", ".join(map(W.field_label, changed))
+            flash(request, f"{issue.key} updated: {labels}." if changed else "Nothing to save.", "success")
+            return redirect(safe_next(request, f"/browse/{issue.key}"))
+    context = issue_context(request, issue, form, back=safe_next(request, f"/browse/{issue.key}"))
+    return page(request, "board/issue.html", context, project=issue.project, section="issues", status=400)
 
 
 def _answer(request, next_url, *, error: str = "", status: int = 200, conflict: bool = False):

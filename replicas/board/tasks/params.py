@@ -8,13 +8,16 @@ another seed either finds its own records or fails loudly at load time.
 """
 
 import re
+from datetime import timedelta
 
+from replicas.worlds.clock import now
 from replicas.worlds.seeding import candidates
 
 from .. import workflow as W
 from ..auth import person_password
 from ..faults import STEPS_LOST
 from ..models import Component, CustomField, FieldValue, Issue, Link, Person, Project, Sprint
+from ..reports import burndown
 from ..seed import LEGACY_OPTIONS
 
 DUPLICATE_NOTE = "Seen again today. "
@@ -614,3 +617,101 @@ def epic_closed_early(world, rng=None) -> dict:
                 "children": open_keys,
             }
     raise NoCandidate("no AGENT epic marked Done with open issues")
+
+
+# --- dates ------------------------------------------------------------------------------------------
+
+RECENT_WINDOWS = (14, 7, 30, 21)
+
+
+def recent_unresolved(world, rng=None) -> dict:
+    """Unresolved work items of a project created in the last `days` days, on the world clock. A pick is
+    kept only where "the last N days" reads the same rolling (created >= -Nd) and by calendar day
+    (created >= startOfDay(-N)), and where each misreading gives another count: `all_open` (no date
+    filter), `with_resolved` (resolved ones counted too) and `other_window` (the next window's count)."""
+    clock = now()
+    projects = list(Project.objects.order_by("key"))
+    picks = [(p, d) for p in sorted(projects, key=lambda p: p.key != "AGENT") for d in RECENT_WINDOWS]
+    for project, days in candidates(picks, rng):
+        issues = list(Issue.objects.filter(project=project))
+        midnight = clock.replace(hour=0, minute=0, second=0, microsecond=0)
+
+        def since(start, pool):
+            return sum(1 for i in pool if i.created_at >= start)
+
+        open_items = [i for i in issues if not i.resolution]
+        count = since(clock - timedelta(days=days), open_items)
+        if count != since(midnight - timedelta(days=days), open_items) or not count:
+            continue
+        other = RECENT_WINDOWS[(RECENT_WINDOWS.index(days) + 1) % len(RECENT_WINDOWS)]
+        wrong = {
+            "all_open": len(open_items),
+            "with_resolved": since(clock - timedelta(days=days), issues),
+            "other_window": since(clock - timedelta(days=other), open_items),
+        }
+        if count in wrong.values():
+            continue
+        return {**_signin(_admin()), "project": project.key, "days": days, "count": count, **wrong}
+    raise NoCandidate("no project and window whose count differs from its misreadings")
+
+
+# --- reports ----------------------------------------------------------------------------------------
+
+
+def burndown_day(world, rng=None) -> dict:
+    """A day of a started sprint and the story points its burndown shows remaining at that day's end.
+    A day is kept only where each misreading gives another number: `total` (the sprint's scope),
+    `latest` (the last day shown) and `day_before` (the day before)."""
+    picks = []
+    for sprint in _answer_sprints(None):
+        if sprint.state == Sprint.State.FUTURE or sprint.start is None:
+            continue
+        chart = burndown(sprint)
+        for n in range(1, len(chart.days) - 1):
+            picks.append((sprint, chart, n))
+    for sprint, chart, n in candidates(picks, rng):
+        count, wrong = (
+            chart.remaining[n],
+            {
+                "total": chart.total,
+                "latest": chart.remaining[-1],
+                "day_before": chart.remaining[n - 1],
+            },
+        )
+        if count in wrong.values():
+            continue
+        day = chart.days[n]
+        return {
+            **_signin(_admin()),
+            "project": sprint.project.key,
+            "sprint_name": sprint.name,
+            "sprint": sprint.public_id,
+            "day_label": f"{day:%A} {day.day} {day:%B} {day.year}",
+            "count": count,
+            **wrong,
+        }
+    raise NoCandidate("no sprint day whose remaining points differ from the misreadings")
+
+
+# --- inline editing ---------------------------------------------------------------------------------
+
+
+def due_and_priority(world, rng=None) -> dict:
+    """An open AGENT work item of the active sprint with no due date and a priority below High: it gets
+    the sprint's last day as its due date and High. `day_before` is the date one off (a misreading)."""
+    sprint = _sprint("AGENT", "active")
+    issue = _first(
+        _ordered(
+            _open(Issue.objects.filter(sprint=sprint, due_date__isnull=True, priority__in=["Medium", "Low", "Lowest"]))
+        ).exclude(issue_type="subtask"),
+        "open sprint work item without a due date",
+        rng=rng,
+    )
+    due = sprint.end.date()
+    return {
+        **_signin(_admin()),
+        "key": issue.key,
+        "due": due.isoformat(),
+        "due_label": f"{due:%A} {due.day} {due:%B} {due.year}",
+        "day_before": (due - timedelta(days=1)).isoformat(),
+    }

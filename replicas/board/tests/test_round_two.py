@@ -7,9 +7,9 @@ from datetime import timedelta
 
 import pytest
 
-from replicas.board import jql
+from replicas.board import jql, services
 from replicas.board import workflow as W
-from replicas.board.models import Change, Issue, Person, Watcher
+from replicas.board.models import Change, Issue, Person, Sprint, Watcher
 from replicas.board.search import PAGE_SIZE, issues_search
 from replicas.worlds.clock import now
 from replicas.worlds.scoping import bound_world
@@ -169,3 +169,66 @@ def test_search_results_come_50_a_page(client_in, board_world):
         assert [i.key for i in client_in.get("/issues", {"jql": query, "page": bad}).context["issues"]] == keys_1
     last = client_in.get("/issues", {"jql": query, "page": "9999"})
     assert last.context["paging"]["number"] == -(-total // PAGE_SIZE)
+
+
+def test_inline_editing_saves_one_field_and_shows_its_error_under_it(client_in, board_world):
+    with bound_world(board_world):
+        issue = Issue.objects.filter(project__key="AGENT", issue_type="story").order_by("number").first()
+        before = (issue.summary, issue.labels, issue.story_points)
+    page = client_in.get(f"/browse/{issue.key}").content.decode()
+    assert 'id="save-issue"' not in page  # no form with one Save button
+    assert 'id="inline-priority"' in page and 'id="save-priority"' in page and 'form="inline-priority"' in page
+    target = "Lowest" if issue.priority != "Lowest" else "High"
+    saved = client_in.post(
+        f"/browse/{issue.key}/field", {"field": "priority", "priority": target, "next": f"/browse/{issue.key}"}
+    )
+    assert saved.status_code == 302 and saved["Location"] == f"/browse/{issue.key}"
+    with bound_world(board_world):
+        issue.refresh_from_db()
+        assert issue.priority == target and (issue.summary, issue.labels, issue.story_points) == before
+        assert list(issue.changes.values_list("field", flat=True)) == ["priority"]
+    assert f"{issue.key} updated: Priority." in client_in.get(f"/browse/{issue.key}").content.decode()
+    wrong = client_in.post(f"/browse/{issue.key}/field", {"field": "story_points", "story_points": "lots"})
+    assert wrong.status_code == 400
+    inline = re.search(
+        r'<form class="inline is-dirty" id="inline-story_points".*?</form>', wrong.content.decode(), re.S
+    )
+    assert inline and "Enter a whole number." in inline.group(0) and 'value="lots"' in inline.group(0)
+    epic = client_in.post(f"/browse/{issue.key}/field", {"field": "epic", "epic": "AGENT-99999"})
+    assert epic.status_code == 400 and "AGENT-99999 is not an epic of AGENT." in epic.content.decode()
+    assert client_in.post(f"/browse/{issue.key}/field", {"field": "status", "status": "Done"}).status_code == 400
+    with bound_world(board_world):
+        issue.refresh_from_db()
+        assert issue.story_points == before[2] and issue.epic_id is None or issue.epic.key != "AGENT-99999"
+        assert issue.changes.count() == 1
+
+
+def test_reports_draw_burndown_and_velocity_from_the_worlds_history(client_in, board_world):
+    with bound_world(board_world):
+        sprint = Sprint.objects.get(project__key="AGENT", state="active")
+        me = client_in.me
+        todo = (
+            sprint.issues.exclude(issue_type="subtask")
+            .filter(status=W.TODO, story_points__gt=0, assignee=me)
+            .order_by("number")
+            .first()
+        ) or sprint.issues.exclude(issue_type="subtask").filter(status=W.TODO, story_points__gt=0).first()
+        closed = Sprint.objects.filter(project__key="AGENT", state="closed").order_by("-number").first()
+        completed = sum(i.story_points or 0 for i in closed.issues.exclude(issue_type="subtask").filter(status=W.DONE))
+    before = client_in.get("/projects/AGENT/reports/burndown")
+    assert before.status_code == 200 and before.context["sprint"] == sprint
+    html = before.content.decode()
+    assert "<svg" in html and 'class="chart__remaining"' in html and "<script src" not in html.split("<main")[1]
+    remaining = list(before.context["chart"].remaining)
+    with bound_world(board_world):
+        todo.assignee = me
+        todo.save(update_fields=["assignee"])
+        services.issue_transition(issue=todo, actor=me, target=W.DONE, resolution="Done")
+    after = client_in.get("/projects/AGENT/reports/burndown").context["chart"].remaining
+    # today's figure drops by the points just done; the days before keep what the history says they had
+    assert after[:-1] == remaining[:-1] and after[-1] == remaining[-1] - todo.story_points
+    velocity = client_in.get("/projects/AGENT/reports/velocity")
+    row = next(r for r in velocity.context["rows"] if r.sprint == closed)
+    assert row.completed == completed and row.committed >= completed
+    assert 'class="chart__completed"' in velocity.content.decode()
+    assert client_in.get("/projects/AGENT/reports/burndown", {"sprint": "999999"}).status_code == 404

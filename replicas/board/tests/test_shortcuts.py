@@ -13,6 +13,8 @@ from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import world_create
 
 TIMEOUT = 20_000  # ms: generous, the machine is shared
+# sqlite_only: the pages' scripts in a browser; the views they call are tested on both backends
+pytestmark = pytest.mark.sqlite_only
 
 
 @pytest.fixture
@@ -137,3 +139,25 @@ def test_a_card_opens_the_panel_in_place_and_at_1280_px_two_columns_stay_in_view
     page.locator("#panel-close").click()
     page.locator("[data-panel]").wait_for(state="detached")
     assert page.evaluate("window.__noReload") is True and "selectedIssue" not in page.url
+
+
+@pytest.mark.browser
+def test_inline_edit_escape_puts_the_value_back_and_enter_saves(browser_page):
+    page = browser_page
+    with bound_world(page.world):
+        issue = Issue.objects.filter(project__key="AGENT", number=5).get()
+    page.goto(page.url_for(f"/browse/{issue.key}"))
+    labels = page.locator("#id_labels")
+    assert not page.locator("#save-labels").is_visible()
+    labels.click()
+    labels.fill("triaged")
+    assert page.locator("#save-labels").is_visible()
+    page.keyboard.press("Escape")
+    assert labels.input_value() == " ".join(issue.labels) and not page.locator("#save-labels").is_visible()
+    labels.fill("triaged")
+    with page.expect_navigation():
+        labels.press("Enter")
+    assert "updated: Labels." in page.locator("[role=status]").first.inner_text()
+    with bound_world(page.world):
+        issue.refresh_from_db()
+        assert issue.labels == ["triaged"]

@@ -357,6 +357,22 @@
     } else if (picker && e.target !== picker.box) closePicker();
   });
 
+  // --- inline editing: each field of the issue view is a form of its own. Editing shows its check and
+  // cross; Enter (Ctrl+Enter in a text area) or the check saves, Escape or the cross puts it back. --------
+  function inlineOf(el) { return el && el.closest ? el.closest("form[data-inline]") : null; }
+  function markDirty(e) { var form = inlineOf(e.target); if (form) form.classList.add("is-dirty"); }
+  document.addEventListener("input", markDirty);
+  document.addEventListener("change", markDirty);
+  document.addEventListener("reset", function (e) {
+    if (e.target.matches && e.target.matches("form[data-inline]")) e.target.classList.remove("is-dirty");
+  });
+  document.addEventListener("keydown", function (e) {
+    var form = inlineOf(e.target);
+    if (!form || picker) return;
+    if (e.key === "Escape") { e.preventDefault(); form.reset(); e.target.blur(); }
+    else if (e.key === "Enter" && e.target.tagName === "TEXTAREA" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); form.requestSubmit(); }
+  });
+
   // --- keyboard shortcuts -----------------------------------------------------------------------
   var FIELD_KEYS = { e: "id_summary", a: "id_assignee", m: "id_body", l: "id_labels" };
 
