@@ -70,7 +70,8 @@ def factory_build(*, anchor_dir: Path, root: Path | None = None) -> BuildReport:
         _run([*manage, "makemigrations", spec["domain"], "--name", "initial", "--no-header"], env, "makemigrations")
         _run([*manage, "migrate", "--verbosity", "0"], env, "migrate")
         _run([*manage, "factory", "tasks", spec["domain"]], env, "task synthesis")
-    # the migration as the project's formatter writes it, like every other file of the folder
+    # the migration as the project's linter and formatter write it, like every other file of the folder
+    _run([str(ruff), "check", "--fix", "--quiet", str(folder / "migrations")], child_env(), "ruff check --fix")
     _run([str(ruff), "format", "--quiet", str(folder)], child_env(), "ruff format")
     tasks = len(list((folder / "tasks").glob("*.json")))
     count = sum(1 for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)

@@ -14,6 +14,7 @@ RUNTIME = {
     "urls.pyt": "urls.py",
     "seed.pyt": "seed.py",
     "params.pyt": "tasks/params.py",
+    "screenshots.pyt": "screenshots.py",
 }
 DEFAULT_BRAND = {"tagline": "", "color": "#2454a6"}
 
@@ -328,6 +329,43 @@ def graph(spec: dict) -> dict:
     return {"domain": spec["domain"], "default_weight": 1, "tools": nodes, "edges": edges}
 
 
+def recipe_source(spec: dict) -> str:
+    """The replica's authoring recipe (tests/authoring_recipe.py), which the platform's authoring test reads for every
+    installed replica: count the records of a later entity that refer to one of the first entity's."""
+    first = spec["entities"][0]
+    child, ref = next(
+        (e, f)
+        for e in spec["entities"]
+        for f in e["fields"]
+        if f["type"] == "ref" and f["to"] == first["name"] and f["required"]
+    )
+    domain = spec["domain"]
+    recipe = {
+        "title": f"Count a {first['label'].lower()}'s {child['plural'].lower()}",
+        "record": first["name"],
+        "table": f"{domain}.{first['model'].lower()}",
+        "where": "{}",
+        "answer": "how_many",
+        "field": (f"{first['name']}_{first['title']}", f"{first['name']}.{first['title']}"),
+        "aggregate": (
+            "count",
+            f"{domain}.{child['model'].lower()}",
+            None,
+            json.dumps({ref["name"]: "{" + first["name"] + "}"}),
+        ),
+        "instruction": (
+            f"How many {child['plural'].lower()} name the {first['label'].lower()} "
+            f"{{{first['name']}_{first['title']}}}? Reply with the number only."
+        ),
+        "start_page": f"/{child['slug']}",
+    }
+    return (
+        '"""What an author does in the task editor to make a task of this compiled replica from scratch, read by\n'
+        'the platform\'s authoring test (tests/frontend/test_authoring_browser.py). Written by the environment factory."""'
+        f"\n\nRECIPE = {recipe!r}\n"
+    )
+
+
 # --- the folder --------------------------------------------------------------------------------------
 
 
@@ -345,6 +383,8 @@ def replica_files(spec: dict, bench_task: str) -> dict[str, str]:
         "spec.json": _json(spec),
         "graph.json": _json(graph(spec)),
         "migrations/__init__.py": "",
+        "tests/__init__.py": "",
+        "tests/authoring_recipe.py": recipe_source(spec),
         "tasks/__init__.py": '"""The synthesised task pack: one JSON file per task, its answer key recorded in a sandbox world."""\n',
         f"templates/{domain}/base.html": (
             '{% extends "factory_kit/base.html" %}\n{% load static %}\n'
