@@ -6,7 +6,8 @@ and the page after every step) is rendered in full, text and diff mode (episodes
 the whole page every `full_every` steps in diff mode) and its characters counted. The issue's
 goal: text mode at most 40 % of full mode's characters on the median page. Each action's element
 (found by the solution's selector) is also looked for in the text mode's page by its bid: an
-agent given only that text must see every element the solution acts on.
+agent given only that text must see every element the solution acts on; and the solution, played
+without screenshots (so without fonts and pictures), must pass.
 """
 
 import statistics
@@ -49,7 +50,10 @@ def episode_chars(task, *, full_every: int) -> tuple[dict[str, list[int]], list[
     except BaseException as exc:
         driver.fail(exc)
         raise
-    driver.finish()
+    done = driver.finish()
+    if not (done.verdict or {}).get("passed"):
+        # played without screenshots, so without fonts and pictures (episodes.browser): it must still pass
+        unseen.append(f"(the reference solution did not pass: {done.status} {done.error[:200]})")
     return chars, unseen
 
 
