@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import connection
 
 from .browsergym_side import bench_browsergym
+from .checkpoints import CHECKPOINT_GOAL, bench_checkpoints
 from .memory import bench_memory
 from .observations import bench_observations
 from .render import bench_render
@@ -33,6 +34,7 @@ SECTIONS = (
     "memory",
     "browsergym",
     "observations",
+    "checkpoints",
 )
 
 
@@ -51,6 +53,7 @@ class BenchOptions:
     episodes: int = 8
     throughput_seconds: float = 240.0
     memory_episodes: int = 4
+    checkpoint_episodes: int = 3
     browsergym_repeat: int = 3
     obs: str | None = None  # an observation mode the throughput section runs next to full mode
     obs_tasks: int | None = None  # tasks per replica of the observations section (None: every one)
@@ -73,6 +76,7 @@ class BenchOptions:
             episodes=3,
             throughput_seconds=90.0,
             memory_episodes=2,
+            checkpoint_episodes=2,
             browsergym_repeat=1,
             obs_tasks=4,
             quick=True,
@@ -134,6 +138,8 @@ def _run_one(name: str, options: BenchOptions) -> dict:
         return bench_browsergym(task_id=options.task, replica=options.replica, repeat=options.browsergym_repeat)
     if name == "observations":
         return bench_observations(tasks=options.obs_tasks)
+    if name == "checkpoints":
+        return bench_checkpoints(task_id=options.task, replica=options.replica, episodes=options.checkpoint_episodes)
     raise ValueError(f"unknown section {name!r}")
 
 
@@ -243,6 +249,13 @@ def checks(sections: dict) -> list[dict]:
             f"<= {_get(sections, 'observations', 'text_goal_pct')}",
             v["text_goal_met"],
         )
+    added = _get(sections, "checkpoints", "added_to_step_median")
+    add(
+        "dense checkpoints: added to a step's median time",
+        added,
+        f"<= {CHECKPOINT_GOAL}",
+        added is not None and added <= CHECKPOINT_GOAL,
+    )
     return out
 
 
@@ -297,6 +310,15 @@ def table(report: dict) -> str:
                 row(
                     f"  {part}", _fmt(_get(result, part, "median_ms"), " ms"), _fmt(_get(result, part, "p95_ms"), " ms")
                 )
+        elif name == "checkpoints":
+            row(f"{result['task']} ({result['episodes']} episodes)", "median", "p95")
+            for label, key in (("step", "step"), ("checkpoint watch", "watch"), ("step + watch", "step_with_watch")):
+                row(label, _fmt(result[key]["median_ms"], " ms"), _fmt(result[key]["p95_ms"], " ms"))
+            row("added to the step median", _fmt(result["added_to_step_median"]))
+            row(
+                "milestones reached" + (" (made up: the task has none)" if result["synthetic_checkpoints"] else ""),
+                _fmt(result["milestones_reached"]),
+            )
         elif name == "step":
             row("", "median", "p95")
             row(

@@ -21,13 +21,14 @@ from verifiers.inputs import verifier_inputs_for
 from verifiers.spec import fill_params
 
 ROW_KINDS = {"state", "diff"}
+EVERY_TABLE = "*"  # a diff assertion over the whole diff ("nothing else changed")
 
 
 def assertion_tables(assertion: dict) -> set[str] | None:
-    """The tables an assertion reads, or None when it reads anything but world rows."""
+    """The tables an assertion reads (EVERY_TABLE: any), or None when it reads anything but world rows."""
     kind = assertion["kind"]
     if kind in ROW_KINDS:
-        return {assertion["table"]}
+        return {assertion.get("table", EVERY_TABLE)}
     if kind == "for_each":
         nested = assertion["assert"]
     elif kind == "conditional":
@@ -75,13 +76,15 @@ class CheckpointWatch:
     def after_step(self, *, world, writes: list[dict]) -> dict:
         """`{"new": [index, ...], "reward": float}` for the milestones the step reached (a step's `writes`)."""
         written = {w["table"] for w in writes}
-        due = [m for m in self.pending if m.tables & written]
+        due = [m for m in self.pending if m.tables & written or (EVERY_TABLE in m.tables and written)]
         if not due:
             return {"new": [], "reward": 0.0}
         names = {name for m in due for name in m.assertions}
-        # only the assertions of the milestones due, on the world as it stands: no collateral or
-        # checkpoint check is asked of this partial spec (the final verdict makes them)
+        # only the assertions of the milestones due, on the world as it stands (with the allowed changes
+        # "nothing else changed" reads); the final verdict judges the whole spec
         partial = {"assertions": [a for a in self.spec["assertions"] if a["name"] in names]}
+        if "allowed_changes" in self.spec:
+            partial["allowed_changes"] = self.spec["allowed_changes"]
         inputs = verifier_inputs_for(world=world, initial=self.initial, final=snapshot(world), params=self.params)
         held = {r["name"] for r in verify(partial, inputs).assertions if r["passed"]}
         new = [m for m in due if set(m.assertions) <= held]

@@ -3,7 +3,7 @@ evaluated, each is reported once with its share of the dense reward, and the age
 
 import pytest
 
-from episodes.checkpoints import CheckpointWatch, assertion_tables
+from episodes.checkpoints import EVERY_TABLE, CheckpointWatch, assertion_tables
 from replicas.testbed.models import Note
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import world_create
@@ -84,6 +84,8 @@ def test_milestones_reading_more_than_rows_are_left_to_the_final_verdict():
         "testbed.member",
     }
     assert assertion_tables({"kind": "conditional", "when": NOTE_DONE, "then": [SAID]}) is None
+    # "nothing else changed" reads the whole diff: any write makes it due
+    assert assertion_tables({"name": "n", "kind": "diff", "only_allowed": True}) == {EVERY_TABLE}
     assert assertion_tables({"kind": "for_each", "in": [1], "as": "n", "assert": [NOTE_DONE]}) == {"testbed.note"}
 
 
