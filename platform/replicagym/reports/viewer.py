@@ -17,7 +17,9 @@ from replicas.worlds.snapshot import diff
 
 
 def timeline(episode: Episode) -> list[dict]:
-    """Each step with the page it acted on (the screenshot before it: the previous step's, or the start page's)."""
+    """Each step with the page it acted on (the screenshot before it: the previous step's, or the start page's),
+    and the checkpoints it reached when the episode watched them (episodes.checkpoints), by name: staff see names."""
+    names = [c["name"] for c in (episode.instance.verifier.get("checkpoints") or [])]
     return [
         {
             "step": step,
@@ -25,6 +27,7 @@ def timeline(episode: Episode) -> list[dict]:
             "box": box,
             "axtree_lines": step.axtree_change.splitlines() if step.axtree_change else [],
             "total_ms": round(step.action_ms + step.settle_ms + step.observe_ms, 1),
+            "checkpoints": [names[i] for i in (step.checkpoints or {}).get("new", []) if i < len(names)],
         }
         for step, before, box in step_pages(episode)
     ]
