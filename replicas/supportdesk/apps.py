@@ -86,6 +86,8 @@ class SupportdeskConfig(registry.ReplicaConfig):
             "refund_limits": {"USD": "100.00", "EUR": "90.00", "GBP": "80.00", "CAD": "135.00"},
             "refund_window_days": 30,
         },
+        # customers who answer the agents' public replies (replicas.supportdesk.simulated)
+        "conversations": {"tickets": 300, "simulated_customers": True},
         "10k": {"tickets": 710, "layers": ALL_LAYERS},
         "100k": {"tickets": 7200, "layers": ALL_LAYERS},
     }
@@ -142,6 +144,8 @@ class SupportdeskConfig(registry.ReplicaConfig):
                 "twofactor_reset_verified",
                 "unlock_verified",
                 "reset_unverifiable",
+                "refund_outside_window",
+                "damaged_order_unsaid",
             )
         },
     }
@@ -214,9 +218,12 @@ class SupportdeskConfig(registry.ReplicaConfig):
         return user_sign_in(world, self.check_role(role))
 
     def on_clock_advance(self, world):
-        """Run the time-based automations (close solved tickets after 4 days, remind pending requesters...)."""
+        """Customers answer what agents asked them, then the time-based automations run (close solved
+        tickets after 4 days, remind pending requesters...)."""
         from .services import automations_run
+        from .simulated import customer_replies_run
 
+        customer_replies_run()
         automations_run()
 
     def bench_pages(self, world):

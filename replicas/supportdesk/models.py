@@ -406,9 +406,18 @@ class SlaPolicy(WorldModel):
 
 
 class Article(WorldModel):
-    """A help-center article; the desk's policies (refund limits, identity checks) live here."""
+    """A help-center article; the desk's policies (refund limits, identity checks) live here.
+
+    Articles visible to everyone make the public help center; those visible to agents only are
+    the internal knowledge base (limits by tier, escalation paths, SLA targets).
+    """
+
+    class Visibility(models.TextChoices):
+        EVERYONE = "everyone", "Everyone"
+        AGENTS = "agents", "Agents and admins"
 
     public_id = models.PositiveBigIntegerField()
+    visibility = models.CharField(max_length=10, choices=Visibility.choices, default=Visibility.EVERYONE)
     title = models.CharField(max_length=250)
     section = models.CharField(max_length=100)
     body = models.TextField()

@@ -30,6 +30,28 @@ ESCALATION_GROUP = "Tier 2 Billing"
 SIGNIN_MAX_FAILURES = 5
 SIGNIN_WINDOW = timedelta(minutes=15)
 
+# Reply-time targets in minutes by SLA policy and priority: the seed writes them into the SLA
+# policies the workspace's badges read, and into the agents' knowledge base.
+SLA_TARGETS = {
+    "Premium customers": {
+        "urgent": {"first_reply": 30, "next_reply": 60},
+        "high": {"first_reply": 60, "next_reply": 120},
+        "normal": {"first_reply": 120, "next_reply": 240},
+        "low": {"first_reply": 240, "next_reply": 480},
+    },
+    "Standard": {
+        "urgent": {"first_reply": 60, "next_reply": 120},
+        "high": {"first_reply": 240, "next_reply": 480},
+        "normal": {"first_reply": 480, "next_reply": 960},
+        "low": {"first_reply": 1440, "next_reply": 2880},
+    },
+}
+PREMIUM_TIERS = ("gold", "platinum")
+# Hours after which the time-based automations act (seeded as their conditions, stated in the KB).
+CLOSE_SOLVED_AFTER_HOURS = 96
+REMIND_PENDING_AFTER_HOURS = 72
+SOLVE_PENDING_AFTER_HOURS = 168
+
 
 @dataclass(frozen=True)
 class RefundPolicy:

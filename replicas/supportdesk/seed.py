@@ -204,6 +204,11 @@ FOLLOW_UPS = [
     "Thanks for the quick reply!",
 ]
 VERIFY_REPLY = "The last 4 digits are {last4}."
+VAGUE_SUBJECT = "Refund request: item arrived damaged"
+VAGUE_FIRST_REPLY = (
+    "I'm so sorry it arrived damaged, {first}. Could you send a photo of the damage so we can process this?"
+)
+VAGUE_OPENING = "Hello, something I ordered from you arrived damaged: the casing is cracked. I'd like a refund please."
 LATER_REPLIES = [
     "Thanks for your patience. This has been escalated to the right team.",
     "I've checked with our billing team and can see the payment on our side.",
@@ -277,6 +282,7 @@ class Seeder:
         self.subs_of = {}  # customer id -> [subscription]
         self.sub_payments = {}  # subscription id -> [payment]
         self.tickets_of = {}  # customer id -> [ticket]
+        self.unsaid = []  # (ticket, opening comment, order) of new damaged-item tickets: see vague_openings
 
     def next(self, name: str, start: int, step: tuple[int, int] = (1, 1)) -> int:
         value = self.counters.get(name, start) + self.rng.randint(*step)
@@ -721,7 +727,9 @@ class Seeder:
         at = ticket.created_at
         via = VIA_OF_CHANNEL[ticket.channel]
         self.event(ticket, kind="create", at=at, actor=requester, field="status", new="new", via=via)
-        self.comment(ticket, author=requester, body=TOPICS[kind][1].format(**ctx), at=at)
+        opening = self.comment(ticket, author=requester, body=TOPICS[kind][1].format(**ctx), at=at)
+        if kind == "refund_damaged" and status in ("new", "open", "pending"):
+            self.unsaid.append((ticket, [opening], order))
         if status == "new":
             return
         at += timedelta(minutes=rng.randint(3, 60 * 8))
@@ -729,7 +737,9 @@ class Seeder:
             at = now - timedelta(minutes=1)
         # the audit log keeps the status changes (history before these is not kept for seeded tickets)
         self.event(ticket, kind="change", at=at, actor=agent, field="status", old="new", new="open")
-        self.comment(ticket, author=agent, body=FIRST_REPLIES[kind].format(**ctx), at=at)
+        first_reply = self.comment(ticket, author=agent, body=FIRST_REPLIES[kind].format(**ctx), at=at)
+        if self.unsaid and self.unsaid[-1][0] is ticket:
+            self.unsaid[-1][1].append(first_reply)
         solved = status in ("solved", "closed")
         turns = rng.choice([0, 1, 1, 2, 2, 3])
         for t in range(turns):
@@ -926,6 +936,25 @@ class Seeder:
                     )
         if "conflicting_policies" in self.layers:
             self.articles_conflicting()
+
+    def vague_openings(self):
+        """Worlds with simulated customers: unsolved damaged-item tickets that do not say which order.
+
+        The requester forgot the order number, so an agent has to ask; the simulated customer
+        answers with the order the ticket is about (simulated.ticket_order: their latest order
+        placed before the ticket). Only tickets whose story order is that order are rewritten,
+        after every order exists, so the answer is the truth. Draws nothing from the generator.
+        """
+        for ticket, comments, order in self.unsaid:
+            placed = [o for o in self.orders_of[ticket.requester.id] if o.placed_at <= ticket.created_at]
+            latest = max(placed, key=lambda o: (o.placed_at, o.public_id), default=None)
+            if order is None or latest is not order:
+                continue
+            ticket.subject = VAGUE_SUBJECT
+            ticket.order_number, ticket.product = "", ""
+            comments[0].body = VAGUE_OPENING
+            if len(comments) > 1:  # the agent's first reply named the item
+                comments[1].body = VAGUE_FIRST_REPLY.format(first=ticket.requester.first_name)
 
     # --- rules and help center ------------------------------------------------------------
 
@@ -1234,7 +1263,11 @@ class Seeder:
                 {
                     "all": [
                         {"field": "status", "operator": "is", "value": "solved"},
-                        {"field": "hours_since_solved", "operator": "greater_than", "value": 96},
+                        {
+                            "field": "hours_since_solved",
+                            "operator": "greater_than",
+                            "value": policies.CLOSE_SOLVED_AFTER_HOURS,
+                        },
                     ]
                 },
                 [{"field": "status", "value": "closed"}],
@@ -1244,7 +1277,11 @@ class Seeder:
                 {
                     "all": [
                         {"field": "status", "operator": "is", "value": "pending"},
-                        {"field": "hours_since_updated", "operator": "greater_than", "value": 72},
+                        {
+                            "field": "hours_since_updated",
+                            "operator": "greater_than",
+                            "value": policies.REMIND_PENDING_AFTER_HOURS,
+                        },
                         {"field": "tags", "operator": "not_includes", "value": "reminded"},
                     ]
                 },
@@ -1261,7 +1298,11 @@ class Seeder:
                 {
                     "all": [
                         {"field": "status", "operator": "is", "value": "pending"},
-                        {"field": "hours_since_updated", "operator": "greater_than", "value": 168},
+                        {
+                            "field": "hours_since_updated",
+                            "operator": "greater_than",
+                            "value": policies.SOLVE_PENDING_AFTER_HOURS,
+                        },
                     ]
                 },
                 [{"field": "status", "value": "solved"}],
@@ -1270,119 +1311,38 @@ class Seeder:
         for n, (title, cond, actions) in enumerate(automations):
             gen.add(Automation(public_id=360400000 + n, title=title, conditions=cond, actions=actions, position=n))
 
-        premium = {
-            "urgent": {"first_reply": 30, "next_reply": 60},
-            "high": {"first_reply": 60, "next_reply": 120},
-            "normal": {"first_reply": 120, "next_reply": 240},
-            "low": {"first_reply": 240, "next_reply": 480},
-        }
-        standard = {
-            "urgent": {"first_reply": 60, "next_reply": 120},
-            "high": {"first_reply": 240, "next_reply": 480},
-            "normal": {"first_reply": 480, "next_reply": 960},
-            "low": {"first_reply": 1440, "next_reply": 2880},
-        }
-        gen.add(
-            SlaPolicy(
-                public_id=360500000,
-                title="Premium customers",
-                description="Gold and Platinum loyalty members",
-                position=0,
-                targets=premium,
-                conditions={
-                    "any": [
-                        {"field": "requester_tier", "operator": "is", "value": "gold"},
-                        {"field": "requester_tier", "operator": "is", "value": "platinum"},
-                    ]
-                },
+        for n, (title, description) in enumerate(
+            [("Premium customers", "Gold and Platinum loyalty members"), ("Standard", "Everyone else")]
+        ):
+            premium = title == "Premium customers"
+            gen.add(
+                SlaPolicy(
+                    public_id=360500000 + n,
+                    title=title,
+                    description=description,
+                    position=n,
+                    targets=policies.SLA_TARGETS[title],
+                    conditions={
+                        "any": [
+                            {"field": "requester_tier", "operator": "is", "value": tier}
+                            for tier in policies.PREMIUM_TIERS
+                        ]
+                    }
+                    if premium
+                    else {},
+                )
             )
-        )
-        gen.add(
-            SlaPolicy(
-                public_id=360500001,
-                title="Standard",
-                description="Everyone else",
-                position=1,
-                targets=standard,
-                conditions={},
-            )
-        )
 
     def articles(self):
-        policy = policies.refund_policy(self.knobs)
-        limits = ", ".join(policies.money(v, c) for c, v in policy.agent_limits.items())
-        tiers = ", ".join(f"{t.title()} members x{m}" for t, m in policy.tier_multipliers.items())
-        author = self.agents_in[BILLING][0]
-        pages = [
-            (
-                "Refund policy",
-                "Billing & refunds",
-                ["refund-policy", "policy"],
-                f"Agents may refund up to {limits} per payment without escalation (the limit is per payment, in the payment's currency). "
-                f"Loyalty tiers raise the limit: {tiers}.\n\n"
-                f"Refunds are possible up to {policy.window_days} days after the charge. Above your limit, or outside the window, "
-                f"do not refund: assign the ticket to the group {policies.ESCALATION_GROUP}, which may refund up to {policy.tier2_multiplier} times the agent limit.\n\n"
-                "A refund always goes back to the original payment, in its currency, and never on an order of another customer. "
-                "Choose the kind: Full (the whole remaining amount), Partial (part of it, e.g. a missing item) or Prorated (subscriptions, see below), and a reason code.",
-            ),
-            (
-                "Verifying a customer's identity",
-                "Account & security",
-                ["identity-verification", "policy"],
-                "Before a password reset, an account unlock or a two-factor reset, verify the caller. Accept either:\n"
-                "1. the last 4 digits of a card the customer paid with, or\n"
-                "2. the number of one of the customer's orders (ORD-…).\n\n"
-                "Never accept the email address alone: it may be the very thing an attacker controls. Record the verification "
-                f"on the customer's profile; it is valid for {policies.VERIFICATION_VALID_HOURS} hours.",
-            ),
-            (
-                "Password resets, account unlocks and 2FA resets",
-                "Account & security",
-                ["account", "policy"],
-                "Only after a recorded identity verification. A password reset emails a link valid for one hour. An unlock clears "
-                "the failed sign-in counter. A 2FA reset removes the customer's second factor; they set it up again at next sign-in.",
-            ),
-            (
-                "Prorated refunds for subscriptions",
-                "Billing & refunds",
-                ["refund-policy", "subscriptions"],
-                "When a customer cancels mid-period, refund the unused part of the current period: price x whole days left / days in the period, "
-                "rounded to the cent. Cancel the subscription in the same step.",
-            ),
-            (
-                "Duplicate charges",
-                "Billing & refunds",
-                ["duplicate-charge"],
-                "Two successful charges of the same amount on one order within minutes are a duplicate. Refund the later one in full "
-                "with reason code 'Duplicate charge'. Check the refunds first: a duplicate may already have been refunded.",
-            ),
-            (
-                "Shipping times",
-                "Orders & shipping",
-                ["shipping"],
-                "Standard shipping takes 3-5 business days in the US and Canada, 5-8 days to Europe and the UK. Orders ship within 48 hours.",
-            ),
-            (
-                "Returns and exchanges",
-                "Orders & shipping",
-                ["returns"],
-                "Items can be returned within 30 days of delivery. Wrong items are exchanged free of charge; send a prepaid label.",
-            ),
-            (
-                "Cancelling a subscription",
-                "Subscriptions",
-                ["subscriptions"],
-                "Subscriptions can be cancelled at any time. Customers who cancel mid-period get a prorated refund for the unused days.",
-            ),
-            (
-                "Escalation paths",
-                "Internal",
-                ["escalation", "policy"],
-                f"Billing above policy: {policies.ESCALATION_GROUP}. Bugs: Tier 2 Technical. Compromised accounts: Accounts & Security.",
-            ),
-        ]
-        for n, (title, section, labels, body) in enumerate(pages):
+        """The help center and the agents' knowledge base, written from the rules the desk enforces.
+
+        Every number here comes from policies (the variant's knobs over its defaults), the same
+        values refund_issue, the SLA badges and the automations apply: tests/test_knowledge_base
+        holds the two together.
+        """
+        for n, (title, section, labels, body, visibility) in enumerate(policy_articles(self.knobs)):
             created = self.now - timedelta(days=300 - n * 7)
+            author = self.agents_in[BILLING][0]
             self.gen.add(
                 Article(
                     public_id=360600000 + n,
@@ -1390,6 +1350,7 @@ class Seeder:
                     section=section,
                     body=body,
                     labels=labels,
+                    visibility=visibility,
                     author=author,
                     created_at=created,
                     updated_at=self.now - timedelta(days=20 + n),
@@ -1413,6 +1374,161 @@ class Seeder:
         )
 
 
+INTERNAL = Article.Visibility.AGENTS
+EVERYONE = Article.Visibility.EVERYONE
+
+
+def _minutes(value: int) -> str:
+    """'30 minutes', '2 hours', '1 day': how the SLA article writes a target."""
+    if value % 1440 == 0:
+        days = value // 1440
+        return f"{days} day{'s' if days > 1 else ''}"
+    if value % 60 == 0:
+        hours = value // 60
+        return f"{hours} hour{'s' if hours > 1 else ''}"
+    return f"{value} minutes"
+
+
+def policy_articles(knobs: dict) -> list[tuple[str, str, list, str, str]]:
+    """(title, section, labels, body, visibility) of the desk's articles under these variant knobs."""
+    policy = policies.refund_policy(knobs)
+    limits = ", ".join(policies.money(v, c) for c, v in policy.agent_limits.items())
+    tiers = ", ".join(f"{t.title()} members x{m}" for t, m in policy.tier_multipliers.items())
+    group = policies.ESCALATION_GROUP
+    limit_lines = []
+    for currency, base in policy.agent_limits.items():
+        cells = [f"agents {policies.money(base, currency)}"]
+        cells += [
+            f"{tier.title()} members {policies.money((base * m).quantize(policies.CENT), currency)}"
+            for tier, m in policy.tier_multipliers.items()
+        ]
+        cells.append(f"{group} {policies.money(base * policy.tier2_multiplier, currency)}")
+        limit_lines.append(f"{currency}: " + " · ".join(cells))
+    sla_lines = []
+    for title, targets in policies.SLA_TARGETS.items():
+        sla_lines.append(f"{title}:")
+        for priority in ("urgent", "high", "normal", "low"):
+            t = targets[priority]
+            sla_lines.append(
+                f"- {priority.title()}: first reply within {_minutes(t['first_reply'])}, "
+                f"next reply within {_minutes(t['next_reply'])}"
+            )
+    premium = " and ".join(t.title() for t in policies.PREMIUM_TIERS)
+    hours = policies.VERIFICATION_VALID_HOURS
+    return [
+        (
+            "Refund policy",
+            "Billing & refunds",
+            ["refund-policy", "policy"],
+            f"Agents may refund up to {limits} per payment without escalation (the limit is per payment, in the payment's currency). "
+            f"Loyalty tiers raise the limit: {tiers}.\n\n"
+            f"Refunds are possible up to {policy.window_days} days after the charge. Above your limit, or outside the window, "
+            f"do not refund: assign the ticket to the group {group}, which may refund up to {policy.tier2_multiplier} times the agent limit.\n\n"
+            "A refund always goes back to the original payment, in its currency, and never on an order of another customer. "
+            "Choose the kind: Full (the whole remaining amount), Partial (part of it, e.g. a missing item) or Prorated (subscriptions, see below), and a reason code.",
+            EVERYONE,
+        ),
+        (
+            "Verifying a customer's identity",
+            "Account & security",
+            ["identity-verification", "policy"],
+            "Before a password reset, an account unlock or a two-factor reset, verify the caller. Accept either:\n"
+            "1. the last 4 digits of a card the customer paid with, or\n"
+            "2. the number of one of the customer's orders (ORD-…).\n\n"
+            "Never accept the email address alone: it may be the very thing an attacker controls. Record the verification "
+            f"on the customer's profile; it is valid for {hours} hours.",
+            EVERYONE,
+        ),
+        (
+            "Password resets, account unlocks and 2FA resets",
+            "Account & security",
+            ["account", "policy"],
+            "Only after a recorded identity verification. A password reset emails a link valid for one hour. An unlock clears "
+            "the failed sign-in counter. A 2FA reset removes the customer's second factor; they set it up again at next sign-in.",
+            EVERYONE,
+        ),
+        (
+            "Prorated refunds for subscriptions",
+            "Billing & refunds",
+            ["refund-policy", "subscriptions"],
+            "When a customer cancels mid-period, refund the unused part of the current period: price x whole days left / days in the period, "
+            "rounded to the cent. Cancel the subscription in the same step.",
+            EVERYONE,
+        ),
+        (
+            "Duplicate charges",
+            "Billing & refunds",
+            ["duplicate-charge"],
+            "Two successful charges of the same amount on one order within minutes are a duplicate. Refund the later one in full "
+            "with reason code 'Duplicate charge'. Check the refunds first: a duplicate may already have been refunded.",
+            EVERYONE,
+        ),
+        (
+            "Shipping times",
+            "Orders & shipping",
+            ["shipping"],
+            "Standard shipping takes 3-5 business days in the US and Canada, 5-8 days to Europe and the UK. Orders ship within 48 hours.",
+            EVERYONE,
+        ),
+        (
+            "Returns and exchanges",
+            "Orders & shipping",
+            ["returns"],
+            f"Damaged, missing or wrong items are refunded up to {policy.window_days} days after the charge, to the original payment. "
+            "Wrong items are exchanged free of charge; send a prepaid label.",
+            EVERYONE,
+        ),
+        (
+            "Cancelling a subscription",
+            "Subscriptions",
+            ["subscriptions"],
+            "Subscriptions can be cancelled at any time. Customers who cancel mid-period get a prorated refund for the unused days.",
+            EVERYONE,
+        ),
+        (
+            "Escalation paths",
+            "Internal: escalations",
+            ["escalation", "policy", "internal"],
+            f"Refunds above your limit or outside the {policy.window_days}-day window: {group} (set the group and clear the "
+            "assignee, so the ticket lands in their queue, and leave an internal note saying what is asked and why "
+            "you did not refund). Bugs and outages: Tier 2 Technical. "
+            "Password resets, unlocks, 2FA resets and compromised accounts: Accounts & Security.\n\n"
+            f"Chargeback threats are urgent. Never promise a refund you cannot issue yourself: tell the customer {group} will follow up.",
+            INTERNAL,
+        ),
+        (
+            "Refund limits by currency and loyalty tier",
+            "Internal: billing",
+            ["refund-policy", "policy", "internal"],
+            "The most you may refund on one payment without escalating, by the payment's currency and the customer's loyalty tier "
+            f"(Tier 2 Billing members: {policy.tier2_multiplier} times the agent limit):\n"
+            + "\n".join(limit_lines)
+            + f"\n\nThe window is {policy.window_days} days after the charge for everyone, whatever their tier. "
+            "The limit counts what was already refunded on the same payment.",
+            INTERNAL,
+        ),
+        (
+            "SLA targets",
+            "Internal: service levels",
+            ["sla", "policy", "internal"],
+            f"Premium customers are {premium} loyalty members; everyone else is on Standard. Targets by priority:\n"
+            + "\n".join(sla_lines)
+            + "\n\nTickets without a priority have no target. The clock stops when you send a public reply; an internal note does not count.",
+            INTERNAL,
+        ),
+        (
+            "Pending tickets and automatic closing",
+            "Internal: service levels",
+            ["automations", "internal"],
+            f"A ticket waiting for the customer (Pending) gets a reminder after {policies.REMIND_PENDING_AFTER_HOURS} hours "
+            f"and is solved after {policies.SOLVE_PENDING_AFTER_HOURS} hours without a reply. "
+            f"Solved tickets close {policies.CLOSE_SOLVED_AFTER_HOURS} hours after they were solved; a closed ticket can no "
+            "longer be updated: create a follow-up. A customer's reply reopens a pending, on-hold or solved ticket.",
+            INTERNAL,
+        ),
+    ]
+
+
 def generate(gen):
     s = Seeder(gen)
     s.people()
@@ -1420,3 +1536,5 @@ def generate(gen):
     s.articles()
     s.tickets()
     s.messy()
+    if gen.knobs.get("simulated_customers"):
+        s.vague_openings()

@@ -326,7 +326,8 @@ class _Writer:
             author=author,
             body=body,
             public=public,
-            channel="web",
+            # a reply that came in by email (a customer's answer) is shown as one
+            channel="email" if (via or self.via) == "mail" else "web",
             created_at=self.now,
         )
         self.event(

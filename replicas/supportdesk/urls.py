@@ -30,6 +30,8 @@ urlpatterns = [
     path("agent/organizations", people.organization_list, name="organizations"),
     path("agent/organizations/<int:public_id>", people.organization_detail, name="organization"),
     path("agent/admin", people.admin_home, name="admin"),
+    path("agent/knowledge", people.knowledge_base, name="knowledge"),
+    path("hc/en-us", RedirectView.as_view(url="/hc/en-us/articles", permanent=False)),
     path("hc/en-us/articles", people.article_list, name="articles"),
     path("hc/en-us/articles/<int:public_id>", people.article_detail, name="article"),
     path("", include("replicas.supportdesk.api_urls")),  # the internal billing API

@@ -17,8 +17,9 @@ from decimal import Decimal
 from replicas.worlds import clock
 from replicas.worlds.seeding import candidates
 
-from .. import policies, selectors
+from .. import policies, selectors, simulated
 from ..models import Group, Order, Payment, Ticket, User
+from ..seed import VAGUE_SUBJECT
 
 UNSOLVED = ("new", "open", "pending", "hold")
 ORDER_RE = re.compile(r"\bORD-\d+\b")
@@ -555,3 +556,71 @@ def reset_unverifiable(world, seed=None, rng=None) -> dict:
         keys.update(card_on_file=cards[0], tag=tag, reset_button=RESET_BUTTONS[tag])
         return keys
     raise NoCandidate("no account ticket with unverifiable card digits")
+
+
+# --- policies stated in the knowledge base; customers who answer ---------------------------------
+
+
+def refund_outside_window(world, seed=None, rng=None) -> dict:
+    """A damaged-item refund whose charge is older than the refund window and within the agent's limit:
+    the window alone (a number the knowledge base states) says to escalate instead of refunding."""
+    agent = desk_agent()
+    window = policies.refund_policy().window_days
+    now = clock.now()
+    for ticket in candidates(_unsolved().order_by("public_id"), rng):
+        if ticket.tags != ["billing", "refund"]:  # the damaged-item story
+            continue
+        order = ticket_order(ticket)
+        if order is None or order.status != Order.Status.FULFILLED:
+            continue
+        payments = _succeeded(order)
+        if len(payments) != 1 or selectors.refunded_total(payments[0]):
+            continue
+        payment = payments[0]
+        limit = _limit(agent, payment)
+        if (now - payment.captured_at).days > window and limit is not None and payment.amount <= limit:
+            return {
+                **_signin(agent),
+                "ticket": ticket.public_id,
+                "customer": ticket.requester.name,
+                **_payment_keys(order, payment),
+                "window_days": window,
+                "tier2": _group(BILLING).public_id,
+            }
+    raise NoCandidate("no damaged-item refund outside the window and within the agent's limit")
+
+
+def damaged_order_unsaid(world, seed=None, rng=None) -> dict:
+    """An unsolved damaged-item ticket that does not say which order (worlds with simulated customers): the
+    requester has other orders, the one they mean is not their latest, and the agent may refund it."""
+    agent = desk_agent()
+    for ticket in candidates(_unsolved(subject=VAGUE_SUBJECT).order_by("public_id"), rng):
+        order = simulated.ticket_order(ticket)
+        if order is None or order.status != Order.Status.FULFILLED:
+            continue
+        payments = _succeeded(order)
+        if len(payments) != 1 or selectors.refunded_total(payments[0]):
+            continue
+        payment = payments[0]
+        if not _refundable_by(agent, payment, payment.amount):
+            continue
+        others = [
+            p
+            for o in Order.objects.filter(customer=ticket.requester)
+            .exclude(pk=order.pk)
+            .order_by("-placed_at", "-public_id")
+            for p in _succeeded(o)
+        ]
+        if not others or others[0].order.placed_at < order.placed_at:
+            continue  # the order they mean is their latest: a guess would be right
+        wrong = others[0]
+        return {
+            **_signin(agent),
+            "ticket": ticket.public_id,
+            "customer": ticket.requester.name,
+            "customer_id": ticket.requester.public_id,  # the author of the answer the assertions read
+            **_payment_keys(order, payment),
+            "wrong_order": wrong.order.public_id,
+            "wrong_payment": wrong.public_id,
+        }
+    raise NoCandidate("no new damaged-item ticket that leaves out an order the customer must name")

@@ -8,7 +8,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from .. import selectors
-from ..models import Organization, Ticket, User
+from ..models import Article, Organization, Ticket, User
 from . import domain
 from .common import agent_required, page
 
@@ -119,26 +119,37 @@ def organization_detail(request, public_id):
     )
 
 
+def _articles(request, visibility: str, template: str, section: str):
+    query = request.GET.get("q", "").strip()
+    articles = selectors.articles_search(query) if query else Article.objects.filter(draft=False)
+    articles = articles.filter(visibility=visibility).order_by("section", "title")
+    return page(request, template, {"articles": articles, "query": query}, section=section)
+
+
 @agent_required
 def article_list(request):
-    from .. import models
+    """The public help center: the articles customers can read too."""
+    return _articles(request, Article.Visibility.EVERYONE, "supportdesk/articles.html", "helpcenter")
 
-    query = request.GET.get("q", "").strip()
-    if query:
-        articles = selectors.articles_search(query)
-    else:
-        articles = models.Article.objects.filter(draft=False).order_by("section", "title")
-    return page(request, "supportdesk/articles.html", {"articles": articles, "query": query}, section="knowledge")
+
+@agent_required
+def knowledge_base(request):
+    """The agents' internal knowledge base: limits by tier, escalation paths, SLA targets."""
+    return _articles(request, Article.Visibility.AGENTS, "supportdesk/knowledge.html", "knowledge")
 
 
 @agent_required
 def article_detail(request, public_id):
-    from .. import models
-
-    article = models.Article.objects.filter(public_id=public_id, draft=False).select_related("author").first()
+    article = Article.objects.filter(public_id=public_id, draft=False).select_related("author").first()
     if article is None:
         raise Http404("No such article")
-    return page(request, "supportdesk/article.html", {"article": article}, section="knowledge")
+    internal = article.visibility == Article.Visibility.AGENTS
+    return page(
+        request,
+        "supportdesk/article.html",
+        {"article": article, "internal": internal},
+        section="knowledge" if internal else "helpcenter",
+    )
 
 
 @agent_required
