@@ -1,6 +1,7 @@
 """Fixtures shared by the whole suite."""
 
 import pytest
+from django.db import connection
 from replicagym.accounts.roles import Role, role_grant
 from replicagym.accounts.tokens import token_create
 from rest_framework.test import APIClient
@@ -115,12 +116,22 @@ def api_client_for():
 
 
 def pytest_collection_modifyitems(config, items):
-    """Tests that drive Chromium or start workers run first (a stable sort keeps their order).
+    """Tests marked `sqlite_only` are left out on any other backend; tests that drive Chromium or start
+    workers run first (a stable sort keeps their order).
+
+    `sqlite_only` marks tests that exercise nothing a database backend changes (a browser's behaviour on a
+    page, a protocol, a subprocess on a SQLite database of its own): bin/test's PostgreSQL pass would
+    repeat the SQLite pass's work for nothing, and the suite's time goal (issue 28) has no room for that.
 
     xdist hands tests out in collection order: the long ones started early spread over the
     workers, and the many quick ones fill the gaps at the end instead of one long test
     keeping a worker busy after the others are done.
     """
+    if connection.vendor != "sqlite":
+        left_out = [item for item in items if item.get_closest_marker("sqlite_only") is not None]
+        if left_out:
+            config.hook.pytest_deselected(items=left_out)
+            items[:] = [item for item in items if item.get_closest_marker("sqlite_only") is None]
     items.sort(
         key=lambda item: item.get_closest_marker("browser") is None and item.get_closest_marker("worker") is None
     )

@@ -59,6 +59,8 @@ def cli_env(tmp_path_factory, worker_id):
     return env
 
 
+# sqlite_only: the command runs on a SQLite database of its own (cli_env) whatever the suite's backend
+@pytest.mark.sqlite_only
 @pytest.mark.parametrize(
     "args, message",
     [

@@ -7,7 +7,8 @@ from replicagym.annotation.services import item_claim, recording_start
 from episodes.browser import shared_browser
 from replicas.worlds.recording import recording_start_url
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# sqlite_only: the recorder's script in the page is checked; the recording services are tested on both backends
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only, pytest.mark.django_db(transaction=True)]
 
 PLAYGROUND = """() => {
   const box = document.createElement("div");

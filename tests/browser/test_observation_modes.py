@@ -10,7 +10,9 @@ from episodes.observation import DISPLAY_ORIGIN, render_observation
 from tests.pack_episodes import sync_tasks
 from verifiers.actions import is_bid, parse_action
 
-pytestmark = pytest.mark.browser
+# sqlite_only: what the observation modes render from a page; the engine's episodes are tested on both backends
+# (tests/episodes/test_engine.py)
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only]
 
 
 def cdp_methods(session) -> list[str]:

@@ -7,7 +7,8 @@ import pytest
 from episodes.browser import BrowserCrashed, EpisodeSession
 from episodes.observation import HTML_JS
 
-pytestmark = pytest.mark.browser
+# sqlite_only: the session on static pages never touches the database, so PostgreSQL would repeat it as it is
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only]
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

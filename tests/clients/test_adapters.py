@@ -23,6 +23,10 @@ sys.path.insert(0, str(ROOT / "examples"))  # the examples' scripted policy
 from policy import NotePolicy  # noqa: E402
 from verifiers_episodes import play_rollout  # noqa: E402
 
+# sqlite_only: the trainers' adapters over the OpenEnv server; the server and its episodes are tested on both
+# backends (tests/gateways)
+pytestmark = pytest.mark.sqlite_only
+
 
 def served(test):
     """A test against the OpenEnv server, whose episodes drive a real Chromium."""

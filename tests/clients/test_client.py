@@ -14,6 +14,9 @@ from tests.clients.conftest import run_async
 from verifiers.actions import parse_action
 
 ROOT = Path(__file__).resolve().parents[2]
+# sqlite_only: the Django-free client against the OpenEnv server; the server and its episodes are tested on both
+# backends (tests/gateways)
+pytestmark = pytest.mark.sqlite_only
 
 
 def test_settings_come_from_arguments_or_the_environment_and_bad_ones_are_refused(monkeypatch):

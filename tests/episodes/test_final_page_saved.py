@@ -8,7 +8,8 @@ from tests.episodes.browserless import BrowserlessSession
 from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs
 
-pytestmark = pytest.mark.browser
+# sqlite_only: a static page and the verifier, no database
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only]
 
 FORM = """<!DOCTYPE html><html><head><title>Ticket #8003</title></head><body>
 <form method="post"><label for="c">Comment</label><textarea id="c" name="c">Waiting on the customer</textarea>

@@ -12,7 +12,8 @@ from episodes.gym import ReplicaEnv, UnicodeText, register_envs, register_task, 
 from episodes.observation import DISPLAY_ORIGIN
 from tests.pack_episodes import sync_tasks
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# sqlite_only: the gym API over the engine; the engine's episodes are tested on both backends (test_engine.py)
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture

@@ -21,7 +21,9 @@ from replicas.worlds.registry import replicas
 from tests.episodes.celery_workers import ROOT
 from tests.reports.test_must_show import worker  # noqa: F401 - the fixture: one `manage.py worker` on the test database
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# sqlite_only: the author's path through the pages in a browser; the editor's saving, the test runs and the worker's
+# claims are tested on both backends without a browser (tests/frontend, tests/catalogue, tests/reliability)
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only, pytest.mark.django_db(transaction=True)]
 TIMEOUT = 30_000
 TEST_RUN_TIMEOUT = 300_000  # four episodes per task on a loaded 2-core machine
 SUITE = "authored-e2e-{replica}"  # one suite per replica: each replica's run is a test of its own

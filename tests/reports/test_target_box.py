@@ -4,7 +4,8 @@ import pytest
 
 from tests.browser.conftest import browser, open_session, page_server  # noqa: F401 - fixtures
 
-pytestmark = pytest.mark.browser
+# sqlite_only: a session on static pages that never touches the database
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only]
 
 
 def _box_of(session, selector):

@@ -12,6 +12,10 @@ from episodes.models import Episode, Run
 from episodes.runs import RunError, run_create, run_episodes_create
 from tests.episodes.fixtures import sync_test_pack
 
+# sqlite_only: the trace files Playwright writes beside an episode; the episodes and runs themselves are tested on
+# both backends
+pytestmark = pytest.mark.sqlite_only
+
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)

@@ -25,10 +25,7 @@ pytestmark = [
     pytest.mark.browser,  # verify_tasks plays the copied tasks' episodes in a real Chromium
     # the copy runs on a SQLite database of its own whatever the suite's backend: bin/test's PostgreSQL
     # pass would repeat the SQLite pass's run byte for byte
-    pytest.mark.skipif(
-        os.environ.get("DATABASE_URL", "").startswith("postgres"),
-        reason="runs on its own SQLite database: the SQLite pass covers it",
-    ),
+    pytest.mark.sqlite_only,
 ]
 
 
