@@ -15,6 +15,7 @@ from factory.anchor import anchor_read
 from factory.compiler import replica_files, spec_compile
 from replicas.worlds.registry import get_replica, replicas
 from replicas.worlds.scoping import bound_world
+from replicas.worlds.snapshot import snapshot, state_hash
 
 pytestmark = pytest.mark.skipif("procurement" not in replicas(), reason="the procurement replica is not built")
 
@@ -224,3 +225,15 @@ def test_the_committed_folder_is_what_the_anchor_compiles_to(tmp_path):
     subprocess.run([str(Path(sys.executable).with_name("ruff")), "format", "--quiet", str(tmp_path)], check=True)
     for relative in files:
         assert (tmp_path / relative).read_bytes() == (FOLDER / relative).read_bytes(), relative
+
+
+def test_a_seed_gives_one_world_and_the_sizes_differ(make_world):
+    first, again = make_world(replica="procurement", seed=3), make_world(replica="procurement", seed=3)
+    bigger = make_world(replica="procurement", seed=3, variant="default")
+    assert state_hash(snapshot(first)) == state_hash(snapshot(again)) != state_hash(snapshot(bigger))
+    tables = snapshot(bigger)["tables"]
+    # three times the small world's 14 requests; the layers: a duplicated vendor name, foreign currencies
+    assert len(tables["procurement.purchaserequest"]) == 42
+    names = [row["name"] for row in tables["procurement.vendor"].values()]
+    assert len(names) > len(set(names))
+    assert {row["currency"] for row in tables["procurement.purchaserequest"].values()} > {"USD"}

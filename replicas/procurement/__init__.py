@@ -1,0 +1,1 @@
+"""Northwind Procure: a replica compiled by the environment factory from its anchor."""
