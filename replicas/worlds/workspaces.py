@@ -95,7 +95,11 @@ def _checked_offer(replica: str, offer) -> dict:
                 raise InvalidWorkspaceOffer(f"{replica}: each {kind} reference must be a dict")
             person = record.get("person")
             if person is not None and not (
-                isinstance(person, list) and len(person) == 2 and person[0] in people and isinstance(person[1], int)
+                isinstance(person, list)
+                and len(person) == 2
+                and person[0] in people
+                and type(person[1]) is int  # bool is an int: True names nobody
+                and person[1] >= 0
             ):
                 raise InvalidWorkspaceOffer(f"{replica}: a {kind}'s person must be [kind, index] of its own offer")
     return {"people": people, "references": references}

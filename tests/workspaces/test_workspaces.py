@@ -175,6 +175,7 @@ def test_bad_workspace_requests_are_refused(replicas, error):
         ([], "dict of 'people'"),
         ({"people": {"employee": [{"name": "A"}]}}, "name and an email"),
         ({"references": {"order": [{"person": ["customer", 0]}]}}, r"\[kind, index\]"),
+        ({"people": {"customer": []}, "references": {"order": [{"person": ["customer", -1]}]}}, r"\[kind, index\]"),
         ({"references": {"order": "ORD-1"}}, "to a list"),
     ],
 )
