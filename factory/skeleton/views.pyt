@@ -231,11 +231,11 @@ def _related(entity: dict, record) -> list[dict]:
 def _record_page(request, entity: dict, record, *, error="", status=200, comment_errors=None):
     fields = [{"label": f["label"], **display(entity, record, f)} for f in entity["fields"]]
     machine = entity.get("machine")
-    for move in machine["transitions"] if machine else []:
-        if move.get("stamp"):
-            stamp = {"name": move["stamp"], "label": move["stamp"].replace("_", " ").capitalize(), "type": "ref"}
-            stamp["to"] = "person"
-            fields.append({"label": stamp["label"], **display(entity, record, stamp)})
+    # who decided: one field however many transitions stamp it (approve and reject both set decided_by)
+    stamps = sorted({m["stamp"] for m in machine["transitions"] if m.get("stamp")}) if machine else []
+    for name in stamps:
+        stamp = {"name": name, "label": name.replace("_", " ").capitalize(), "type": "ref", "to": "person"}
+        fields.append({"label": stamp["label"], **display(entity, record, stamp)})
     history = domain.audit_model().objects.filter(record=domain.code(entity, record.number)).order_by("-number")
     return _page(
         request,
