@@ -1,7 +1,7 @@
 """The support desk's screenshot tour (`manage.py screenshots supportdesk`): the views list, a ticket with
-the billing app open, and a customer's profile, signed in as an agent at 1280x800."""
+the billing app open, a customer's profile and the agents' knowledge base, signed in as an agent at 1280x800."""
 
-from .models import Comment, Ticket
+from .models import Article, Comment, Ticket
 from .signin import agent_session
 
 
@@ -19,6 +19,7 @@ def tour(world):
     ticket = _showcase_ticket()
     other = Ticket.objects.exclude(pk=ticket.pk).filter(status="open").order_by("public_id").first()
     requester = ticket.requester
+    limits = Article.objects.filter(visibility=Article.Visibility.AGENTS, section="Internal: billing").first()
     session_key, _ = agent_session(world, tabs=[other.public_id, ticket.public_id])
 
     def shoot(camera):
@@ -31,5 +32,7 @@ def tour(world):
             page.wait_for_selector("[data-billing-state=loaded], [data-billing-state=error]", timeout=10000)
         camera.shot(page, "ticket-billing.png")
         camera.shot(page, "customer-profile.png", f"/agent/users/{requester.public_id}")
+        camera.shot(page, "knowledge-base.png", "/agent/knowledge")
+        camera.shot(page, "knowledge-article.png", f"/hc/en-us/articles/{limits.public_id}")
 
     return shoot
