@@ -56,6 +56,13 @@ UNSURE = "Sorry, I'm not sure what you mean. What exactly do you need from me?"
 # A message asks something when it has a question mark; requests without one ("please reply with
 # the last 4 digits") count only when they name something the script knows.
 QUESTION = re.compile(r"\?")
+# Courtesy questions that close a reply ("Is there anything else I can help with?"): a satisfied
+# customer does not answer them, so they neither ask nor count as a question.
+CLOSING = re.compile(
+    r"\banything else\b|\bany (other|more) questions\b|\b(does|did) (this|that) help\b|\blet (me|us) know if\b",
+    re.I,
+)
+SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
 # Who wrote the update the customer answers: people, not the desk's own rules.
 ANSWERED_VIA = ("web", "api", "macro", "bulk")
 MODEL_TIMEOUT_SECONDS = 20
@@ -67,6 +74,7 @@ def enabled(world) -> bool:
 
 def asked(text: str) -> list[str]:
     """The things `text` asks the customer for, in ASKS order; ["unknown"] for a question the script does not know."""
+    text = " ".join(part for part in SENTENCE_END.split(text) if not CLOSING.search(part))
     found = {}
     for name, pattern in ASKS:
         match = pattern.search(text)

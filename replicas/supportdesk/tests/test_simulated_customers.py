@@ -113,7 +113,7 @@ def test_card_digits_photo_unknown_question_and_statement(conv_world):
         assert re.search(r"attached a (photo|screenshot)[^:]*: (IMG|Screenshot)_\d{4}\.(jpg|png)", _latest(second).body)
         assert _ask(conv_world, third, "Can you do a backflip for me?") == 1
         assert simulated.UNSURE in _latest(third).body
-        assert _ask(conv_world, fourth, "Your replacement ships tomorrow.") == 0
+        assert _ask(conv_world, fourth, "Your replacement ships tomorrow. Is there anything else I can help with?") == 0
 
 
 def _same_conversation(world) -> str:
