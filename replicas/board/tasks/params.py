@@ -17,7 +17,6 @@ from .. import workflow as W
 from ..auth import person_password
 from ..faults import STEPS_LOST
 from ..models import Component, CustomField, FieldValue, Issue, Link, Person, Project, Sprint
-from ..reports import burndown
 from ..seed import LEGACY_OPTIONS
 
 DUPLICATE_NOTE = "Seen again today. "
@@ -655,59 +654,21 @@ def recent_unresolved(world, rng=None) -> dict:
     raise NoCandidate("no project and window whose count differs from its misreadings")
 
 
-# --- reports ----------------------------------------------------------------------------------------
-
-
-def burndown_day(world, rng=None) -> dict:
-    """A day of a started sprint and the story points its burndown shows remaining at that day's end.
-    A day is kept only where each misreading gives another number: `total` (the sprint's scope),
-    `latest` (the last day shown) and `day_before` (the day before)."""
-    picks = []
-    for sprint in _answer_sprints(None):
-        if sprint.state == Sprint.State.FUTURE or sprint.start is None:
-            continue
-        chart = burndown(sprint)
-        for n in range(1, len(chart.days) - 1):
-            picks.append((sprint, chart, n))
-    for sprint, chart, n in candidates(picks, rng):
-        count, wrong = (
-            chart.remaining[n],
-            {
-                "total": chart.total,
-                "latest": chart.remaining[-1],
-                "day_before": chart.remaining[n - 1],
-            },
-        )
-        if count in wrong.values():
-            continue
-        day = chart.days[n]
-        return {
-            **_signin(_admin()),
-            "project": sprint.project.key,
-            "sprint_name": sprint.name,
-            "sprint": sprint.public_id,
-            "day_label": f"{day:%A} {day.day} {day:%B} {day.year}",
-            "count": count,
-            **wrong,
-        }
-    raise NoCandidate("no sprint day whose remaining points differ from the misreadings")
-
-
 # --- inline editing ---------------------------------------------------------------------------------
 
 
 def due_and_priority(world, rng=None) -> dict:
-    """An open AGENT work item of the active sprint with no due date and a priority below High: it gets
-    the sprint's last day as its due date and High. `day_before` is the date one off (a misreading)."""
+    """An open AGENT work item of the active sprint not yet due on the sprint's last day, with a priority
+    below High: it gets that day as its due date and High. `day_before` is the date one off (a misreading)."""
     sprint = _sprint("AGENT", "active")
+    due = sprint.end.date()
     issue = _first(
-        _ordered(
-            _open(Issue.objects.filter(sprint=sprint, due_date__isnull=True, priority__in=["Medium", "Low", "Lowest"]))
-        ).exclude(issue_type="subtask"),
-        "open sprint work item without a due date",
+        _ordered(_open(Issue.objects.filter(sprint=sprint, priority__in=["Medium", "Low", "Lowest"])))
+        .exclude(issue_type="subtask")
+        .exclude(due_date=due),
+        "open sprint work item below High priority",
         rng=rng,
     )
-    due = sprint.end.date()
     return {
         **_signin(_admin()),
         "key": issue.key,

@@ -2,6 +2,7 @@
 status categories, history (WAS), watchers and parents, field labels where people read them, the side
 panel answered alone, and the navigator's pages of 50."""
 
+import random
 import re
 from datetime import timedelta
 
@@ -11,6 +12,7 @@ from replicas.board import jql, services
 from replicas.board import workflow as W
 from replicas.board.models import Change, Issue, Person, Sprint, Watcher
 from replicas.board.search import PAGE_SIZE, issues_search
+from replicas.board.tasks import params as P
 from replicas.worlds.clock import now
 from replicas.worlds.scoping import bound_world
 
@@ -232,3 +234,13 @@ def test_reports_draw_burndown_and_velocity_from_the_worlds_history(client_in, b
     assert row.completed == completed and row.committed >= completed
     assert 'class="chart__completed"' in velocity.content.decode()
     assert client_in.get("/projects/AGENT/reports/burndown", {"sprint": "999999"}).status_code == 404
+
+
+def test_the_date_question_key_is_what_the_reference_search_counts(board_world):
+    with bound_world(board_world):
+        me = Person.objects.order_by("public_id").first()
+        for seed in range(4):
+            key = P.recent_unresolved(board_world, rng=random.Random(seed))
+            query = f"project = {key['project']} AND created >= -{key['days']}d AND resolution = Unresolved"
+            assert issues_search(query=query, person=me)[1] == key["count"]
+            assert key["count"] not in (key["all_open"], key["with_resolved"], key["other_window"])
