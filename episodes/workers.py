@@ -15,6 +15,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from replicas.worlds.services import world_gc
+from replicas.worlds.workspaces import workspace_gc
 
 from .claims import episode_claim_next, episode_sweep
 from .driver import episode_run
@@ -89,8 +90,8 @@ def episodes_recover(*, stale_after: timedelta | None = None) -> dict:
 
 
 def scheduler_tick(*, stale_after: timedelta | None = None, gc_after: timedelta | None = None) -> dict:
-    """One round of upkeep: recover lost workers' episodes, finish runs, collect worlds unused for `gc_after`,
-    build missing templates of the variation pool."""
+    """One round of upkeep: recover lost workers' episodes, finish runs, collect worlds and workspaces unused for
+    `gc_after`, build missing templates of the variation pool."""
     out = episodes_recover(stale_after=stale_after)
     # runs whose last episode ended while nobody was watching (a worker killed right after finishing it)
     out["runs_finished"] += runs_finish()
@@ -102,6 +103,8 @@ def scheduler_tick(*, stale_after: timedelta | None = None, gc_after: timedelta 
     out["worlds_collected"] = world_gc(older_than=gc_after, keep=open_worlds.values_list("world_id", flat=True))[
         "worlds"
     ]
+    # workspaces go whole, when none of their worlds was used for as long (world_gc leaves their members alone)
+    out["workspaces_collected"] = workspace_gc(older_than=gc_after)["workspaces"]
     # the variation pool's templates, a few a tick so a tick stays short; episodes draw only among built ones
     out["templates_built"] = [f"{r}/{v}/{s}" for r, v, s in variation_templates_build(limit=TEMPLATES_PER_TICK)]
     return out

@@ -182,3 +182,14 @@ def test_bad_workspace_requests_are_refused(replicas, error):
 def test_an_offer_outside_the_contract_is_named(offer, error):
     with pytest.raises(InvalidWorkspaceOffer, match=error):
         _checked_offer("somereplica", offer)
+
+
+def test_the_schedulers_tick_collects_a_workspace_left_unused():
+    from episodes.workers import scheduler_tick
+
+    kept = workspace_create(replicas=["board", "shop"], seed=7, variant="small")
+    left = workspace_create(replicas=["board", "shop"], seed=7, variant="small")
+    World.objects.filter(workspace=left).update(last_used_at=djtz.now() - timedelta(days=3))
+    assert scheduler_tick(gc_after=timedelta(hours=1))["workspaces_collected"] == 1
+    assert not Workspace.objects.filter(pk=left.pk).exists() and not World.objects.filter(workspace=left).exists()
+    assert World.objects.filter(workspace=kept).count() == 2
