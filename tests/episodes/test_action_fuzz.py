@@ -147,6 +147,8 @@ def random_text(rng) -> str:
 FUZZ = settings(deadline=None, database=None, suppress_health_check=list(HealthCheck))
 
 
+# sqlite_only (both fuzz tests): the parser alone, no database; PostgreSQL would draw the same kind of examples again
+@pytest.mark.sqlite_only
 @settings(FUZZ, max_examples=100)
 @given(st.randoms())
 def test_random_text_is_an_action_or_an_action_error(rng):
@@ -154,6 +156,7 @@ def test_random_text_is_an_action_or_an_action_error(rng):
         assert_action_or_action_error(random_text(rng))
 
 
+@pytest.mark.sqlite_only
 @settings(FUZZ, max_examples=250)
 @given(st.randoms())
 def test_mutated_valid_actions_are_an_action_or_an_action_error(rng):

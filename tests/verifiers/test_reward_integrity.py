@@ -12,6 +12,9 @@ from hypothesis import strategies as st
 from verifiers.engine import Verdict
 from verifiers.rewards import SIGNALS, reward_signals, validate_weights
 
+# sqlite_only: pure functions of their arguments, no database; PostgreSQL would repeat them as they are
+pytestmark = pytest.mark.sqlite_only
+
 NOTHING_DONE = Verdict(assertions=[], passed=False, partial=0.5, collateral_ok=True)
 CLICK = 'click("a12")'
 
