@@ -185,3 +185,12 @@ def test_from_the_command_line_a_bad_option_is_one_line_on_stderr(args, code, li
     said = capsys.readouterr()
     assert exited.value.code == code and said.out == "" and said.err.splitlines() == [line]
     assert not out.exists()
+
+
+def test_without_a_suite_the_export_takes_every_task(judged, tmp_path, capsys):
+    out = tmp_path / "all"
+    export("--format", "sft", "--source", "annotators,runs", "--out", str(out))
+    card = json.loads((out / "card.json").read_text())
+    assert card["suite"] is None and card["name"] == "replicagym-all-tasks-sft"
+    assert card["episodes"] == sorted([judged["good"], judged["run"]]) and card["tasks"] == {TASK: 2}
+    assert "- suite: none: every task" in (out / "README.md").read_text()

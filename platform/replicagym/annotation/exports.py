@@ -86,21 +86,23 @@ def parse_sources(text) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def candidates(*, suite: str, sources: list[str], run: int | None = None) -> list[Candidate]:
-    """Finished, verified-or-failed episodes of the suite's tasks from the given sources (errored ones never count).
+def candidates(*, suite: str | None, sources: list[str], run: int | None = None) -> list[Candidate]:
+    """Finished, verified-or-failed episodes of the suite's tasks (every task without a suite) from the given
+    sources (errored ones never count).
 
     `run` narrows the `runs` source to one run (distillation keeps its own teacher's episodes).
     """
-    try:
-        task_ids = list(suite_current(suite).tasks.values_list("task_id", flat=True))
-    except LookupError as exc:
-        raise ExportError(str(exc.args[0] if exc.args else exc)) from None
     judged = (
         Episode.objects.select_related("task")
-        .filter(task__task_id__in=task_ids)
         .filter(status__in=[Episode.Status.SUCCEEDED, Episode.Status.FAILED])
         .order_by("pk")
     )
+    if suite is not None:
+        try:
+            task_ids = list(suite_current(suite).tasks.values_list("task_id", flat=True))
+        except LookupError as exc:
+            raise ExportError(str(exc.args[0] if exc.args else exc)) from None
+        judged = judged.filter(task__task_id__in=task_ids)
     found: list[Candidate] = []
     if "annotators" in sources:
         recordings = (
@@ -456,7 +458,7 @@ def _write_jsonl(path: Path, rows: list[dict]) -> None:
 def dataset_export(
     *,
     fmt: str,
-    suite: str,
+    suite: str | None,
     sources,
     out,
     progress=None,
@@ -521,7 +523,7 @@ def dataset_export(
         shutil.copyfile(settings.DATA_DIR / shot.path, out / "images" / f"{sha}.png")
     counts["images"] = len(images)
     card = {
-        "name": f"replicagym-{suite}-{fmt}",
+        "name": f"replicagym-{suite or 'all-tasks'}-{fmt}",
         "dataset_version": DATASET_VERSION,
         "format": fmt,
         "created_at": timezone.now().isoformat(),
@@ -551,11 +553,12 @@ def dataset_export(
 def _card_markdown(card: dict) -> str:
     rows = "\n".join(f"| {task} | {n} |" for task, n in card["tasks"].items()) or "| (none) | 0 |"
     counts = ", ".join(f"{n} {what}" for what, n in card["counts"].items())
+    suite = f"`{card['suite']}`" if card["suite"] else "none: every task"
     return (
         f"# {card['name']}\n\n"
         f"ReplicaGym dataset ({card['format'].upper()}), made {card['created_at']} by platform version "
         f"{card['platform_version']}.\n\n"
-        f"- suite: `{card['suite']}`\n- sources: {', '.join(card['sources'])}\n- filter: {card['filters']}\n"
+        f"- suite: {suite}\n- sources: {', '.join(card['sources'])}\n- filter: {card['filters']}\n"
         f"- counts: {counts}\n- skipped episodes: {len(card['skipped'])}\n\n"
         f"| task | episodes |\n|---|---|\n{rows}\n\n"
         'Load with `datasets.load_dataset("json", data_files=...)`; screenshots are `images/<sha256>.png`.\n'

@@ -1,4 +1,4 @@
-"""`manage.py export_dataset --format sft|dpo --suite S --source annotators,oracle,runs --out DIR
+"""`manage.py export_dataset --format sft|dpo [--suite S] --source annotators,oracle,runs --out DIR
 [--observation full|text|diff --full-every N]`."""
 
 import sys
@@ -15,7 +15,7 @@ class Command(ReplicaGymCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--format", required=True, choices=FORMATS)
-        parser.add_argument("--suite", required=True, help="only tasks of this suite")
+        parser.add_argument("--suite", help="only tasks of this suite (default: every task)")
         parser.add_argument("--source", default=",".join(SOURCES), help=f"comma-separated: {', '.join(SOURCES)}")
         parser.add_argument("--out", required=True, help="a new (or empty) folder")
         add_observation_arguments(parser)
