@@ -361,3 +361,29 @@ def test_the_reviewer_sees_each_step_on_the_page_it_acted_on_with_its_target_out
         'data-testid="review-target-box" style="position: absolute; left: 25.0%; top: 25.0%; width: 10.0%; height: 10.0%'
         in page
     )
+
+
+def test_an_export_done_from_the_page_offers_its_screenshots_as_one_zip(client, people, tmp_path):
+    import io
+    import zipfile
+
+    (tmp_path / "images").mkdir()
+    for name, data in (("b2.png", b"\x89PNG second"), ("a1.png", b"\x89PNG first")):
+        (tmp_path / "images" / name).write_bytes(data)
+    export = DatasetExport.objects.create(
+        format="sft",
+        suite="testbed",
+        out=str(tmp_path),
+        status=DatasetExport.Status.DONE,
+        card={"files": ["sft.jsonl", "images/"], "counts": {"steps": 2, "images": 2}},
+    )
+    client.login(username="annie", password=PASSWORD)
+    assert client.get(f"/annotate/exports/{export.pk}/images.zip").status_code == 403  # exports are the admin's
+    client.login(username="root", password=PASSWORD)
+    table = client.get("/annotate/exports/", HTTP_HX_REQUEST="true").content.decode()
+    assert f'href="/annotate/exports/{export.pk}/images.zip"' in table and "2 screenshots" in table
+    response = client.get(f"/annotate/exports/{export.pk}/images.zip")
+    assert response.status_code == 200 and response["Content-Disposition"].endswith('filename="images.zip"')
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
+    assert archive.namelist() == ["images/a1.png", "images/b2.png"]
+    assert archive.read("images/a1.png") == b"\x89PNG first"

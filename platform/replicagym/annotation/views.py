@@ -1,6 +1,7 @@
 """The annotation pages: queue, recording status, review, per-annotator figures, assignment and exports."""
 
 import threading
+import zipfile
 from pathlib import Path
 
 from django.conf import settings
@@ -279,10 +280,28 @@ def exports(request):
     return render(request, template, {"exports": rows, "sources": SOURCES, "running": running})
 
 
+IMAGES_ZIP = "images.zip"
+
+
+def _images_zip(out: Path) -> Path:
+    """The export's screenshots (the rows name images/<sha256>.png) as one zip beside them, made on the first download:
+    PNGs are stored as they are, since they do not compress further."""
+    target = out / IMAGES_ZIP
+    if not target.is_file():
+        partial = out / f".{IMAGES_ZIP}.{threading.get_ident()}"
+        with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_STORED) as archive:
+            for image in sorted((out / "images").glob("*.png")):
+                archive.write(image, f"images/{image.name}")
+        partial.replace(target)  # two downloads at once each write their own, and the last rename wins whole
+    return target
+
+
 @role_required()
 @require_GET
 def export_file(request, pk: int, name: str):
     export = get_object_or_404(DatasetExport, pk=pk, status=DatasetExport.Status.DONE)
+    if name == IMAGES_ZIP:
+        return FileResponse(open(_images_zip(Path(export.out)), "rb"), as_attachment=True, filename=IMAGES_ZIP)
     if name not in ("sft.jsonl", "sft_episodes.jsonl", "dpo.jsonl", "card.json", "README.md"):
         raise Http404("no such file")
     path = Path(export.out) / name
