@@ -345,7 +345,8 @@ def recipe_source(spec: dict) -> str:
         "record": first["name"],
         "table": f"{domain}.{first['model'].lower()}",
         "where": "{}",
-        "answer": "how_many",
+        # the editor test makes the slug <replica>-<answer>-count: a word, no underscore
+        "answer": "".join(ch for ch in child["plural"].lower().split()[-1] if ch.isalpha()),
         "field": (f"{first['name']}_{first['title']}", f"{first['name']}.{first['title']}"),
         "aggregate": (
             "count",

@@ -6,7 +6,7 @@ RECIPE = {
     "record": "vendor",
     "table": "procurement.vendor",
     "where": "{}",
-    "answer": "how_many",
+    "answer": "requests",
     "field": ("vendor_name", "vendor.name"),
     "aggregate": ("count", "procurement.purchaserequest", None, '{"vendor": "{vendor}"}'),
     "instruction": "How many purchase requests name the vendor {vendor_name}? Reply with the number only.",
