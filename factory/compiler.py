@@ -119,7 +119,8 @@ def models_source(spec: dict) -> str:
     roles = ", ".join(f"({r['name']!r}, {r['label']!r})" for r in spec["roles"])
     role_width = max(len(r["name"]) for r in spec["roles"])
     out = [
-        f'"""{spec["brand"]["name"]}: the models compiled from the anchor (environment factory; rebuild, do not edit)."""',
+        f'"""{spec["brand"]["name"]}: the models compiled from the anchor (environment factory; rebuild, do '
+        'not edit)."""',
         "",
         "from django.db import models",
         "",
@@ -135,7 +136,8 @@ def models_source(spec: dict) -> str:
         f"    role = models.CharField(max_length={role_width}, choices=[{roles}])",
         "    approval_limit = models.DecimalField(max_digits=14, decimal_places=2, default=0)",
         "    out_of_office = models.BooleanField(default=False)",
-        '    delegate = WorldForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="+", db_index=False)',
+        '    delegate = WorldForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, '
+        'related_name="+", db_index=False)',
         "",
         '    public_key = ("number",)',
         "",
@@ -362,7 +364,8 @@ def recipe_source(spec: dict) -> str:
     }
     return (
         '"""What an author does in the task editor to make a task of this compiled replica from scratch, read by\n'
-        'the platform\'s authoring test (tests/frontend/test_authoring_browser.py). Written by the environment factory."""'
+        "the platform's authoring test (tests/frontend/test_authoring_browser.py). Written by the environment "
+        'factory."""'
         f"\n\nRECIPE = {recipe!r}\n"
     )
 
@@ -378,7 +381,8 @@ def replica_files(spec: dict, bench_task: str) -> dict[str, str]:
     """Every file of the replica but its migration and its tasks: path inside the folder -> text."""
     domain = spec["domain"]
     files = {
-        "__init__.py": f'"""{spec["brand"]["name"]}: a replica compiled by the environment factory from its anchor."""\n',
+        "__init__.py": f'"""{spec["brand"]["name"]}: a replica compiled by the environment factory from its '
+        'anchor."""\n',
         "apps.py": apps_source(spec, bench_task),
         "models.py": models_source(spec),
         "spec.json": _json(spec),
@@ -386,7 +390,8 @@ def replica_files(spec: dict, bench_task: str) -> dict[str, str]:
         "migrations/__init__.py": "",
         "tests/__init__.py": "",
         "tests/authoring_recipe.py": recipe_source(spec),
-        "tasks/__init__.py": '"""The synthesised task pack: one JSON file per task, its answer key recorded in a sandbox world."""\n',
+        "tasks/__init__.py": '"""The synthesised task pack: one JSON file per task, its answer key recorded in '
+        'a sandbox world."""\n',
         f"templates/{domain}/base.html": (
             '{% extends "factory_kit/base.html" %}\n{% load static %}\n'
             f'{{% block brand_style %}}<link rel="stylesheet" href="{{% static \'{domain}/brand.css\' %}}">'
