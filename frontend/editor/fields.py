@@ -60,6 +60,12 @@ class Input:
         return slot_id(self.path)
 
     @property
+    def rows(self) -> int:
+        """A text box as tall as what it holds (a for_each's parts, a reference of twenty actions), within bounds."""
+        least = {"textarea": 4, "lines": 5}.get(self.widget, 2)
+        return max(least, min(24, self.value.count("\n") + 1))
+
+    @property
     def folded(self) -> bool:
         """An optional input left empty: shown under "More fields" to keep the form short."""
         return self.optional and self.value in ("", "[]") and not self.selected
@@ -491,7 +497,8 @@ def basic_inputs(spec: dict, raw: dict, replica_names: list[str]) -> dict[str, I
             "lines",
             spec.get("reference_solution"),
             raw,
-            help="One action per line; it must pass the verifier.",
+            help="One action per line; it must pass the verifier. A line for_each t in {list}: action plays it once "
+            "per item of a list param (consecutive lines of one head are one block).",
         ),
         "interaction": make(
             "j",

@@ -82,9 +82,14 @@ def play_queued() -> list[str]:
     return statuses
 
 
-def shot(page, name):
-    if WRITE_SHOTS:
+def shot(page, name, part=None):
+    """Write a docs screenshot (when asked): the page, or one box of it."""
+    if not WRITE_SHOTS:
+        return
+    if part is None:
         page.screenshot(path=os.path.join(SHOTS, name), full_page=True)
+        return
+    part.screenshot(path=os.path.join(SHOTS, name))
 
 
 def sign_in(page, base, username, password):
@@ -181,7 +186,6 @@ def test_a_new_admin_adds_people_and_an_author_test_runs_a_bulk_task_on_three_se
         sign_in(page, base, "ada", author_password)
         assert page.get_by_role("link", name="People").count() == 0
         slug = author_bulk_task(page, base)
-        shot(page, "platform-editor-bulk-task.png")
         page.get_by_role("button", name="Save version").click()
         task_id = f"testbed.{slug}"
         page.wait_for_url(f"{base}/tasks/{task_id}/")
@@ -215,5 +219,18 @@ def test_a_new_admin_adds_people_and_an_author_test_runs_a_bulk_task_on_three_se
         row = page.locator('[data-testid="task-row"]', has_text="Close the members' notes of this quarter")
         row.wait_for()
         assert row.count() == 1
+
+        # the saved task opens in the editor with each new construct as it was written
+        page.goto(f"{base}/tasks/{task_id}/edit/")
+        assert json.loads(_input(page, "verifier.assertions[0].assert").input_value()) == [LOOP]
+        assert _input(page, "params[1].date.on").input_value() == '"start_of_quarter"'
+        assert _input(page, "reference_solution").input_value().split("\n")[3:] == _each("member_notes")
+        shot(page, "platform-editor-list-and-date-params.png", page.locator(".Box.mb-4", has_text="Template params"))
+        shot(page, "platform-editor-for-each-conditional.png", page.locator('[data-item="verifier.assertions[0]"]'))
+        shot(
+            page,
+            "platform-editor-for-each-reference.png",
+            page.locator(".Box.mb-4", has_text="Reference solution and negative examples"),
+        )
     finally:
         context.close()
