@@ -575,7 +575,8 @@ def save_filter(world) -> dict:
     return {
         **_signin(admin),
         "filter_name": name,
-        "jql": "project = WEB AND type = Bug AND resolution = Unresolved AND labels = needs-triage ORDER BY created DESC",
+        "jql": "project = WEB AND type = Bug AND resolution = Unresolved AND labels = needs-triage ORDER BY "
+        "created DESC",
     }
 
 
