@@ -316,7 +316,9 @@ class EpisodeDriver:
         return final_page, list(getattr(self.session, "messages", []) or [])
 
     def finish(self, *, status: str | None = None, error: str = "", ended: tuple | None = None) -> Episode:
-        """Read the final page and messages (unless `ended` holds them), close the browser context, verify and reward."""
+        """Read the final page and messages (unless `ended` holds them), close the browser context, verify and
+        reward.
+        """
         final_page, messages = None, []
         try:
             final_page, messages = ended if ended is not None else self.end_page(status)

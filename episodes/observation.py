@@ -344,7 +344,8 @@ def prune_axtree(axtree: str) -> str:
     Kept: every interactive node (`INTERACTIVE_ROLES`) with its bid and state, list items, rows
     and articles (cards are dragged by them), every other node with a name or a state, and text,
     written bare as its quoted string (a run of pieces at one level on one line). Dropped:
-    unnamed wrappers (lists, sections, paragraphs, forms: their children move up a level), the page root (the title is in the header), text
+    unnamed wrappers (lists, sections, paragraphs, forms: their children move up a level), the page root (the title is
+    in the header), text
     that repeats an enclosing node's name or value or the name of the control just before it,
     a label (text or term) just before the control it names, bids of landmarks and text roles
     (`_BIDLESS_ROLES`), and states that are the default (checked='false', pressed='false').

@@ -69,14 +69,20 @@ def describe(assertion: dict) -> str:
     if kind == "state":
         expect = assertion.get("expect", {})
         moment = "At the start" if assertion.get("at") == "initial" else "In the final state"
-        text = f"{moment}, {assertion.get('table')} where {_where(assertion.get('where'))} has {_count(expect.get('count'))}"
+        text = (
+            f"{moment}, {assertion.get('table')} where {_where(assertion.get('where'))} has "
+            f"{_count(expect.get('count'))}"
+        )
         if expect.get("fields"):
             text += f", each with {_where(expect['fields'])}"
         return text + "."
     if kind == "diff":
         if assertion.get("only_allowed"):
             return "Nothing changed outside the allowed changes."
-        text = f"Rows {assertion.get('op')} in {assertion.get('table')} where {_where(assertion.get('where'))}: {_count(assertion.get('count'))}"
+        text = (
+            f"Rows {assertion.get('op')} in {assertion.get('table')} where "
+            f"{_where(assertion.get('where'))}: {_count(assertion.get('count'))}"
+        )
         for field, fromto in (assertion.get("changes") or {}).items():
             text += (
                 f"; {field} changed"
@@ -123,5 +129,8 @@ def describe(assertion: dict) -> str:
         parts = " ".join(describe(a) for a in assertion.get("assert", []))
         return f"For each {{{assertion.get('as')}}} of {shown}: {parts}"
     if kind == "python":
-        return f"The registered check {assertion.get('check')!r} holds with {json.dumps(assertion.get('args', {}), ensure_ascii=False)}."
+        return (
+            f"The registered check {assertion.get('check')!r} holds with "
+            f"{json.dumps(assertion.get('args', {}), ensure_ascii=False)}."
+        )
     return json.dumps(assertion, ensure_ascii=False)

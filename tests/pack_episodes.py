@@ -103,7 +103,9 @@ def sync_tasks(replica: str, slugs: list[str], folder: Path) -> list:
 
 
 def fires_in_episode(task) -> bool:
-    """Whether the task arms a fault that fires during the episode; data faults are applied to the world before it starts."""
+    """Whether the task arms a fault that fires during the episode; data faults are applied to the world before it
+    starts.
+    """
     return any(data_fault_applier(task.replica, f["name"]) is None for f in task.faults)
 
 

@@ -75,7 +75,9 @@ def _validate_sum(args, *, replica):
 
 @register_check("sum_equals", args_schema=_SUM_ARGS, validate_args=_validate_sum)
 def sum_equals(inputs, *, table, field, equals, where=None, rows="added"):
-    """The amounts in `field` of the rows (added by the episode, or all final rows) matching `where` add up to `equals`."""
+    """The amounts in `field` of the rows (added by the episode, or all final rows) matching `where` add up to
+    `equals`.
+    """
     fields = tables(inputs.replica)[table]
     source = (
         inputs.diff.get("tables", {}).get(table, {}).get("added", {})

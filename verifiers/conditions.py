@@ -184,7 +184,8 @@ def _check_value(value, info, kind, path, op):
         if isinstance(value, bool) or not isinstance(value, (int, float) if kind == "float" else int):
             raise ConditionError(
                 path,
-                f"expected {'a number' if kind == 'float' else 'an integer'} for {kind} field {info.name!r}, got {json.dumps(value)}",
+                f"expected {'a number' if kind == 'float' else 'an integer'} for {kind} field {info.name!r}, "
+                f"got {json.dumps(value)}",
             )
     elif kind == "decimal":
         if literal and "amount" in value:

@@ -43,7 +43,9 @@ def interaction_assertion(requirements: list[dict]) -> dict:
 
 
 def verifier_with_interaction(verifier: dict, declared) -> dict:
-    """The verifier an episode of the task is judged by: the task's own, plus its interaction check if it declares one."""
+    """The verifier an episode of the task is judged by: the task's own, plus its interaction check if it declares
+    one.
+    """
     requirements = interaction_requirements(declared)
     if not requirements:
         return verifier

@@ -1,4 +1,5 @@
-"""The verifier's self-test of a task: its reference solution must pass, doing nothing and its negative examples must fail.
+"""The verifier's self-test of a task: its reference solution must pass, doing nothing and its negative examples must
+fail.
 
 A verifier that passes the empty trajectory checks nothing; one that fails the
 reference solution is wrong or the task is impossible; one that passes a negative

@@ -429,7 +429,8 @@ PULL_TARGETS = {"reference": "the reference solution", "negative": "a new negati
 @require_POST
 def editor_pull(request):
     """Put the demonstration's recorded actions into the reference solution or a new negative example; the form comes
-    back with them and live validation checks them like typed actions. A refusal shows at the panel, changing nothing."""
+    back with them and live validation checks them like typed actions. A refusal shows at the panel, changing
+    nothing."""
     form, spec = _decoded(request)
     into = request.POST.get("pull_into", "")
     try:

@@ -47,7 +47,8 @@ def not_found(request, exception=None):
     context = {
         "status": 404,
         "title": TITLES[404],
-        "reason": f"Nothing answers at {request.path[:200]}: the address may be mistyped, or what it showed was removed.",
+        "reason": f"Nothing answers at {request.path[:200]}: the address may be mistyped, or what it showed "
+        "was removed.",
         "hint": "Start again from the dashboard or a section above.",
         "sections": sections_for(request),
     }

@@ -26,11 +26,15 @@ def error_response(request, *, status: int, code: str, message: str) -> HttpResp
             {"ok": False, "error": f"We couldn't save your change ({status}). Try again.", "code": code}, status=status
         )
     page = format_html(
-        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Something went wrong - Tracklane</title></head>'
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Something went wrong - '
+        "Tracklane</title></head>"
         '<body style="margin:0;font:14px/20px Inter,system-ui,sans-serif;color:#292A2E;background:#F8F8F8">'
-        '<main style="max-width:480px;margin:16vh auto;padding:32px;background:#fff;border-radius:6px;box-shadow:0 8px 12px #1E1F2126">'
-        '<h1 style="margin:0 0 8px;font-size:20px">Something went wrong</h1><p style="margin:0 0 8px;color:#505258">{}</p>'
-        '<p style="margin:0 0 20px;color:#6B6E76">Error {} ({})</p><a href="{}" style="color:#1868DB;font-weight:600">Go back</a></main></body></html>',
+        '<main style="max-width:480px;margin:16vh '
+        'auto;padding:32px;background:#fff;border-radius:6px;box-shadow:0 8px 12px #1E1F2126">'
+        '<h1 style="margin:0 0 8px;font-size:20px">Something went wrong</h1><p style="margin:0 0 '
+        '8px;color:#505258">{}</p>'
+        '<p style="margin:0 0 20px;color:#6B6E76">Error {} ({})</p><a href="{}" '
+        'style="color:#1868DB;font-weight:600">Go back</a></main></body></html>',
         message,
         status,
         code,

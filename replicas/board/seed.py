@@ -157,10 +157,13 @@ EPIC_THEMES = [
     "Data retention",
 ]
 
+PINGS = ["can you take a look?", "is this still happening for you?", "FYI.", "please confirm the fix."]
+
 CONTRIBUTING = """How we triage new bugs in {key}
 
 Every new bug lands in the backlog with the label needs-triage. The triager of the week, for each one:
-1. Priority: Highest when the bug crashes the product or loses data (the summary says "crashes" or "loses data"); High when a customer reported it (label customer-reported); Medium otherwise.
+1. Priority: Highest when the bug crashes the product or loses data (the summary says "crashes" or "loses data"); \
+High when a customer reported it (label customer-reported); Medium otherwise.
 2. Component: the area named in square brackets at the start of the summary, e.g. [{example}].
 3. Assignee: the lead of that component (see the component list below).
 4. Remove the needs-triage label; keep the other labels.
@@ -698,7 +701,7 @@ class Seeder:
             if self.rnd.random() >= 0.15:
                 continue
             who = self.rnd.choice([p for p in self.team if p is not comment.author])
-            comment.body = f"[~{who.username}] {self.rnd.choice(['can you take a look?', 'is this still happening for you?', 'FYI.', 'please confirm the fix.'])} {comment.body}"
+            comment.body = f"[~{who.username}] {self.rnd.choice(PINGS)} {comment.body}"
             self.gen.add(Mention(comment=comment, person=who))
 
     def filters(self):

@@ -98,7 +98,8 @@ WORKFLOWS = {
                 "type": "condition",
                 "check": "assignee",
                 "to": WAITING,
-                "message": "You can't move {key} to Waiting for support: only the assignee can hand an issue to support.",
+                "message": "You can't move {key} to Waiting for support: only the assignee can hand an issue "
+                "to support.",
             },
             NEEDS_STEPS,
             NEEDS_RESOLUTION,

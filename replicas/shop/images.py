@@ -4,10 +4,12 @@ No photographs: the look of a catalogue tile, nothing of any real product."""
 from django.utils.html import escape
 
 SHAPES = (
-    '<rect x="70" y="60" width="160" height="180" rx="18" fill="{main}"/><rect x="95" y="90" width="110" height="70" rx="8" fill="{light}"/>',
+    '<rect x="70" y="60" width="160" height="180" rx="18" fill="{main}"/><rect x="95" y="90" width="110" '
+    'height="70" rx="8" fill="{light}"/>',
     '<circle cx="150" cy="150" r="95" fill="{main}"/><circle cx="150" cy="150" r="45" fill="{light}"/>',
     '<path d="M60 230 L150 60 L240 230 Z" fill="{main}"/><rect x="120" y="170" width="60" height="40" fill="{light}"/>',
-    '<rect x="55" y="110" width="190" height="90" rx="45" fill="{main}"/><circle cx="105" cy="155" r="25" fill="{light}"/>',
+    '<rect x="55" y="110" width="190" height="90" rx="45" fill="{main}"/><circle cx="105" cy="155" r="25" '
+    'fill="{light}"/>',
 )
 
 

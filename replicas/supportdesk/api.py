@@ -286,7 +286,8 @@ class RefundInput(serializers.Serializer):
         max_length=20,
         required=False,
         allow_blank=True,
-        help_text='Decimal text, e.g. "12.50". Optional for full (the remaining amount) and prorated (the unused part).',
+        help_text='Decimal text, e.g. "12.50". Optional for full (the remaining amount) and prorated (the '
+        "unused part).",
     )
     currency = serializers.ChoiceField(
         choices=policies.CURRENCY_CODES, required=False, help_text="Defaults to the payment's"

@@ -34,7 +34,8 @@ def error_response(request, *, status: int, code: str, message: str) -> HttpResp
     page = format_html(
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Error {} – Helpdesk</title></head>'
         '<body style="margin:0;font:14px/20px Inter,system-ui,sans-serif;color:#2f3941;background:#f8f9f9">'
-        '<main style="max-width:440px;margin:18vh auto;padding:32px;background:#fff;border:1px solid #d8dcde;border-radius:8px">'
+        '<main style="max-width:440px;margin:18vh auto;padding:32px;background:#fff;border:1px solid '
+        '#d8dcde;border-radius:8px">'
         '<h1 style="margin:0 0 8px;font-size:22px;line-height:28px">Oops! Something went wrong.</h1>'
         '<p style="margin:0 0 16px;color:#49545c">{}</p><p style="margin:0 0 24px;color:#68737d">Error code: {}</p>'
         '<a href="{}" style="color:#1f73b7;font-weight:600">Try again</a></main></body></html>',
@@ -160,7 +161,10 @@ def _legacy_date(when, fmt: str) -> str:
     if fmt == "dmy_dots":
         return f"{when.day:02d}.{when.month:02d}.{when.year} {when.hour:02d}:{when.minute:02d}"
     hour = when.hour % 12 or 12
-    return f"{when.month:02d}/{when.day:02d}/{when.year % 100:02d} {hour:02d}:{when.minute:02d} {'AM' if when.hour < 12 else 'PM'}"
+    return (
+        f"{when.month:02d}/{when.day:02d}/{when.year % 100:02d} {hour:02d}:{when.minute:02d} "
+        f"{'AM' if when.hour < 12 else 'PM'}"
+    )
 
 
 def legacy_format(ctx) -> dict:

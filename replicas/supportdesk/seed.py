@@ -82,7 +82,8 @@ ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 TOPICS = {
     "duplicate": (
         "Charged twice for order {order}",
-        "Hi, I was charged twice for my order {order}. My bank shows two payments of {amount}. Can you refund the duplicate?",
+        "Hi, I was charged twice for my order {order}. My bank shows two payments of {amount}. Can you refund "
+        "the duplicate?",
         "incident",
         ["billing", "duplicate_charge"],
         BILLING,
@@ -117,7 +118,8 @@ TOPICS = {
     ),
     "cancel_sub": (
         "Cancel my subscription",
-        "Please cancel my {plan} subscription and refund the unused part of this period. I don't want to be charged again.",
+        "Please cancel my {plan} subscription and refund the unused part of this period. I don't want to be "
+        "charged again.",
         "task",
         ["billing", "cancellation", "subscription"],
         BILLING,
@@ -183,18 +185,26 @@ ORDER_TOPICS = {"duplicate", "refund_damaged", "missing_item", "wismo", "wrong_i
 ACCOUNT_TOPICS = {"login", "twofactor", "locked"}
 
 FIRST_REPLIES = {
-    "duplicate": "Thanks for reaching out, {first}. I can see the payments on order {order} and I'm checking them with our billing records now.",
-    "refund_damaged": "I'm so sorry the {item} arrived damaged, {first}. Could you send a photo of the damage so we can process this?",
-    "missing_item": "Sorry about the missing {item}, {first}. I've checked the packing record for {order} and I'm looking into it.",
+    "duplicate": "Thanks for reaching out, {first}. I can see the payments on order {order} and I'm checking "
+    "them with our billing records now.",
+    "refund_damaged": "I'm so sorry the {item} arrived damaged, {first}. Could you send a photo of the damage "
+    "so we can process this?",
+    "missing_item": "Sorry about the missing {item}, {first}. I've checked the packing record for {order} and "
+    "I'm looking into it.",
     "wismo": "Hi {first}, I've checked order {order}: the carrier shows it in transit. I've asked them for an update.",
     "wrong_item": "Apologies for the mix-up, {first}. I'll arrange an exchange for order {order}.",
     "cancel_sub": "Hi {first}, I can help with that. Before I cancel, could you confirm the email on the account?",
     "invoice": "Thanks {first}, please send me the VAT number and I'll reissue the invoice for {order}.",
-    "login": "Hi {first}, to protect your account I need to verify your identity first. Could you give me the last 4 digits of the card on file or the number of a recent order?",
-    "twofactor": "Hi {first}, I can reset two-factor authentication once I've verified your identity. Please reply with the last 4 digits of the card on file or a recent order number.",
-    "locked": "Hi {first}, I can unlock the account after verifying your identity. What are the last 4 digits of the card on file?",
-    "bug": "Thanks for the report, {first}. Could you send a screenshot of the error and tell me which browser you use?",
-    "plans": "Hi {first}, both plans include SSO; Business adds audit logs and priority support. Happy to help you pick.",
+    "login": "Hi {first}, to protect your account I need to verify your identity first. Could you give me the "
+    "last 4 digits of the card on file or the number of a recent order?",
+    "twofactor": "Hi {first}, I can reset two-factor authentication once I've verified your identity. Please "
+    "reply with the last 4 digits of the card on file or a recent order number.",
+    "locked": "Hi {first}, I can unlock the account after verifying your identity. What are the last 4 digits "
+    "of the card on file?",
+    "bug": "Thanks for the report, {first}. Could you send a screenshot of the error and tell me which browser "
+    "you use?",
+    "plans": "Hi {first}, both plans include SSO; Business adds audit logs and priority support. Happy to help "
+    "you pick.",
 }
 FOLLOW_UPS = [
     "Any update on this? It's been a few days.",
@@ -216,7 +226,8 @@ LATER_REPLIES = [
     "Just checking in: is there anything else you need on this?",
 ]
 SOLVED_REPLIES = {
-    "duplicate": "I've refunded the duplicate charge of {amount}. It will show on your statement within 5-10 business days.",
+    "duplicate": "I've refunded the duplicate charge of {amount}. It will show on your statement within 5-10 "
+    "business days.",
     "refund_damaged": "Your refund of {amount} has been issued. Sorry again for the trouble.",
     "missing_item": "I've refunded {amount} for the missing {item}.",
     "cancel_sub": "Your subscription is cancelled and the unused part of the period ({amount}) has been refunded.",
@@ -773,7 +784,8 @@ class Seeder:
                 self.comment(
                     ticket,
                     author=agent,
-                    body="Glad we could sort this out. I'm marking this as solved; just reply if you need anything else.",
+                    body="Glad we could sort this out. I'm marking this as solved; just reply if you need "
+                    "anything else.",
                     at=at,
                 )
             self.event(ticket, kind="change", at=at, actor=agent, field="status", old="open", new="solved")
@@ -916,7 +928,10 @@ class Seeder:
                 customer.profile_updated_at = now - timedelta(days=rng.randint(400, 1400))
                 customer.external_id = f"CRM-{rng.randint(100000, 999999)}"
                 customer.notes = "Imported from the legacy CRM. Contact details not re-confirmed since."
-                new_email = f"{customer.first_name.lower()}.{rng.randint(100, 999)}@{rng.choice(['gmail.com', 'fastmail.com', 'hey.com'])}"
+                number = rng.randint(100, 999)  # drawn before the domain, as they always were
+                new_email = (
+                    f"{customer.first_name.lower()}.{number}@{rng.choice(['gmail.com', 'fastmail.com', 'hey.com'])}"
+                )
                 self.identity(
                     customer,
                     "email",
@@ -932,7 +947,8 @@ class Seeder:
                         ticket,
                         author=customer,
                         at=max(ticket.updated_at, now - timedelta(hours=rng.randint(2, 30))),
-                        body=f"By the way, please use my new email address {new_email} from now on; the old one is no longer read.",
+                        body=f"By the way, please use my new email address {new_email} from now on; the old "
+                        "one is no longer read.",
                     )
         if "conflicting_policies" in self.layers:
             self.articles_conflicting()
@@ -1061,7 +1077,8 @@ class Seeder:
                     {"field": "add_tags", "value": "refund_issued"},
                     {
                         "field": "comment_value",
-                        "value": "Hi {{ticket.requester.first_name}},\n\nI've issued your refund. It will show on your statement within 5-10 business days.\n\nBest,\n{{current_user.first_name}}",
+                        "value": "Hi {{ticket.requester.first_name}},\n\nI've issued your refund. It will show "
+                        "on your statement within 5-10 business days.\n\nBest,\n{{current_user.first_name}}",
                     },
                 ],
             ),
@@ -1076,7 +1093,8 @@ class Seeder:
                     {"field": "comment_mode", "value": "internal"},
                     {
                         "field": "comment_value",
-                        "value": "Escalating to Tier 2 Billing: the refund is above my limit. Order {{ticket.order_number}}.",
+                        "value": "Escalating to Tier 2 Billing: the refund is above my limit. Order "
+                        "{{ticket.order_number}}.",
                     },
                 ],
             ),
@@ -1088,7 +1106,9 @@ class Seeder:
                     {"field": "add_tags", "value": "verification_requested"},
                     {
                         "field": "comment_value",
-                        "value": "Hi {{ticket.requester.first_name}},\n\nTo protect your account, please reply with the last 4 digits of the card on file or the number of one of your orders (ORD-…).\n\nThanks,\n{{current_user.first_name}}",
+                        "value": "Hi {{ticket.requester.first_name}},\n\nTo protect your account, please reply "
+                        "with the last 4 digits of the card on file or the number of one of your orders "
+                        "(ORD-…).\n\nThanks,\n{{current_user.first_name}}",
                     },
                 ],
             ),
@@ -1101,7 +1121,9 @@ class Seeder:
                     {"field": "add_tags", "value": "duplicate_charge refund_issued"},
                     {
                         "field": "comment_value",
-                        "value": "Hi {{ticket.requester.first_name}},\n\nYou were right: order {{ticket.order_number}} was charged twice. I've refunded the duplicate payment.\n\n{{current_user.name}}",
+                        "value": "Hi {{ticket.requester.first_name}},\n\nYou were right: order "
+                        "{{ticket.order_number}} was charged twice. I've refunded the duplicate "
+                        "payment.\n\n{{current_user.name}}",
                     },
                 ],
             ),
@@ -1112,7 +1134,9 @@ class Seeder:
                     {"field": "status", "value": "pending"},
                     {
                         "field": "comment_value",
-                        "value": "Hi {{ticket.requester.first_name}},\n\nYour order {{ticket.order_number}} is on its way. I've asked the carrier for an update and will let you know.\n\n{{current_user.first_name}}",
+                        "value": "Hi {{ticket.requester.first_name}},\n\nYour order {{ticket.order_number}} is "
+                        "on its way. I've asked the carrier for an update and will let you "
+                        "know.\n\n{{current_user.first_name}}",
                     },
                 ],
             ),
@@ -1124,7 +1148,8 @@ class Seeder:
                     {"field": "remove_tags", "value": "locked"},
                     {
                         "field": "comment_value",
-                        "value": "Hi {{ticket.requester.first_name}}, your account is unlocked. You can sign in again now.",
+                        "value": "Hi {{ticket.requester.first_name}}, your account is unlocked. You can sign "
+                        "in again now.",
                     },
                 ],
             ),
@@ -1135,7 +1160,8 @@ class Seeder:
                     {"field": "status", "value": "solved"},
                     {
                         "field": "comment_value",
-                        "value": "Hi {{ticket.requester.first_name}}, two-factor authentication has been reset on your account. Please set it up again after signing in.",
+                        "value": "Hi {{ticket.requester.first_name}}, two-factor authentication has been reset "
+                        "on your account. Please set it up again after signing in.",
                     },
                 ],
             ),
@@ -1152,7 +1178,8 @@ class Seeder:
                     {"field": "type", "value": "question"},
                     {
                         "field": "comment_value",
-                        "value": "Hi {{ticket.requester.first_name}}, you'll find the answer in our help center. Reply here if anything is unclear.",
+                        "value": "Hi {{ticket.requester.first_name}}, you'll find the answer in our help "
+                        "center. Reply here if anything is unclear.",
                     },
                 ],
             ),
@@ -1289,7 +1316,8 @@ class Seeder:
                     {"field": "add_tags", "value": "reminded"},
                     {
                         "field": "comment_value",
-                        "value": "Hi {{ticket.requester.first_name}}, we're still waiting for your reply on request #{{ticket.id}}. It will be closed automatically if we don't hear back.",
+                        "value": "Hi {{ticket.requester.first_name}}, we're still waiting for your reply on "
+                        "request #{{ticket.id}}. It will be closed automatically if we don't hear back.",
                     },
                 ],
             ),
@@ -1366,7 +1394,8 @@ class Seeder:
                 section="Billing & refunds",
                 labels=["refund-policy", "policy"],
                 author=author,
-                body="Agents may refund up to $500.00 (or the equivalent in other currencies) per order without asking anyone, "
+                body="Agents may refund up to $500.00 (or the equivalent in other currencies) per order "
+                "without asking anyone, "
                 "up to 90 days after purchase. Larger refunds go to a team lead.",
                 created_at=self.now - timedelta(days=720),
                 updated_at=self.now - timedelta(days=410),
@@ -1420,12 +1449,17 @@ def policy_articles(knobs: dict) -> list[tuple[str, str, list, str, str]]:
             "Refund policy",
             "Billing & refunds",
             ["refund-policy", "policy"],
-            f"Agents may refund up to {limits} per payment without escalation (the limit is per payment, in the payment's currency). "
+            f"Agents may refund up to {limits} per payment without escalation (the limit is per payment, in "
+            "the payment's currency). "
             f"Loyalty tiers raise the limit: {tiers}.\n\n"
-            f"Refunds are possible up to {policy.window_days} days after the charge. Above your limit, or outside the window, "
-            f"do not refund: assign the ticket to the group {group}, which may refund up to {policy.tier2_multiplier} times the agent limit.\n\n"
-            "A refund always goes back to the original payment, in its currency, and never on an order of another customer. "
-            "Choose the kind: Full (the whole remaining amount), Partial (part of it, e.g. a missing item) or Prorated (subscriptions, see below), and a reason code.",
+            f"Refunds are possible up to {policy.window_days} days after the charge. Above your limit, or "
+            "outside the window, "
+            f"do not refund: assign the ticket to the group {group}, which may refund up to "
+            f"{policy.tier2_multiplier} times the agent limit.\n\n"
+            "A refund always goes back to the original payment, in its currency, and never on an order of "
+            "another customer. "
+            "Choose the kind: Full (the whole remaining amount), Partial (part of it, e.g. a missing item) or "
+            "Prorated (subscriptions, see below), and a reason code.",
             EVERYONE,
         ),
         (
@@ -1435,7 +1469,8 @@ def policy_articles(knobs: dict) -> list[tuple[str, str, list, str, str]]:
             "Before a password reset, an account unlock or a two-factor reset, verify the caller. Accept either:\n"
             "1. the last 4 digits of a card the customer paid with, or\n"
             "2. the number of one of the customer's orders (ORD-…).\n\n"
-            "Never accept the email address alone: it may be the very thing an attacker controls. Record the verification "
+            "Never accept the email address alone: it may be the very thing an attacker controls. Record the "
+            "verification "
             f"on the customer's profile; it is valid for {hours} hours.",
             EVERYONE,
         ),
@@ -1443,15 +1478,18 @@ def policy_articles(knobs: dict) -> list[tuple[str, str, list, str, str]]:
             "Password resets, account unlocks and 2FA resets",
             "Account & security",
             ["account", "policy"],
-            "Only after a recorded identity verification. A password reset emails a link valid for one hour. An unlock clears "
-            "the failed sign-in counter. A 2FA reset removes the customer's second factor; they set it up again at next sign-in.",
+            "Only after a recorded identity verification. A password reset emails a link valid for one hour. "
+            "An unlock clears "
+            "the failed sign-in counter. A 2FA reset removes the customer's second factor; they set it up "
+            "again at next sign-in.",
             EVERYONE,
         ),
         (
             "Prorated refunds for subscriptions",
             "Billing & refunds",
             ["refund-policy", "subscriptions"],
-            "When a customer cancels mid-period, refund the unused part of the current period: price x whole days left / days in the period, "
+            "When a customer cancels mid-period, refund the unused part of the current period: price x whole "
+            "days left / days in the period, "
             "rounded to the cent. Cancel the subscription in the same step.",
             EVERYONE,
         ),
@@ -1459,7 +1497,8 @@ def policy_articles(knobs: dict) -> list[tuple[str, str, list, str, str]]:
             "Duplicate charges",
             "Billing & refunds",
             ["duplicate-charge"],
-            "Two successful charges of the same amount on one order within minutes are a duplicate. Refund the later one in full "
+            "Two successful charges of the same amount on one order within minutes are a duplicate. Refund the "
+            "later one in full "
             "with reason code 'Duplicate charge'. Check the refunds first: a duplicate may already have been refunded.",
             EVERYONE,
         ),
@@ -1467,14 +1506,16 @@ def policy_articles(knobs: dict) -> list[tuple[str, str, list, str, str]]:
             "Shipping times",
             "Orders & shipping",
             ["shipping"],
-            "Standard shipping takes 3-5 business days in the US and Canada, 5-8 days to Europe and the UK. Orders ship within 48 hours.",
+            "Standard shipping takes 3-5 business days in the US and Canada, 5-8 days to Europe and the UK. "
+            "Orders ship within 48 hours.",
             EVERYONE,
         ),
         (
             "Returns and exchanges",
             "Orders & shipping",
             ["returns"],
-            f"Damaged, missing or wrong items are refunded up to {policy.window_days} days after the charge, to the original payment. "
+            f"Damaged, missing or wrong items are refunded up to {policy.window_days} days after the charge, "
+            "to the original payment. "
             "Wrong items are exchanged free of charge; send a prepaid label.",
             EVERYONE,
         ),
@@ -1482,25 +1523,29 @@ def policy_articles(knobs: dict) -> list[tuple[str, str, list, str, str]]:
             "Cancelling a subscription",
             "Subscriptions",
             ["subscriptions"],
-            "Subscriptions can be cancelled at any time. Customers who cancel mid-period get a prorated refund for the unused days.",
+            "Subscriptions can be cancelled at any time. Customers who cancel mid-period get a prorated refund "
+            "for the unused days.",
             EVERYONE,
         ),
         (
             "Escalation paths",
             "Internal: escalations",
             ["escalation", "policy", "internal"],
-            f"Refunds above your limit or outside the {policy.window_days}-day window: {group} (set the group and clear the "
+            f"Refunds above your limit or outside the {policy.window_days}-day window: {group} (set the group "
+            "and clear the "
             "assignee, so the ticket lands in their queue, and leave an internal note saying what is asked and why "
             "you did not refund). Bugs and outages: Tier 2 Technical. "
             "Password resets, unlocks, 2FA resets and compromised accounts: Accounts & Security.\n\n"
-            f"Chargeback threats are urgent. Never promise a refund you cannot issue yourself: tell the customer {group} will follow up.",
+            "Chargeback threats are urgent. Never promise a refund you cannot issue yourself: tell the "
+            f"customer {group} will follow up.",
             INTERNAL,
         ),
         (
             "Refund limits by currency and loyalty tier",
             "Internal: billing",
             ["refund-policy", "policy", "internal"],
-            "The most you may refund on one payment without escalating, by the payment's currency and the customer's loyalty tier "
+            "The most you may refund on one payment without escalating, by the payment's currency and the "
+            "customer's loyalty tier "
             f"(Tier 2 Billing members: {policy.tier2_multiplier} times the agent limit):\n"
             + "\n".join(limit_lines)
             + f"\n\nThe window is {policy.window_days} days after the charge for everyone, whatever their tier. "
@@ -1513,16 +1558,19 @@ def policy_articles(knobs: dict) -> list[tuple[str, str, list, str, str]]:
             ["sla", "policy", "internal"],
             f"Premium customers are {premium} loyalty members; everyone else is on Standard. Targets by priority:\n"
             + "\n".join(sla_lines)
-            + "\n\nTickets without a priority have no target. The clock stops when you send a public reply; an internal note does not count.",
+            + "\n\nTickets without a priority have no target. The clock stops when you send a public reply; an "
+            "internal note does not count.",
             INTERNAL,
         ),
         (
             "Pending tickets and automatic closing",
             "Internal: service levels",
             ["automations", "internal"],
-            f"A ticket waiting for the customer (Pending) gets a reminder after {policies.REMIND_PENDING_AFTER_HOURS} hours "
+            "A ticket waiting for the customer (Pending) gets a reminder after "
+            f"{policies.REMIND_PENDING_AFTER_HOURS} hours "
             f"and is solved after {policies.SOLVE_PENDING_AFTER_HOURS} hours without a reply. "
-            f"Solved tickets close {policies.CLOSE_SOLVED_AFTER_HOURS} hours after they were solved; a closed ticket can no "
+            f"Solved tickets close {policies.CLOSE_SOLVED_AFTER_HOURS} hours after they were solved; a closed "
+            "ticket can no "
             "longer be updated: create a follow-up. A customer's reply reopens a pending, on-hold or solved ticket.",
             INTERNAL,
         ),

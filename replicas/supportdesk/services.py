@@ -764,7 +764,8 @@ def refund_issue(
         )
     if ticket is not None and payment.customer_id != ticket.requester_id:
         raise ValidationError(
-            f"Payment {payment.public_id} belongs to another customer than the requester of ticket #{ticket.public_id}: "
+            f"Payment {payment.public_id} belongs to another customer than the requester of ticket "
+            f"#{ticket.public_id}: "
             "refunds go only to the requester's own orders.",
             code="not_requesters_payment",
         )
@@ -796,7 +797,8 @@ def refund_issue(
         if amount > most:
             days_left = max(0, (payment.period_end - now).days)
             raise ValidationError(
-                f"A prorated refund can be at most {money(most)} ({days_left} of {(payment.period_end - payment.period_start).days} days left in the period).",
+                f"A prorated refund can be at most {money(most)} ({days_left} of "
+                f"{(payment.period_end - payment.period_start).days} days left in the period).",
                 code="over_prorated",
             )
     policy = policies.refund_policy()
@@ -883,7 +885,8 @@ def identity_verify(
         card = Payment.objects.filter(customer=customer, card_last4=value).order_by("-captured_at").first()
         if card is None:
             raise ValidationError(
-                f"{value} does not match the last 4 digits of any card {customer.name} paid with. Identity not verified.",
+                f"{value} does not match the last 4 digits of any card {customer.name} paid with. Identity not "
+                "verified.",
                 code="verification_failed",
             )
         evidence = f"{card.card_brand} •••• {value}"

@@ -181,7 +181,8 @@ def model_reply(ticket: Ticket, told: list[Fact], asked_text: str, agent: User |
         "messages": [
             {
                 "role": "system",
-                "content": f"You are {ticket.requester.first_name}, a customer of an online electronics shop, answering "
+                "content": f"You are {ticket.requester.first_name}, a customer of an online electronics shop, "
+                "answering "
                 "a support agent by email. Answer in two or three short sentences, in plain text, and say only "
                 f"what these lines say, keeping every number and file name exactly:\n{lines}",
             },

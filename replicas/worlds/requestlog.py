@@ -166,7 +166,8 @@ def _next(world_id: int, follows: str | None):
         f"UPDATE {t} SET {_q('requests')} = {_q('requests')} + 1, "
         f"{_q('steps')} = {_q('steps')} + CASE WHEN {_q('redirect_to')} = %s THEN 0 ELSE 1 END, "
         f"{_q('redirect_to')} = '' WHERE {_q('world_id')} = %s "
-        f"RETURNING {_q('requests')}, {_q('steps')}, {_q('max_steps')}, {_q('deadline')}, {_q('closed')}, {_q('keep_pages')}, "
+        f"RETURNING {_q('requests')}, {_q('steps')}, {_q('max_steps')}, {_q('deadline')}, {_q('closed')}, "
+        f"{_q('keep_pages')}, "
         f"{_q('step_seconds')}, {_q('clock_start')}"
     )
     with connection.cursor() as cursor:

@@ -124,7 +124,10 @@ def _clone_statements(config) -> list[tuple[str, list[str]]]:
                 selects.append(column)
         table = quote(model._meta.db_table)
         pk = quote(model._meta.pk.column)
-        sql = f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(selects)} FROM {table} WHERE {pk} >= %s AND {pk} < %s"
+        sql = (
+            f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(selects)} FROM {table} WHERE {pk} "
+            f">= %s AND {pk} < %s"
+        )
         statements.append((sql, [*slots, "low", "high"]))
     _CLONE_SQL[key] = statements
     return statements

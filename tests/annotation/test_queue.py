@@ -358,8 +358,8 @@ def test_the_reviewer_sees_each_step_on_the_page_it_acted_on_with_its_target_out
     page = client.get(f"/annotate/review/{recording.pk}/").content.decode()
     assert f"/annotate/screenshots/{start.sha256}.png" in page and f"/annotate/screenshots/{after.sha256}.png" in page
     assert (
-        'data-testid="review-target-box" style="position: absolute; left: 25.0%; top: 25.0%; width: 10.0%; height: 10.0%'
-        in page
+        'data-testid="review-target-box" style="position: absolute; left: 25.0%; top: 25.0%; width: 10.0%; '
+        "height: 10.0%" in page
     )
 
 

@@ -15,7 +15,8 @@ PLAYGROUND = """() => {
   box.innerHTML = `<select id="pick"><option>Low</option><option>High</option></select>
     <button id="twice" type="button">Twice</button>
     <div id="src" draggable="true" style="width:80px;height:30px">Drag me</div>
-    <div id="dst" style="width:200px;height:60px" ondragover="event.preventDefault()" ondrop="event.preventDefault()">Drop here</div>
+    <div id="dst" style="width:200px;height:60px"
+      ondragover="event.preventDefault()" ondrop="event.preventDefault()">Drop here</div>
     <a id="away" href="/login" target="_blank">Open the sign-in in a new tab</a>
     <div style="height:3000px"></div>`;
   document.querySelector("main, body").prepend(box);

@@ -75,7 +75,8 @@ def test_a_string_that_is_exactly_a_placeholder_keeps_the_param_json_type():
         ),
         (
             {"params": "not a ref"},
-            "report-owner.json: params: must be 'module:function' or a template (a list of params, see template.schema.json)",
+            "report-owner.json: params: must be 'module:function' or a template (a list of params, see "
+            "template.schema.json)",
         ),
         ({"slug": "other-name"}, "report-owner.json: slug: 'other-name' differs from the file name"),
         ({"faults": [{"kind": "x"}]}, "report-owner.json: faults[0].kind: unknown key"),

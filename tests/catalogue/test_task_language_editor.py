@@ -1,5 +1,6 @@
 """The editor takes the task language's constructs (issue 31): a count from a param, a relation path in a where,
-a computed date in a condition and in a template param, a when/then conditional. Saved, the task opens again and posts back unchanged."""
+a computed date in a condition and in a template param, a when/then conditional. Saved, the task opens again and
+posts back unchanged."""
 
 import json
 from html import unescape
@@ -135,7 +136,8 @@ def test_the_new_constructs_save_fill_and_round_trip_through_the_editor(author_c
         ({"e:params[3].date.on": '"nth_weekday"'}, "params[3].date", "nth_weekday needs 'n'"),
         (
             {
-                "j:verifier.assertions[2].then": '[{"name": "x", "kind": "state", "table": "testbed.nte", "expect": {"count": 1}}]'
+                "j:verifier.assertions[2].then": '[{"name": "x", "kind": "state", "table": "testbed.nte", '
+                '"expect": {"count": 1}}]'
             },
             "verifier.assertions[2].then[0].table",
             "unknown model 'testbed.nte'",

@@ -8,9 +8,9 @@ from replicagym.catalogue.packs import task_current
 from episodes.blobs import screenshot_store
 from episodes.creation import episode_create
 from episodes.driver import EpisodeDriver, episode_play
-from ops.fleet import chromium_kill
 from episodes.models import Episode, Screenshot, Step
 from episodes.trajectory import trajectory_export, trajectory_parse
+from ops.fleet import chromium_kill
 from replicas.worlds.models import World
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -128,7 +128,9 @@ def test_trajectory_export_reads_back_with_the_same_actions(live_pack):
 
 
 class ChromiumKiller:
-    """Plays the task's reference, after SIGKILLing this process's Chromium at step 2 of each of its first `kills` tries."""
+    """Plays the task's reference, after SIGKILLing this process's Chromium at step 2 of each of its first `kills`
+    tries.
+    """
 
     def __init__(self, actions, *, kills):
         self.actions, self.kills, self.tries = actions, kills, 0

@@ -1,4 +1,6 @@
-""" "Open this world": a fresh world of the editor's seed, and a link that signs the browser in on the world's origin."""
+""" "Open this world": a fresh world of the editor's seed, and a link that signs the browser in on the world's
+origin.
+"""
 
 import re
 from html import unescape

@@ -73,7 +73,9 @@ def in_own_loop(coroutine):
 
 
 def test_an_mcp_client_lists_the_tools_and_completes_a_task(server, testbed_secret):
-    """Sign in on the testbed (fill, fill, click) and rename a note on its page (fill, click), reading bids from observe."""
+    """Sign in on the testbed (fill, fill, click) and rename a note on its page (fill, click), reading bids from
+    observe.
+    """
     params = task_current("testbed.rename-note").params
 
     async def play():

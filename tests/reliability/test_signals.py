@@ -1,4 +1,6 @@
-"""Commands that start processes stop them on SIGTERM and SIGINT: a cancelled killtest leaves no worker or Chromium behind."""
+"""Commands that start processes stop them on SIGTERM and SIGINT: a cancelled killtest leaves no worker or Chromium
+behind.
+"""
 
 import os
 import signal

@@ -1,4 +1,6 @@
-"""bin/start's supervisor: a program that dies is started again (a real worker included), and a stop takes every program down."""
+"""bin/start's supervisor: a program that dies is started again (a real worker included), and a stop takes every
+program down.
+"""
 
 import os
 import signal

@@ -1,4 +1,6 @@
-"""The mutation audit (verifiers.audit) finds the wrong work a weak verifier lets through, and none a strong one does."""
+"""The mutation audit (verifiers.audit) finds the wrong work a weak verifier lets through, and none a strong one
+does.
+"""
 
 import pytest
 

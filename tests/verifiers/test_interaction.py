@@ -236,7 +236,8 @@ def test_the_pack_loader_names_the_file_and_path_of_a_bad_interaction(tmp_path):
         load_pack(REPLICA, directory=folder)
     assert any(
         e.endswith(
-            "report-owner.json: interaction.writes[0].table: unknown model 'testbed.nope' (models: testbed.member, testbed.note)"
+            "report-owner.json: interaction.writes[0].table: unknown model 'testbed.nope' (models: "
+            "testbed.member, testbed.note)"
         )
         for e in info.value.errors
     ), info.value.errors
@@ -259,5 +260,6 @@ def test_authors_read_the_requirement_on_the_task_page():
         ]
     )
     assert describe(assertion) == (
-        "The trajectory: board.issue AGENT-7 written by drag_and_drop only, the fault slow_response having fired by then."
+        "The trajectory: board.issue AGENT-7 written by drag_and_drop only, the fault slow_response having "
+        "fired by then."
     )

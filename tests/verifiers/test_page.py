@@ -13,7 +13,8 @@ HTML = """<!doctype html><html><head><title>Ticket #8001</title><style>.x{}</sty
   <h1>Charged twice for order ORD-4419</h1>
   <form>
     <label for="status">Status</label>
-    <select id="status" name="status"><option value="open">Open</option><option value="solved" selected>Solved</option></select>
+    <select id="status" name="status"><option value="open">Open</option>
+      <option value="solved" selected>Solved</option></select>
     <label>Refund amount <input name="amount" value="$49.99"></label>
     <input id="due" aria-label="Due date" value="03/05/2026">
     <textarea id="reply" aria-labelledby="reply-label">

@@ -1,4 +1,6 @@
-"""The token scheme as drf-spectacular describes it in the OpenAPI schema (registered on import: the API's URLs import it)."""
+"""The token scheme as drf-spectacular describes it in the OpenAPI schema (registered on import: the API's URLs
+import it).
+"""
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 

@@ -156,7 +156,9 @@ def token_episodes(token: AgentToken):
 
 
 def token_model_agent_check(*, token: AgentToken, agent: str) -> None:
-    """TokenScopeError unless the token's scope names `agent`, a model agent (openai:MODEL), which spends the platform's key."""
+    """TokenScopeError unless the token's scope names `agent`, a model agent (openai:MODEL), which spends the
+    platform's key.
+    """
     if agent.strip() not in token.model_agents:
         named = ", ".join(token.model_agents) or "none"
         raise TokenScopeError(
@@ -233,7 +235,8 @@ def token_episode_start(
     claimed_by: str | None = None,
     agent_settings: dict | None = None,
 ) -> Episode:
-    """A running episode for the token (agent `token_agent`), if the task is in its suites and its quotas allow one more.
+    """A running episode for the token (agent `token_agent`), if the task is in its suites and its quotas allow one
+    more.
 
     By default the agent drives it from its own browser (the API's claim); a gateway that drives it
     with the engine passes its own `claimed_by`. Its world seed and picks vary per episode

@@ -11,7 +11,8 @@ Sources: `annotators` (replays of accepted recordings; replays that failed the v
 are DPO's rejected side), `oracle` (episodes of the tasks' reference solutions) and
 `runs` (episodes of suite runs by any other agent). A source is picked by the agent kind
 the server recorded (`oracle` only for episodes the engine played with the reference
-solution; a token's are `external:<token name>` whatever its request said). Only the verifier decides: SFT keeps verified successes; DPO pairs, on
+solution; a token's are `external:<token name>` whatever its request said). Only the verifier decides: SFT keeps
+verified successes; DPO pairs, on
 the same task, seed and observation, the step of a success (chosen) with the step where
 a failed episode left it (rejected). Files: sft.jsonl + sft_episodes.jsonl, or dpo.jsonl;
 images/<sha256>.png for each screenshot they name; card.json and README.md.

@@ -199,7 +199,9 @@ def recording_step_add(
     thought: str = "",
     replace: bool = False,
 ) -> RecordedStep:
-    """Append one recorded action (or, with `replace`, put it in place of the last: a click that became a double click)."""
+    """Append one recorded action (or, with `replace`, put it in place of the last: a click that became a double
+    click).
+    """
     if recording.status != Recording.Status.RECORDING:
         raise AnnotationError(f"recording {recording.pk} is {recording.status}: it takes no more steps")
     if not isinstance(action, str):

@@ -61,7 +61,8 @@ class TaskListApi(APIView):
         start_page = serializers.CharField()
         limits = LimitsSerializer()
         interaction = serializers.SerializerMethodField(
-            help_text="The UI interactions the task requires (drag_and_drop); such a task cannot be an episode in your own browser."
+            help_text="The UI interactions the task requires (drag_and_drop); such a task cannot be an episode "
+            "in your own browser."
         )
 
         def get_interaction(self, task) -> list[str]:
@@ -294,7 +295,8 @@ class EpisodeFinishApi(APIView):
     @extend_schema(
         request=EpisodeFinishInputSerializer,
         responses=EpisodeOutputSerializer,
-        summary="Finish an episode: verify what its world recorded (steps, last page served, state), return the rewards",
+        summary="Finish an episode: verify what its world recorded (steps, last page served, state), return "
+        "the rewards",
     )
     def post(self, request, episode_id):
         episode = _owned_episode(request, episode_id)

@@ -3,7 +3,8 @@
 A template is a list of named params (docs/schemas/template.schema.json), evaluated in order on
 the world's snapshot, with tables, fields and conditions exactly as verifiers name them: pick a
 record (`where`, `order_by`, the first or a seeded choice), read a field or a related field
-(`ticket.requester__email`), list every matching record (a bulk task's tickets), count/sum/min/max rows, do date arithmetic on the world clock, call
+(`ticket.requester__email`), list every matching record (a bulk task's tickets), count/sum/min/max rows, do date
+arithmetic on the world clock, call
 the policies and pickers a replica exposes (ReplicaConfig.policies / .pickers). A picker's object
 gives one param per key, named `<name>_<key>` or `<prefix><key>` (`"prefix": ""` keeps its keys); an
 `internal` param serves later params only and is left out of the answer key. One template

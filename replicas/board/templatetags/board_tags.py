@@ -20,7 +20,8 @@ TYPE_ICONS = {
     "bug": ("#E5493A", '<circle cx="8" cy="8" r="3" fill="#fff"/>'),
     "subtask": (
         "#4BADE8",
-        '<rect x="4.5" y="4.5" width="4" height="4" rx=".5" stroke="#fff" fill="none"/><rect x="7.5" y="7.5" width="4" height="4" rx=".5" fill="#fff"/>',
+        '<rect x="4.5" y="4.5" width="4" height="4" rx=".5" stroke="#fff" fill="none"/><rect x="7.5" y="7.5" '
+        'width="4" height="4" rx=".5" fill="#fff"/>',
     ),
 }
 PRIORITY_ICONS = {
@@ -37,7 +38,8 @@ NAMES = {"epic": "Epic", "story": "Story", "task": "Task", "bug": "Bug", "subtas
 def type_icon(issue_type: str):
     colour, glyph = TYPE_ICONS[issue_type]
     return mark_safe(  # noqa: S308 - constant markup from this module
-        f'<svg class="type-icon" width="16" height="16" viewBox="0 0 16 16" role="img" aria-label="{NAMES[issue_type]}">'
+        '<svg class="type-icon" width="16" height="16" viewBox="0 0 16 16" role="img" '
+        f'aria-label="{NAMES[issue_type]}">'
         f'<title>{NAMES[issue_type]}</title><rect width="16" height="16" rx="3" fill="{colour}"/>{glyph}</svg>'
     )
 
@@ -46,7 +48,8 @@ def type_icon(issue_type: str):
 def priority_icon(priority: str):
     _, glyph = PRIORITY_ICONS[priority]
     return mark_safe(  # noqa: S308 - constant markup from this module
-        f'<svg class="prio-icon" width="16" height="16" viewBox="0 0 16 16" role="img" aria-label="Priority: {priority}">'
+        '<svg class="prio-icon" width="16" height="16" viewBox="0 0 16 16" role="img" aria-label="Priority: '
+        f'{priority}">'
         f"<title>{priority}</title>{glyph}</svg>"
     )
 

@@ -143,7 +143,8 @@ def test_bulk_change_transitions_each_issue_through_its_own_projects_workflow(cl
     page = bulk(status=W.WAITING)
     assert (
         escape(
-            f"{agent.key} (Software workflow): 'Waiting for support' is not a status of this workflow. No issue was changed."
+            f"{agent.key} (Software workflow): 'Waiting for support' is not a status of this workflow. No "
+            "issue was changed."
         )
         in page
     )
@@ -543,7 +544,8 @@ def test_a_sub_task_is_created_from_its_parents_view_in_the_parents_sprint(clien
 def test_rich_text_renders_the_products_wiki_markup_and_escapes_everything_else():
     names = {"rharris": "Robert Harris"}
     text = (
-        "h2. Steps\n# Open *the* board\n# Drag _a card_\n\nSee [the guide|https://example.com/a?b=1&c=2] or [/filters].\n"
+        "h2. Steps\n# Open *the* board\n# Drag _a card_\n\nSee [the guide|https://example.com/a?b=1&c=2] or "
+        "[/filters].\n"
         "* uses {{rank}}\n- ask [~rharris] or [~nobody]\nbq. quoted\n{code}\n<b>*not bold*</b>\n{code}\n"
         "<script>alert(1)</script> [x|javascript:alert(1)] [y|//evil.example] [z|/\\evil.example] a*b*c snake_case_name"
     )
@@ -554,8 +556,8 @@ def test_rich_text_renders_the_products_wiki_markup_and_escapes_everything_else(
     assert '<p>See <a href="https://example.com/a?b=1&amp;c=2" rel="nofollow noopener">the guide</a> or ' in html
     assert '<a href="/filters" rel="nofollow noopener">/filters</a>.</p>' in html
     assert (
-        '<ul><li>uses <code>rank</code></li><li>ask <span class="mention" data-username="rharris">@Robert Harris</span> or @nobody</li></ul>'
-        in html
+        '<ul><li>uses <code>rank</code></li><li>ask <span class="mention" data-username="rharris">@Robert '
+        "Harris</span> or @nobody</li></ul>" in html
     )
     assert "<blockquote>quoted</blockquote><pre><code>&lt;b&gt;*not bold*&lt;/b&gt;</code></pre>" in html
     assert "<script" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html

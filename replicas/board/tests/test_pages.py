@@ -157,7 +157,8 @@ def test_search_runs_jql_and_shows_the_products_error(client_in):
     ok = client_in.get(
         "/issues",
         {
-            "jql": 'project = AGENT AND status in ("To Do", "In Progress") AND assignee = currentUser() ORDER BY priority DESC'
+            "jql": 'project = AGENT AND status in ("To Do", "In Progress") AND assignee = currentUser() ORDER '
+            "BY priority DESC"
         },
     )
     assert ok.status_code == 200

@@ -134,7 +134,9 @@ def _succeeded(order: Order) -> list[Payment]:
 
 
 def _duplicate_pair(ticket: Ticket):
-    """(original, duplicate) payments of the ticket's order when it was charged twice and the duplicate is unrefunded."""
+    """(original, duplicate) payments of the ticket's order when it was charged twice and the duplicate is
+    unrefunded.
+    """
     order = ticket_order(ticket)
     if order is None:
         return None

@@ -128,7 +128,8 @@ def test_a_refund_on_another_customers_order_is_refused_through_the_endpoint(wor
     assert r.status_code == 422
     assert r.json()["error"] == {
         "code": "not_requesters_payment",
-        "message": f"Payment {setup['stranger_payment']} belongs to another customer than the requester of ticket #{setup['ticket']}: refunds go only to the requester's own orders.",
+        "message": f"Payment {setup['stranger_payment']} belongs to another customer than the requester of "
+        f"ticket #{setup['ticket']}: refunds go only to the requester's own orders.",
         "fields": {},
     }
     assert world_hash(world) == before

@@ -20,7 +20,8 @@ def found(query, agent=None):
 
 def test_parse_splits_fields_comparisons_negations_and_quoted_text():
     assert parse(
-        'status:open requester:ana@x.com tags:billing priority>normal "free text" -tags:spam word group:"Tier 2 Billing"'
+        'status:open requester:ana@x.com tags:billing priority>normal "free text" -tags:spam word group:"Tier '
+        '2 Billing"'
     ) == [
         Term("status", ":", "open"),
         Term("requester", ":", "ana@x.com"),

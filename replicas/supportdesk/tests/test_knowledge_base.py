@@ -31,7 +31,9 @@ def _amount(text: str) -> Decimal:
 
 
 def stated_limits(body: str) -> dict:
-    """(currency, who) -> amount, from the limits article's lines ('USD: agents $200.00 · Gold members $300.00 · ...')."""
+    """(currency, who) -> amount, from the limits article's lines ('USD: agents $200.00 · Gold members $300.00 ·
+    ...').
+    """
     out = {}
     for currency, cells in re.findall(r"^([A-Z]{3}): (.+)$", body, re.M):
         for who, amount in re.findall(r"([A-Za-z0-9 ]+?) " + AMOUNT, cells):

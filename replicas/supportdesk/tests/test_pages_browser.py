@@ -9,7 +9,8 @@ from episodes.browser import shared_browser
 from replicas.supportdesk.signin import agent_session
 from replicas.worlds.routing import world_origin, world_url
 
-# sqlite_only: the pages' scripts (shortcuts, the billing app) are checked; the views they call are tested on both backends
+# sqlite_only: the pages' scripts (shortcuts, the billing app) are checked; the views they call are tested on both
+# backends
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only]
 
 

@@ -110,7 +110,9 @@ def _spec(slug):
 
 
 def _refund_duplicate_and_finish(world, world_client, key, *, as_agent: User, solve: bool):
-    """Sign in through the page as `as_agent`, refund the task's payment in full over the billing API, then solve or escalate."""
+    """Sign in through the page as `as_agent`, refund the task's payment in full over the billing API, then solve or
+    escalate.
+    """
     with bound_world(world):
         password = selectors.agent_password(agent=as_agent)
     client = world_client(world, signed_in=False)

@@ -101,7 +101,8 @@ def test_card_digits_photo_unknown_question_and_statement(conv_world):
             _ask(
                 conv_world,
                 first,
-                "To protect your account, please reply with the last 4 digits of the card on file or the number of one of your orders.",
+                "To protect your account, please reply with the last 4 digits of the card on file or the "
+                "number of one of your orders.",
             )
             == 1
         )

@@ -100,7 +100,8 @@ ESCALATED = ticket(group="360000101", priority="high")
     ("note", "earns"),
     [
         (
-            "Billing question for Tier 2 Billing, escalating; the requester is a Gold loyalty member, so priority High.",
+            "Billing question for Tier 2 Billing, escalating; the requester is a Gold loyalty member, so "
+            "priority High.",
             True,
         ),
         (".", False),

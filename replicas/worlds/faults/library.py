@@ -200,7 +200,8 @@ LIBRARY: dict[str, FaultDef] = {
         FaultDef(
             "stale_record",
             DATA,
-            "A record changes under the agent's feet: someone else edits it once the trigger fires (e.g. on a refresh).",
+            "A record changes under the agent's feet: someone else edits it once the trigger fires (e.g. on a "
+            "refresh).",
             {"record": RECORD},
             default_trigger=None,  # the replica's applier names the record's page; see arm.py
         ),

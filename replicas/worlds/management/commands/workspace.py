@@ -1,4 +1,6 @@
-"""`manage.py workspace create|snapshot|advance|delete|gc`: workspaces (groups of worlds sharing people) from the command line."""
+"""`manage.py workspace create|snapshot|advance|delete|gc`: workspaces (groups of worlds sharing people) from the
+command line.
+"""
 
 import json
 import time

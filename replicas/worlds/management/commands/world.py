@@ -1,4 +1,6 @@
-"""`manage.py world create|snapshot|diff|delete|gc|list|pool`: worlds from the command line (reset timings: `manage.py bench --only reset`)."""
+"""`manage.py world create|snapshot|diff|delete|gc|list|pool`: worlds from the command line (reset timings:
+`manage.py bench --only reset`).
+"""
 
 import json
 import time
