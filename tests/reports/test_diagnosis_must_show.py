@@ -6,8 +6,8 @@ from django.core.management import call_command
 from replicagym.catalogue.packs import task_sync
 from replicagym.reports.diagnosis import ELEMENT_NOT_FOUND, GAVE_UP, STEP_LIMIT, diagnose
 
-from episodes.models import Episode
 from episodes.local_workers import run_one
+from episodes.models import Episode
 from episodes.runs import run_create, run_episodes_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
