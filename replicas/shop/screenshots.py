@@ -1,7 +1,7 @@
 """The shop's screenshot tour (`manage.py screenshots shop`): search, a product and its Q&A, the cart, each
 checkout step (without placing the order), the price-change interstitial, an order, tracking, invoice,
 rewards, membership, messages and the back office, at 1280x800; a visitor's cart, Your Orders'
-tabs, the "Added to cart" sheet, the 404 page and the sign-in page, the search at 1920x1080 too."""
+tabs, the "Added to cart" sheet, the Deliver to popover, the 404 page and the sign-in page, the search at 1920x1080 too."""
 
 import secrets
 from importlib import import_module
@@ -86,6 +86,11 @@ def tour(world):
         camera.shot(reader_page, "shop-orders-buy-again.png", "/your-orders?tab=buy-again")
         camera.shot(pages["visitor"], "shop-cart-visitor.png", "/cart")
         camera.shot(pages["visitor"], "shop-404.png", "/no/such/page")
+        # the header's Deliver to popover, opened (its choices arrive by htmx)
+        camera.goto(reader_page, "/s?k=lamp")
+        reader_page.locator("#nav-global-location > summary").click()
+        reader_page.get_by_role("button", name="Done").wait_for()
+        camera.shot(reader_page, "shop-deliver-to.png")
         camera.shot(camera.page(), "shop-signin.png", "/ap/signin")
         camera.shot(
             camera.page(sessions["shopper"], width=1920, height=1080), "shop-search-results-1920.png", "/s?k=wireless"
