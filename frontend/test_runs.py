@@ -86,3 +86,19 @@ def test_run_rows(run: TestRun) -> list[dict]:
 
 def test_run_done(rows) -> bool:
     return all(r["episode"].is_final for r in rows)
+
+
+def reference_checks(task: Task | None) -> list[dict]:
+    """The seeds the latest finished check of this task version's reference ran on, each with whether it passed:
+    what the editor shows beside a reference (recorded by demonstration or typed), so an author sees it plays on
+    other worlds than the one it was made on."""
+    if task is None:
+        return []
+    runs = TestRun.objects.filter(task=task).order_by("-created_at", "-pk")
+    for run in runs[:10]:
+        rows = [
+            r for r in test_run_rows(run) if r["item"].label == "reference" or r["item"].label.startswith("reference ·")
+        ]
+        if rows and all(r["episode"].is_final for r in rows):
+            return [{"seed": r["episode"].world_seed, "passed": bool(r["ok"]), "run": run} for r in rows]
+    return []

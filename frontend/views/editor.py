@@ -24,6 +24,7 @@ from replicas.worlds.services import world_create
 from verifiers.placeholders import fill, fill_text, generalise_action
 
 from ..editor import codec, fields
+from ..test_runs import reference_checks
 from ..world_signin import world_signin_url
 
 MAX_PREVIEW_SEEDS = 12
@@ -125,6 +126,7 @@ def _context(spec, raw, kinds, *, errors=(), params=None, task=None, suites=(), 
         "param_names": fields.param_names(spec, params),
         "instruction_preview": _preview(spec, params),
         "task": task,
+        "reference_checks": reference_checks(task),
         "suite_names": list(Suite.objects.filter(is_current=True).order_by("name").values_list("name", flat=True)),
         "suites_selected": list(suites),
         "new_suite": new_suite,

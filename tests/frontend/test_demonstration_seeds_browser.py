@@ -110,3 +110,8 @@ def test_a_demonstration_recorded_on_one_seed_passes_on_two_others(live_server, 
         assert "Failed" in rows[f"doing nothing · seed {seed}"], seed
         assert "Failed" in rows[f"negative: signs in and answers without a count · seed {seed}"], seed
     assert page.get_by_test_id("test-run-verdict").inner_text().startswith("The verifier behaves")
+    # back in the editor, the reference says which seeds it was checked on
+    page.goto(f"{base}/tasks/{task_id}/edit/")
+    checked = page.get_by_test_id("reference-seeds")
+    assert [label.get_attribute("data-seed") for label in checked.locator("[data-seed]").all()] == list(map(str, SEEDS))
+    assert checked.inner_text().count("passed") == 3

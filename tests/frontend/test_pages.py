@@ -247,3 +247,23 @@ def django_user_model_get(username):
     from django.contrib.auth import get_user_model
 
     return get_user_model().objects.filter(username=username).first()
+
+
+def test_the_editor_names_the_seeds_the_latest_finished_test_run_checked_the_reference_on(author_user, author_client):
+    from replicagym.catalogue.packs import task_sync
+
+    from frontend.test_runs import reference_checks, test_run_start
+
+    task_sync(replica="testbed")
+    task = Task.objects.get(task_id="testbed.complete-note", is_current=True)
+    page = author_client.get(f"/tasks/{task.task_id}/edit/").content.decode()
+    assert "Not checked yet" in page
+    run = test_run_start(task=task, author=author_user, seeds=[task.seed, 8])
+    assert reference_checks(task) == []  # queued: not checked yet
+    references = [i.episode for i in run.items.select_related("episode") if i.label.startswith("reference")]
+    Episode.objects.filter(pk=references[0].pk).update(status="succeeded")
+    assert reference_checks(task) == []  # one seed still running
+    Episode.objects.filter(pk=references[1].pk).update(status="failed")
+    assert [(c["seed"], c["passed"]) for c in reference_checks(task)] == [(task.seed, True), (8, False)]
+    page = author_client.get(f"/tasks/{task.task_id}/edit/").content.decode()
+    assert f'data-seed="{task.seed}">seed {task.seed} passed' in page and 'data-seed="8">seed 8 failed' in page
