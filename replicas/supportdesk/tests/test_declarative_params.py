@@ -74,7 +74,9 @@ def _pickers(spec):
 
 
 def test_every_task_is_declarative_and_every_old_function_is_accounted_for():
-    assert set(BEFORE) | {"report-refund-window"} == set(SLUGS)
+    # every old function's task is still here; tasks written after the conversion have none (declarative from the
+    # start), and the loop below holds them to the same rules
+    assert set(BEFORE) <= set(SLUGS)
     for slug in SLUGS:
         spec = _spec(slug)
         assert is_template(spec["params"]), slug
