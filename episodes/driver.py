@@ -202,7 +202,7 @@ class EpisodeDriver:
         request_log_open(world=self.world)
         for attempt in (1, 2):
             try:
-                with browser_call():
+                with browser_call(starting=True):
                     self.session = session_open(
                         world=self.world,
                         start_page=self.instance.start_page,

@@ -66,7 +66,7 @@ def heartbeat_write(*, name: str | None = None) -> WorkerHeartbeat:
 _beat_lock = threading.Lock()
 # "episode" and "tries" name the claim it beats for: a claim is fenced by its try number;
 # "browser_since" is when the browser call at hand began (None between calls)
-_beat = {"pid": None, "episode": None, "tries": None, "browser_since": None}
+_beat = {"pid": None, "episode": None, "tries": None, "browser_since": None, "browser_starting": False}
 
 # A browser call that has not returned in this long never will: Playwright leaves some
 # commands sent to a Chromium that died at that moment unanswered for good. Every call the
@@ -113,7 +113,11 @@ def browser_wedged() -> float | None:
     if since is None:
         return None
     waited = time.monotonic() - since
-    if waited > BROWSER_WEDGED_SECONDS or (waited > BROWSER_GONE_SECONDS and not chromium_processes(os.getpid())):
+    if waited > BROWSER_WEDGED_SECONDS:
+        return waited
+    # a call that may be starting the replica server and Chromium has none under it yet for a while on a
+    # loaded machine: only the long limit applies to it
+    if not _beat["browser_starting"] and waited > BROWSER_GONE_SECONDS and not chromium_processes(os.getpid()):
         return waited
     return None
 
@@ -145,13 +149,17 @@ def episode_heartbeat(episode_id: int, tries: int):
 
 
 @contextmanager
-def browser_call():
-    """Marks a call into the browser, which the heartbeat thread (where there is one) watches for a wedge."""
-    _beat["browser_since"] = time.monotonic()
+def browser_call(*, starting: bool = False):
+    """Marks a call into the browser, which the heartbeat thread (where there is one) watches for a wedge.
+
+    `starting`: the call may start the replica server and Chromium (an episode's first page), so no Chromium
+    under the process is no sign of a dead one yet: at load 25 on 2 cores, starting them took over 15 s.
+    """
+    _beat["browser_since"], _beat["browser_starting"] = time.monotonic(), starting
     try:
         yield
     finally:
-        _beat["browser_since"] = None
+        _beat["browser_since"], _beat["browser_starting"] = None, False
 
 
 def heartbeat_follow(*, episode_id: int, tries: int) -> None:

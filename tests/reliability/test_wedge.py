@@ -23,8 +23,8 @@ django.setup()
 from episodes import heartbeat
 heartbeat.BROWSER_WEDGED_SECONDS, heartbeat.BROWSER_GONE_SECONDS = {wedged}, {gone}
 heartbeat.heartbeat_start()
-with heartbeat.browser_call():
-    time.sleep(120)  # what a Playwright call left unanswered by a dead Chromium looks like from here
+with heartbeat.browser_call(starting={starting}):
+    time.sleep({sleep})  # what a Playwright call left unanswered by a dead Chromium looks like from here
 """
 
 
@@ -37,6 +37,24 @@ with heartbeat.browser_call():
 )
 def test_a_worker_wedged_in_a_browser_call_exits_for_its_supervisor_to_replace_it(wedged, gone):
     connection.close()
+    done = _worker(wedged=wedged, gone=gone, starting=False, sleep=120)
+    assert done.returncode == WEDGED_EXIT_STATUS, done.stderr[-2000:]
+    assert "a browser call has not returned for" in done.stderr
+    assert WorkerHeartbeat.objects.count() == 1  # it did beat while it waited, then stopped
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_call_starting_the_browser_is_not_taken_for_a_dead_chromium():
+    """An episode's first page may start the replica server and Chromium: no Chromium under the process for a
+    while is no wedge then, and the call returns (the gone limit is 2 s here, the call takes 5 s)."""
+    connection.close()
+    done = _worker(wedged=999, gone=2, starting=True, sleep=5)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "has not returned" not in done.stderr
+
+
+def _worker(*, wedged, gone, starting, sleep):
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(ROOT / "platform"), str(ROOT)]),
@@ -46,14 +64,11 @@ def test_a_worker_wedged_in_a_browser_call_exits_for_its_supervisor_to_replace_i
         "REPLICAGYM_WORKER_HEARTBEAT_SECONDS": "1",
         "REPLICAGYM_WORKER_LOST_SECONDS": "2",
     }
-    done = subprocess.run(
-        [sys.executable, "-c", WEDGED_WORKER.format(wedged=wedged, gone=gone)],
+    return subprocess.run(
+        [sys.executable, "-c", WEDGED_WORKER.format(wedged=wedged, gone=gone, starting=starting, sleep=sleep)],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
         timeout=90,
     )
-    assert done.returncode == WEDGED_EXIT_STATUS, done.stderr[-2000:]
-    assert "a browser call has not returned for" in done.stderr
-    assert WorkerHeartbeat.objects.count() == 1  # it did beat while it waited, then stopped
