@@ -21,11 +21,11 @@ from replicagym.catalogue.packs import SUITE_NAME, task_params
 from replicas.worlds.registry import get_replica, replicas
 from replicas.worlds.routing import world_url
 from replicas.worlds.services import world_create
+from replicas.worlds.signin_link import world_signin_url
 from verifiers.placeholders import fill, fill_text, generalise_action
 
 from ..editor import codec, fields
 from ..test_runs import reference_checks
-from ..world_signin import world_signin_url
 
 MAX_PREVIEW_SEEDS = 12
 

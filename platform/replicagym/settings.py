@@ -109,7 +109,7 @@ MIDDLEWARE = [
     # answer before the view (an episode that is over)
     "django_htmx.middleware.HtmxMiddleware",
     "replicas.worlds.routing.WorldRoutingMiddleware",
-    "frontend.world_signin.WorldSignInMiddleware",
+    "replicas.worlds.signin_link.WorldSignInMiddleware",
     "replicas.worlds.recording.RecordingMiddleware",
     "replicas.worlds.requestlog.RequestLogMiddleware",
     "replicas.worlds.faults.middleware.FaultMiddleware",

@@ -11,10 +11,10 @@ from django.core import signing
 from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 
-from replicas.worlds.routing import PAGE_NOT_FOUND, world_url
+from .routing import PAGE_NOT_FOUND, world_url
 
 SIGNIN_PATH = "/__replicagym/signin"
-_SALT = "replicagym.frontend.world_signin"
+_SALT = "replicagym.worlds.signin_link"
 # The link is meant to be followed at once, from the tab the editor opens; an author who comes
 # back to that tab later (they expired after 120 s into a bare "Page not found") gets a page saying so.
 LINK_MAX_AGE = 15 * 60
