@@ -405,7 +405,8 @@ def negative_items(spec: dict, raw: dict) -> list[Item]:
                     "lines",
                     ex.get("actions"),
                     raw,
-                    help='One action per line, as the agent would write it: click("a51"), fill("#id_email", "{agent_email}").',
+                    help='One action per line, as the agent would write it: click("a51"), '
+                    'fill("#id_email", "{agent_email}").',
                 ),
             ],
         )

@@ -1,7 +1,8 @@
 """The shop's screenshot tour (`manage.py screenshots shop`): search, a product and its Q&A, the cart, each
 checkout step (without placing the order), the price-change interstitial, an order, tracking, invoice,
 rewards, membership, messages and the back office, at 1280x800; a visitor's cart, Your Orders'
-tabs, the "Added to cart" sheet, the Deliver to popover, the 404 page and the sign-in page, the search at 1920x1080 too."""
+tabs, the "Added to cart" sheet, the Deliver to popover, the 404 page and the sign-in page, the search at
+1920x1080 too."""
 
 import secrets
 from importlib import import_module
