@@ -478,7 +478,7 @@ def _options(quoted: list[str], *, whole: bool, hint: bool = True) -> str:
         labels = quoted
     listed = "|".join(labels)
     if len(listed) > OPTIONS_CHARS and not whole:
-        return f", {len(labels)} options" + (" (focus it to list them)" if hint else "")
+        return f", {len(labels)} options" + (" (focus to list)" if hint else "")
     return f", options={listed}"
 
 

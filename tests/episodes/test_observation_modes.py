@@ -191,7 +191,7 @@ def test_text_mode_writes_tables_as_rows_of_text_and_drops_glyphs_separators_and
     # a group around its one field of the same name goes, the field says it all
     assert pruned.endswith("\n[71] textbox 'Due date'") and "group 'Due date'" not in pruned
     # long option lists: a count, how to see them said once; all of them while the select has the focus
-    assert "[31] combobox 'Assignee', value='Ann Lee', 5 options (focus it to list them)\n" in pruned
+    assert "[31] combobox 'Assignee', value='Ann Lee', 5 options (focus to list)\n" in pruned
     assert (
         "[32] combobox 'Reviewer', value='-', focused, options=-|Ann Lee|Bob Stone|Carla Diaz|Dan Wu|Eve Park\n"
         in pruned
