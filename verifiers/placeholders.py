@@ -150,12 +150,18 @@ def fill_text(text: str, params: dict) -> str:
     return filled if isinstance(filled, str) else str(filled)
 
 
+# a link's role selector (the recorder's) whose name has no quote or backslash to unescape
+LINK_NAME = re.compile(r"role=link\[name='([^'\\]+)'\]")
+
+
 def generalise_action(action: str, params: dict) -> str:
     """`action` with each literal that is a param's value written as that param's placeholder, so an action
     recorded on one seed's world plays on another's: a typed value equal to a param, a path segment of a URL
     equal to one, a param of 3 characters or more inside a typed text (at word bounds). The element an
-    action addresses is never rewritten (a bid "12" is not note 12). A value two params share is ambiguous
-    and stays literal; an action that does not parse comes back as it was."""
+    action addresses is never rewritten (a bid "12" is not note 12), but for the name of a link that is a
+    param's value as a whole (`role=link[name='{title}']`: the seed's own record; a button's name is the
+    page's, a status param "Open" is no "Open" button). A value two params
+    share is ambiguous and stays literal; an action that does not parse comes back as it was."""
     from dataclasses import fields, replace
 
     from .actions import ActionError, parse_action
@@ -188,4 +194,7 @@ def generalise_action(action: str, params: dict) -> str:
         for f in fields(parsed)
         if f.name != skip and isinstance(getattr(parsed, f.name), str)
     }
+    link = LINK_NAME.fullmatch(getattr(parsed, skip)) if skip else None
+    if link and link.group(1) in names:
+        changes[skip] = f"role=link[name='{{{names[link.group(1)]}}}']"
     return str(replace(parsed, **changes))

@@ -42,28 +42,32 @@ def test_each_kind_of_input_becomes_its_action_on_the_bid_the_engine_stamps(live
                 "s => { window.__replicagym.stamp(); return document.querySelector(s).getAttribute('bid'); }", selector
             )
 
-        def step(n, action):
-            """Step n (1-based) shows `action` in the bar, and the platform holds just that."""
+        def step(n, action, selector=""):
+            """Step n (1-based) shows `action` in the bar, and the platform holds just that, with `selector` as the
+            robust alternative to its bid the recorder found unique in the page ("" for none)."""
             try:
                 bar.locator("#rg-steps > li").nth(n - 1).get_by_text(action, exact=True).wait_for(state="attached")
             except PlaywrightTimeout:
                 shown = bar.locator("#rg-steps > li code").all_text_contents()
                 raise AssertionError(f"step {n} should be {action}; the bar shows {shown}") from None
-            assert list(recording.steps.order_by("index").values_list("action", flat=True))[n - 1] == action
+            assert list(recording.steps.order_by("index").values_list("action", "selector"))[n - 1] == (
+                action,
+                selector,
+            )
 
         world.locator("#pick").focus()
         bar.keyboard.press("ArrowDown")  # a select changed from the keyboard: one select_option, no key press
-        step(1, f'select_option("{bid("#pick")}", "High")')
+        step(1, f'select_option("{bid("#pick")}", "High")', "#pick")  # no label: its id
         world.locator("#twice").dblclick()  # its first click is replaced by the double click
-        step(2, f'dblclick("{bid("#twice")}")')
+        step(2, f'dblclick("{bid("#twice")}")', "role=button[name='Twice']")
         world.locator("#src").drag_to(world.locator("#dst"))
         step(3, f'drag_and_drop("{bid("#src")}", "{bid("#dst")}")')
         email = bid("#id_email")  # before the answer replaces the page
         world.locator("#id_email").click()
         bar.keyboard.type("nobody@testbed.example")
         bar.keyboard.press("Enter")  # the text goes first, then the key that submits it
-        step(4, f'fill("{email}", "nobody@testbed.example")')
-        step(5, f'press("{email}", "Enter")')
+        step(4, f'fill("{email}", "nobody@testbed.example")', "role=textbox[name='Email']")
+        step(5, f'press("{email}", "Enter")', "role=textbox[name='Email']")
         # the form came back with its error (wrong sign-in): the old page had the same fields, so wait for
         # what only the new one shows before adding the playground to it
         world.get_by_role("alert").wait_for()
@@ -76,7 +80,7 @@ def test_each_kind_of_input_becomes_its_action_on_the_bid_the_engine_stamps(live
             world.locator("#away").click()
         tab = opened.value
         tab.wait_for_load_state()
-        step(7, f'click("{bid("#away")}")')
+        step(7, f'click("{bid("#away")}")', "role=link[name='Open the sign-in in a new tab']")
         tab.locator("#id_email").wait_for()
         bar.bring_to_front()
         bar.evaluate("() => window.dispatchEvent(new FocusEvent('focus'))")  # headless windows get no OS focus

@@ -27,6 +27,14 @@ PARAMS = {
         ('fill("4", "x1")', 'fill("4", "x1")'),  # two params share the value: ambiguous, kept
         ('send_msg_to_user("3 notes")', 'send_msg_to_user("3 notes")'),  # too short to replace inside a text
         ("not an action(", "not an action("),
+        # a link named by a param's whole value is that seed's record; a button's name is the page's own
+        ("click(\"role=link[name='Buy milk']\")", "click(\"role=link[name='{title}']\")"),
+        ("click(\"role=button[name='Buy milk']\")", "click(\"role=button[name='Buy milk']\")"),
+        ("click(\"role=link[name='Buy milk now']\")", "click(\"role=link[name='Buy milk now']\")"),
+        (
+            'fill("role=textbox[name=\'Email\']", "member1@testbed.example")',
+            'fill("role=textbox[name=\'Email\']", "{email}")',
+        ),
     ],
 )
 def test_typed_values_become_their_params_and_nothing_else_changes(recorded, general):

@@ -11,7 +11,7 @@ Usage from a view:
     link = demonstration_url(recording, port=request.get_port())     # open it in a new tab
     ...
     recording = demonstration_of(recording_id=posted_id, user=request.user)   # AnnotationError if not theirs
-    actions = demonstration_actions(recording)   # ['fill("14", "ann@...")', 'click("17")', ...]
+    actions = demonstration_actions(recording)   # ['fill("role=textbox[name='Email']", "ann@...")', 'click("17")']
 """
 
 from replicas.worlds.faults.spec import FaultSpecError
@@ -68,5 +68,7 @@ def demonstration_url(recording: Recording, *, port: int | None = None) -> str:
 
 
 def demonstration_actions(recording: Recording) -> list[str]:
-    """The recorded action strings, in order (so far, while the author is still recording)."""
-    return list(recording.steps.order_by("index").values_list("action", flat=True))
+    """The recorded action strings, in order (so far, while the author is still recording), each addressing its
+    element by the robust selector the recorder found for it (role and name, #id) where it found one: a task's
+    reference plays on other seeds, where the element's bid may differ."""
+    return [step.robust_action for step in recording.steps.order_by("index")]

@@ -1,8 +1,33 @@
 """Annotation as data: queue items, the recordings annotators make of them, their steps, reviews and exports."""
 
+import re
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+
+from verifiers.actions import ActionError, DragAndDrop, ElementAction, parse_action
+
+# The selectors the recorder makes (replicas/worlds/static/worlds/recorder.js): a role and its exact accessible name
+# (a Playwright role selector, as the engine's browser resolves it) or a CSS id without digits.
+ROBUST_SELECTOR = re.compile(
+    r"role=(?:button|link|tab|menuitem|checkbox|radio|option|combobox|textbox)\[name='(?:[^'\\\n]|\\.)+'\]"
+    r"|#[A-Za-z][A-Za-z_-]*"
+)
+
+
+def robust_action(action: str, selector: str) -> str:
+    """`action` addressing its element by `selector` instead of its bid; ActionError if the pair cannot be one
+    action: a selector the recorder does not make, an action with no element or with two (a drag), a result the
+    grammar refuses. An empty selector leaves the action as it is."""
+    parsed = parse_action(action)
+    if not selector:
+        return action
+    if not isinstance(selector, str) or len(selector) > 500 or not ROBUST_SELECTOR.fullmatch(selector):
+        raise ActionError(f"{selector!r} is not a selector the recorder makes (role=ROLE[name='NAME'] or #id)")
+    if not isinstance(parsed, ElementAction) or isinstance(parsed, DragAndDrop):
+        raise ActionError(f"{parsed.name}() does not address one element: it takes no selector")
+    return str(parse_action(str(parsed.with_element(selector))))
 
 
 class Item(models.Model):
@@ -166,6 +191,12 @@ class RecordedStep(models.Model):
     recording = models.ForeignKey(Recording, on_delete=models.CASCADE, related_name="steps")
     index = models.PositiveIntegerField()
     action = models.TextField(help_text="An action string of the engine's grammar.")
+    selector = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text="A selector for the action's element that holds on other seeds (role=button[name='Save'], #id), "
+        "found unique in the page when recorded; empty if none was.",
+    )
     thought = models.TextField(blank=True)
     url = models.CharField(max_length=2000, blank=True, help_text="Path and query of the page the action was done on.")
     tab = models.CharField(max_length=40, blank=True)
@@ -174,6 +205,11 @@ class RecordedStep(models.Model):
     class Meta:
         ordering = ["recording", "index"]
         constraints = [models.UniqueConstraint(fields=["recording", "index"], name="one_recorded_step_per_index")]
+
+    @property
+    def robust_action(self) -> str:
+        """The action addressing its element by the robust selector where there is one, else by its bid."""
+        return robust_action(self.action, self.selector)
 
 
 class StepObservation(models.Model):

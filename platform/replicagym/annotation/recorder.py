@@ -53,6 +53,7 @@ def recording_handler(request, *, world, session: int, subpath: str):
                 at_ms=doc.get("at_ms", 0),
                 thought=doc.get("thought", ""),
                 replace=bool(doc.get("replace")),
+                selector=doc.get("selector", ""),
             )
             return JsonResponse({"index": step.index, "action": step.action, "thought": step.thought})
         if subpath == "thought":

@@ -23,7 +23,7 @@ from replicagym.catalogue.task_templates import NoCandidate
 from replicas.worlds.services import world_create
 from verifiers.actions import ActionError, parse_action
 
-from .models import Item, RecordedStep, Recording, Skip
+from .models import Item, RecordedStep, Recording, Skip, robust_action
 
 MAX_STEPS = 500  # a recording longer than this is a person who forgot to submit
 MAX_THOUGHT = 4000
@@ -198,9 +198,11 @@ def recording_step_add(
     at_ms: int = 0,
     thought: str = "",
     replace: bool = False,
+    selector: str = "",
 ) -> RecordedStep:
     """Append one recorded action (or, with `replace`, put it in place of the last: a click that became a double
-    click).
+    click). `selector` is the recorder's robust alternative to the action's bid (role=button[name='Save'], #id),
+    kept with the step so a demonstration pulled into a task names the element in a way that holds on other seeds.
     """
     if recording.status != Recording.Status.RECORDING:
         raise AnnotationError(f"recording {recording.pk} is {recording.status}: it takes no more steps")
@@ -210,6 +212,14 @@ def recording_step_add(
         parse_action(action)
     except ActionError as exc:
         raise AnnotationError(f"not an action of the engine's grammar: {exc}") from None
+    if selector is None:
+        selector = ""
+    if not isinstance(selector, str):
+        raise AnnotationError("selector must be a string")
+    try:
+        robust_action(action, selector)
+    except ActionError as exc:
+        raise AnnotationError(f"the step's selector: {exc}") from None
     if not isinstance(thought, str) or len(thought) > MAX_THOUGHT:
         raise AnnotationError(f"a thought is text of at most {MAX_THOUGHT} characters")
     if isinstance(at_ms, bool) or not isinstance(at_ms, int) or at_ms < 0:
@@ -221,9 +231,9 @@ def recording_step_add(
         if replace:
             if last is None:
                 raise AnnotationError("there is no step to replace")
-            last.action, last.at_ms = action, at_ms
+            last.action, last.at_ms, last.selector = action, at_ms, selector
             last.thought = thought or last.thought
-            last.save(update_fields=["action", "at_ms", "thought"])
+            last.save(update_fields=["action", "at_ms", "thought", "selector"])
             return last
         index = 0 if last is None else last.index + 1
         if index >= MAX_STEPS:
@@ -232,6 +242,7 @@ def recording_step_add(
             recording=recording,
             index=index,
             action=action,
+            selector=selector,
             thought=thought.strip(),
             url=_page(url)[:2000],
             tab=tab,

@@ -37,10 +37,72 @@
   const fieldValue = (el) => (el.isContentEditable && el.tagName !== "INPUT" && el.tagName !== "TEXTAREA" ? el.innerText : el.value);
   const here = () => location.pathname + location.search;
 
+  // A selector for the element that holds on other seeds, where its bid may differ: role=ROLE[name='NAME']
+  // (matched by the engine's Playwright exactly, case and all) or #id, sent with the bid action as its
+  // alternative. Only given when this page has exactly one element it could match, and only where the name
+  // computed here surely is the accessible name Playwright computes: anything unusual gives none.
+  const ROLES = new Set(["button", "link", "tab", "menuitem", "checkbox", "radio", "option", "combobox", "textbox"]);
+  const TEXTBOX_TYPES = new Set(["", "text", "email", "password", "tel", "url"]);
+  const norm = (s) => String(s || "").replace(/\s+/g, " ").trim();
+  const roleOf = (el) => {
+    const explicit = (el.getAttribute("role") || "").trim().split(/\s+/)[0];
+    if (explicit) return ROLES.has(explicit) ? explicit : null;
+    const tag = el.tagName, type = (el.getAttribute("type") || "").toLowerCase();
+    if (tag === "BUTTON" || (tag === "INPUT" && ["button", "submit", "reset"].includes(type))) return "button";
+    if (tag === "A" && el.hasAttribute("href")) return "link";
+    if (tag === "OPTION") return "option";
+    if (tag === "SELECT") return el.multiple || el.size > 1 ? null : "combobox";
+    if (tag === "TEXTAREA") return "textbox";
+    if (tag === "INPUT" && (type === "checkbox" || type === "radio")) return type;
+    if (tag === "INPUT" && TEXTBOX_TYPES.has(type) && !el.hasAttribute("list")) return "textbox";
+    return null;
+  };
+  const pseudo = (n) => ["::before", "::after"].some((p) => !["none", "normal", '""'].includes(getComputedStyle(n, p).content));
+  // The text of a node as its accessible name from content, or null where that could differ: hidden or
+  // aria-hidden text, images, nested labels, CSS generated content, blocks that add spaces.
+  const plainText = (node) => {
+    const inner = [...node.querySelectorAll("*")];
+    if (inner.length > 30 || [node, ...inner].some(pseudo)) return null;
+    if (inner.some((n) => n.matches("img,svg,input,select,textarea,[aria-label],[aria-labelledby],[hidden]")
+      || (n.closest("[aria-hidden=true]") && norm(n.textContent)))) return null;
+    const text = norm(node.textContent);
+    return text && text === norm(node.innerText) ? text : null;
+  };
+  const nameOf = (el, role) => {
+    if (el.hasAttribute("aria-labelledby")) return null;
+    const aria = norm(el.getAttribute("aria-label"));
+    if (aria) return aria;
+    if (["textbox", "combobox", "checkbox", "radio"].includes(role)) {
+      return el.labels && el.labels.length === 1 ? plainText(el.labels[0]) : null;
+    }
+    if (el.tagName === "INPUT") return norm(el.value) || null;
+    return plainText(el);
+  };
+  const robustOf = (el) => {
+    const role = roleOf(el);
+    const name = role && nameOf(el, role);
+    if (name) {
+      // every element of that role whose name might equal this one counts, however its name is made
+      const same = [...document.querySelectorAll("[role],a[href],button,input,select,textarea,option")].filter((o) => {
+        if (roleOf(o) !== role) return false;
+        const known = nameOf(o, role);
+        const texts = known !== null ? [known]
+          : [o.getAttribute("aria-label"), o.textContent, o.value, o.title, ...[...(o.labels || [])].map((l) => l.textContent)];
+        return texts.some((t) => norm(t).toLowerCase().includes(name.toLowerCase()));
+      });
+      if (same.length === 1 && same[0] === el) return `role=${role}[name='${name.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}']`;
+    }
+    // an id with digits may be a record's (ticket-8003): it would not hold on another seed
+    if (el.id && /^[A-Za-z][A-Za-z_-]*$/.test(el.id) && document.querySelectorAll("#" + el.id).length === 1) return "#" + el.id;
+    return null;
+  };
+
   let pendingScroll = null;
-  const send = (action, extra = {}) => {
+  // `el`: the element the action addresses, whose robust selector goes with the step
+  const send = (action, extra = {}, el = null) => {
     if (pendingScroll && !extra.scroll) flushScroll();
-    channel.postMessage({ kind: "step", action, url: here(), at: Date.now(), tab, ...extra });
+    const selector = el ? robustOf(el) : null;
+    channel.postMessage({ kind: "step", action, url: here(), at: Date.now(), tab, ...extra, ...(selector ? { selector } : {}) });
   };
 
   // Typing: one fill per field and value, sent when the field is left (change) or before a key acts on it.
@@ -52,7 +114,7 @@
     const bid = bidOf(el);
     if (bid === null) return;
     filled.set(el, value);
-    send(`fill(${q(bid)}, ${q(value)})`);
+    send(`fill(${q(bid)}, ${q(value)})`, {}, el);
   };
   const initialValues = new WeakMap();
   document.addEventListener("focusin", (e) => {
@@ -68,10 +130,10 @@
     const bid = bidOf(el);
     if (bid === null) return;
     if (isToggle(el)) {
-      send(el.checked ? `check(${q(bid)})` : `uncheck(${q(bid)})`);
+      send(el.checked ? `check(${q(bid)})` : `uncheck(${q(bid)})`, {}, el);
     } else if (el.tagName === "SELECT") {
       const labels = [...el.selectedOptions].map((o) => o.label || o.text);
-      send(el.multiple ? `select_option(${q(bid)}, [${labels.map(q).join(", ")}])` : `select_option(${q(bid)}, ${q(labels[0] || "")})`);
+      send(el.multiple ? `select_option(${q(bid)}, [${labels.map(q).join(", ")}])` : `select_option(${q(bid)}, ${q(labels[0] || "")})`, {}, el);
     }
   }, true);
   document.addEventListener("focusout", (e) => { if (e.isTrusted) flushFill(e.target); }, true);
@@ -93,7 +155,7 @@
     if (bid === null) return;
     const mods = ["Alt", "Control", "Meta", "Shift"].filter((m) => e.getModifierState(m));
     lastClick = { bid, at: Date.now() };
-    send(mods.length ? `click(${q(bid)}, modifiers=[${mods.map(q).join(", ")}])` : `click(${q(bid)})`);
+    send(mods.length ? `click(${q(bid)}, modifiers=[${mods.map(q).join(", ")}])` : `click(${q(bid)})`, {}, el);
   }, true);
   document.addEventListener("dblclick", (e) => {
     if (!e.isTrusted) return;
@@ -103,7 +165,7 @@
     // the first click of it was recorded as a click: the dblclick takes its place
     const replace = !!lastClick && lastClick.bid === bid && Date.now() - lastClick.at < 1000;
     lastClick = null;
-    send(`dblclick(${q(bid)})`, replace ? { replace: true } : {});
+    send(`dblclick(${q(bid)})`, replace ? { replace: true } : {}, el);
   }, true);
 
   // Keys that act: flush the field's text first, so the replay types before it presses.
@@ -122,7 +184,7 @@
     const bid = bidOf(el);
     if (bid === null) return;
     if (e.shiftKey && !printable) combo.push("Shift");
-    send(`press(${q(bid)}, ${q([...combo, e.key === " " ? "Space" : e.key].join("+"))})`);
+    send(`press(${q(bid)}, ${q([...combo, e.key === " " ? "Space" : e.key].join("+"))})`, {}, el === document.body ? null : el);
   }, true);
 
   // Scrolling: one scroll(dx, dy) per wheel gesture, sent when it rests (or before the next step).

@@ -44,12 +44,12 @@
     list.scrollTop = list.scrollHeight;
   };
 
-  const record = (action, { url = "", tab = "main", at = Date.now(), replace = false } = {}) => {
+  const record = (action, { url = "", tab = "main", at = Date.now(), replace = false, selector = null } = {}) => {
     if (!config.editable) return chain;
     // the thought belongs to the step it was written before
     const text = replace ? "" : thought.value.trim();
     if (!replace) thought.value = "";
-    chain = chain.then(() => post("steps", { action, url, tab, at_ms: Math.max(0, at - config.started), thought: text, replace }))
+    chain = chain.then(() => post("steps", { action, url, tab, at_ms: Math.max(0, at - config.started), thought: text, replace, ...(selector ? { selector } : {}) }))
       .then((doc) => { error.textContent = ""; show(doc, replace); })
       .catch((e) => { error.textContent = `step not recorded: ${e.message}`; });
     return chain;
@@ -59,7 +59,8 @@
     const m = event.data || {};
     if (m.url) urls[m.tab] = m.url;
     if (m.kind === "step") {
-      record(m.action, { url: m.url, tab: m.tab, at: m.at, replace: !!m.replace });
+      // the recorder's robust selector for the action's element, if it found one (replicas/worlds/static/worlds/recorder.js)
+      record(m.action, { url: m.url, tab: m.tab, at: m.at, replace: !!m.replace, selector: m.selector || null });
     } else if (m.kind === "hello" && !tabs.includes(m.tab)) {
       tabs.push(m.tab);  // a tab the page opened: the engine, too, makes the new tab the active one
       active = tabs.length - 1;
