@@ -14,6 +14,7 @@ PLAYGROUND = """() => {
   const box = document.createElement("div");
   box.innerHTML = `<select id="pick"><option>Low</option><option>High</option></select>
     <button id="twice" type="button">Twice</button>
+    <button type="button">Same</button><button type="button">Same <b>again</b></button>
     <div id="src" draggable="true" style="width:80px;height:30px">Drag me</div>
     <div id="dst" style="width:200px;height:60px"
       ondragover="event.preventDefault()" ondrop="event.preventDefault()">Drop here</div>
@@ -90,6 +91,10 @@ def test_each_kind_of_input_becomes_its_action_on_the_bid_the_engine_stamps(live
         bar.get_by_role("button", name="Send").click()
         step(9, 'send_msg_to_user("Note #1 is done.")')
         assert recording.steps.get(index=8).thought == "tell the user"
-        assert recording.steps.count() == 9  # nothing recorded twice, nothing the person did not do
+        # a name another button's could equal (or contain) is no selector for one: the bid alone
+        same = bid("button:not([id])")
+        world.locator("button:not([id])").first.click()
+        step(10, f'click("{same}")')
+        assert recording.steps.count() == 10  # nothing recorded twice, nothing the person did not do
     finally:
         context.close()

@@ -82,13 +82,15 @@
     const role = roleOf(el);
     const name = role && nameOf(el, role);
     if (name) {
-      // every element of that role whose name might equal this one counts, however its name is made
+      // every element of that role whose name might equal this one counts, from any text its name can be made of
+      // (a name from elsewhere, by aria-labelledby or an image's alt, counts whatever it is)
+      const wanted = name.toLowerCase();
       const same = [...document.querySelectorAll("[role],a[href],button,input,select,textarea,option")].filter((o) => {
         if (roleOf(o) !== role) return false;
-        const known = nameOf(o, role);
-        const texts = known !== null ? [known]
-          : [o.getAttribute("aria-label"), o.textContent, o.value, o.title, ...[...(o.labels || [])].map((l) => l.textContent)];
-        return texts.some((t) => norm(t).toLowerCase().includes(name.toLowerCase()));
+        if (o.hasAttribute("aria-labelledby") || o.querySelector("img,svg,[aria-label]")) return true;
+        const texts = [o.getAttribute("aria-label"), o.textContent, o.value, o.title, o.getAttribute("placeholder"),
+          ...[...(o.labels || [])].map((l) => l.textContent)];
+        return texts.some((t) => norm(t).toLowerCase().includes(wanted));
       });
       if (same.length === 1 && same[0] === el) return `role=${role}[name='${name.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}']`;
     }
