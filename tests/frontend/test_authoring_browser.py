@@ -13,7 +13,7 @@ import os
 
 import pytest
 from django.core.management import call_command
-from replicagym.annotation.models import Item, Recording
+from replicagym.annotation.models import ROBUST_SELECTOR, Item, Recording
 from replicagym.catalogue.models import Suite, Task
 
 from episodes.browser import shared_browser
@@ -185,7 +185,10 @@ def record_reference(page, demonstration, answer_param: str):
     _settled(page)
     actions = _input(page, "reference_solution").input_value().split("\n")
     assert [a.split("(")[0] for a in actions] == kinds
-    assert actions[-1] == f'send_msg_to_user("{{{answer_param}}}")' and actions[0].split('"')[1].isdigit()
+    assert actions[-1] == f'send_msg_to_user("{{{answer_param}}}")'
+    # the first element by the robust selector the recorder found for it (annotation RecordedStep.selector), or its bid
+    first = actions[0].split('"')[1]
+    assert ROBUST_SELECTOR.fullmatch(first) or first.isdigit(), actions[0]
     assert answer.isdigit()  # what was typed in the bar: the count, which the pull wrote as its placeholder
     assert Recording.objects.filter(item=None).count() == demonstrations + 1 and not Item.objects.exists()
 
