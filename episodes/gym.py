@@ -332,7 +332,7 @@ class SpawnedEnvFactory:
 
         if os.getpid() == self.parent_pid:
             return ReplicaEnv(self.task, **self.env_kwargs)
-        from .pool import child_setup
+        from .local_workers import child_setup
 
         # unpickling this factory imported this module, which set Django up on the settings' database
         # before the parent's (a test database in tests) was known: no query has run on it yet
