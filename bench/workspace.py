@@ -1,14 +1,14 @@
 """Workspace reset: a fresh workspace of every replica that ships a workspace module (the support desk, the
 board and the shop today), cloned from its cached template."""
 
-import time
+from functools import partial
 
 from django.db import connection
 
 from replicas.worlds.registry import replicas
 from replicas.worlds.workspaces import workspace_create, workspace_delete, workspace_template_get_or_build
 
-from .measure import Stopwatch
+from .world_reset import clones_timed
 
 # Issue 32: creating a three-app workspace from cached templates stays under 60 ms.
 WORKSPACE_TARGET_MS = 60.0
@@ -33,22 +33,16 @@ def bench_workspace(*, seed: int = 7, variants=("small", "default"), repeat: int
         if missing:
             out["variants"][variant] = {"skipped": f"no variant {variant!r} in {', '.join(missing)}"}
             continue
-        start = time.perf_counter()
-        template = workspace_template_get_or_build(replicas=group, seed=seed, variant=variant)
-        build_s = time.perf_counter() - start
-        # one untimed clone warms the caches (page cache, statement preparation)
-        workspace_delete(workspace=workspace_create(replicas=group, seed=seed, variant=variant))
-        watch = Stopwatch()
-        for _ in range(repeat):
-            with watch:
-                workspace = workspace_create(replicas=group, seed=seed, variant=variant)
-            workspace_delete(workspace=workspace)
-        rows = sum(w.rows for w in template.worlds.all())
+        template, timing = clones_timed(
+            build=partial(workspace_template_get_or_build, replicas=group, seed=seed, variant=variant),
+            create=partial(workspace_create, replicas=group, seed=seed, variant=variant),
+            delete=lambda workspace: workspace_delete(workspace=workspace),
+            repeat=repeat,
+        )
         out["variants"][variant] = {
-            "rows": rows,
-            "template_ready_s": round(build_s, 2),
-            **watch.summary(),
+            "rows": sum(w.rows for w in template.worlds.all()),
+            **timing,
             "target_median_ms": WORKSPACE_TARGET_MS,
-            "meets_target": watch.summary()["median_ms"] <= WORKSPACE_TARGET_MS,
+            "meets_target": timing["median_ms"] <= WORKSPACE_TARGET_MS,
         }
     return out

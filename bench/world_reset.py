@@ -1,6 +1,7 @@
 """World reset: a fresh world of the bench replica cloned from its cached template, per size variant."""
 
 import time
+from functools import partial
 
 from django.db import connection
 
@@ -18,6 +19,25 @@ RESET_TARGETS_MS = {
 VARIANTS = ("default", "10k", "100k")
 
 
+def clones_timed(*, build, create, delete, repeat: int) -> tuple[object, dict]:
+    """(the template `build` returns, its build time and the median and p95 of `repeat` calls of `create`).
+
+    One untimed clone first warms the caches (page cache, statement preparation); each timed clone is
+    deleted right after, untimed, so the database holds one extra at a time and every sample sees the
+    same table sizes.
+    """
+    start = time.perf_counter()
+    template = build()
+    build_s = time.perf_counter() - start
+    delete(create())
+    watch = Stopwatch()
+    for _ in range(repeat):
+        with watch:
+            made = create()
+        delete(made)
+    return template, {"template_ready_s": round(build_s, 2), **watch.summary()}
+
+
 def bench_world_reset(*, replica: str | None = None, seed: int = 7, variants=VARIANTS, repeat: int = 20) -> dict:
     """Median and p95 of `world_create` per variant; the template is built first, untimed.
 
@@ -33,17 +53,13 @@ def bench_world_reset(*, replica: str | None = None, seed: int = 7, variants=VAR
         if variant not in config.variants:
             out["variants"][variant] = {"skipped": f"replica {replica!r} has no variant {variant!r}"}
             continue
-        start = time.perf_counter()
-        template = template_get_or_build(replica=replica, seed=seed, variant=variant)
-        build_s = time.perf_counter() - start
-        # one untimed clone warms the caches (page cache, statement preparation)
-        world_delete(world=world_create(replica=replica, seed=seed, variant=variant))
-        watch = Stopwatch()
-        for _ in range(repeat):
-            with watch:
-                world = world_create(replica=replica, seed=seed, variant=variant)
-            world_delete(world=world)
-        row = {"rows": template.rows, "template_ready_s": round(build_s, 2), **watch.summary()}
+        template, timing = clones_timed(
+            build=partial(template_get_or_build, replica=replica, seed=seed, variant=variant),
+            create=partial(world_create, replica=replica, seed=seed, variant=variant),
+            delete=lambda world: world_delete(world=world),
+            repeat=repeat,
+        )
+        row = {"rows": template.rows, **timing}
         target = RESET_TARGETS_MS.get(connection.vendor, RESET_TARGETS_MS["sqlite"]).get(variant)
         if target is not None:
             row["target_median_ms"] = target

@@ -15,6 +15,8 @@ from django.conf import settings
 from django.db import connection
 from replicagym.env import database_url as worker_database_url  # the test database, for worker processes
 
+from ops.fleet import celery_worker_argv
+
 ROOT = Path(__file__).resolve().parent.parent.parent
 REDIS_HOST, REDIS_PORT = "127.0.0.1", 6379
 # a db number of its own so tests never see the platform's queues
@@ -58,23 +60,7 @@ def celery_workers(count: int = 1, *, concurrency: int = 1):
         logs.append(log)
         procs.append(
             subprocess.Popen(
-                [
-                    str(ROOT / ".venv" / "bin" / "celery"),
-                    "-A",
-                    "replicagym",
-                    "worker",
-                    "-Q",
-                    queue,
-                    "-c",
-                    str(concurrency),
-                    "-n",
-                    f"w{i}-{queue}@%h",
-                    "--without-gossip",
-                    "--without-mingle",
-                    "--without-heartbeat",
-                    "-l",
-                    "WARNING",
-                ],
+                celery_worker_argv(node=f"w{i}-{queue}@%h", queue=queue, concurrency=concurrency),
                 cwd=ROOT,
                 env=env,
                 stdout=log,
