@@ -240,10 +240,9 @@ def missing_item_escalation(world, seed=None, rng=None) -> dict:
     return {**missing_item(world, seed, rng), "tier2": _group(BILLING).public_id}
 
 
-def damaged_with_tier(world, seed=None, rng=None) -> dict:
-    """A damaged-item refund that only the requester's loyalty tier brings within the agent's limit."""
-    agent = desk_agent()
-    base = policies.refund_policy().agent_limits
+def _damaged_item_charges(rng):
+    """(ticket, order, payment) of each unsolved damaged-item ticket, in candidate order, whose order was
+    fulfilled and paid by one succeeded charge with nothing refunded yet."""
     for ticket in candidates(_unsolved().order_by("public_id"), rng):
         if ticket.tags != ["billing", "refund"]:  # the damaged-item story, not missing items
             continue
@@ -251,9 +250,15 @@ def damaged_with_tier(world, seed=None, rng=None) -> dict:
         if order is None or order.status != Order.Status.FULFILLED:
             continue
         payments = _succeeded(order)
-        if len(payments) != 1 or selectors.refunded_total(payments[0]):
-            continue
-        payment = payments[0]
+        if len(payments) == 1 and not selectors.refunded_total(payments[0]):
+            yield ticket, order, payments[0]
+
+
+def damaged_with_tier(world, seed=None, rng=None) -> dict:
+    """A damaged-item refund that only the requester's loyalty tier brings within the agent's limit."""
+    agent = desk_agent()
+    base = policies.refund_policy().agent_limits
+    for ticket, order, payment in _damaged_item_charges(rng):
         if payment.amount > base[payment.currency] and _refundable_by(agent, payment, payment.amount):
             return {
                 **_signin(agent),
@@ -569,16 +574,7 @@ def refund_outside_window(world, seed=None, rng=None) -> dict:
     agent = desk_agent()
     window = policies.refund_policy().window_days
     now = clock.now()
-    for ticket in candidates(_unsolved().order_by("public_id"), rng):
-        if ticket.tags != ["billing", "refund"]:  # the damaged-item story
-            continue
-        order = ticket_order(ticket)
-        if order is None or order.status != Order.Status.FULFILLED:
-            continue
-        payments = _succeeded(order)
-        if len(payments) != 1 or selectors.refunded_total(payments[0]):
-            continue
-        payment = payments[0]
+    for ticket, order, payment in _damaged_item_charges(rng):
         limit = _limit(agent, payment)
         if (now - payment.captured_at).days > window and limit is not None and payment.amount <= limit:
             return {
