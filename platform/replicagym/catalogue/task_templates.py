@@ -145,26 +145,20 @@ def template_errors(steps, *, replica: str) -> list[tuple[str, str]]:
                 errors.append((path, f"placeholder {{{ref}}} names no param defined before this one"))
         kind = kind_of(step)
         body = step[kind]
+        if kind in ("pick", "list"):  # records of a table: its where and order_by name its fields
+            _check_where(replica, body["table"], body.get("where"), f"{path}.{kind}.where", errors)
+            for j, field in enumerate(body.get("order_by", [])):
+                try:
+                    field_info(replica, body["table"], field.lstrip("-"), f"{path}.{kind}.order_by[{j}]")
+                except TemplateError as exc:
+                    errors.append((exc.path, exc.message))
         if kind == "pick":
-            _check_where(replica, body["table"], body.get("where"), f"{path}.pick.where", errors)
-            for j, field in enumerate(body.get("order_by", [])):
-                try:
-                    field_info(replica, body["table"], field.lstrip("-"), f"{path}.pick.order_by[{j}]")
-                except TemplateError as exc:
-                    errors.append((exc.path, exc.message))
             records[name] = body["table"]
-        elif kind == "list":
-            _check_where(replica, body["table"], body.get("where"), f"{path}.list.where", errors)
-            for j, field in enumerate(body.get("order_by", [])):
-                try:
-                    field_info(replica, body["table"], field.lstrip("-"), f"{path}.list.order_by[{j}]")
-                except TemplateError as exc:
-                    errors.append((exc.path, exc.message))
-            if "field" in body:
-                try:
-                    field_info(replica, body["table"], body["field"], f"{path}.list.field")
-                except TemplateError as exc:
-                    errors.append((exc.path, exc.message))
+        elif kind == "list" and "field" in body:
+            try:
+                field_info(replica, body["table"], body["field"], f"{path}.list.field")
+            except TemplateError as exc:
+                errors.append((exc.path, exc.message))
         elif kind == "field":
             record, field = body.split(".", 1)
             if record not in records:
