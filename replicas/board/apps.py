@@ -96,7 +96,7 @@ class BoardConfig(registry.ReplicaConfig):
     # Models and services load after the app configs: the hooks import them when called.
     def sign_in(self, world, role=None):
         """The first active person of `role` in public-id order, with the password and a session."""
-        from .auth import person_sign_in
+        from .signin import person_sign_in
 
         return person_sign_in(world, self.check_role(role))
 

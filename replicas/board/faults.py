@@ -10,9 +10,9 @@ from replicas.worlds.faults import DataFaultError
 from replicas.worlds.faults.pages import wants_json
 
 from . import workflow as W
-from .auth import SIGNIN
 from .models import Comment, Issue, Person
 from .services import issue_transition, next_public_id
+from .signin import SIGNIN
 
 
 def session_is_signed_in(session) -> bool:

@@ -14,10 +14,10 @@ from replicas.worlds.clock import now
 from replicas.worlds.seeding import candidates
 
 from .. import workflow as W
-from ..auth import person_password
 from ..faults import STEPS_LOST
 from ..models import Component, CustomField, FieldValue, Issue, Link, Person, Project, Sprint
 from ..seed import LEGACY_OPTIONS
+from ..signin import person_password
 
 DUPLICATE_NOTE = "Seen again today. "
 DRIFTED = ("Frontend", "front-end")

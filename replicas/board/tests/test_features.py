@@ -9,7 +9,6 @@ from django.utils.html import escape
 
 from replicas.board import jql
 from replicas.board import workflow as W
-from replicas.board.auth import person_password
 from replicas.board.models import (
     Attachment,
     Change,
@@ -25,6 +24,7 @@ from replicas.board.models import (
 )
 from replicas.board.search import issues_search
 from replicas.board.seed import LEGACY_OPTIONS
+from replicas.board.signin import person_password
 from replicas.board.templatetags.board_tags import render_rich_text
 from replicas.worlds import clock
 from replicas.worlds.faults.data import apply_data_fault

@@ -5,8 +5,8 @@ from datetime import timedelta
 import pytest
 
 from replicas.board import workflow as W
-from replicas.board.auth import person_password
 from replicas.board.models import Change, Comment, Issue, Link, Person, Sprint
+from replicas.board.signin import person_password
 from replicas.worlds.scoping import bound_world
 
 pytestmark = pytest.mark.django_db

@@ -7,13 +7,13 @@ import json
 import re
 
 import pytest
-from replicagym.catalogue.packs import load_pack, pack_dir
 
+from catalogue.packs import load_pack, pack_dir
 from episodes.driver import episode_play
 from replicas.board import workflow as W
-from replicas.board.auth import person_authenticate
 from replicas.board.models import Component, Issue, Person, Sprint
 from replicas.board.search import issues_search
+from replicas.board.signin import person_authenticate
 from replicas.board.tasks import params as P
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build

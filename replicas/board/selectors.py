@@ -1,0 +1,210 @@
+"""Reads of the issue board: projects, work items and what their pages show, the board's cards and
+swimlanes, backlog sections, sprints, people, saved filters.
+
+Everything here reads the bound world through world-scoped managers and tells time by the world
+clock; nothing writes. A lookup that finds nothing answers None; views turn that into a 404.
+"""
+
+from datetime import timedelta
+
+from django.db.models import Q
+
+from replicas.worlds.clock import now
+
+from . import workflow as W
+from .models import BoardColumn, Component, Filter, Issue, Person, Project, Sprint
+
+KANBAN_DONE_DAYS = 14  # a kanban board hides work resolved longer ago than this, as the product does
+NOT_RANKED = ("epic", "subtask")  # the backlog and its sprints list neither
+
+
+def projects() -> list[Project]:
+    return list(Project.objects.order_by("key"))
+
+
+def project_by_key(key: str) -> Project | None:
+    return Project.objects.select_related("workflow").filter(key=key.upper()).first()
+
+
+def issue_by_key(key: str) -> Issue | None:
+    return (
+        Issue.objects.select_related("project__workflow", "assignee", "reporter", "sprint", "epic", "parent")
+        .filter(key=key.upper())
+        .first()
+    )
+
+
+def epic_of_project(project: Project, key: str) -> Issue | None:
+    return Issue.objects.filter(key=key.upper(), issue_type="epic", project=project).first()
+
+
+# --- people -----------------------------------------------------------------------------------------
+
+
+def active_people() -> list[Person]:
+    return list(Person.objects.filter(active=True).order_by("name"))
+
+
+def active_person(username: str) -> Person | None:
+    return Person.objects.filter(username=username, active=True).first()
+
+
+def person_by_username(username: str) -> Person | None:
+    return Person.objects.filter(username=username).first()
+
+
+# --- the board --------------------------------------------------------------------------------------
+
+
+def by_rank(issues) -> list[Issue]:
+    return sorted(issues, key=lambda i: (i.rank, i.key))
+
+
+def active_sprint(project: Project) -> Sprint | None:
+    return project.sprints.filter(state=Sprint.State.ACTIVE).first()
+
+
+def board_columns(project: Project) -> list[BoardColumn]:
+    return list(BoardColumn.objects.filter(project=project).order_by("position"))
+
+
+def board_issues(project: Project, sprint: Sprint | None) -> list[Issue]:
+    """A scrum board shows its active sprint; a kanban board all open work of the project and what
+    was resolved in the last two weeks."""
+    rows = Issue.objects.exclude(issue_type="epic").select_related("assignee", "parent", "epic")
+    if project.board_type == Project.BoardType.KANBAN:
+        since = now() - timedelta(days=KANBAN_DONE_DAYS)
+        return list(rows.filter(project=project).filter(~Q(status=W.DONE) | Q(resolved_at__gte=since)))
+    return list(rows.filter(sprint=sprint)) if sprint is not None else []
+
+
+def board_lanes(project: Project, heads: list[dict], shown: list[Issue]) -> list[dict]:
+    """Rows of the board by the project's swimlanes: assignees by name then Unassigned; epics in rank
+    order then "Issues without epic". A lane shows only when it holds a card, as in the product."""
+    by = project.swimlanes
+    if by == Project.Swimlanes.ASSIGNEE:
+        owner = {i.key: i.assignee for i in shown}
+        people = sorted({p.username: p for p in owner.values() if p}.values(), key=lambda p: (p.name, p.username))
+        lanes = [(p.username, p.name, p) for p in people] + [("", "Unassigned", None)]
+        lane_of = {k: (p.username if p else "") for k, p in owner.items()}
+    elif by == Project.Swimlanes.EPIC:
+        epics = sorted({i.epic.key: i.epic for i in shown if i.epic_id}.values(), key=lambda e: (e.rank, e.key))
+        lanes = [(e.key, e.summary, e) for e in epics] + [("", "Issues without epic", None)]
+        lane_of = {i.key: (i.epic.key if i.epic_id else "") for i in shown}
+    else:
+        lanes, lane_of = [(None, "", None)], {i.key: None for i in shown}
+    result = []
+    for key, title, head in lanes:
+        cards = [i for i in shown if lane_of[i.key] == key]
+        if key is not None and not cards:
+            continue
+        by_status = {h["column"].status: [] for h in heads}
+        for issue in by_rank(cards):
+            by_status.setdefault(issue.status, []).append(issue)
+        result.append(
+            {
+                "key": key,
+                "title": title,
+                "head": head,
+                "count": len(cards),
+                "cells": [{"column": h["column"], "head": h, "issues": by_status[h["column"].status]} for h in heads],
+            }
+        )
+    return result
+
+
+# --- backlog and sprints ----------------------------------------------------------------------------
+
+
+def open_sprints(project: Project) -> list[Sprint]:
+    return list(project.sprints.exclude(state=Sprint.State.CLOSED).order_by("number"))
+
+
+def future_sprints(project: Project) -> list[Sprint]:
+    return list(project.sprints.filter(state=Sprint.State.FUTURE).order_by("number"))
+
+
+def started_sprints(project: Project) -> list[Sprint]:
+    """Active and closed sprints, the latest first (the reports' sprint picker)."""
+    return list(project.sprints.exclude(state=Sprint.State.FUTURE).order_by("-number"))
+
+
+def sprint_by_id(project: Project, public_id) -> Sprint | None:
+    return project.sprints.filter(public_id=public_id).first() if str(public_id).isdigit() else None
+
+
+def sprint_issues(sprint: Sprint) -> list[Issue]:
+    """A sprint's work in rank order, as the backlog lists it."""
+    return by_rank(sprint.issues.exclude(issue_type__in=NOT_RANKED).select_related("assignee"))
+
+
+def backlog_issues(project: Project) -> list[Issue]:
+    """Open work of the project in no sprint, in rank order."""
+    rows = Issue.objects.filter(project=project, sprint__isnull=True).exclude(issue_type__in=NOT_RANKED)
+    return by_rank(rows.exclude(status=W.DONE).select_related("assignee"))
+
+
+def sprint_open_issues(sprint: Sprint) -> list[Issue]:
+    return list(sprint.issues.exclude(status=W.DONE))
+
+
+def sprint_done_count(sprint: Sprint) -> int:
+    return sprint.issues.filter(status=W.DONE).count()
+
+
+def backlog_peers(issue: Issue) -> list[Issue]:
+    """The issues `issue` is ranked among in the backlog: its sprint's, or the backlog's."""
+    rows = Issue.objects.filter(project=issue.project).exclude(issue_type__in=NOT_RANKED)
+    if issue.sprint is not None:
+        return list(rows.filter(sprint=issue.sprint))
+    return list(rows.filter(sprint__isnull=True).exclude(status=W.DONE))
+
+
+# --- a work item's page -----------------------------------------------------------------------------
+
+
+def issue_details(issue: Issue) -> dict:
+    """Comments, history, links both ways, sub-tasks, watchers and attachments of an issue."""
+    links = [(W.LINK_KINDS[lk.kind][0], lk.target) for lk in issue.outward_links.select_related("target")]
+    links += [(W.LINK_KINDS[lk.kind][1], lk.source) for lk in issue.inward_links.select_related("source")]
+    return {
+        "comments": list(
+            issue.comments.select_related("author")
+            .prefetch_related("mentions__person")
+            .order_by("created_at", "public_id")
+        ),
+        "history": list(issue.changes.select_related("author").order_by("-created_at", "-public_id")),
+        "links": sorted(links, key=lambda x: (x[0], x[1].key)),
+        "subtasks": list(issue.subtasks.select_related("assignee").order_by("number")),
+        "watchers": list(issue.watchers.select_related("person").order_by("person__name")),
+        "attachments": list(issue.attachments.select_related("author").order_by("created_at", "public_id")),
+    }
+
+
+def attachment_of(issue: Issue, public_id: int):
+    return issue.attachments.filter(public_id=public_id).first()
+
+
+def components(project: Project) -> list[Component]:
+    return list(project.components.select_related("lead").order_by("name"))
+
+
+def issues_by_keys(keys) -> list[Issue]:
+    return list(Issue.objects.select_related("project__workflow").filter(key__in=keys).order_by("key"))
+
+
+def key_exists(key: str) -> bool:
+    return Issue.objects.filter(key=key.upper()).exists()
+
+
+# --- saved filters ----------------------------------------------------------------------------------
+
+
+def filter_by_id(public_id) -> Filter | None:
+    if not str(public_id).isdigit():
+        return None
+    return Filter.objects.select_related("owner").filter(public_id=public_id).first()
+
+
+def filters_of(person: Person) -> list[Filter]:
+    return list(Filter.objects.filter(owner=person).order_by("-starred", "name"))
