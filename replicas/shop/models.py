@@ -294,6 +294,40 @@ class VisitorCartItem(WorldModel):
         constraints = [world_unique("shop_visitor_cart_line", "visitor", "variant")]
 
 
+class BuyNowItem(WorldModel):
+    """The one item Buy Now took straight to checkout: checkout then sells it alone and leaves the
+    cart as it was (selectors.checkout_lines); going to checkout from the cart drops it."""
+
+    account = WorldForeignKey(Account, on_delete=models.CASCADE, related_name="+")
+    variant = WorldForeignKey(Variant, on_delete=models.CASCADE, related_name="+", db_index=False)
+    quantity = models.PositiveSmallIntegerField(default=1)
+    price_when_added = money_field()
+    added_at = models.DateTimeField()
+
+    # gift options are set on a cart line; a Buy Now line is never a gift (checkout reads these)
+    gift = False
+    gift_wrap = False
+    gift_message = ""
+
+    public_key = ("account",)
+
+    class Meta:
+        constraints = [world_unique("shop_buy_now", "account")]
+
+
+class ListItem(WorldModel):
+    """A product on the shopper's list ("Add to List"), in the colour and size it was saved in."""
+
+    account = WorldForeignKey(Account, on_delete=models.CASCADE, related_name="list_items")
+    variant = WorldForeignKey(Variant, on_delete=models.CASCADE, related_name="+", db_index=False)
+    added_at = models.DateTimeField()
+
+    public_key = ("account", "variant")
+
+    class Meta:
+        constraints = [world_unique("shop_list_item", "account", "variant")]
+
+
 class Order(WorldModel):
     class Status(models.TextChoices):
         PLACED = "placed", "Ordered"

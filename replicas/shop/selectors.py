@@ -15,9 +15,11 @@ from . import policies
 from .models import (
     Account,
     Address,
+    BuyNowItem,
     Card,
     CartItem,
     Coupon,
+    ListItem,
     Order,
     OrderItem,
     Product,
@@ -243,6 +245,15 @@ def _lines(items) -> list[Line]:
 
 def cart_lines(account: Account, *, saved: bool = False) -> list[Line]:
     return _lines(CartItem.objects.filter(account=account, saved_for_later=saved))
+
+
+def checkout_lines(account: Account) -> list[Line]:
+    """What checkout sells: the Buy Now item alone when there is one, else the cart's active lines."""
+    return _lines(BuyNowItem.objects.filter(account=account)) or cart_lines(account)
+
+
+def list_items(account: Account) -> list[ListItem]:
+    return list(account.list_items.select_related("variant__product").order_by("-added_at", "-id"))
 
 
 def visitor_cart_lines(visitor: str) -> list[Line]:

@@ -13,8 +13,10 @@ from . import policies, selectors
 from .models import (
     Account,
     Address,
+    BuyNowItem,
     Card,
     CartItem,
+    ListItem,
     Order,
     OrderItem,
     Product,
@@ -147,11 +149,41 @@ def cart_gift(*, item: CartItem, gift: bool, wrap: bool, message: str) -> CartIt
 
 def cart_accept_prices(*, account: Account) -> int:
     """The shopper accepts the current prices of the lines whose price changed; returns how many."""
-    changed = selectors.price_changes(selectors.cart_lines(account))
+    changed = selectors.price_changes(selectors.checkout_lines(account))
     for ln in changed:
         ln.item.price_when_added = ln.price
         ln.item.save(update_fields=["price_when_added"])
     return len(changed)
+
+
+def buy_now(*, account: Account, variant: Variant, quantity: int) -> BuyNowItem:
+    """Buy Now: this item alone goes to checkout (replacing an earlier Buy Now); the cart is untouched."""
+    _addable(variant, quantity)
+    if quantity > variant.stock:
+        raise ValidationError(f"Only {variant.stock} left in stock.")
+    BuyNowItem.objects.filter(account=account).delete()
+    return BuyNowItem.objects.create(
+        account=account,
+        variant=variant,
+        quantity=quantity,
+        price_when_added=selectors.variant_price(variant),
+        added_at=clock.now(),
+    )
+
+
+def buy_now_drop(*, account: Account) -> None:
+    """Checkout from the cart: an unfinished Buy Now is forgotten."""
+    BuyNowItem.objects.filter(account=account).delete()
+
+
+def list_add(*, account: Account, variant: Variant) -> ListItem:
+    """Add to List (a product already there in this colour and size stays once)."""
+    item, _ = ListItem.objects.get_or_create(account=account, variant=variant, defaults={"added_at": clock.now()})
+    return item
+
+
+def list_remove(*, account: Account, variant: Variant) -> None:
+    ListItem.objects.filter(account=account, variant=variant).delete()
 
 
 # --- product page -----------------------------------------------------------------------------------
@@ -321,10 +353,10 @@ def order_place(
     use_gift: bool,
     speeds: dict | None = None,
 ) -> Order:
-    """Turn the cart into an order: checks address, stock, prices, speeds, promotions and payment,
-    charges the gift card balance first, empties the cart's active lines. `speeds` (SKU -> speed)
+    """Turn the cart (or the Buy Now item) into an order: checks address, stock, prices, speeds,
+    promotions and payment, charges the gift card balance first, empties the lines it ordered. `speeds` (SKU -> speed)
     sends single items at another speed than `speed`: they ship separately."""
-    lines = selectors.cart_lines(account)
+    lines = selectors.checkout_lines(account)
     if not lines:
         raise ValidationError("Your cart is empty.")
     if address.account_id != account.id or not address.complete:

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import account, auth, backoffice, cart, checkout, orders, product, storefront
+from .views import account, auth, backoffice, cart, checkout, lists, orders, product, storefront
 
 app_name = "shop"
 
@@ -22,6 +22,10 @@ urlpatterns = [
     path("cart/add", cart.cart_add, name="cart_add"),
     path("cart/add-bundle", cart.cart_add_bundle, name="cart_add_bundle"),
     path("cart/<str:sku>", cart.cart_update, name="cart_update"),
+    path("buy-now", checkout.buy_now, name="buy_now"),
+    path("hz/wishlist/ls", lists.your_list, name="list"),
+    path("hz/wishlist/add", lists.list_add, name="list_add"),
+    path("hz/wishlist/remove", lists.list_remove, name="list_remove"),
     path("checkout", checkout.checkout, name="checkout"),
     path("checkout/address", checkout.checkout_address, name="checkout_address"),
     path("checkout/address/new", checkout.checkout_address_new, name="checkout_address_new"),

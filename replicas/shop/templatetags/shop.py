@@ -59,3 +59,20 @@ def fulldate(value):
 def stars(value):
     """Percent width of a star bar for a rating out of 5."""
     return int(float(value) * 20)
+
+
+# The seeded colour names as the swatch draws them (seed.COLOURS); an unknown name is a neutral grey.
+SWATCH_HEX = {
+    "Black": "#1b1b1b",
+    "White": "#f7f7f7",
+    "Navy": "#1f2f5c",
+    "Sage": "#9caf88",
+    "Charcoal": "#45484d",
+    "Coral": "#f2735b",
+    "Sand": "#d8c3a0",
+}
+
+
+@register.filter
+def swatch_hex(colour):
+    return SWATCH_HEX.get(colour, "#9aa0a6")

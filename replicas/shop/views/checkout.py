@@ -16,13 +16,14 @@ from ..forms import (
     AddressChoiceForm,
     AddressForm,
     CardForm,
+    CartAddForm,
     DeliveryForm,
     PaymentForm,
     PromoForm,
     ThreeDSForm,
     form_messages,
 )
-from ..models import Address, Card, Order
+from ..models import Address, Card, Order, Variant
 from .common import (
     CHECKOUT,
     DELIVER_TO,
@@ -34,6 +35,7 @@ from .common import (
     field_messages,
     page_context,
 )
+from .product import DP_NOTICE
 
 CHECKOUT_ERROR = "shop_error"  # why placing the order failed, shown once on the review page
 
@@ -50,7 +52,7 @@ def _card(request, state) -> Card | None:
 
 def _step(request, template, step, lines=None, **extra):
     state = checkout_state(request)
-    lines = selectors.cart_lines(request.account) if lines is None else lines
+    lines = selectors.checkout_lines(request.account) if lines is None else lines
     address = _address(request, state)
     speed = state.get("speed", "standard")
     q = selectors.quote(
@@ -91,8 +93,26 @@ def _ship_to(request, address: Address):
 
 @customer_required
 def checkout(request):
+    """Proceed to checkout from the cart: the cart's lines (an unfinished Buy Now is dropped)."""
+    services.buy_now_drop(account=request.account)
     if not selectors.cart_lines(request.account):
         return redirect("/cart")
+    return redirect("/checkout/address")
+
+
+@require_POST
+@customer_required
+def buy_now(request):
+    """Buy Now on the product page: straight to checkout with this item alone (the cart stays)."""
+    form = CartAddForm(request.POST)
+    variant = get_object_or_404(Variant.objects.select_related("product"), sku=request.POST.get("sku", "")[:24])
+    try:
+        if not form.is_valid():
+            raise ValidationError(form_messages(form))
+        services.buy_now(account=request.account, variant=variant, quantity=form.cleaned_data["quantity"])
+    except ValidationError as e:
+        request.session[DP_NOTICE] = {"error": True, "text": " ".join(error_messages(e))}
+        return redirect(f"/dp/{variant.product.asin}?sku={variant.sku}")
     return redirect("/checkout/address")
 
 
@@ -113,7 +133,7 @@ def _address_page(request, errors=(), form=None):
 
 @customer_required
 def checkout_address(request):
-    if not selectors.cart_lines(request.account):
+    if not selectors.checkout_lines(request.account):
         return redirect("/cart")
     if request.method == "POST":
         form = AddressChoiceForm(
@@ -152,7 +172,7 @@ def checkout_delivery(request):
     if address is None:
         return redirect("/checkout/address")
     dest = address.state
-    lines = selectors.cart_lines(request.account)
+    lines = selectors.checkout_lines(request.account)
     errors = []
     if request.method == "POST":
         form = DeliveryForm(request.POST, lines=lines, dest=dest)
@@ -268,7 +288,7 @@ def checkout_promo(request):
         checkout_state_save(request, state)
         return redirect("/checkout/payment")
     try:
-        coupon = selectors.coupon_check(form.cleaned_data["code"], selectors.cart_lines(request.account), codes)
+        coupon = selectors.coupon_check(form.cleaned_data["code"], selectors.checkout_lines(request.account), codes)
     except ValidationError as e:
         return _payment_page(request, promo_error=" ".join(error_messages(e)))
     state["codes"] = codes + [coupon.code]
@@ -281,7 +301,7 @@ def checkout_review(request):
     state = checkout_state(request)
     if _address(request, state) is None or "speed" not in state:
         return redirect("/checkout/address")
-    lines = selectors.cart_lines(request.account)
+    lines = selectors.checkout_lines(request.account)
     if not lines:
         return redirect("/cart")
     if selectors.price_changes(lines):
@@ -305,7 +325,7 @@ def checkout_review(request):
 def checkout_price_change(request):
     """The interstitial the store puts before the order when a price moved since the item went into
     the cart: the shopper accepts the new prices (or goes back to the cart) before placing it."""
-    lines = selectors.cart_lines(request.account)
+    lines = selectors.checkout_lines(request.account)
     changed = selectors.price_changes(lines)
     if request.method == "POST":
         services.cart_accept_prices(account=request.account)
@@ -320,7 +340,7 @@ def _place(request):
     address = _address(request, state)
     if address is None or "speed" not in state:
         return redirect("/checkout/address")
-    if selectors.price_changes(selectors.cart_lines(request.account)):
+    if selectors.price_changes(selectors.checkout_lines(request.account)):
         return redirect("/checkout/price-change")
     try:
         order = services.order_place(

@@ -10,12 +10,14 @@ from django.views.decorators.http import require_POST
 
 from replicas.worlds import clock
 
-from .. import images, policies, selectors, services
+from .. import copytext, images, policies, selectors, services
 from ..forms import QuestionForm
 from ..models import Product
-from .common import customer_required, deliver_to_of, error_messages, page_context, signed_in
+from .common import customer_required, deliver_to_of, error_messages, page_context, signed_in, whole_number
 
 QA_ERROR = "shop_qa_error"
+DP_NOTICE = "shop_dp_notice"  # {"error": bool, "text": …}: Buy Now refused, or added to the list; shown once
+REVIEWS_PAGE = 3  # reviews shown at first, and how many more each "See more reviews" shows
 
 
 def product(request, asin):
@@ -40,6 +42,9 @@ def product(request, asin):
     star = request.GET.get("stars", "")
     if star in {"1", "2", "3", "4", "5"}:
         reviews = [r for r in reviews if r.rating == int(star)]
+    # "See more reviews": ?reviews=N shows N pages of them (anything else, or out of range, the first)
+    review_pages = min(max(whole_number(request.GET.get("reviews")) or 1, 1), 1 + len(reviews) // REVIEWS_PAGE)
+    shown = REVIEWS_PAGE * review_pages
     together = _bundle(product, now, sales)
     qa_text = request.GET.get("qa", "").strip()[:100]
     view = request.GET.get("view", "0")
@@ -59,7 +64,8 @@ def product(request, asin):
             views=range(3),
             deal=selectors.deal_active(product, now),
             histogram=selectors.histogram(product),
-            reviews=reviews[:10],
+            reviews=reviews[:shown],
+            more_reviews=review_pages + 1 if len(reviews) > shown else None,
             star=star,
             standard_date=dates["standard"],
             fast_date=dates.get("fast"),
@@ -68,7 +74,10 @@ def product(request, asin):
             if sale is not None and price == policies.seasonal_price(chosen.price, sale.percent_off)
             else None,
             standard_free=member or price >= policies.FREE_SHIPPING_OVER,
-            colours=sorted({v.colour for v in variants if v.colour}),
+            colours=_colour_swatches(variants, chosen),
+            sizes=[v for v in variants if v.colour == chosen.colour and v.size],
+            copy=copytext.product_copy(product, variants),
+            notice=request.session.pop(DP_NOTICE, None),
             together=together,
             bundle_total=sum((t.price_now for t in together), Decimal(0)),
             bundle_ready=all(t.bundle_variant is not None for t in together),
@@ -80,6 +89,19 @@ def product(request, asin):
             qa_error=request.session.pop(QA_ERROR, ""),
         ),
     )
+
+
+def _colour_swatches(variants, chosen) -> list[tuple[str, object, bool]]:
+    """One swatch per colour: (colour, the variant it opens, whether any size of it is in stock). A
+    swatch keeps the chosen size when that colour has it, else opens the colour's first in stock."""
+    swatches = []
+    for colour in dict.fromkeys(v.colour for v in variants if v.colour):
+        of_colour = [v for v in variants if v.colour == colour]
+        target = next((v for v in of_colour if v.size == chosen.size), None) or next(
+            (v for v in of_colour if v.stock), of_colour[0]
+        )
+        swatches.append((colour, target, any(v.stock for v in of_colour)))
+    return swatches
 
 
 def _bundle(product, now, sales) -> list[Product]:
