@@ -174,16 +174,23 @@ def custom_form_field(field: CustomField, current: str) -> forms.Field:
     return forms.CharField(max_length=255, **common)
 
 
-class CreateForm(forms.Form):
-    """The create screen. Sub-tasks are created from their parent's issue view, as in the product."""
+CREATE_TYPES = ("story", "task", "bug", "epic")
+# the create dialog shows these fields only for these work types, as the product's create screens do
+FIELD_TYPES = {
+    "steps_to_reproduce": ("bug",),
+    "sprint": ("story", "task", "bug"),
+    "epic": ("story", "task", "bug"),
+}
 
-    issue_type = forms.ChoiceField(
-        choices=[(t, W.TYPE_NAMES[t]) for t in ("story", "task", "bug", "epic")], label="Issue type"
-    )
+
+class CreateForm(forms.Form):
+    """The create dialog. Sub-tasks are created from their parent's issue view, as in the product."""
+
+    issue_type = forms.ChoiceField(choices=[(t, W.TYPE_NAMES[t]) for t in CREATE_TYPES], label="Work type")
     summary = forms.CharField(max_length=255)
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 5}))
     steps_to_reproduce = forms.CharField(
-        required=False, widget=forms.Textarea(attrs={"rows": 3}), label="Steps to reproduce (bugs)"
+        required=False, widget=forms.Textarea(attrs={"rows": 3}), label="Steps to reproduce"
     )
     assignee = forms.ChoiceField(required=False)
     priority = forms.ChoiceField(choices=[(p, p) for p in W.PRIORITIES], initial="Medium")
@@ -193,11 +200,12 @@ class CreateForm(forms.Form):
     story_points = forms.IntegerField(required=False, min_value=0, max_value=100, label="Story points")
     sprint = forms.ChoiceField(required=False)
     due_date = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}), label="Due date")
-    epic = forms.CharField(required=False, max_length=20, label="Epic link")
+    epic = forms.CharField(required=False, max_length=20, label="Parent")
+    create_another = forms.BooleanField(required=False, label="Create another")
 
-    def __init__(self, *, project, data=None):
+    def __init__(self, *, project, data=None, issue_type: str = "story"):
         self.project = project
-        super().__init__(data=data)
+        super().__init__(data=data, initial={"issue_type": issue_type if issue_type in CREATE_TYPES else "story"})
         people = list(Person.objects.filter(active=True).order_by("name"))
         self.people = {p.username: p for p in people}
         self.fields["assignee"].choices = [("", "Unassigned")] + [(p.username, p.name) for p in people]
@@ -250,8 +258,27 @@ class CreateForm(forms.Form):
             self.add_error("steps_to_reproduce", "Only a bug has steps to reproduce.")
         return data
 
+    def chosen_type(self) -> str:
+        """The work type the dialog shows its fields for: the posted one when valid, else the initial."""
+        posted = self.data.get("issue_type") if self.is_bound else None
+        return posted if posted in CREATE_TYPES else self.initial["issue_type"]
+
+    def rows(self) -> list[dict]:
+        """The dialog's fields, each with the work types it is shown for (None: every type)."""
+        chosen = self.chosen_type()
+        return [
+            {
+                "field": self[name],
+                "types": FIELD_TYPES.get(name),
+                "shown": chosen in FIELD_TYPES.get(name, CREATE_TYPES),
+            }
+            for name in self.fields
+            if name != "create_another"
+        ]
+
     def values(self) -> dict:
         data = dict(self.cleaned_data)
+        data.pop("create_another")
         data["assignee"] = self.people[data["assignee"]] if data["assignee"] else None
         data["sprint"] = self.sprints[data["sprint"]] if data.get("sprint") else None
         data["components"] = sorted(data["components"])

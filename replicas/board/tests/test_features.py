@@ -487,6 +487,46 @@ def test_the_create_screen_sets_the_products_fields_and_checks_each_one(client_i
     assert 'id="id_sprint"' not in client_in.get("/projects/OPS/issues/new").content.decode()
 
 
+def test_the_create_dialog_without_javascript_switches_space_and_creates_another(client_in, board_world):
+    page = client_in.get("/projects/AGENT/issues/new?issue_type=bug").content.decode()
+    # required fields carry the asterisk; a bug shows its steps, a story does not
+    assert 'for="id_summary">Summary <span class="req"' in page and 'for="id_description">Description</label>' in page
+    assert '<div class="create__field" data-types="bug">' in page
+    story = client_in.get("/projects/AGENT/issues/new").content.decode()
+    assert '<div class="create__field" data-types="bug" hidden>' in story
+    switched = client_in.get("/projects/AGENT/issues/new?space=ops&issue_type=task")
+    assert switched.status_code == 302 and switched["Location"] == "/projects/OPS/issues/new?issue_type=task"
+    assert client_in.get("/projects/AGENT/issues/new?space=NOPE").status_code == 404
+    fragment = client_in.get("/projects/OPS/issues/new", headers={"HX-Request": "true"}).content.decode()
+    assert "<html" not in fragment and "data-create-form" in fragment
+    with bound_world(board_world):
+        top = Issue.objects.filter(project__key="OPS").order_by("-number").first().number
+    made = client_in.post(
+        "/projects/OPS/issues/new",
+        {"issue_type": "task", "summary": "Pager", "priority": "Low", "create_another": "on"},
+    )
+    assert made.status_code == 302 and made["Location"] == "/projects/OPS/issues/new?issue_type=task&another=1"
+    again = client_in.get(made["Location"]).content.decode()
+    assert (
+        f"OPS-{top + 1} has been created." in again and 'name="create_another" id="id_create_another" checked' in again
+    )
+    inline = client_in.post(
+        "/projects/OPS/issues/new",
+        {"issue_type": "task", "summary": "Pager 2", "priority": "Low", "create_another": "on"},
+        headers={"HX-Request": "true"},
+    ).content.decode()
+    assert (
+        f'<a href="/browse/OPS-{top + 2}">OPS-{top + 2}</a> has been created.' in inline
+        and 'value="Pager 2"' not in inline
+    )
+    done = client_in.post(
+        "/projects/OPS/issues/new",
+        {"issue_type": "task", "summary": "Pager 3", "priority": "Low"},
+        headers={"HX-Request": "true"},
+    )
+    assert done.status_code == 200 and done["HX-Redirect"] == f"/browse/OPS-{top + 3}"
+
+
 def test_a_sub_task_is_created_from_its_parents_view_in_the_parents_sprint(client_in, board_world):
     with bound_world(board_world):
         parent = (

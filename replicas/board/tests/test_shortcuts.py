@@ -1,11 +1,12 @@
 """In a real Chromium: the keyboard shortcuts as the product has them (c, /, j/k, e, a, i, m, l, ?),
-the mention picker, and a card opening in the side panel, on the board and on the issue page."""
+the mention picker, a card opening in the side panel, on the board and on the issue page, and the
+Create dialog over the page."""
 
 import pytest
 from django.conf import settings
 
-from episodes.browser import shared_browser
-from episodes.server import replica_server
+from episodes.engine.browser import shared_browser
+from episodes.engine.server import replica_server
 from replicas.board.models import Issue, Person
 from replicas.worlds.registry import get_replica
 from replicas.worlds.routing import world_origin, world_url
@@ -90,7 +91,8 @@ def test_every_shortcut_does_what_the_help_dialog_says(browser_page):
     assert _focused(page) == "quick-search"
     _blur(page)
     page.keyboard.press("c")
-    page.wait_for_url("**/projects/AGENT/issues/new")
+    page.locator("#create-dialog[open] #id_summary").wait_for()
+    assert _focused(page) == "id_summary"
 
 
 @pytest.mark.browser
@@ -161,3 +163,46 @@ def test_inline_edit_escape_puts_the_value_back_and_enter_saves(browser_page):
     with bound_world(page.world):
         issue.refresh_from_db()
         assert issue.labels == ["triaged"]
+
+
+@pytest.mark.browser
+def test_the_create_dialog_shows_the_work_types_fields_switches_space_and_creates_another(browser_page):
+    page = browser_page
+    page.goto(page.url_for("/projects/AGENT/backlog"))
+    page.evaluate("window.__noReload = true")
+    page.locator(".topnav__create").click()
+    dialog = page.locator("#create-dialog[open]")
+    dialog.locator("#id_summary").wait_for()
+    steps = dialog.locator("#id_steps_to_reproduce")
+    assert not steps.is_visible() and steps.is_disabled()  # a story has no steps to reproduce
+    dialog.locator("#id_issue_type").select_option("bug")
+    assert steps.is_visible() and not steps.is_disabled()
+    dialog.locator("#id_issue_type").select_option("task")
+    assert not steps.is_visible()
+    # another space: the dialog is fetched again for it, keeping the work type; OPS plans no sprints
+    dialog.locator("#create-space").select_option("OPS")
+    dialog.locator("form[action='/projects/OPS/issues/new']").wait_for()
+    assert dialog.locator("#id_issue_type").input_value() == "task" and dialog.locator("#id_sprint").count() == 0
+    dialog.locator("#id_summary").fill("Rotate the on-call pager")
+    dialog.locator("#id_create_another").check()
+    dialog.locator("#create-submit").click()
+    dialog.locator("[role=status] a").wait_for()
+    made = dialog.locator("[role=status] a").inner_text()
+    # the dialog stays open and empty, on the same space and type, with "Create another" still ticked
+    assert dialog.locator("#id_summary").input_value() == "" and dialog.locator("#id_create_another").is_checked()
+    assert dialog.locator("#id_issue_type").input_value() == "task"
+    with bound_world(page.world):
+        issue = Issue.objects.get(key=made)
+        assert (issue.project.key, issue.issue_type, issue.summary) == ("OPS", "task", "Rotate the on-call pager")
+    # a refused value keeps the dialog open with the error under its field; nothing is created
+    dialog.locator("#id_create_another").uncheck()
+    dialog.locator("#id_summary").fill("Rotate the backup pager")
+    dialog.locator("#id_epic").fill("NOPE-1")
+    dialog.locator("#create-submit").click()
+    dialog.locator(".field__error").wait_for()
+    assert dialog.locator(".field__error").inner_text() == "NOPE-1 is not an epic of OPS."
+    assert page.evaluate("window.__noReload") is True
+    dialog.locator("#id_epic").fill("")
+    with page.expect_navigation():
+        dialog.locator("#create-submit").click()
+    assert page.url.endswith(f"/browse/OPS-{int(made.split('-')[1]) + 1}")

@@ -1,8 +1,10 @@
 """A work item: its page (and the board's side panel), inline editing of one field, transitions,
 ranking, comments, links, watchers, sub-tasks, attachments; creating one; the project's page."""
 
-from django.http import Http404, HttpResponseBadRequest
-from django.shortcuts import redirect
+from urllib.parse import urlencode
+
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from replicas.worlds.signin import safe_next
@@ -336,24 +338,39 @@ def issue_attachment_delete(request, key, attachment_id):
 
 @person_required
 def issue_create(request, key):
+    """The Create dialog (an htmx request gets the dialog alone; the page shows it over the project):
+    a space picker, the work type, its fields, and "Create another" to stay in the dialog after saving."""
     project = project_or_404(key)
-    form = CreateForm(project=project, data=request.POST or None)
+    space = request.GET.get("space", "").strip().upper()
+    if space and space != project.key:
+        query = urlencode({"issue_type": request.GET.get("issue_type", "")})
+        return redirect(f"/projects/{project_or_404(space).key}/issues/new?{query}")
+    form = CreateForm(project=project, data=request.POST or None, issue_type=request.GET.get("issue_type", ""))
+    form.initial["create_another"] = request.GET.get("another") == "1"
+    created = None
     if request.method == "POST" and form.is_valid():
         try:
-            issue = services.issue_create(project=project, actor=request.person, **form.values())
+            created = services.issue_create(project=project, actor=request.person, **form.values())
         except services.BoardError as exc:
             form.add_error(None, str(exc))
         else:
-            flash(request, f"{issue.key} has been created.", "success")
-            return redirect(f"/browse/{issue.key}")
-    return page(
-        request,
-        "board/create.html",
-        {"form": form},
-        project=project,
-        section="issues",
-        status=400 if request.method == "POST" else 200,
-    )
+            another = form.cleaned_data["create_another"]
+            if request.htmx and another:  # the dialog stays open, emptied, on the same space and work type
+                form = CreateForm(project=project, issue_type=created.issue_type)
+                form.initial["create_another"] = True
+            else:
+                flash(request, f"{created.key} has been created.", "success")
+                if another:
+                    query = urlencode({"issue_type": created.issue_type, "another": "1"})
+                    return redirect(f"/projects/{project.key}/issues/new?{query}")
+                target = f"/browse/{created.key}"
+                return HttpResponse(headers={"HX-Redirect": target}) if request.htmx else redirect(target)
+    context = {"form": form, "created": created}
+    status = 400 if request.method == "POST" and created is None else 200
+    if request.htmx:
+        context.update(dialog=True, project=project, projects=selectors.projects())
+        return render(request, "board/_create.html", context, status=status)
+    return page(request, "board/create.html", context, project=project, section="issues", status=status)
 
 
 @person_required

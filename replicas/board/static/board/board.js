@@ -409,6 +409,61 @@
     return true;
   }
 
+  // --- the Create dialog: fetched as a fragment and shown over the page; the space picker reloads it
+  // for another space, the work type shows only its fields, "Create another" keeps it open ------------
+  function createFields(root) {
+    var type = root.querySelector("#id_issue_type");
+    if (!type) return;
+    root.querySelectorAll("[data-types]").forEach(function (row) {
+      var shown = row.dataset.types.split(" ").indexOf(type.value) >= 0;
+      row.hidden = !shown;
+      // a hidden field sends nothing, so a value typed before switching type can't be refused
+      row.querySelectorAll("input, select, textarea").forEach(function (el) { el.disabled = !shown; });
+    });
+  }
+
+  function openCreate(url, init) {
+    var dialog = document.getElementById("create-dialog");
+    if (!dialog) { window.location.href = url; return Promise.resolve(); }
+    var options = Object.assign({ credentials: "same-origin" }, init || {});
+    options.headers = { "Accept": "text/html", "HX-Request": "true", "HX-Target": "create-dialog", "X-CSRFToken": csrf ? csrf.content : "" };
+    return fetch(url, options).then(function (response) {
+      var go = response.headers.get("HX-Redirect");
+      if (go || response.redirected) { window.location.href = go || response.url; return; }
+      if (response.status !== 200 && response.status !== 400) { window.location.href = url; return; }
+      return response.text().then(function (html) {
+        dialog.innerHTML = html;
+        createFields(dialog);
+        if (!dialog.open) dialog.showModal();
+        var summary = dialog.querySelector("#id_summary");
+        if (summary) summary.focus();
+      });
+    });
+  }
+
+  document.addEventListener("click", function (e) {
+    var create = e.target.closest('[data-shortcut="c"]');
+    if (!create || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    e.preventDefault();
+    openCreate(create.href);
+  });
+  document.addEventListener("change", function (e) {
+    if (e.target.id === "id_issue_type") createFields(e.target.closest("form"));
+    var space = e.target.closest("[data-create-space]");
+    if (space && e.target.closest("#create-dialog")) {
+      var type = document.querySelector("#create-dialog #id_issue_type");
+      openCreate("/projects/" + encodeURIComponent(e.target.value) + "/issues/new?issue_type=" + encodeURIComponent(type ? type.value : ""));
+    }
+  });
+  document.addEventListener("submit", function (e) {
+    var form = e.target.closest("#create-dialog [data-create-form]");
+    if (!form) return;
+    e.preventDefault();
+    openCreate(form.action, { method: "POST", body: new FormData(form) });
+  });
+  var createPage = document.querySelector(".modalpage [data-create]");
+  if (createPage) createFields(createPage);
+
   var selected = -1;
   document.addEventListener("keydown", function (e) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
@@ -416,7 +471,7 @@
     if (t.closest && t.closest("input, textarea, select, [contenteditable], dialog")) return;
     var items = document.querySelectorAll("[data-nav-item]");
     if (selected >= items.length) selected = -1;
-    if (e.key === "c") { var create = document.querySelector('[data-shortcut="c"]'); if (create) { e.preventDefault(); window.location.href = create.href; } }
+    if (e.key === "c") { var create = document.querySelector('[data-shortcut="c"]'); if (create) { e.preventDefault(); openCreate(create.href); } }
     else if (e.key === "/") { var search = document.querySelector('[data-shortcut="/"]'); if (search) { e.preventDefault(); search.focus(); } }
     else if (e.key === "?") { e.preventDefault(); document.getElementById("shortcuts-dialog").showModal(); }
     else if (e.key === "e" || e.key === "a" || e.key === "m" || e.key === "l" || e.key === "i") {
