@@ -311,19 +311,30 @@ class SubtaskForm(forms.Form):
         return {"summary": self.cleaned_data["summary"], "assignee": self.people[username] if username else None}
 
 
-class SprintStartForm(forms.Form):
-    """The "Start sprint" dialog: how long the sprint runs and what it is for."""
+CUSTOM = "custom"
 
+
+class SprintStartForm(forms.Form):
+    """The "Start sprint" dialog: the sprint's name, how long it runs (weeks, or custom dates ending on
+    `end_date`) and what it is for. A post without `name` or `goal` leaves the planned one alone."""
+
+    name = forms.CharField(
+        required=False,
+        max_length=60,
+        label="Sprint name",
+        error_messages={"max_length": "A sprint name can be at most 60 characters long."},
+    )
     weeks = forms.TypedChoiceField(
-        coerce=int,
+        coerce=lambda v: None if v == CUSTOM else int(v),
         initial=2,
         label="Duration",
-        choices=[(n, f"{n} week{'s' if n > 1 else ''}") for n in (1, 2, 3, 4)],
+        choices=[(n, f"{n} week{'s' if n > 1 else ''}") for n in (1, 2, 3, 4)] + [(CUSTOM, "Custom")],
         error_messages={
             "invalid_choice": "Duration must be 1, 2, 3 or 4 weeks.",
             "required": "Choose how long the sprint runs.",
         },
     )
+    end_date = forms.DateField(required=False, label="End date", widget=forms.DateInput(attrs={"type": "date"}))
     goal = forms.CharField(
         required=False,
         max_length=200,
@@ -332,12 +343,32 @@ class SprintStartForm(forms.Form):
         error_messages={"max_length": "A sprint goal can be at most 200 characters long."},
     )
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, data=None, *, sprint: Sprint):
+        super().__init__(data, initial={"goal": sprint.goal, "name": sprint.name})
+        self.sent = set(data or ())
         _styled(self)
 
     def clean_goal(self):
         return " ".join(self.cleaned_data["goal"].split())
+
+    def clean_name(self):
+        name = " ".join(self.cleaned_data["name"].split())
+        if "name" in self.sent and not name:
+            raise forms.ValidationError("Give the sprint a name.")
+        return name
+
+    def clean(self):
+        data = super().clean()
+        if "weeks" in data and data["weeks"] is None and data.get("end_date") is None:
+            self.add_error("end_date", "Custom dates need an end date.")
+        return data
+
+    def values(self) -> dict:
+        """The service's arguments: only the fields that were sent, and the end date only for custom dates."""
+        data = self.cleaned_data
+        values = {"weeks": data["weeks"], "end": data["end_date"] if data["weeks"] is None else None}
+        values.update({k: data[k] for k in ("name", "goal") if k in self.sent})
+        return values
 
 
 class BulkForm(forms.Form):

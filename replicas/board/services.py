@@ -7,7 +7,7 @@ workflow and of sprints are checked here, so views and tasks cannot get around t
 """
 
 import re
-from datetime import timedelta
+from datetime import date, timedelta
 
 from django.db import transaction
 from django.db.models import Max
@@ -430,34 +430,83 @@ def watch_toggle(*, issue: Issue, person: Person) -> bool:
     return True
 
 
+SPRINT_WEEKS = (1, 2, 3, 4)
+LONGEST_SPRINT = timedelta(weeks=8)
+
+
 @transaction.atomic
-def sprint_start(*, sprint: Sprint, actor: Person, weeks: int = 2, goal: str | None = None) -> None:
-    """Start a planned sprint now for `weeks` weeks; `goal`, when given, replaces the sprint's goal."""
+def sprint_start(
+    *,
+    sprint: Sprint,
+    actor: Person,
+    weeks: int | None = 2,
+    goal: str | None = None,
+    name: str | None = None,
+    end: date | None = None,
+) -> None:
+    """Start a planned sprint now for `weeks` weeks, or until the end of day `end` (the dialog's custom
+    dates); `goal` and `name`, when given, replace the sprint's."""
     if sprint.state != Sprint.State.FUTURE:
         raise BoardError(f"{sprint.name} has already started.")
     if Sprint.objects.filter(project=sprint.project, state=Sprint.State.ACTIVE).exists():
         raise BoardError("Another sprint is already active: complete it before starting this one.")
     if not sprint.issues.exists():
         raise BoardError("A sprint with no issues can't be started: plan some work into it first.")
-    if weeks not in (1, 2, 3, 4):
+    if end is None and weeks not in SPRINT_WEEKS:
         raise BoardError("Duration must be 1, 2, 3 or 4 weeks.")
     if goal is not None and len(goal) > 200:
         raise BoardError("A sprint goal can be at most 200 characters long.")
-    sprint.state, sprint.start = Sprint.State.ACTIVE, now()
-    sprint.end = sprint.start + timedelta(weeks=weeks)
-    if goal is not None:
-        sprint.goal = goal
-    sprint.save(update_fields=["state", "start", "end", "goal"])
+    if name is not None:
+        _sprint_name_check(sprint.project, name, exclude=sprint)
+    start = now()
+    if end is None:
+        finish = start + timedelta(weeks=weeks)
+    else:  # a custom end date: the sprint runs to the end of that day
+        finish = start.replace(hour=23, minute=59, second=0, microsecond=0) + (end - start.date())
+        if end <= start.date() or finish - start > LONGEST_SPRINT:
+            raise BoardError("The end date must be after today and at most 8 weeks away.")
+    sprint.state, sprint.start, sprint.end = Sprint.State.ACTIVE, start, finish
+    sprint.name = sprint.name if name is None else name
+    sprint.goal = sprint.goal if goal is None else goal
+    sprint.save(update_fields=["state", "start", "end", "goal", "name"])
+
+
+def _sprint_name_check(project: Project, name: str, exclude: Sprint | None = None) -> None:
+    if not name.strip():
+        raise BoardError("Give the sprint a name.")
+    if len(name) > 60:
+        raise BoardError("A sprint name can be at most 60 characters long.")
+    if project.sprints.filter(name__iexact=name).exclude(pk=exclude.pk if exclude else None).exists():
+        raise BoardError(f"{project.key} already has a sprint called {name}.")
+
+
+def sprint_create(*, project: Project, actor: Person) -> Sprint:
+    """A new future sprint at the end of the plan, named as the product names it: "<KEY> Sprint <n>"."""
+    if project.board_type == Project.BoardType.KANBAN:
+        raise BoardError(f"{project.key} is a kanban project: it has no sprints.")
+    number = (project.sprints.aggregate(top=Max("number"))["top"] or 0) + 1
+    name = f"{project.key} Sprint {number}"
+    _sprint_name_check(project, name)
+    return Sprint.objects.create(
+        public_id=_next(Sprint, 1), project=project, number=number, name=name, state=Sprint.State.FUTURE
+    )
 
 
 @transaction.atomic
-def sprint_complete(*, sprint: Sprint, actor: Person, move_to: Sprint | None) -> int:
-    """Close the active sprint; its unfinished issues go to `move_to` (a future sprint) or the backlog.
+def sprint_complete(
+    *, sprint: Sprint, actor: Person, move_to: Sprint | None, new_sprint: bool = False
+) -> tuple[int, Sprint | None]:
+    """Close the active sprint; its unfinished issues go to `move_to` (a future sprint), to a sprint
+    made for them (`new_sprint`), or to the backlog.
 
-    Returns how many issues moved.
+    Returns how many issues moved, and the sprint they moved to (None: the backlog).
     """
     if sprint.state != Sprint.State.ACTIVE:
         raise BoardError(f"{sprint.name} is not active.")
+    if new_sprint:
+        if move_to is not None:
+            raise BoardError("Open work goes to one place: a sprint, a new sprint or the backlog.")
+        move_to = sprint_create(project=sprint.project, actor=actor)
     if move_to is not None and (move_to.project_id != sprint.project_id or move_to.state != Sprint.State.FUTURE):
         raise BoardError("Unfinished issues can only move to a future sprint of this project or to the backlog.")
     open_issues = list(sprint.issues.exclude(status=W.DONE).order_by("rank"))
@@ -467,7 +516,7 @@ def sprint_complete(*, sprint: Sprint, actor: Person, move_to: Sprint | None) ->
         issue.save(update_fields=["sprint", "updated_at"])
     sprint.state, sprint.completed_at = Sprint.State.CLOSED, now()
     sprint.save(update_fields=["state", "completed_at"])
-    return len(open_issues)
+    return len(open_issues), move_to
 
 
 @transaction.atomic

@@ -11,8 +11,8 @@ import copy
 import re
 
 import pytest
-from replicagym.catalogue.packs import load_pack, task_current, task_sync
 
+from catalogue.packs import load_pack, task_current, task_sync
 from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import snapshot
 from verifiers.engine import verify

@@ -3,10 +3,12 @@
 from datetime import timedelta
 
 import pytest
+from django.utils.html import escape
 
 from replicas.board import workflow as W
 from replicas.board.models import Change, Comment, Issue, Link, Person, Sprint
 from replicas.board.signin import person_password
+from replicas.worlds import clock
 from replicas.worlds.scoping import bound_world
 
 pytestmark = pytest.mark.django_db
@@ -186,7 +188,7 @@ def test_complete_sprint_moves_open_issues_to_the_chosen_sprint(client_in, board
         nxt = Sprint.objects.filter(project__key="AGENT", state="future").order_by("number").first()
         open_keys = set(active.issues.exclude(status=W.DONE).values_list("key", flat=True))
     page = client_in.get(f"/projects/AGENT/sprints/{active.public_id}/complete")
-    assert b"open issue" in page.content
+    assert b"open work item" in page.content
     response = client_in.post(f"/projects/AGENT/sprints/{active.public_id}/complete", {"move_to": str(nxt.public_id)})
     assert response.status_code == 302
     with bound_world(board_world):
@@ -207,9 +209,9 @@ def test_start_sprint_asks_for_a_duration_and_goal_and_refuses_what_the_product_
     assert early.status_code == 400 and "Another sprint is already active" in early.content.decode()
     client_in.post(f"/projects/AGENT/sprints/{active.public_id}/complete", {"move_to": "backlog"})
     backlog = client_in.get("/projects/AGENT/backlog").content.decode()
-    assert f'href="{url}">Start sprint</a>' in backlog
+    assert f'href="{url}" data-dialog-link>Start sprint</a>' in backlog
     dialog = client_in.get(url).content.decode()
-    assert f"{planned} issue" in dialog and 'id="id_weeks"' in dialog and 'id="id_goal"' in dialog
+    assert f"{planned} work item" in dialog and 'id="id_weeks"' in dialog and 'id="id_goal"' in dialog
     for bad, message in (
         ({"weeks": "6"}, "Duration must be 1, 2, 3 or 4 weeks."),
         ({"weeks": ""}, "Choose how long the sprint runs."),
@@ -227,6 +229,51 @@ def test_start_sprint_asks_for_a_duration_and_goal_and_refuses_what_the_product_
         assert Sprint.objects.get(pk=empty.pk).state == "future"
     board = client_in.get("/projects/AGENT/board").content.decode()
     assert f"{nxt.name} has started." in board and "Faster boards" in board and "21 days remaining" in board
+
+
+def test_complete_to_a_new_sprint_then_start_it_renamed_with_custom_dates(client_in, board_world):
+    with bound_world(board_world):
+        active = Sprint.objects.get(project__key="AGENT", state="active")
+        top = Sprint.objects.filter(project__key="AGENT").order_by("-number").first().number
+        open_keys = set(active.issues.exclude(status=W.DONE).values_list("key", flat=True))
+        today = clock.now().date()
+    url = f"/projects/AGENT/sprints/{active.public_id}/complete"
+    fragment = client_in.get(url, headers={"HX-Request": "true"}).content.decode()
+    assert "<html" not in fragment and '<option value="new">New sprint</option>' in fragment
+    wrong = client_in.post(url, {"move_to": "nowhere"})
+    assert wrong.status_code == 400 and "Choose where the open work items go" in wrong.content.decode()
+    done = client_in.post(url, {"move_to": "new"})
+    assert done.status_code == 302
+    name = f"AGENT Sprint {top + 1}"
+    assert f"moved to {name}." in client_in.get(done["Location"]).content.decode()
+    with bound_world(board_world):
+        made = Sprint.objects.get(project__key="AGENT", number=top + 1)
+        assert (made.name, made.state) == (name, "future")
+        assert set(made.issues.values_list("key", flat=True)) == open_keys
+    start = f"/projects/AGENT/sprints/{made.public_id}/start"
+    for bad, message in (
+        ({"weeks": "custom", "name": name}, "Custom dates need an end date."),
+        ({"weeks": "custom", "end_date": today.isoformat()}, "The end date must be after today"),
+        ({"weeks": "custom", "end_date": (today + timedelta(weeks=9)).isoformat()}, "at most 8 weeks away"),
+        ({"weeks": "2", "name": "   "}, "Give the sprint a name."),
+        ({"weeks": "2", "name": active.name.lower()}, f"AGENT already has a sprint called {active.name.lower()}."),
+    ):
+        answer = client_in.post(start, bad)
+        assert answer.status_code == 400 and escape(message) in answer.content.decode(), message
+    with bound_world(board_world):
+        assert Sprint.objects.get(pk=made.pk).state == "future"
+    end = today + timedelta(days=10)
+    # a custom end date wins; the duration's own end is not used
+    started = client_in.post(start, {"weeks": "custom", "end_date": end.isoformat(), "name": "  Polish  sprint "})
+    assert started.status_code == 302
+    with bound_world(board_world):
+        sprint = Sprint.objects.get(pk=made.pk)
+        assert (sprint.state, sprint.name, sprint.end.date(), sprint.start.date()) == (
+            "active",
+            "Polish sprint",
+            end,
+            today,
+        )
 
 
 def test_a_comment_sent_after_the_session_expired_is_kept_as_a_draft(board_world, world_client):

@@ -2,6 +2,8 @@
 the mention picker, a card opening in the side panel, on the board and on the issue page, and the
 Create dialog over the page."""
 
+from datetime import date, timedelta
+
 import pytest
 from django.conf import settings
 
@@ -91,7 +93,7 @@ def test_every_shortcut_does_what_the_help_dialog_says(browser_page):
     assert _focused(page) == "quick-search"
     _blur(page)
     page.keyboard.press("c")
-    page.locator("#create-dialog[open] #id_summary").wait_for()
+    page.locator("#modal-dialog[open] #id_summary").wait_for()
     assert _focused(page) == "id_summary"
 
 
@@ -171,7 +173,7 @@ def test_the_create_dialog_shows_the_work_types_fields_switches_space_and_create
     page.goto(page.url_for("/projects/AGENT/backlog"))
     page.evaluate("window.__noReload = true")
     page.locator(".topnav__create").click()
-    dialog = page.locator("#create-dialog[open]")
+    dialog = page.locator("#modal-dialog[open]")
     dialog.locator("#id_summary").wait_for()
     steps = dialog.locator("#id_steps_to_reproduce")
     assert not steps.is_visible() and steps.is_disabled()  # a story has no steps to reproduce
@@ -206,3 +208,27 @@ def test_the_create_dialog_shows_the_work_types_fields_switches_space_and_create
     with page.expect_navigation():
         dialog.locator("#create-submit").click()
     assert page.url.endswith(f"/browse/OPS-{int(made.split('-')[1]) + 1}")
+
+
+@pytest.mark.browser
+def test_complete_and_start_sprint_open_as_dialogs_over_the_board(browser_page):
+    page = browser_page
+    page.goto(page.url_for("/projects/AGENT/board"))
+    page.evaluate("window.__noReload = true")
+    page.get_by_role("link", name="Complete sprint").click()
+    dialog = page.locator("#modal-dialog[open]")
+    dialog.locator("#id_move_to").wait_for()
+    assert page.evaluate("window.__noReload") is True and page.locator("[data-board]").is_visible()
+    dialog.locator("#id_move_to").select_option("new")
+    with page.expect_navigation():
+        dialog.locator("#complete-submit").click()
+    assert page.url.endswith("/projects/AGENT/backlog") and "moved to AGENT Sprint" in page.inner_text("[role=status]")
+    page.get_by_role("link", name="Start sprint").first.click()
+    dialog.locator("#id_weeks").wait_for()
+    end = dialog.locator("#id_end_date")
+    dialog.locator("#id_weeks").select_option("1")
+    start = dialog.locator("#sprint-start-date").input_value()
+    assert end.input_value() == (date.fromisoformat(start) + timedelta(weeks=1)).isoformat()
+    assert end.get_attribute("readonly") is not None
+    dialog.locator("#id_weeks").select_option("custom")
+    assert end.get_attribute("readonly") is None

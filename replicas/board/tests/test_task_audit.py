@@ -9,8 +9,8 @@ import copy
 import random
 
 import pytest
-from replicagym.catalogue.packs import load_pack
 
+from catalogue.packs import load_pack
 from replicas.board.faults import STEPS_LOST
 from replicas.board.tasks import params as P
 from replicas.worlds.scoping import bound_world

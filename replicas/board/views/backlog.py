@@ -1,11 +1,15 @@
 """The backlog with its sprints, and the Start and Complete sprint dialogs."""
 
+from datetime import timedelta
+
 from django.shortcuts import redirect
+
+from replicas.worlds.clock import now
 
 from .. import selectors, services
 from ..forms import SprintStartForm
 from ..models import Sprint
-from .common import flash, page, person_required, project_or_404, sprint_or_404
+from .common import dialog, flash, page, person_required, project_or_404, sprint_or_404
 
 
 def _points(issues) -> int:
@@ -38,69 +42,70 @@ def backlog(request, key):
 
 @person_required
 def sprint_start(request, key, sprint_id):
-    """The "Start sprint" dialog: duration and goal, then the sprint is under way on the board."""
+    """The "Start sprint" dialog: name, duration (or custom dates) and goal, then the sprint is under way."""
     project = project_or_404(key)
     sprint = sprint_or_404(project, sprint_id)
-    form = SprintStartForm(request.POST or None, initial={"goal": sprint.goal})
+    form = SprintStartForm(request.POST or None, sprint=sprint)
+    form.initial["end_date"] = (now() + timedelta(weeks=2)).date()
     if request.method == "POST" and form.is_valid():
-        values = dict(form.cleaned_data)
-        if "goal" not in request.POST:  # a post without the field leaves the planned goal alone
-            values.pop("goal")
         try:
-            services.sprint_start(sprint=sprint, actor=request.person, **values)
+            services.sprint_start(sprint=sprint, actor=request.person, **form.values())
         except services.BoardError as exc:
             form.add_error(None, str(exc))
         else:
             flash(request, f"{sprint.name} has started.", "success")
             return redirect(f"/projects/{project.key}/board")
     rows = selectors.sprint_issues(sprint)
-    return page(
+    return dialog(
         request,
-        "board/sprint_start.html",
-        {"sprint": sprint, "form": form, "issue_count": len(rows), "points": _points(rows)},
+        "board/_sprint_start.html",
+        {"sprint": sprint, "form": form, "issue_count": len(rows), "points": _points(rows), "today": now()},
         project=project,
-        section="backlog",
+        title=f"Start {sprint.name}",
+        title_id="start-title",
         status=400 if request.method == "POST" else 200,
     )
 
 
 @person_required
 def sprint_complete(request, key, sprint_id):
+    """The "Complete sprint" dialog: open work goes to a future sprint, a new sprint or the backlog."""
     project = project_or_404(key)
     sprint = sprint_or_404(project, sprint_id)
     future = selectors.future_sprints(project)
-    error = ""
+    error, target = "", request.POST.get("move_to", "")
     if request.method == "POST":
-        target = request.POST.get("move_to", "")
-        move_to = None
-        if target != "backlog":
-            move_to = next((s for s in future if str(s.public_id) == target), None)
-            if move_to is None:
-                error = "Choose where the open issues go: a future sprint or the backlog."
-        if not error:
+        move_to = next((s for s in future if str(s.public_id) == target), None)
+        if move_to is None and target not in ("backlog", "new"):
+            error = "Choose where the open work items go: a future sprint, a new sprint or the backlog."
+        else:
             try:
-                moved = services.sprint_complete(sprint=sprint, actor=request.person, move_to=move_to)
+                moved, went_to = services.sprint_complete(
+                    sprint=sprint, actor=request.person, move_to=move_to, new_sprint=target == "new"
+                )
             except services.BoardError as exc:
                 error = str(exc)
             else:
                 flash(
                     request,
-                    f"{sprint.name} is complete. {moved} open issue{'s' if moved != 1 else ''} moved to "
-                    f"{move_to.name if move_to else 'the backlog'}.",
+                    f"{sprint.name} is complete. {moved} open work item{'s' if moved != 1 else ''} moved to "
+                    f"{went_to.name if went_to else 'the backlog'}.",
                     "success",
                 )
                 return redirect(f"/projects/{project.key}/backlog")
-    return page(
+    return dialog(
         request,
-        "board/sprint_complete.html",
+        "board/_sprint_complete.html",
         {
             "sprint": sprint,
             "future": future,
+            "chosen": target,
             "open_count": len(selectors.sprint_open_issues(sprint)),
             "done_count": selectors.sprint_done_count(sprint),
             "error": error,
         },
         project=project,
-        section="board",
+        title=f"Complete {sprint.name}",
+        title_id="complete-title",
         status=400 if error else 200,
     )

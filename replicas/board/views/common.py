@@ -81,6 +81,22 @@ def page(
     )
 
 
+def dialog(request, template: str, context: dict, *, project: Project, title: str, title_id: str, status: int = 200):
+    """A dialog (Create, Start sprint, Complete sprint): for an htmx request its content alone, which
+    board.js shows over the page; otherwise a page with the dialog open, so it works without JavaScript."""
+    if request.htmx:
+        context = {
+            **context,
+            "dialog": True,
+            "me": request.person,
+            "project": project,
+            "projects": selectors.projects(),
+        }
+        return render(request, template, context, status=status)
+    context = {**context, "dialog_template": template, "dialog_title": title, "dialog_title_id": title_id}
+    return page(request, "board/modal.html", context, project=project, status=status)
+
+
 def answer(request, next_url, *, error: str = "", status: int = 200, conflict: bool = False):
     """JSON for board.js, a redirect with a flag otherwise."""
     if error and (conflict or not wants_json(request)):

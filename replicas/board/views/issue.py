@@ -4,7 +4,7 @@ ranking, comments, links, watchers, sub-tasks, attachments; creating one; the pr
 from urllib.parse import urlencode
 
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
-from django.shortcuts import redirect, render
+from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from replicas.worlds.signin import safe_next
@@ -16,6 +16,7 @@ from ..models import Issue, Project, Sprint
 from .common import (
     DRAFTS,
     answer,
+    dialog,
     draft_keep,
     flash,
     issue_or_404,
@@ -365,12 +366,11 @@ def issue_create(request, key):
                     return redirect(f"/projects/{project.key}/issues/new?{query}")
                 target = f"/browse/{created.key}"
                 return HttpResponse(headers={"HX-Redirect": target}) if request.htmx else redirect(target)
-    context = {"form": form, "created": created}
     status = 400 if request.method == "POST" and created is None else 200
-    if request.htmx:
-        context.update(dialog=True, project=project, projects=selectors.projects())
-        return render(request, "board/_create.html", context, status=status)
-    return page(request, "board/create.html", context, project=project, section="issues", status=status)
+    context = {"form": form, "created": created}
+    return dialog(
+        request, "board/_create.html", context, project=project, title="Create", title_id="create-title", status=status
+    )
 
 
 @person_required

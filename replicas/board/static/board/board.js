@@ -409,8 +409,9 @@
     return true;
   }
 
-  // --- the Create dialog: fetched as a fragment and shown over the page; the space picker reloads it
-  // for another space, the work type shows only its fields, "Create another" keeps it open ------------
+  // --- dialogs over the page (Create, Start sprint, Complete sprint): fetched as a fragment into one
+  // <dialog>. Create's space picker reloads it for another space, its work type shows only its fields,
+  // and it posts in place so "Create another" keeps it open; the sprint dialogs post as plain forms ------
   function createFields(root) {
     var type = root.querySelector("#id_issue_type");
     if (!type) return;
@@ -422,47 +423,64 @@
     });
   }
 
-  function openCreate(url, init) {
-    var dialog = document.getElementById("create-dialog");
+  // Start sprint: the end date follows the duration, and is typed only for custom dates
+  function sprintDates(root) {
+    var weeks = root.querySelector("[data-sprint-start] #id_weeks"), end = root.querySelector("[data-sprint-start] #id_end_date");
+    if (!weeks || !end) return;
+    var custom = weeks.value === "custom";
+    end.readOnly = !custom;
+    if (!custom) {
+      var day = new Date(root.querySelector("#sprint-start-date").value + "T12:00:00Z");
+      day.setUTCDate(day.getUTCDate() + 7 * Number(weeks.value));
+      end.value = day.toISOString().slice(0, 10);
+    }
+  }
+
+  function openDialog(url, init) {
+    var dialog = document.getElementById("modal-dialog");
     if (!dialog) { window.location.href = url; return Promise.resolve(); }
     var options = Object.assign({ credentials: "same-origin" }, init || {});
-    options.headers = { "Accept": "text/html", "HX-Request": "true", "HX-Target": "create-dialog", "X-CSRFToken": csrf ? csrf.content : "" };
+    options.headers = { "Accept": "text/html", "HX-Request": "true", "HX-Target": "modal-dialog", "X-CSRFToken": csrf ? csrf.content : "" };
     return fetch(url, options).then(function (response) {
       var go = response.headers.get("HX-Redirect");
       if (go || response.redirected) { window.location.href = go || response.url; return; }
       if (response.status !== 200 && response.status !== 400) { window.location.href = url; return; }
       return response.text().then(function (html) {
         dialog.innerHTML = html;
+        var title = dialog.querySelector("h2[id]");
+        if (title) dialog.setAttribute("aria-labelledby", title.id);
         createFields(dialog);
+        sprintDates(dialog);
         if (!dialog.open) dialog.showModal();
-        var summary = dialog.querySelector("#id_summary");
-        if (summary) summary.focus();
+        var first = dialog.querySelector("[autofocus], #id_summary");
+        if (first) first.focus();
       });
     });
   }
 
   document.addEventListener("click", function (e) {
-    var create = e.target.closest('[data-shortcut="c"]');
-    if (!create || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    var link = e.target.closest('[data-shortcut="c"], a[data-dialog-link]');
+    if (!link || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return;
     e.preventDefault();
-    openCreate(create.href);
+    openDialog(link.href);
   });
   document.addEventListener("change", function (e) {
     if (e.target.id === "id_issue_type") createFields(e.target.closest("form"));
+    if (e.target.id === "id_weeks") sprintDates(e.target.closest("[data-sprint-start]").parentNode);
     var space = e.target.closest("[data-create-space]");
-    if (space && e.target.closest("#create-dialog")) {
-      var type = document.querySelector("#create-dialog #id_issue_type");
-      openCreate("/projects/" + encodeURIComponent(e.target.value) + "/issues/new?issue_type=" + encodeURIComponent(type ? type.value : ""));
+    if (space && e.target.closest("#modal-dialog")) {
+      var type = document.querySelector("#modal-dialog #id_issue_type");
+      openDialog("/projects/" + encodeURIComponent(e.target.value) + "/issues/new?issue_type=" + encodeURIComponent(type ? type.value : ""));
     }
   });
   document.addEventListener("submit", function (e) {
-    var form = e.target.closest("#create-dialog [data-create-form]");
+    var form = e.target.closest("#modal-dialog [data-create-form]");
     if (!form) return;
     e.preventDefault();
-    openCreate(form.action, { method: "POST", body: new FormData(form) });
+    openDialog(form.action, { method: "POST", body: new FormData(form) });
   });
-  var createPage = document.querySelector(".modalpage [data-create]");
-  if (createPage) createFields(createPage);
+  var modalPage = document.querySelector(".modalpage");
+  if (modalPage) { createFields(modalPage); sprintDates(modalPage); }
 
   var selected = -1;
   document.addEventListener("keydown", function (e) {
@@ -471,7 +489,7 @@
     if (t.closest && t.closest("input, textarea, select, [contenteditable], dialog")) return;
     var items = document.querySelectorAll("[data-nav-item]");
     if (selected >= items.length) selected = -1;
-    if (e.key === "c") { var create = document.querySelector('[data-shortcut="c"]'); if (create) { e.preventDefault(); openCreate(create.href); } }
+    if (e.key === "c") { var create = document.querySelector('[data-shortcut="c"]'); if (create) { e.preventDefault(); openDialog(create.href); } }
     else if (e.key === "/") { var search = document.querySelector('[data-shortcut="/"]'); if (search) { e.preventDefault(); search.focus(); } }
     else if (e.key === "?") { e.preventDefault(); document.getElementById("shortcuts-dialog").showModal(); }
     else if (e.key === "e" || e.key === "a" || e.key === "m" || e.key === "l" || e.key === "i") {
