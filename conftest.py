@@ -6,7 +6,7 @@ from replicagym.accounts.roles import Role, role_grant
 from replicagym.accounts.tokens import token_create
 from rest_framework.test import APIClient
 
-from episodes.server import replica_server_stop
+from episodes.engine.server import replica_server_stop
 from replicas.worlds.registry import get_replica
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import world_create

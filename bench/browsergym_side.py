@@ -18,7 +18,7 @@ from pathlib import Path
 from django.conf import settings
 
 from episodes.driver import session_open
-from episodes.server import replica_server
+from episodes.engine.server import replica_server
 from replicas.worlds.routing import world_origin
 from replicas.worlds.services import world_delete
 

@@ -1,7 +1,7 @@
 """What dense checkpoints add to a step (issue 32: at most 10 % of its median time).
 
 The replica's bench task plays its reference solution through the engine with the watch off;
-after each step, the watch (episodes.checkpoints) is run on what that step wrote, as the driver
+after each step, the watch (episodes.engine.checkpoints) is run on what that step wrote, as the driver
 runs it with the setting on, and timed on its own. A task without checkpoints is given one per
 assertion that reads rows (the watch's worst case: each is evaluated whenever a step writes its
 table). Both figures come from the same steps, so the machine's load weighs on both alike.
@@ -9,9 +9,9 @@ table). Both figures come from the same steps, so the machine's load weighs on b
 
 import time
 
-from episodes.checkpoints import CheckpointWatch, assertion_tables
 from episodes.creation import episode_create
 from episodes.driver import EpisodeDriver
+from episodes.engine.checkpoints import CheckpointWatch, assertion_tables
 from episodes.models import Episode
 
 from .measure import summary

@@ -122,7 +122,7 @@ def _kind(process: psutil.Process, root_pid: int) -> str:
         cmdline = " ".join(process.cmdline())
     except psutil.Error:
         return "other"
-    if "episodes.server" in cmdline or "gunicorn" in cmdline:
+    if "episodes.engine.server" in cmdline or "gunicorn" in cmdline:
         return "replica server"
     if "chrom" in cmdline:
         return "chromium"

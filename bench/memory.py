@@ -7,7 +7,7 @@ shared Chromium pages are split between the processes sharing them, not counted
 once per renderer.
 """
 
-from episodes.browser import shared_browser
+from episodes.engine.browser import shared_browser
 from replicas.worlds.services import world_create, world_delete
 
 from .measure import peak_rss_mb, tree_pss_mb, tree_rss_mb

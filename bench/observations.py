@@ -2,7 +2,7 @@
 
 Every current task with a reference solution (or the first `tasks` of each replica, by id) is
 played by the engine with that solution, screenshots off; each observation (the start page
-and the page after every step) is rendered in full, text and diff mode (episodes.observation,
+and the page after every step) is rendered in full, text and diff mode (episodes.engine.observation,
 the whole page every `full_every` steps in diff mode) and its characters counted. The issue's
 goal: text mode at most 40 % of full mode's characters on the median page. Each action's element
 (found by the solution's selector) is also looked for in the text mode's page by its bid: an
@@ -12,12 +12,11 @@ without screenshots (so without fonts and pictures), must pass.
 
 import statistics
 
-from replicagym.catalogue.models import Task
-
+from catalogue.models import Task
 from episodes.creation import episode_create
 from episodes.driver import EpisodeDriver
+from episodes.engine.observation import OBSERVATION_MODES, OBSERVATION_SETTING, ObservationSettings, render_observation
 from episodes.models import Episode
-from episodes.observation import OBSERVATION_MODES, OBSERVATION_SETTING, ObservationSettings, render_observation
 from replicas.worlds.registry import replicas
 from verifiers.actions import ActionError, is_bid, parse_action
 
@@ -52,7 +51,7 @@ def episode_chars(task, *, full_every: int) -> tuple[dict[str, list[int]], list[
         raise
     done = driver.finish()
     if not (done.verdict or {}).get("passed"):
-        # played without screenshots, so without fonts and pictures (episodes.browser): it must still pass
+        # played without screenshots, so without fonts and pictures (episodes.engine.browser): it must still pass
         unseen.append(f"(the reference solution did not pass: {done.status} {done.error[:200]})")
     return chars, unseen
 

@@ -4,9 +4,8 @@ pages and a signed-in user for the server and step sections, and fresh worlds.""
 
 from dataclasses import dataclass
 
-from replicagym.catalogue.models import Task
-from replicagym.catalogue.packs import TaskNotFound, task_current
-
+from catalogue.models import Task
+from catalogue.packs import TaskNotFound, task_current
 from replicas.worlds.registry import ReplicaConfig, get_replica, replicas
 from replicas.worlds.routing import world_origin
 from replicas.worlds.scoping import bound_world

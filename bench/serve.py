@@ -1,7 +1,7 @@
 """Replica servers for the benchmark, each in its own process so the load client never
 shares a GIL with the server it measures.
 
-`engine` is the server episodes are served by (episodes.server: gunicorn in a child
+`engine` is the server episodes are served by (episodes.engine.server: gunicorn in a child
 process, sized for the machine): `python -m bench.serve` starts it as the engine does,
 prints `{"port": N}` once it answers and exits (stopping it) when its standard input
 closes. `gunicorn` is production's web command (docker/compose.yaml) on this machine.
@@ -44,7 +44,7 @@ class ServerProcess:
             raise ValueError(f"unknown server kind {kind!r} ({', '.join(KINDS)})")
         self.kind, self.workers, self.threads = kind, workers, threads
         if kind == "engine":
-            from episodes.server import server_size
+            from episodes.engine.server import server_size
 
             self.workers, self.threads = server_size()
         self.proc: subprocess.Popen | None = None
@@ -132,7 +132,7 @@ def main():
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "replicagym.settings")
     django.setup()
-    from episodes.server import replica_server
+    from episodes.engine.server import replica_server
 
     _host, port = replica_server()
     print(json.dumps({"port": port}), flush=True)

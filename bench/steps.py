@@ -10,9 +10,9 @@ import re
 import time
 from urllib.parse import urlsplit
 
-from episodes.browser import shared_browser
 from episodes.driver import session_open
-from episodes.server import replica_server
+from episodes.engine.browser import shared_browser
+from episodes.engine.server import replica_server
 from replicas.worlds.registry import get_replica
 from replicas.worlds.services import world_create, world_delete
 

@@ -1,11 +1,11 @@
 """Throughput: oracle episodes per minute with 1, 2, 4 concurrent worker processes.
 
 Each worker is a separate process with its own Chromium and replica server
-(episodes.server: gunicorn in child processes), as a Celery worker is. All of a round's
+(episodes.engine.server: gunicorn in child processes), as a Celery worker is. All of a round's
 workers get ready first (untimed: Django, the browser launch, the server), then start
 together; the round's wall time runs from that start to the last worker's end.
 
-With `obs` (an observation mode, episodes.observation) each worker count is also run in
+With `obs` (an observation mode, episodes.engine.observation) each worker count is also run in
 that mode without screenshots, as a text-only trainer asks for it, next to full mode (today's
 observation: the whole tree and a screenshot): four rounds in the order full, obs, obs, full,
 so a load that rises or falls during them weighs on both modes alike; each mode's rate is its
@@ -17,7 +17,7 @@ import os
 import subprocess
 import time
 
-from episodes.observation import OBSERVATION_SETTING
+from episodes.engine.observation import OBSERVATION_SETTING
 from replicas.worlds.services import world_delete
 
 from .children import ROOT, child_env, python

@@ -41,11 +41,11 @@ class PeakSampler(threading.Thread):
 
 def run(job: dict, go) -> dict:
     from bench.measure import peak_rss_mb, tree_pss_mb
-    from episodes.browser import shared_browser, shutdown_browser
     from episodes.creation import episode_create
     from episodes.driver import episode_run
+    from episodes.engine.browser import shared_browser, shutdown_browser
+    from episodes.engine.server import replica_server
     from episodes.models import Episode
-    from episodes.server import replica_server
 
     shared_browser()
     replica_server()
@@ -64,7 +64,7 @@ def run(job: dict, go) -> dict:
                 task=job["task_id"],
                 agent="oracle",
                 status=Episode.Status.RUNNING,
-                agent_settings=job.get("agent_settings"),  # its observation mode (episodes.observation)
+                agent_settings=job.get("agent_settings"),  # its observation mode (episodes.engine.observation)
             )
             done = episode_run(episode_id=episode.pk)
             episodes.append(

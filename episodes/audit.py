@@ -6,8 +6,7 @@ reference episodes they play anyway, so every CI pass audits every played task.
 
 import time
 
-from replicagym.catalogue.packs import task_params
-
+from catalogue.packs import task_params
 from verifiers.audit import TaskAudit, answer_keys, audit_reference
 from verifiers.interaction import interaction_actions
 

@@ -4,18 +4,18 @@ import time
 
 from django.db import transaction
 from django.utils import timezone
-from replicagym.catalogue.models import Task
-from replicagym.catalogue.packs import task_current
-from replicagym.catalogue.task_templates import TemplateError
 
+from catalogue.models import Task
+from catalogue.packs import task_current
+from catalogue.task_templates import TemplateError
 from replicas.worlds.pool import world_take
 from replicas.worlds.requestlog import request_log_open
 from verifiers.interaction import interaction_actions
 
 from .blobs import world_snapshot_store
-from .heartbeat import worker_name
+from .engine.observation import observation_settings
 from .models import Episode
-from .observation import observation_settings
+from .queue.heartbeat import worker_name
 from .variation import variation_draw, variation_resolve
 
 # claimed_by of an episode driven through the API in the agent's own browser: no worker runs it
@@ -82,7 +82,7 @@ def episode_create(
     except ValueError as exc:
         raise EpisodeError(str(exc)) from None
     dense = (agent_settings or {}).get("dense_checkpoints", False)
-    if not isinstance(dense, bool):  # episodes.checkpoints: the dense reward is on or off
+    if not isinstance(dense, bool):  # episodes.engine.checkpoints: the dense reward is on or off
         raise EpisodeError(f"agent setting 'dense_checkpoints' must be true or false, not {dense!r}")
     own_browser = status == Episode.Status.RUNNING and claimed_by.startswith(API_CLAIM)
     if own_browser and (why := own_browser_refusal(task)):

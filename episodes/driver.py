@@ -20,16 +20,16 @@ from verifiers.actions import ANSWER_ACTIONS, ActionError, parse_action
 
 from .agents import ScriptedAgent, agent_from_spec, task_info
 from .blobs import screenshot_store
-from .browser import BrowserCrashed, EpisodeSession, shutdown_browser
-from .checkpoints import CheckpointWatch
-from .claims import ClaimLost, claim_current, claim_touch, episode_retry
 from .creation import EpisodeError, episode_create
+from .engine.browser import BrowserCrashed, EpisodeSession, shutdown_browser
+from .engine.checkpoints import CheckpointWatch
+from .engine.observation import observation_settings, render_observation, tree_changes
+from .engine.server import replica_server
 from .external import request_doc
-from .heartbeat import browser_call, heartbeat_follow
 from .models import Episode, Step
-from .observation import observation_settings, render_observation, tree_changes
+from .queue.claims import ClaimLost, claim_current, claim_touch, episode_retry
+from .queue.heartbeat import browser_call, heartbeat_follow
 from .runs import run_cancelled
-from .server import replica_server
 from .verdict import episode_finish
 
 log = logging.getLogger("replicagym.episodes")
@@ -182,7 +182,7 @@ class EpisodeDriver:
         self.instance = episode.instance
         self.world = episode.world
         self.limits = self.instance.limits
-        # the episode's observation mode (episodes.observation); checked when the episode was made
+        # the episode's observation mode (episodes.engine.observation); checked when the episode was made
         self.observation_settings = observation_settings(episode.agent_settings)
         self.session = None
         self.index = 0
@@ -191,7 +191,7 @@ class EpisodeDriver:
         self._previous_axtree = None  # the tree before self.observation's: a diff-mode agent is shown the change
         self._since = 0  # fault events are numbered per world; a step records those after this one
         self._seen = 0  # so are the world's logged requests
-        # dense checkpoints, off by default: the milestones each step reached (episodes.checkpoints)
+        # dense checkpoints, off by default: the milestones each step reached (episodes.engine.checkpoints)
         self.checkpoint_watch = None
         self.step_checkpoints = None  # the last step's: {"new": [...], "reward": float}
 

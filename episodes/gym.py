@@ -21,7 +21,7 @@ from gymnasium import spaces
 
 from verifiers.agent_view import agent_view
 
-from .observation import DISPLAY_ORIGIN, display_url
+from .engine.observation import DISPLAY_ORIGIN, display_url
 
 log = logging.getLogger("replicagym.episodes")
 
@@ -81,13 +81,13 @@ class ReplicaEnv(gymnasium.Env):
     Action: an action string such as `click("a51")` or `fill("a12", "text")`.
     `trace=True` records each episode's Playwright trace (its path: the episode's trace_path).
     reward: the episode reward when the episode ends (0 before); with `dense_checkpoints=True`, each step
-    also pays its share of the task's checkpoint credit as it reaches a milestone (episodes.checkpoints;
+    also pays its share of the task's checkpoint credit as it reaches a milestone (episodes.engine.checkpoints;
     info["checkpoints_new"] gives their indices, never their names); terminated when
     the agent sends a message to the user or reports the task infeasible;
     truncated at the step or time limit.
 
     Two resets with the same seed give equal observations and infos (gymnasium's check_env):
-    URLs are shown on the fixed display origin (episodes.observation.display_url), not the
+    URLs are shown on the fixed display origin (episodes.engine.observation.display_url), not the
     world's own, which carries a token per world; wall time is left out (the episode record
     has it), and so are the episode's and world's ids, which are new every reset: the episode
     is `env.unwrapped.episode`. info holds the task, world_seed and variation, and once the
@@ -108,7 +108,7 @@ class ReplicaEnv(gymnasium.Env):
         dense_checkpoints: bool = False,
     ):
         _django_ready()
-        from replicagym.catalogue.packs import task_current
+        from catalogue.packs import task_current
 
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, not {render_mode!r}")
@@ -197,7 +197,7 @@ class ReplicaEnv(gymnasium.Env):
 
     def _choose(self, seed: int | None, world_seed: int | None) -> tuple[int, int]:
         """(world seed, variation) of the next episode, as reset() documents."""
-        from replicagym.catalogue.task_templates import TemplateError
+        from catalogue.task_templates import TemplateError
 
         from .variation import VARIATION_MAX, pool_seeds, variation_resolve
 
@@ -310,7 +310,7 @@ class _BrowserOwner(gymnasium.Wrapper):
     """The env of a vector worker process: closing it also closes that process's Chromium."""
 
     def close(self):
-        from .browser import shutdown_browser
+        from .engine.browser import shutdown_browser
 
         super().close()
         shutdown_browser()
@@ -332,7 +332,7 @@ class SpawnedEnvFactory:
 
         if os.getpid() == self.parent_pid:
             return ReplicaEnv(self.task, **self.env_kwargs)
-        from .local_workers import child_setup
+        from .queue.local_workers import child_setup
 
         # unpickling this factory imported this module, which set Django up on the settings' database
         # before the parent's (a test database in tests) was known: no query has run on it yet
@@ -373,8 +373,7 @@ def world_seed_for(task, seed: int) -> int:
 
 def register_envs() -> list[str]:
     """Register one env id per task of every installed pack (from the files: no database needed)."""
-    from replicagym.catalogue.packs import task_files
-
+    from catalogue.packs import task_files
     from replicas.worlds.registry import replicas
 
     ids = []

@@ -227,7 +227,7 @@ class Step(models.Model):
         blank=True,
         default="",
         help_text="The observation text the agent was given when it chose this step's action, in the episode's "
-        "observation mode (episodes.observation.render_observation), so a trainer can rebuild its prompts; "
+        "observation mode (episodes.engine.observation.render_observation), so a trainer can rebuild its prompts; "
         "blank for a step of an episode in the agent's own browser, which the platform never observed.",
     )
     target_bid = models.CharField(
@@ -243,7 +243,7 @@ class Step(models.Model):
         blank=True,
         help_text="With dense checkpoints on (agent_settings dense_checkpoints): the milestones this step reached, "
         "{'new': [index in the spec's checkpoints], 'reward': their share of the partial credit} "
-        "(episodes.checkpoints); null when they are off.",
+        "(episodes.engine.checkpoints); null when they are off.",
     )
 
     class Meta:

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.db import transaction
-from replicagym.catalogue.models import Task
-from replicagym.catalogue.packs import task_current
 
+from catalogue.models import Task
+from catalogue.packs import task_current
 from verifiers.agent_view import agent_view
 
 from .creation import API_CLAIM, EpisodeError

@@ -2,7 +2,7 @@
 
 A run is a suite (or a filter of task ids) x agent x attempts. Creating it validates
 everything first (nothing is written for bad input), then makes one queued episode per
-(task, attempt) and hands them to the queue. Workers (episodes.workers, the Celery tasks,
+(task, attempt) and hands them to the queue. Workers (episodes.queue.workers, the Celery tasks,
 run_suite's local pool) claim and run them; the run is done when every episode has ended.
 Cancelling takes the queued episodes out at once (a conditional update, so no worker can
 claim one afterwards) and lets each running episode stop at its next step
@@ -19,13 +19,14 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Min
 from django.utils import timezone
-from replicagym.catalogue.models import Suite, Task
-from replicagym.catalogue.packs import suite_current
+
+from catalogue.models import Suite, Task
+from catalogue.packs import suite_current
 
 from .agents import AgentError, agent_from_spec
 from .creation import episode_create
+from .engine.observation import OBSERVATION_SETTING, observation_settings
 from .models import Episode, Run
-from .observation import OBSERVATION_SETTING, observation_settings
 from .variation import variation_check, variation_derive, variation_draw
 
 # Celery's own default queue name, so a `celery worker` started without -Q serves it

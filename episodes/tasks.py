@@ -11,10 +11,10 @@ import logging
 
 from celery import shared_task
 
-from .claims import episode_claim
-from .heartbeat import heartbeat_start, heartbeat_write, worker_name
+from .queue.claims import episode_claim
+from .queue.heartbeat import heartbeat_start, heartbeat_write, worker_name
+from .queue.workers import EPISODE_HARD_LIMIT, EPISODE_SOFT_LIMIT, episode_execute
 from .runs import run_episodes_create
-from .workers import EPISODE_HARD_LIMIT, EPISODE_SOFT_LIMIT, episode_execute
 
 log = logging.getLogger("replicagym.episodes")
 

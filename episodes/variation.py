@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import transaction
-from replicagym.catalogue.models import Task
-from replicagym.catalogue.packs import task_params
 
+from catalogue.models import Task
+from catalogue.packs import task_params
 from replicas.worlds.models import World
 from replicas.worlds.pool import pool_refill_later
 from replicas.worlds.registry import get_replica

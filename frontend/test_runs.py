@@ -5,8 +5,8 @@ ordinary episodes for the workers. Every run is an agent spec the workers build 
 """
 
 from django.db import transaction
-from replicagym.catalogue.models import Task
 
+from catalogue.models import Task
 from episodes.creation import EpisodeError, episode_create
 from episodes.models import Episode
 from episodes.runs import enqueue_episodes

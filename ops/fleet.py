@@ -13,8 +13,8 @@ from pathlib import Path
 
 from replicagym.env import child_env
 
-from episodes.heartbeat import chromium_processes
 from episodes.models import Episode, Run, Step
+from episodes.queue.heartbeat import chromium_processes
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -47,8 +47,8 @@ from django.conf import settings
 from django.db import connection
 from replicagym.env import database_url
 
-from episodes.heartbeat import worker_identity
 from episodes.models import Episode, Run
+from episodes.queue.heartbeat import worker_identity
 from episodes.runs import DEFAULT_QUEUE
 from ops.fleet import ROOT, celery_worker_argv, run_recorded_once, venv_bin, worker_env
 from replicas.worlds.cli import signals_held

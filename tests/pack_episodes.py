@@ -20,8 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from django.db import connection
-from replicagym.catalogue.packs import pack_dir, task_current, task_files, task_sync
 
+from catalogue.packs import pack_dir, task_current, task_files, task_sync
 from episodes.audit import episode_audit
 from episodes.verdict import verdict_compute
 from replicas.worlds.faults.data import data_fault_applier

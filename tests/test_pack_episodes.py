@@ -4,8 +4,8 @@ PostgreSQL a sample read from the task files that holds every assertion kind of 
 import json
 
 import pytest
-from replicagym.catalogue.packs import task_files
 
+from catalogue.packs import task_files
 from replicas.worlds.registry import replicas
 from tests import pack_episodes
 from tests.pack_episodes import answer_instead, assertion_kinds, kind_sample, shares

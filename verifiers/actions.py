@@ -2,7 +2,7 @@
 
 It lives in the verifiers layer, the lowest that reads actions: verifiers judge parsed
 trajectories, the catalogue checks task packs' reference solutions, the episode engine
-executes parsed actions (episodes/browser.py) and the BrowserGym bench driver rewrites
+executes parsed actions (episodes/engine/browser.py) and the BrowserGym bench driver rewrites
 them; all of them import this one module. It uses the standard library only, so the
 bench driver can import it from BrowserGym's own virtualenv.
 

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from ..observation import OBSERVATION_SETTING
+from ..engine.observation import OBSERVATION_SETTING
 from .base import Agent, AgentError, task_info
 from .noisy_oracle import NoisyOracleAgent, noisy_oracle_from_spec
 from .random_agent import RandomAgent

@@ -102,7 +102,7 @@ class OpenAIAgent(RemoteAgent):
             f"Accessibility tree:\n{axtree}\n\nYour next action:"
         )
         content = [{"type": "text", "text": text}]
-        if observation.screenshot:  # none in an episode observed without screenshots (episodes.observation)
+        if observation.screenshot:  # none in an episode observed without screenshots (episodes.engine.observation)
             image = "data:image/png;base64," + base64.b64encode(observation.screenshot).decode("ascii")
             content.append({"type": "image_url", "image_url": {"url": image}})
         return [

@@ -13,7 +13,7 @@ class Migration(migrations.Migration):
             field=models.TextField(
                 blank=True,
                 default="",
-                help_text="The observation text the agent was given when it chose this step's action, in the episode's observation mode (episodes.observation.render_observation), so a trainer can rebuild its prompts; blank for a step of an episode in the agent's own browser, which the platform never observed.",
+                help_text="The observation text the agent was given when it chose this step's action, in the episode's observation mode (episodes.engine.observation.render_observation), so a trainer can rebuild its prompts; blank for a step of an episode in the agent's own browser, which the platform never observed.",
             ),
         ),
     ]

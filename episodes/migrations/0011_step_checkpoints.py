@@ -14,7 +14,7 @@ class Migration(migrations.Migration):
             name="checkpoints",
             field=models.JSONField(
                 blank=True,
-                help_text="With dense checkpoints on (agent_settings dense_checkpoints): the milestones this step reached, {'new': [index in the spec's checkpoints], 'reward': their share of the partial credit} (episodes.checkpoints); null when they are off.",
+                help_text="With dense checkpoints on (agent_settings dense_checkpoints): the milestones this step reached, {'new': [index in the spec's checkpoints], 'reward': their share of the partial credit} (episodes.engine.checkpoints); null when they are off.",
                 null=True,
             ),
         ),

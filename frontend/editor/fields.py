@@ -13,9 +13,9 @@ from functools import cache
 from pathlib import Path
 
 from django.conf import settings
-from replicagym.catalogue.task_templates import KINDS as PARAM_KINDS
-from replicagym.catalogue.task_templates import function_summary, kind_of
 
+from catalogue.task_templates import KINDS as PARAM_KINDS
+from catalogue.task_templates import function_summary, kind_of
 from replicas.worlds.registry import get_replica
 from verifiers.fields import tables
 

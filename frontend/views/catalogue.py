@@ -4,10 +4,10 @@ from django.core.paginator import Paginator
 from django.db.models import Q
 from django.shortcuts import render
 from replicagym.accounts.roles import Role, role_required
-from replicagym.catalogue.models import Suite, Task
 from replicagym.reports.models import GateResult
 from replicagym.reports.quality import latest_gates
 
+from catalogue.models import Suite, Task
 from replicas.worlds.registry import replicas
 
 from .. import stats

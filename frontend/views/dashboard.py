@@ -6,8 +6,8 @@ from django.db.models import Count, Q
 from django.shortcuts import render
 from django.utils import timezone
 from replicagym.accounts.roles import Role, role_required
-from replicagym.catalogue.models import Suite, Task
 
+from catalogue.models import Suite, Task
 from episodes.models import Episode, Run, WorkerHeartbeat
 from replicas.worlds.models import World
 from replicas.worlds.registry import replicas

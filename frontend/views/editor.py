@@ -14,10 +14,10 @@ from replicagym.annotation.demonstrations import (
     demonstration_url,
 )
 from replicagym.annotation.services import AnnotationError
-from replicagym.catalogue.authoring import DraftError, draft_errors, draft_instances, task_save
-from replicagym.catalogue.models import Suite, Task
-from replicagym.catalogue.packs import SUITE_NAME, task_params
 
+from catalogue.authoring import DraftError, draft_errors, draft_instances, task_save
+from catalogue.models import Suite, Task
+from catalogue.packs import SUITE_NAME, task_params
 from replicas.worlds.registry import get_replica, replicas
 from replicas.worlds.routing import world_url
 from replicas.worlds.services import world_create

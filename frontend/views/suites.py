@@ -4,8 +4,9 @@ from django.contrib import messages
 from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
 from replicagym.accounts.roles import Role, role_required
-from replicagym.catalogue.authoring import DraftError, suite_save
-from replicagym.catalogue.models import Suite, Task
+
+from catalogue.authoring import DraftError, suite_save
+from catalogue.models import Suite, Task
 
 from .. import stats
 

@@ -5,9 +5,9 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from replicagym.accounts.roles import Role, role_required, user_roles
-from replicagym.catalogue.authoring import DraftError, task_export, task_import, version_diff, version_restore
-from replicagym.catalogue.models import Task
 
+from catalogue.authoring import DraftError, task_export, task_import, version_diff, version_restore
+from catalogue.models import Task
 from episodes.models import Episode
 
 from .. import stats

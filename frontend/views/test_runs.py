@@ -4,7 +4,8 @@ from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from replicagym.accounts.roles import Role, role_required
-from replicagym.catalogue.models import Task
+
+from catalogue.models import Task
 
 from ..models import TestRun
 from ..test_runs import TestRunError, parse_seeds, test_run_done, test_run_rows, test_run_start

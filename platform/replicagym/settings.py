@@ -92,7 +92,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "replicas.worlds",
     *_discover_replicas(),
-    "replicagym.catalogue",
+    "catalogue",
     "episodes",
     "verifiers",
     "replicagym.accounts",

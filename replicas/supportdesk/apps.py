@@ -109,7 +109,7 @@ class SupportdeskConfig(registry.ReplicaConfig):
     login_path = "/auth/login"
     roles = ("admin", "agent")
     bench_task = "supportdesk.refund-duplicate-charge"
-    # what declarative task templates may call (replicagym.catalogue.task_templates)
+    # what declarative task templates may call (catalogue.task_templates)
     policies = {
         name: f"replicas.supportdesk.tasks.params:{name}"
         for name in (

@@ -11,7 +11,8 @@ from django.contrib.auth.models import Group
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from replicagym.accounts.roles import GROUP_ROLES, Role, user_roles
-from replicagym.catalogue.models import Task
+
+from catalogue.models import Task
 
 pytestmark = pytest.mark.django_db
 

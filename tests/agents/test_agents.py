@@ -19,7 +19,7 @@ from episodes.agents import (
 )
 from episodes.agents.chat_model import OpenAIAgent, extract_action
 from episodes.agents.random_agent import interactive_elements
-from episodes.observation import Observation
+from episodes.engine.observation import Observation
 from episodes.trajectory import FORMAT, VERSION
 from verifiers.actions import parse_action
 

@@ -4,9 +4,9 @@ import pytest
 from replicagym.accounts.roles import Role, role_grant
 from replicagym.annotation.services import items_create
 
-from episodes.claims import episode_claim_next
+from episodes.queue.claims import episode_claim_next
+from episodes.queue.workers import episode_execute
 from episodes.runs import DEFAULT_QUEUE
-from episodes.workers import episode_execute
 
 TASK = "testbed.complete-note"
 PASSWORD = "pw-123456"

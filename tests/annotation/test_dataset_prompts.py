@@ -17,8 +17,8 @@ from replicagym.annotation.exports import (
 from replicagym.annotation.models import StepObservation
 
 from episodes.creation import episode_create
+from episodes.engine.observation import DISPLAY_ORIGIN, render_observation
 from episodes.models import Episode, Run, Step
-from episodes.observation import DISPLAY_ORIGIN, render_observation
 from tests.episodes.fixtures import sync_test_pack
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ import pytest
 from replicagym.annotation.models import Recording
 from replicagym.annotation.services import item_claim, recording_start
 
-from episodes.browser import shared_browser
+from episodes.engine.browser import shared_browser
 from episodes.models import Episode
 from tests.annotation.conftest import PASSWORD
 

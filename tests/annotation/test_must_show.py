@@ -11,9 +11,9 @@ import pytest
 from replicagym.annotation.exports import dataset_export
 from replicagym.annotation.models import Item, Recording
 
-from episodes.browser import shared_browser
 from episodes.creation import episode_create
 from episodes.driver import episode_run
+from episodes.engine.browser import shared_browser
 from episodes.models import Episode
 from tests.annotation.conftest import PASSWORD, run_queued_replays
 

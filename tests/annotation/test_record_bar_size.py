@@ -4,7 +4,7 @@ screen (it took a third of one), the whole instruction and the steps opening ove
 import pytest
 from replicagym.annotation.services import item_claim, recording_start
 
-from episodes.browser import shared_browser
+from episodes.engine.browser import shared_browser
 from replicas.worlds.recording import recording_start_url
 
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only, pytest.mark.django_db(transaction=True)]

@@ -4,7 +4,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from replicagym.annotation.services import item_claim, recording_start
 
-from episodes.browser import shared_browser
+from episodes.engine.browser import shared_browser
 from replicas.worlds.recording import recording_start_url
 
 # sqlite_only: the recorder's script in the page is checked; the recording services are tested on both backends

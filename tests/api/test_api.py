@@ -124,8 +124,8 @@ def test_schema_is_served_at_api_schema(agent_client):
 @pytest.mark.django_db
 def test_finish_verifies_the_last_page_the_world_served_and_returns_rewards(django_user_model, world_client):
     from replicagym.accounts.tokens import token_create
-    from replicagym.catalogue.packs import task_current
 
+    from catalogue.packs import task_current
     from tests.episodes.fixtures import sync_test_pack
 
     sync_test_pack()

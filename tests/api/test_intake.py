@@ -5,10 +5,10 @@ own errors are JSON, never Django's debug pages, even with DEBUG on."""
 import json
 
 import pytest
-from replicagym.catalogue.authoring import DraftError, task_import
-from replicagym.catalogue.packs import PackError, load_task_file
 from replicagym.jsonintake import MAX_BYTES, MAX_DEPTH, JsonIntakeError, json_check, json_intake
 
+from catalogue.authoring import DraftError, task_import
+from catalogue.packs import PackError, load_task_file
 from episodes.models import Episode, Run
 from tests.episodes.fixtures import sync_test_pack
 
@@ -130,7 +130,7 @@ def test_debug_is_off_unless_a_developer_turns_it_on():
 @pytest.fixture
 def open_note_spec(db):
     sync_test_pack()
-    from replicagym.catalogue.packs import task_current
+    from catalogue.packs import task_current
 
     return dict(task_current("testbed.open-note").spec)
 

@@ -7,8 +7,8 @@ alone, which is the shortcut its interaction requirement closes.
 
 import pytest
 from replicagym.accounts.tokens import token_create
-from replicagym.catalogue.packs import task_sync
 
+from catalogue.packs import task_sync
 from episodes.creation import API_CLAIM, EpisodeError, episode_create
 from episodes.models import Episode
 from replicas.worlds.models import World

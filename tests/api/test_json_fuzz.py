@@ -8,12 +8,12 @@ import httpx
 import pytest
 from drf_spectacular.generators import SchemaGenerator
 from replicagym.accounts.tokens import token_create, token_episode_start
-from replicagym.catalogue.packs import task_current
 from replicagym.gateways.mcp_server import mcp_server
 from replicagym.gateways.openenv import openenv_app
 from replicagym.jsonintake import MAX_BYTES
 from websockets.sync.client import connect
 
+from catalogue.packs import task_current
 from episodes.models import Episode, Run
 from episodes.rollouts import group_open
 from tests.episodes.fixtures import sync_test_pack

@@ -1,4 +1,4 @@
-"""The REST API's episode start takes an observation mode (episodes.observation) and refuses a bad one."""
+"""The REST API's episode start takes an observation mode (episodes.engine.observation) and refuses a bad one."""
 
 import pytest
 

@@ -6,8 +6,8 @@ import socket
 
 import pytest
 from replicagym.accounts.tokens import token_create
-from replicagym.catalogue.packs import suite_current
 
+from catalogue.packs import suite_current
 from episodes.agents import agent_from_spec
 from episodes.agents import endpoints as endpoints_module
 from episodes.agents.endpoints import endpoint_allow_listed

@@ -13,9 +13,9 @@ import pytest
 from django.utils import timezone
 from replicagym.accounts.tokens import token_create
 from replicagym.annotation.exports import candidates
-from replicagym.catalogue.packs import task_current, task_sync
 from rest_framework.test import APIClient
 
+from catalogue.packs import task_current, task_sync
 from episodes.creation import episode_create
 from episodes.models import Episode
 from episodes.trajectory import trajectory_lines

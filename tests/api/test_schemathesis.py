@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 from replicagym.accounts.tokens import token_episode_start
-from replicagym.catalogue.packs import task_current
 from schemathesis.generation import GenerationMode
 
+from catalogue.packs import task_current
 from episodes.models import Episode
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,7 @@ from replicagym.accounts.tokens import token_create
 from replicagym.api import views
 
 from episodes.models import Episode, Run
-from episodes.workers import scheduler_tick
+from episodes.queue.workers import scheduler_tick
 from replicas.worlds.models import World
 
 pytestmark = pytest.mark.django_db
@@ -95,7 +95,7 @@ def test_an_api_episode_whose_ending_fails_is_errored_not_left_holding_its_slot(
 
 
 def test_a_run_counts_against_the_tokens_concurrency_limit(api_client_for, django_user_model):
-    from replicagym.catalogue.packs import suite_current
+    from catalogue.packs import suite_current
 
     suite_current("testbed")  # two tasks
     user = django_user_model.objects.create_user(username="runner", password="pw-123456")

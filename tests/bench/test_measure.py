@@ -27,7 +27,7 @@ def test_a_child_process_counts_in_the_tree_and_its_memory():
 
 def test_a_tree_splits_its_rss_by_kind_of_process():
     # a child whose command line names the engine's replica server counts as the server
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "episodes.server"])
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", "episodes.engine.server"])
     try:
         for _ in range(100):
             if "replica server" in tree_rss_by_kind_mb():

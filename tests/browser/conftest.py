@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from episodes.browser import EpisodeSession, shared_browser, shutdown_browser
+from episodes.engine.browser import EpisodeSession, shared_browser, shutdown_browser
 
 PAGES = Path(__file__).parent / "pages"
 # A 1x1 transparent PNG.

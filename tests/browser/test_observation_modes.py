@@ -5,8 +5,8 @@ import pytest
 
 from episodes.creation import episode_create
 from episodes.driver import EpisodeDriver
+from episodes.engine.observation import DISPLAY_ORIGIN, render_observation
 from episodes.models import Episode
-from episodes.observation import DISPLAY_ORIGIN, render_observation
 from tests.pack_episodes import sync_tasks
 from verifiers.actions import is_bid, parse_action
 

@@ -13,8 +13,8 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 
-from episodes import server as server_module
-from episodes.server import external_server, replica_server, replica_server_stop
+from episodes.engine import server as server_module
+from episodes.engine.server import external_server, replica_server, replica_server_stop
 
 
 def test_replica_server_starts_once_and_serves_the_platform():
@@ -51,7 +51,7 @@ def test_the_replica_server_is_gunicorn_in_child_processes_on_this_database():
     master, *workers = _server_processes()
     assert master.ppid() == os.getpid()
     config = json.loads(master.cmdline()[-1])
-    assert master.cmdline()[1:3] == ["-m", "episodes.server"]
+    assert master.cmdline()[1:3] == ["-m", "episodes.engine.server"]
     # the database this process is connected to now: the test database here
     assert config["db_name"] == str(connection.settings_dict["NAME"])
     assert len(workers) == config["workers"] == server_module.server_size()[0] >= 1
@@ -74,7 +74,7 @@ def test_a_server_outlives_no_parent_that_was_killed(tmp_path):
     # a process that starts the server and is then killed outright (no atexit, no cleanup)
     script = (
         "import django, os, sys; django.setup()\n"
-        "from episodes import server\n"
+        "from episodes.engine import server\n"
         "server.replica_server()\n"
         "print(server._server.proc.pid, flush=True)\n"
         "sys.stdin.read()\n"

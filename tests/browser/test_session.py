@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from episodes.browser import BrowserCrashed, EpisodeSession
-from episodes.observation import HTML_JS
+from episodes.engine.browser import BrowserCrashed, EpisodeSession
+from episodes.engine.observation import HTML_JS
 
 # sqlite_only: the session on static pages never touches the database, so PostgreSQL would repeat it as it is
 pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only]

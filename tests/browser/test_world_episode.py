@@ -2,8 +2,8 @@
 
 import pytest
 
-from episodes.browser import EpisodeSession
-from episodes.server import replica_server
+from episodes.engine.browser import EpisodeSession
+from episodes.engine.server import replica_server
 from replicas.worlds.registry import get_replica
 from replicas.worlds.routing import world_origin
 from replicas.worlds.scoping import bound_world

@@ -3,7 +3,8 @@
 import json
 
 import pytest
-from replicagym.catalogue.authoring import (
+
+from catalogue.authoring import (
     DraftError,
     suite_save,
     task_export,
@@ -11,8 +12,7 @@ from replicagym.catalogue.authoring import (
     task_save,
     version_diff,
 )
-from replicagym.catalogue.models import Suite, Task
-
+from catalogue.models import Suite, Task
 from episodes.creation import episode_create
 
 pytestmark = pytest.mark.django_db
@@ -125,7 +125,7 @@ def test_an_earlier_version_is_restored_in_the_current_versions_suites_and_bad_r
 
 
 def test_a_pack_tasks_version_is_not_restored_from_the_page(client, author_user):
-    from replicagym.catalogue.authoring import version_restore
+    from catalogue.authoring import version_restore
 
     task = task_save(spec=SPEC)
     Task.objects.filter(pk=task.pk).update(pack="testbed", is_current=False)

@@ -5,9 +5,9 @@ import re
 import shutil
 
 import pytest
-from replicagym.catalogue.models import Suite, Task
-from replicagym.catalogue.packs import PackError, load_pack, task_current, task_sync
 
+from catalogue.models import Suite, Task
+from catalogue.packs import PackError, load_pack, task_current, task_sync
 from tests.episodes.fixtures import REPLICA, TASKS
 from verifiers.placeholders import fill
 

@@ -8,8 +8,8 @@ from html import unescape
 import lxml.html
 import pytest
 from django.http import QueryDict
-from replicagym.catalogue.models import Task
 
+from catalogue.models import Task
 from frontend.editor import codec
 from replicas.worlds.services import template_get_or_build
 from verifiers.values import calendar_date

@@ -3,9 +3,9 @@
 import json
 
 import jsonschema
-from replicagym.catalogue.models import Task
-from replicagym.catalogue.packs import TASK_SCHEMA_FILE, task_files
 
+from catalogue.models import Task
+from catalogue.packs import TASK_SCHEMA_FILE, task_files
 from replicas.worlds.registry import replicas
 from replicas.worlds.schema_errors import schema_errors, schema_validator
 

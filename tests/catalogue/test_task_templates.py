@@ -6,8 +6,8 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
-from replicagym.catalogue.task_templates import NoCandidate, TemplateError, template_errors, template_params
 
+from catalogue.task_templates import NoCandidate, TemplateError, template_errors, template_params
 from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import snapshot
 

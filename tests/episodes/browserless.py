@@ -1,7 +1,7 @@
 """An EpisodeSession without a browser, for tests of the engine's step and finish paths that need no page."""
 
-from episodes.browser import EpisodeSession
-from episodes.observation import Observation
+from episodes.engine.browser import EpisodeSession
+from episodes.engine.observation import Observation
 from verifiers import actions
 
 

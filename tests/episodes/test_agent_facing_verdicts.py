@@ -11,10 +11,10 @@ import re
 from datetime import date, datetime
 
 import pytest
-from replicagym.catalogue.models import Task
-from replicagym.catalogue.packs import task_current, task_sync_all
 from rest_framework.test import APIClient
 
+from catalogue.models import Task
+from catalogue.packs import task_current, task_sync_all
 from episodes.agents import task_info
 from episodes.creation import API_CLAIM, episode_create
 from episodes.driver import EpisodeDriver

@@ -8,9 +8,9 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from episodes.claims import episode_claim, episode_sweep
 from episodes.creation import episode_create
 from episodes.models import Episode, WorkerHeartbeat
+from episodes.queue.claims import episode_claim, episode_sweep
 from tests.episodes.celery_workers import celery_workers
 from tests.episodes.fixtures import sync_test_pack
 from tests.waiting import wait_until
@@ -96,7 +96,8 @@ def test_two_workers_on_redis_run_20_episodes_each_recorded_exactly_once():
 def test_run_episode_marks_the_episode_errored_when_the_soft_time_limit_hits(monkeypatch):
     from celery.exceptions import SoftTimeLimitExceeded
 
-    from episodes import tasks, workers
+    from episodes import tasks
+    from episodes.queue import workers
 
     sync_test_pack()
     episode = episode_create(task="testbed.open-note", agent="oracle")
@@ -113,7 +114,8 @@ def test_run_episode_marks_the_episode_errored_when_the_soft_time_limit_hits(mon
 
 @pytest.mark.django_db
 def test_run_episode_skips_an_episode_another_worker_claimed(monkeypatch):
-    from episodes import tasks, workers
+    from episodes import tasks
+    from episodes.queue import workers
 
     sync_test_pack()
     episode = episode_create(task="testbed.open-note", agent="oracle")

@@ -1,9 +1,9 @@
-"""Checkpoints watched step by step (episodes.checkpoints): only milestones whose tables a step wrote are
+"""Checkpoints watched step by step (episodes.engine.checkpoints): only milestones whose tables a step wrote are
 evaluated, each is reported once with its share of the dense reward, and the agent's side learns indices only."""
 
 import pytest
 
-from episodes.checkpoints import EVERY_TABLE, CheckpointWatch, assertion_tables
+from episodes.engine.checkpoints import EVERY_TABLE, CheckpointWatch, assertion_tables
 from replicas.testbed.models import Note
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import world_create

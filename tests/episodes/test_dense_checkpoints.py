@@ -5,8 +5,8 @@ import json
 
 import gymnasium
 import pytest
-from replicagym.catalogue.packs import pack_dir, task_current, task_sync
 
+from catalogue.packs import pack_dir, task_current, task_sync
 from episodes.creation import EpisodeError, episode_create
 from episodes.gym import register_task
 

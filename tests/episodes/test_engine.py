@@ -3,8 +3,8 @@
 import os
 
 import pytest
-from replicagym.catalogue.packs import task_current
 
+from catalogue.packs import task_current
 from episodes.blobs import screenshot_store
 from episodes.creation import episode_create
 from episodes.driver import EpisodeDriver, episode_play
@@ -178,8 +178,8 @@ def test_an_episode_whose_chromium_crashes_at_every_try_is_errored_after_the_lim
 
 
 def test_a_remote_agent_that_cannot_be_reached_ends_the_episode_failed_saying_why(live_pack):
-    from episodes.claims import episode_claim
     from episodes.driver import episode_run
+    from episodes.queue.claims import episode_claim
 
     episode = episode_create(task="testbed.open-note", agent="http:http://127.0.0.1:9/act")  # nothing listens
     assert episode_claim(episode_id=episode.pk, worker="test:1")

@@ -2,8 +2,8 @@
 
 import pytest
 
-from episodes.browser import EpisodeSession, shared_browser
-from episodes.observation import HTML_JS
+from episodes.engine.browser import EpisodeSession, shared_browser
+from episodes.engine.observation import HTML_JS
 from tests.episodes.browserless import BrowserlessSession
 from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs

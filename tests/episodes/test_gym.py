@@ -6,10 +6,10 @@ import gymnasium
 import numpy as np
 import pytest
 from gymnasium.utils import env_checker
-from replicagym.catalogue.packs import task_current, task_files
 
+from catalogue.packs import task_current, task_files
+from episodes.engine.observation import DISPLAY_ORIGIN
 from episodes.gym import ReplicaEnv, UnicodeText, register_envs, register_task, world_seed_for
-from episodes.observation import DISPLAY_ORIGIN
 from replicas.worlds.registry import replicas
 from tests.pack_episodes import sync_tasks
 

@@ -9,8 +9,7 @@ import re
 import pytest
 
 from episodes.creation import EpisodeError, episode_create
-from episodes.models import Episode
-from episodes.observation import (
+from episodes.engine.observation import (
     DISPLAY_ORIGIN,
     OBSERVATION_MODES,
     Observation,
@@ -20,6 +19,7 @@ from episodes.observation import (
     real_url,
     render_observation,
 )
+from episodes.models import Episode
 from episodes.runs import RunError, run_create
 from replicas.worlds.models import World
 

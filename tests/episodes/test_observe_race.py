@@ -3,7 +3,7 @@
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-from episodes.browser import OBSERVE_TRIES, BrowserCrashed, EpisodeSession
+from episodes.engine.browser import OBSERVE_TRIES, BrowserCrashed, EpisodeSession
 from tests.episodes.browserless import BrowserlessSession
 
 DESTROYED = "Execution context was destroyed, most likely because of a navigation"
@@ -60,7 +60,7 @@ def test_a_cdp_command_chromium_never_answers_is_a_crash_after_the_capture_timeo
     import asyncio
     import threading
 
-    from episodes import browser
+    from episodes.engine import browser
 
     monkeypatch.setattr(browser, "CAPTURE_TIMEOUT_S", 0.05)
     outcome = {}

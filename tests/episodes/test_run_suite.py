@@ -7,8 +7,8 @@ import sys
 
 import pytest
 from django.core.management import CommandError, call_command
-from replicagym.catalogue.packs import task_current
 
+from catalogue.packs import task_current
 from episodes.models import Episode, Run
 from tests.episodes.celery_workers import ROOT, worker_database_url
 

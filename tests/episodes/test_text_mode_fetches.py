@@ -6,7 +6,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from episodes.browser import EpisodeSession
+from episodes.engine.browser import EpisodeSession
 
 pytestmark = pytest.mark.browser
 

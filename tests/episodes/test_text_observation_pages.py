@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from episodes.observation import INTERACTIVE_ROLES, prune_axtree, render_observation
+from episodes.engine.observation import INTERACTIVE_ROLES, prune_axtree, render_observation
 
 PAGES = sorted((Path(__file__).parent / "fixtures" / "pages").glob("*.json"))
 TEXT_GOAL = 0.40

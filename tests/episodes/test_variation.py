@@ -8,17 +8,17 @@ import shutil
 import pytest
 from django.core.management import CommandError, call_command
 from replicagym.accounts.tokens import token_create
-from replicagym.catalogue.packs import pack_dir, task_current, task_params, task_sync
-from replicagym.catalogue.task_templates import call_picker, template_params
 from replicagym.gateways.sessions import GatewayError, reset_arguments
 
+from catalogue.packs import pack_dir, task_current, task_params, task_sync
+from catalogue.task_templates import call_picker, template_params
 from episodes.creation import episode_create
 from episodes.gym import ReplicaEnv
 from episodes.models import Episode
+from episodes.queue.workers import scheduler_tick
 from episodes.runs import RunError, run_create, run_episodes_create, run_variation
 from episodes.trajectory import trajectory_lines
 from episodes.variation import ready_seeds, variation_resolve, variation_templates_build
-from episodes.workers import scheduler_tick
 from replicas.worlds.models import World
 from replicas.worlds.seeding import candidates
 from replicas.worlds.services import template_get_or_build
@@ -159,7 +159,7 @@ def test_only_seeds_whose_template_is_built_are_drawn(shop_pool, settings):
 
 
 def test_the_scheduler_builds_missing_templates_a_few_per_tick(shop_pool, settings, monkeypatch):
-    monkeypatch.setattr("episodes.workers.TEMPLATES_PER_TICK", 1)
+    monkeypatch.setattr("episodes.queue.workers.TEMPLATES_PER_TICK", 1)
     settings.EPISODE_WORLD_SEEDS = POOL + 2
     assert scheduler_tick()["templates_built"] == ["shop/small/5"]
     assert scheduler_tick()["templates_built"] == ["shop/small/6"]

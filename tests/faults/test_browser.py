@@ -4,7 +4,7 @@ pointer.
 
 import pytest
 
-from episodes.browser import shared_browser
+from episodes.engine.browser import shared_browser
 from replicas.worlds.faults import fault_events, world_step
 from replicas.worlds.routing import world_url
 

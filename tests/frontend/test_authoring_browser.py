@@ -14,9 +14,9 @@ import os
 import pytest
 from django.core.management import call_command
 from replicagym.annotation.models import ROBUST_SELECTOR, Item, Recording
-from replicagym.catalogue.models import Suite, Task
 
-from episodes.browser import shared_browser
+from catalogue.models import Suite, Task
+from episodes.engine.browser import shared_browser
 from replicas.worlds.registry import replicas
 from tests.episodes.celery_workers import ROOT
 from tests.reports.test_must_show import worker  # noqa: F401 - the fixture: one `manage.py worker` on the test database

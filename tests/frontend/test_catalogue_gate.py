@@ -2,9 +2,9 @@
 
 import pytest
 from django.utils import timezone
-from replicagym.catalogue.models import Suite, Task
 from replicagym.reports.models import GateResult, QualityGate
 
+from catalogue.models import Suite, Task
 from episodes.models import Run
 from tests.episodes.fixtures import sync_test_pack
 

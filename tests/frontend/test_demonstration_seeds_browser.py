@@ -6,8 +6,8 @@ and count) passes the recorded reference on all three, and doing nothing and the
 import re
 
 import pytest
-from replicagym.catalogue.models import Task
 
+from catalogue.models import Task
 from tests.frontend.test_authoring_browser import (
     _add,
     _input,

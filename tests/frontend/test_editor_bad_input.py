@@ -3,8 +3,8 @@
 import re
 
 import pytest
-from replicagym.catalogue.models import Suite, Task
 
+from catalogue.models import Suite, Task
 from frontend.editor.fields import slot_id
 
 pytestmark = pytest.mark.django_db

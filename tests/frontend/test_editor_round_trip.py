@@ -4,9 +4,9 @@ decodes (frontend.editor.codec) back to the task's own spec, for every task of e
 import lxml.html
 import pytest
 from django.http import QueryDict
-from replicagym.catalogue.models import Task
-from replicagym.catalogue.packs import task_sync
 
+from catalogue.models import Task
+from catalogue.packs import task_sync
 from frontend.editor import codec
 from replicas.worlds.registry import replicas
 
@@ -70,8 +70,7 @@ def test_a_pack_task_opens_in_the_editor_without_a_clash_error_says_where_it_liv
 
 def test_the_picker_list_says_what_each_picker_picks(author_client):
     """19 bare names and no description: each option now carries its function's summary, the chosen one as help."""
-    from replicagym.catalogue.task_templates import function_summary
-
+    from catalogue.task_templates import function_summary
     from replicas.worlds.registry import get_replica
 
     task_sync(replica="supportdesk")

@@ -12,12 +12,12 @@ import pytest
 from django.contrib.auth import get_user_model
 from replicagym.accounts.people import first_admin_create
 from replicagym.accounts.roles import Role, user_roles
-from replicagym.catalogue.models import Task
 
-from episodes.browser import shared_browser
-from episodes.claims import episode_claim_next
+from catalogue.models import Task
+from episodes.engine.browser import shared_browser
+from episodes.queue.claims import episode_claim_next
+from episodes.queue.workers import episode_execute
 from episodes.runs import DEFAULT_QUEUE
-from episodes.workers import episode_execute
 from tests.frontend.test_authoring_browser import _add, _input, _reshaped, _settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

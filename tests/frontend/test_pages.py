@@ -3,8 +3,8 @@
 import re
 
 import pytest
-from replicagym.catalogue.models import Task
 
+from catalogue.models import Task
 from episodes.models import Episode, Run
 from replicas.worlds.registry import replicas
 from tests.episodes.fixtures import sync_test_pack
@@ -168,8 +168,7 @@ def test_the_catalogue_pass_rate_is_the_latest_runs_and_never_counts_test_run_ep
 def test_a_test_run_queues_the_self_check_plan_as_agent_specs_the_workers_fill_for_each_episodes_world(author_user):
     """The plan is verifiers.selfcheck's (verify_tasks plays the same one), and no action list goes through a file:
     a negative example is played as the episode's own task has it, filled with that episode's params."""
-    from replicagym.catalogue.packs import task_sync
-
+    from catalogue.packs import task_sync
     from episodes.driver import agent_for
     from frontend.test_runs import test_run_start
 
@@ -195,8 +194,7 @@ def test_a_test_run_queues_the_self_check_plan_as_agent_specs_the_workers_fill_f
 
 
 def test_a_test_run_on_three_seeds_plays_the_plan_on_each_world_with_its_own_answer_key(author_user, author_client):
-    from replicagym.catalogue.packs import task_sync
-
+    from catalogue.packs import task_sync
     from frontend.models import TestRunEpisode
     from frontend.test_runs import TestRunError, parse_seeds, test_run_start
 
@@ -250,8 +248,7 @@ def django_user_model_get(username):
 
 
 def test_the_editor_names_the_seeds_the_latest_finished_test_run_checked_the_reference_on(author_user, author_client):
-    from replicagym.catalogue.packs import task_sync
-
+    from catalogue.packs import task_sync
     from frontend.test_runs import reference_checks, test_run_start
 
     task_sync(replica="testbed")

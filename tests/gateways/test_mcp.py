@@ -13,10 +13,10 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from replicagym.accounts.models import AgentToken
 from replicagym.accounts.tokens import token_create
-from replicagym.catalogue.packs import task_current, task_sync
 from replicagym.gateways.mcp_server import mcp_http_app, mcp_server
 from replicagym.gateways.schemas import SCHEMAS
 
+from catalogue.packs import task_current, task_sync
 from episodes.models import Episode
 from replicas.testbed.models import Note
 from replicas.worlds.scoping import bound_world

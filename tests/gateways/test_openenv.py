@@ -32,7 +32,6 @@ from openenv.core.env_server.types import (
 from openenv.core.generic_client import GenericEnvClient
 from replicagym.accounts.models import AgentToken
 from replicagym.accounts.tokens import token_create, token_revoke, token_tasks
-from replicagym.catalogue.packs import task_current, task_sync
 from replicagym.gateways.mcp_server import mcp_server
 from replicagym.gateways.openenv import openenv_app
 from replicagym.gateways.schemas import SCHEMAS
@@ -40,6 +39,7 @@ from replicagym.gateways.sessions import GatewayError, GatewaySession
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
+from catalogue.packs import task_current, task_sync
 from episodes.models import Episode
 from tests.episodes.fixtures import sync_test_pack
 from tests.gateways.server import asgi_server

@@ -26,7 +26,7 @@ import psycopg
 import pytest
 from django.conf import settings
 
-from episodes.heartbeat import worker_identity
+from episodes.queue.heartbeat import worker_identity
 from ops.multihost import reachable
 
 ROOT = Path(__file__).resolve().parent.parent.parent

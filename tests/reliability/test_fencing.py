@@ -8,11 +8,11 @@ import pytest
 from django.utils import timezone
 
 from episodes import driver as driver_module
-from episodes import heartbeat
-from episodes.claims import ClaimLost, episode_claim, episode_claim_next, episode_sweep
 from episodes.creation import episode_create
 from episodes.driver import EpisodeDriver, episode_run
 from episodes.models import Episode, WorkerHeartbeat
+from episodes.queue import heartbeat
+from episodes.queue.claims import ClaimLost, episode_claim, episode_claim_next, episode_sweep
 from episodes.runs import enqueue_episodes
 from tests.episodes.browserless import BrowserlessSession
 from tests.episodes.fixtures import sync_test_pack

@@ -7,13 +7,14 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from episodes import claims, verdict, workers
-from episodes.claims import episode_claim, episode_claim_next, episode_sweep
+from episodes import verdict
 from episodes.creation import episode_create
 from episodes.models import Episode, Run, Step, WorkerHeartbeat
+from episodes.queue import claims, workers
+from episodes.queue.claims import episode_claim, episode_claim_next, episode_sweep
+from episodes.queue.workers import episode_execute, scheduler_tick
 from episodes.runs import enqueue_episodes, run_create
 from episodes.verdict import episode_finish
-from episodes.workers import episode_execute, scheduler_tick
 from replicas.worlds.models import World
 from tests.episodes.fixtures import sync_test_pack
 

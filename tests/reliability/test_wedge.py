@@ -11,8 +11,8 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from episodes.heartbeat import WEDGED_EXIT_STATUS
 from episodes.models import WorkerHeartbeat
+from episodes.queue.heartbeat import WEDGED_EXIT_STATUS
 from tests.episodes.celery_workers import worker_database_url
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 WEDGED_WORKER = """
 import time, django
 django.setup()
-from episodes import heartbeat
+from episodes.queue import heartbeat
 heartbeat.BROWSER_WEDGED_SECONDS, heartbeat.BROWSER_GONE_SECONDS = {wedged}, {gone}
 heartbeat.heartbeat_start()
 with heartbeat.browser_call(starting={starting}):

@@ -3,9 +3,9 @@
 import pytest
 
 from episodes.agents import ScriptedAgent, task_info
-from episodes.claims import episode_claim
 from episodes.driver import episode_run
 from episodes.models import Episode, Run
+from episodes.queue.claims import episode_claim
 from episodes.runs import run_cancel, run_launch, runs_finish
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

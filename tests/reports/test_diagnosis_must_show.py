@@ -3,11 +3,11 @@ weaknesses; the command prints the ranking and the page shows it (real episodes,
 
 import pytest
 from django.core.management import call_command
-from replicagym.catalogue.packs import task_sync
 from replicagym.reports.diagnosis import ELEMENT_NOT_FOUND, GAVE_UP, STEP_LIMIT, diagnose
 
-from episodes.local_workers import run_one
+from catalogue.packs import task_sync
 from episodes.models import Episode
+from episodes.queue.local_workers import run_one
 from episodes.runs import run_create, run_episodes_create
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -85,7 +85,7 @@ def test_mostly_failing_or_idle_steps_are_actions_that_change_nothing():
 
 
 def test_the_engine_wording_of_errors_is_what_the_kinds_match():
-    # the marks diagnosis looks for are the engine's own messages (episodes.browser)
+    # the marks diagnosis looks for are the engine's own messages (episodes.engine.browser)
     from pathlib import Path
 
     source = (Path(__file__).resolve().parents[2] / "episodes" / "browser.py").read_text()

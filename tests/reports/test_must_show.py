@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from replicagym.catalogue.packs import suite_current, task_sync
 
-from episodes.browser import shared_browser
+from catalogue.packs import suite_current, task_sync
+from episodes.engine.browser import shared_browser
 from episodes.models import Episode, Run
 from episodes.trajectory import trajectory_read
 from replicas.worlds.registry import replicas

@@ -6,11 +6,11 @@ import re
 
 import pytest
 from django.conf import settings
-from replicagym.catalogue.packs import suite_current
 from replicagym.reports import views
 
-from episodes.claims import episode_claim
+from catalogue.packs import suite_current
 from episodes.models import Episode, Run, Screenshot
+from episodes.queue.claims import episode_claim
 from episodes.runs import run_launch
 from episodes.trajectory import trajectory_parse
 

@@ -5,10 +5,10 @@ import re
 
 import pytest
 from django.core.management import CommandError, call_command
-from replicagym.catalogue.packs import suite_current, task_current, task_sync
 from replicagym.reports.models import GateResult, QualityGate
 from replicagym.reports.quality import GateError, gate_settle, gate_start, gated_tasks, latest_gate
 
+from catalogue.packs import suite_current, task_current, task_sync
 from episodes.models import Episode, Run
 
 

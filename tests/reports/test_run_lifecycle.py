@@ -5,9 +5,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from episodes.claims import episode_claim, episode_claim_next
 from episodes.driver import agent_for
 from episodes.models import Episode, Run
+from episodes.queue.claims import episode_claim, episode_claim_next
 from episodes.runs import (
     RunError,
     run_cancel,

@@ -4,8 +4,8 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
-from replicagym.catalogue.packs import suite_current
 
+from catalogue.packs import suite_current
 from episodes.models import Episode, Run
 
 

@@ -3,8 +3,8 @@
 import pytest
 from replicagym.accounts.models import TokenEpisode
 from replicagym.accounts.tokens import token_create
-from replicagym.catalogue.packs import suite_current
 
+from catalogue.packs import suite_current
 from episodes.models import Episode, Run
 
 pytestmark = pytest.mark.django_db

@@ -2,7 +2,8 @@
 staff see names; a step that reached none, or an episode that did not watch, shows no mark."""
 
 import pytest
-from replicagym.catalogue.models import Task
+
+from catalogue.models import Task
 
 pytestmark = pytest.mark.django_db
 

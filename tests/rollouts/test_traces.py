@@ -5,8 +5,8 @@ import zipfile
 
 import pytest
 from django.conf import settings
-from replicagym.catalogue.packs import task_current
 
+from catalogue.packs import task_current
 from episodes.driver import episode_play
 from episodes.models import Episode, Run
 from episodes.runs import RunError, run_create, run_episodes_create

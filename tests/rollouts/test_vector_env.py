@@ -5,8 +5,8 @@ import os
 import gymnasium
 import numpy as np
 import pytest
-from replicagym.catalogue.packs import task_current
 
+from catalogue.packs import task_current
 from episodes.gym import register_task, replica_vector_env
 from episodes.models import Episode
 from tests.episodes.fixtures import sync_test_pack

@@ -9,8 +9,8 @@ import json
 import shutil
 
 import pytest
-from replicagym.catalogue.packs import PackError, load_pack
 
+from catalogue.packs import PackError, load_pack
 from frontend.verifier_text import describe
 from tests.episodes.fixtures import REPLICA, TASKS
 from verifiers.engine import verify

@@ -1,8 +1,8 @@
 """One placeholder rule for every part of a task: the catalogue and the verifier fill alike."""
 
 import pytest
-from replicagym.catalogue.models import Task
 
+from catalogue.models import Task
 from verifiers.placeholders import MissingParam, fill, fill_text
 from verifiers.spec import SpecError, fill_params
 

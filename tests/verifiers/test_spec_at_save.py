@@ -3,9 +3,9 @@
 import json
 
 import pytest
-from replicagym.catalogue.models import Task
-from replicagym.catalogue.packs import PackError, task_sync
 
+from catalogue.models import Task
+from catalogue.packs import PackError, task_sync
 from tests.verifiers.test_verify_tasks import TASK
 
 pytestmark = pytest.mark.django_db

@@ -9,8 +9,8 @@ import json
 from datetime import date, timedelta
 
 import pytest
-from replicagym.catalogue.packs import PackError, load_pack
 
+from catalogue.packs import PackError, load_pack
 from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs
 from verifiers.spec import SpecError, validate_spec

@@ -4,9 +4,9 @@ when/then conditional assertions, list params and for_each."""
 from datetime import date, datetime, timedelta
 
 import pytest
-from replicagym.catalogue.packs import filled_errors
-from replicagym.catalogue.task_templates import NoCandidate, template_errors, template_params
 
+from catalogue.packs import filled_errors
+from catalogue.task_templates import NoCandidate, template_errors, template_params
 from replicas.testbed.models import Member, Note
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build

@@ -64,8 +64,7 @@ def fake_play(passes):
     exercises the command's bookkeeping only."""
 
     def play(*, task_id, agent):
-        from replicagym.catalogue.packs import task_current
-
+        from catalogue.packs import task_current
         from episodes.agents import agent_from_spec
 
         passed = passes(agent_from_spec(agent, task=task_current(task_id)).actions)
@@ -84,7 +83,7 @@ def fake_play(passes):
 
 
 def reference(actions) -> bool:
-    from replicagym.catalogue.packs import task_current
+    from catalogue.packs import task_current
 
     return actions == task_current("testbed.name-the-note").reference_solution
 

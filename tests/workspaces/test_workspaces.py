@@ -185,7 +185,7 @@ def test_an_offer_outside_the_contract_is_named(offer, error):
 
 
 def test_the_schedulers_tick_collects_a_workspace_left_unused():
-    from episodes.workers import scheduler_tick
+    from episodes.queue.workers import scheduler_tick
 
     kept = workspace_create(replicas=["board", "shop"], seed=7, variant="small")
     left = workspace_create(replicas=["board", "shop"], seed=7, variant="small")

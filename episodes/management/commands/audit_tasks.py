@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 from django.core.management.base import CommandError
-from replicagym.catalogue.models import Task
-from replicagym.catalogue.packs import PackError, task_files, task_sync
 
+from catalogue.models import Task
+from catalogue.packs import PackError, task_files, task_sync
 from replicas.worlds.cli import ReplicaGymCommand, positive_int
 from replicas.worlds.registry import replicas
 

@@ -12,7 +12,7 @@ from django.db.migrations.executor import MigrationExecutor
 
 from bench.report import SECTIONS, BenchOptions, run_sections, table
 from bench.serve import KINDS as SERVER_KINDS
-from episodes.observation import OBSERVATION_MODES
+from episodes.engine.observation import OBSERVATION_MODES
 from replicas.worlds.cli import ReplicaGymCommand, positive_int, replica_arg, stop_on_signals
 
 

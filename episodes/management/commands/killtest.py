@@ -33,14 +33,14 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.db.models import Count
-from replicagym.catalogue.packs import PackError, task_sync_all
 
 from bench.scenario import resolve_task
+from catalogue.packs import PackError, task_sync_all
 from episodes.creation import episode_create
-from episodes.heartbeat import worker_identity
 from episodes.models import Episode, Run
+from episodes.queue.heartbeat import worker_identity
+from episodes.queue.workers import scheduler_tick
 from episodes.runs import enqueue_episodes, run_create
-from episodes.workers import scheduler_tick
 from ops.fleet import ROOT, celery_worker_argv, chromium_kill, chromium_processes, run_recorded_once, worker_env
 from replicas.worlds.cli import one_line_errors, positive_int, replica_arg, signals_held, stop_on_signals
 

@@ -21,9 +21,9 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DatabaseError, connection
 from django.db.migrations.executor import MigrationExecutor
 from replicagym.accounts.roles import Role, role_grant
-from replicagym.catalogue.packs import PackError, task_files, task_sync, task_sync_all
 
 from bench.scenario import resolve_task
+from catalogue.packs import PackError, task_files, task_sync, task_sync_all
 from ops.multihost import MultihostError, missing_requirements, multihost_run
 from replicas.worlds.cli import one_line_errors, positive_int, replica_arg, stop_on_signals
 from replicas.worlds.registry import replicas

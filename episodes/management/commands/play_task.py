@@ -8,8 +8,8 @@ backends) can be compared byte for byte.
 import json
 
 from django.core.management.base import CommandError
-from replicagym.catalogue.packs import PackError, TaskNotFound, task_current
 
+from catalogue.packs import PackError, TaskNotFound, task_current
 from episodes.creation import EpisodeError
 from episodes.driver import episode_play
 from episodes.trajectory import TrajectoryError, trajectory_export, trajectory_read

@@ -15,11 +15,11 @@ from concurrent.futures import as_completed
 from pathlib import Path
 
 from django.core.management.base import CommandError
-from replicagym.catalogue.packs import PackError, task_sync_all
 from replicagym.reports.report import run_report
 
-from episodes.local_workers import episode_summary, process_pool, run_one
+from catalogue.packs import PackError, task_sync_all
 from episodes.models import Episode, Run
+from episodes.queue.local_workers import episode_summary, process_pool, run_one
 from episodes.runs import PRIORITIES, RunError, run_create, run_episodes_create, runs_finish
 from episodes.trajectory import trajectory_export
 from replicas.worlds.cli import ReplicaGymCommand, positive_int, seed_arg, signals_held, stop_on_signals

@@ -15,7 +15,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from episodes.workers import scheduler_tick
+from episodes.queue.workers import scheduler_tick
 from replicas.worlds.cli import one_line_errors, positive_int
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import CommandError
 
-from episodes.browser import LAUNCH_ARGS
-from episodes.server import replica_server, replica_server_stop
+from episodes.engine.browser import LAUNCH_ARGS
+from episodes.engine.server import replica_server, replica_server_stop
 from replicas.worlds.cli import ReplicaGymCommand
 from replicas.worlds.registry import get_replica, replicas
 from replicas.worlds.routing import world_origin

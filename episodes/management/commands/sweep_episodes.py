@@ -6,7 +6,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from episodes.workers import episodes_recover
+from episodes.queue.workers import episodes_recover
 from replicas.worlds.cli import one_line_errors
 
 from .scheduler import positive_int

@@ -12,8 +12,8 @@ import threading
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from episodes.queue.workers import worker_loop
 from episodes.runs import DEFAULT_QUEUE
-from episodes.workers import worker_loop
 from replicas.worlds.cli import one_line_errors
 
 

@@ -15,9 +15,9 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
+from catalogue.models import Suite, Task
 from episodes.creation import API_CLAIM, episode_create
 from episodes.models import Episode
-from replicagym.catalogue.models import Suite, Task
 
 from .models import AgentToken, TokenEpisode
 
@@ -241,7 +241,7 @@ def token_episode_start(
     By default the agent drives it from its own browser (the API's claim); a gateway that drives it
     with the engine passes its own `claimed_by`. Its world seed and picks vary per episode
     (episodes.variation) unless the caller fixes the world's `seed` or the `variation`;
-    `agent_settings` may choose its observation mode (episodes.observation).
+    `agent_settings` may choose its observation mode (episodes.engine.observation).
     """
     token_scope_check(token=token, task=task)
     with transaction.atomic():

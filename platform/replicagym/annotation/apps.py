@@ -12,7 +12,7 @@ class AnnotationConfig(AppConfig):
         # The worlds layer serves the recorder's paths and scripts but knows no annotation:
         # hand it the bar's handler and the engine's in-page helper, whose bid stamping the
         # recorder reuses so recorded actions aim at the bids the engine's replay will see.
-        from episodes.observation import ENGINE_JS  # noqa: PLC0415 - apps load before their modules
+        from episodes.engine.observation import ENGINE_JS  # noqa: PLC0415 - apps load before their modules
         from replicas.worlds.recording import recording_register  # noqa: PLC0415
 
         from .recorder import recording_handler  # noqa: PLC0415

@@ -31,10 +31,10 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.utils import timezone
 
+from catalogue.packs import suite_current
 from episodes.creation import API_CLAIM
+from episodes.engine.observation import FULL_EVERY_MAX, OBSERVATION_MODES, render_observation
 from episodes.models import Episode, Step
-from episodes.observation import FULL_EVERY_MAX, OBSERVATION_MODES, render_observation
-from replicagym.catalogue.packs import suite_current
 from verifiers.actions import ACTIONS, ActionError, DragAndDrop, action_parts, is_bid, parse_action, signature
 
 from .models import RecordedStep, Recording
@@ -469,7 +469,7 @@ def dataset_export(
 ) -> ExportResult:
     """Write one dataset to the folder `out` (created; must be empty if it exists).
 
-    `observation` is the mode the prompts show the pages in (episodes.observation: full, text, diff;
+    `observation` is the mode the prompts show the pages in (episodes.engine.observation: full, text, diff;
     `full_every` for diff), whatever mode the episodes were played in: the pages are the captured trees.
     """
     if fmt not in FORMATS:

@@ -13,13 +13,13 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from catalogue.models import Task
+from catalogue.packs import task_current, task_params
+from catalogue.task_templates import NoCandidate
 from episodes.creation import episode_create
 from episodes.models import Episode
 from episodes.runs import DEFAULT_QUEUE, enqueue_episodes
 from episodes.trajectory import FORMAT, VERSION
-from replicagym.catalogue.models import Task
-from replicagym.catalogue.packs import task_current, task_params
-from replicagym.catalogue.task_templates import NoCandidate
 from replicas.worlds.services import world_create
 from verifiers.actions import ActionError, parse_action
 

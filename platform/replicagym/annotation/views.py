@@ -13,10 +13,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from catalogue.packs import suite_current
 from episodes.models import Screenshot
 from episodes.step_pages import step_pages
 from replicagym.accounts.roles import Role, role_required, user_roles
-from replicagym.catalogue.packs import suite_current
 from replicas.worlds.recording import recording_start_url
 
 from .exports import SOURCES, ExportError, dataset_export, parse_sources

@@ -17,6 +17,7 @@ from rest_framework.exceptions import PermissionDenied, Throttled, ValidationErr
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from catalogue.models import Suite
 from episodes.models import Run
 from episodes.runs import (
     AGENT_SETTINGS,
@@ -40,7 +41,6 @@ from replicagym.accounts.tokens import (
     token_model_agent_check,
     token_quota_check,
 )
-from replicagym.catalogue.models import Suite
 from replicagym.reports.report import run_report
 
 API_ROLES = frozenset({Role.AGENT, Role.AUTHOR})

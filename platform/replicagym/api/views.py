@@ -17,16 +17,16 @@ from rest_framework.pagination import PageNumberPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from catalogue.models import Task
+from catalogue.packs import TaskNotFound, task_current
 from episodes.creation import API_CLAIM, EpisodeError, episode_create, own_browser_refusal
+from episodes.engine.observation import OBSERVATION_MODES, OBSERVATION_SETTING, observation_settings
 from episodes.external import episode_finish_external
 from episodes.models import Episode
-from episodes.observation import OBSERVATION_MODES, OBSERVATION_SETTING, observation_settings
 from episodes.variation import VARIATION_MAX
 from replicagym.accounts.models import AgentToken
 from replicagym.accounts.roles import Role
 from replicagym.accounts.tokens import QuotaExceeded, TokenScopeError, token_episode_start, token_episodes, token_tasks
-from replicagym.catalogue.models import Task
-from replicagym.catalogue.packs import TaskNotFound, task_current
 from replicas.worlds.routing import world_origin
 from verifiers.agent_view import agent_view
 from verifiers.interaction import interaction_actions

@@ -1,7 +1,7 @@
 """JSON Schemas of the OpenEnv gateway's action, observation and state (GET /schema, OpenEnv's SchemaResponse),
 and its OpenAPI document (GET /openapi.json), which holds the reset and step bodies too."""
 
-from episodes.observation import FULL_EVERY_MAX, OBSERVATION_MODES
+from episodes.engine.observation import FULL_EVERY_MAX, OBSERVATION_MODES
 
 from .sessions import FINISH_ACTION, MAX_ACTION, MAX_EPISODE_ID, MAX_SEED, MAX_TIMEOUT_S
 

@@ -21,11 +21,11 @@ from django import db
 from django.db import transaction
 from django.utils import timezone
 
-from episodes.browser import shutdown_browser
+from catalogue.packs import TaskNotFound, task_current
 from episodes.creation import EpisodeError
 from episodes.driver import EpisodeDriver
-from episodes.models import Episode
-from episodes.observation import (
+from episodes.engine.browser import shutdown_browser
+from episodes.engine.observation import (
     DISPLAY_ORIGIN,
     OBSERVATION_SETTING,
     display_url,
@@ -33,6 +33,7 @@ from episodes.observation import (
     prune_axtree,
     render_observation,
 )
+from episodes.models import Episode
 from replicagym.accounts.models import AgentToken
 from replicagym.accounts.tokens import (
     QuotaExceeded,
@@ -45,7 +46,6 @@ from replicagym.accounts.tokens import (
     token_scope_check,
     token_tasks,
 )
-from replicagym.catalogue.packs import TaskNotFound, task_current
 from verifiers.agent_view import agent_view
 
 log = logging.getLogger(__name__)
@@ -108,7 +108,7 @@ class ResetArguments:
     seed: int | None
     episode_id: str | None
     variation: int | None
-    agent_settings: dict  # the episode's observation mode, as episodes.observation reads it
+    agent_settings: dict  # the episode's observation mode, as episodes.engine.observation reads it
 
 
 def _whole(data: dict, name: str, what: str) -> int | None:
@@ -123,7 +123,7 @@ def reset_arguments(data) -> ResetArguments:
 
     The fields are OpenEnv's ResetRequest (seed, episode_id) plus the task to run, the episode's variation
     (episodes.variation: drawn per episode unless the seed or the variation is given) and its observation
-    mode (mode, screenshots, full_every: episodes.observation).
+    mode (mode, screenshots, full_every: episodes.engine.observation).
     """
     if not isinstance(data, dict):
         raise GatewayError('reset takes an object: {"task": "<replica>.<slug>", "seed": 7}')
@@ -436,7 +436,7 @@ class GatewaySession:
     def _observation(self, obs) -> dict:
         """The engine's observation in the episode's mode, with OpenEnv's BrowserGym names beside ours.
 
-        `text` is what an agent of the mode is given (episodes.observation.render_observation); `axtree_txt`
+        `text` is what an agent of the mode is given (episodes.engine.observation.render_observation); `axtree_txt`
         the page's tree in the mode (pruned but for full mode); `goal` the instruction; `error` the last
         action's error and `last_action_error` whether there was one (BrowserGymObservation's types).
         Every URL and text shows the world on DISPLAY_ORIGIN, so no world token reaches an agent and two

@@ -38,7 +38,7 @@ REPEATED_WRITES = "repeated writes"
 GAVE_UP = "giving up early"
 INEFFECTIVE = "actions that change nothing"
 
-# how the engine words a step's error (episodes.browser): a missing element, a refused page
+# how the engine words a step's error (episodes.engine.browser): a missing element, a refused page
 _NOT_FOUND_MARKS = ("no element matches",)
 _REFUSED_MARKS = ("was refused", "was blocked")
 

@@ -2,8 +2,8 @@
 
 from django import forms
 
+from catalogue.models import Suite
 from episodes.runs import MAX_ATTEMPTS, PRIORITIES, agent_kind, agent_refused_from_outside
-from replicagym.catalogue.models import Suite
 from replicagym.jsonintake import JsonIntakeError, json_intake
 
 AGENT_SUGGESTIONS = ("oracle", "noisy-oracle", "random", "random:7", "http:http://127.0.0.1:9000/act", "openai:gpt-4o")

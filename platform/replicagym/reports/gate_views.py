@@ -5,8 +5,8 @@ from django import forms
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 
+from catalogue.models import Suite
 from replicagym.accounts.roles import Role, role_required
-from replicagym.catalogue.models import Suite
 
 from .models import QualityGate
 from .quality import (

@@ -12,10 +12,10 @@ from collections import Counter
 from django.db import transaction
 from django.utils import timezone
 
+from catalogue.models import Suite, Task
+from catalogue.packs import suite_current, suite_upsert
 from episodes.models import Episode
 from episodes.runs import MAX_ATTEMPTS, RunError, run_create, run_episodes_create
-from replicagym.catalogue.models import Suite, Task
-from replicagym.catalogue.packs import suite_current, suite_upsert
 
 from .models import GateResult, QualityGate
 

@@ -18,7 +18,8 @@ from replicas.worlds.snapshot import diff
 
 def timeline(episode: Episode) -> list[dict]:
     """Each step with the page it acted on (the screenshot before it: the previous step's, or the start page's),
-    and the checkpoints it reached when the episode watched them (episodes.checkpoints), by name: staff see names."""
+    and the checkpoints it reached when the episode watched them (episodes.engine.checkpoints), by name: staff see
+    names."""
     names = [c["name"] for c in (episode.instance.verifier.get("checkpoints") or [])]
     return [
         {

@@ -11,8 +11,8 @@ import re
 from decimal import Decimal
 
 import pytest
-from replicagym.catalogue.packs import load_pack, pack_dir
 
+from catalogue.packs import load_pack, pack_dir
 from episodes.driver import episode_play
 from replicas.shop import policies, selectors, services
 from replicas.shop.models import Account, Card, Coupon, Order, OrderItem, Product, Refund, Variant

@@ -1,5 +1,5 @@
 """The support desk's named pickers and policies (SupportdeskConfig.pickers / .policies) for its tasks'
-declarative templates (replicagym.catalogue.task_templates).
+declarative templates (catalogue.task_templates).
 
 The tasks whose params fit the template language (pick, field, aggregate, date, policy) are pure
 templates; the hard cases (the order a ticket's text names, refund limits and windows over the whole

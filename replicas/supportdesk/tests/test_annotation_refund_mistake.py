@@ -14,9 +14,9 @@ from replicagym.annotation.exports import bid_action, dataset_export
 from replicagym.annotation.models import Recording
 from replicagym.annotation.services import items_create
 
-from episodes.browser import shared_browser
 from episodes.creation import episode_create
 from episodes.driver import episode_run
+from episodes.engine.browser import shared_browser
 from episodes.models import Episode
 from tests.annotation.conftest import people, run_queued_replays  # noqa: F401 - people: the fixture
 from tests.annotation.test_must_show import TIMEOUT, sign_in

@@ -6,9 +6,9 @@ params.py called directly, so converting the task files changed no answer key.""
 import json
 
 import pytest
-from replicagym.catalogue.packs import pack_dir, task_params
-from replicagym.catalogue.task_templates import is_template, template_errors, template_params
 
+from catalogue.packs import pack_dir, task_params
+from catalogue.task_templates import is_template, template_errors, template_params
 from replicas.supportdesk.models import Payment, User
 from replicas.supportdesk.tasks import params as P
 from replicas.worlds.registry import get_replica

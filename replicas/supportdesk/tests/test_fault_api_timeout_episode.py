@@ -9,8 +9,8 @@ import shutil
 from urllib.parse import urlsplit
 
 import pytest
-from replicagym.catalogue.packs import pack_dir, task_current, task_sync
 
+from catalogue.packs import pack_dir, task_current, task_sync
 from episodes.driver import episode_play
 from episodes.models import Step
 from replicas.worlds.faults import recovery_outcomes

@@ -5,11 +5,11 @@ error_recovery tells an agent that recovers (the oracle) from one that does not.
 import json
 
 import pytest
-from replicagym.catalogue.packs import pack_dir, task_current, task_sync
 from replicagym.reports.report import run_report
 
+from catalogue.packs import pack_dir, task_current, task_sync
 from episodes.driver import episode_play
-from episodes.local_workers import run_one
+from episodes.queue.local_workers import run_one
 from episodes.runs import run_create, run_episodes_create
 from episodes.trajectory import FORMAT, VERSION
 from replicas.supportdesk.models import Ticket

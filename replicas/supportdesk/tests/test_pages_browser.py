@@ -5,7 +5,7 @@ import re
 import pytest
 from django.conf import settings
 
-from episodes.browser import shared_browser
+from episodes.engine.browser import shared_browser
 from replicas.supportdesk.signin import agent_session
 from replicas.worlds.routing import world_origin, world_url
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from replicagym.catalogue.packs import task_current, task_sync
 
+from catalogue.packs import task_current, task_sync
 from episodes.creation import episode_create
 from episodes.external import episode_finish_external
 from episodes.models import Episode

@@ -6,8 +6,8 @@ import json
 
 import pytest
 from django.test import override_settings
-from replicagym.catalogue.packs import pack_dir
 
+from catalogue.packs import pack_dir
 from replicas.supportdesk import policies, selectors, services
 from replicas.supportdesk.models import (
     AccountEvent,

@@ -12,8 +12,8 @@ import copy
 import json
 
 import pytest
-from replicagym.catalogue.packs import pack_dir
 
+from catalogue.packs import pack_dir
 from verifiers.audit import passes
 from verifiers.inputs import VerifierInputs
 from verifiers.spec import fill_params

@@ -7,8 +7,8 @@ import json
 from decimal import Decimal
 
 import pytest
-from replicagym.catalogue.packs import load_pack, pack_dir
 
+from catalogue.packs import load_pack, pack_dir
 from episodes.driver import episode_play
 from replicas.supportdesk import policies, selectors
 from replicas.supportdesk.models import Order, Payment, Ticket, User

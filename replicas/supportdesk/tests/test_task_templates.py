@@ -3,8 +3,8 @@ records (requester, organization), money fields, the desk_agent picker and the a
 (the platform's template tests run on the testbed: tests/catalogue/test_task_templates.py)."""
 
 import pytest
-from replicagym.catalogue.task_templates import NoCandidate, TemplateError, template_errors, template_params
 
+from catalogue.task_templates import NoCandidate, TemplateError, template_errors, template_params
 from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import snapshot
 

@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from django.conf import settings
 from django.core.management import call_command
-from replicagym.catalogue.packs import task_current, task_sync
 
+from catalogue.packs import task_current, task_sync
 from episodes.driver import episode_play
 from replicas.testbed import apps
 from replicas.testbed.models import Member, Note

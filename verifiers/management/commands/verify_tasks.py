@@ -4,9 +4,9 @@ import json
 import os
 
 from django.core.management.base import CommandError
-from replicagym.catalogue.models import Task
-from replicagym.catalogue.packs import PackError, task_files, task_sync
 
+from catalogue.models import Task
+from catalogue.packs import PackError, task_files, task_sync
 from replicas.worlds.cli import ReplicaGymCommand
 from replicas.worlds.registry import replicas
 from verifiers.selfcheck import task_selfcheck

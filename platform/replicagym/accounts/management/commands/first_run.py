@@ -7,8 +7,8 @@ packs into the catalogue when the catalogue is empty. Run again, it changes noth
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
+from catalogue.models import Task
 from replicagym.accounts.people import PersonError, first_admin_create
-from replicagym.catalogue.models import Task
 
 
 class Command(BaseCommand):

@@ -12,9 +12,9 @@ from pathlib import Path
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from catalogue.packs import suite_current
 from episodes.models import Run
 from replicagym.annotation.exports import ExportError, dataset_export, syntax_only_pairs
-from replicagym.catalogue.packs import suite_current
 from replicas.worlds.cli import ReplicaGymCommand, positive_int
 
 from .export_dataset import add_observation_arguments

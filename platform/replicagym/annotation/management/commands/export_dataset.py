@@ -3,7 +3,7 @@
 
 import sys
 
-from episodes.observation import OBSERVATION_MODES
+from episodes.engine.observation import OBSERVATION_MODES
 from replicagym.annotation.exports import FORMATS, SOURCES, ExportError, dataset_export
 from replicagym.annotation.observations import CaptureError
 from replicas.worlds.cli import ReplicaGymCommand, positive_int

@@ -10,9 +10,9 @@ from concurrent.futures import as_completed
 
 from django.core.management.base import CommandError
 
-from episodes.local_workers import process_pool, run_one
+from catalogue.packs import PackError, task_sync_all
+from episodes.queue.local_workers import process_pool, run_one
 from episodes.runs import runs_finish
-from replicagym.catalogue.packs import PackError, task_sync_all
 from replicagym.reports.quality import (
     DEFAULT_AGENT,
     DEFAULT_HIGH,

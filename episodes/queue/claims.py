@@ -4,7 +4,7 @@ Every claim counts a try, and the try number (Episode.tries) is the claim's fenc
 token: a step, heartbeat or finish is written only while the episode is running under
 the try that wrote it, so a worker presumed lost (or stalled) cannot write into the
 episode once it was put back or claimed again. A worker is lost when its heartbeat
-(episodes.heartbeat) is silent; an episode whose browser crashed is retried at once by
+(episodes.queue.heartbeat) is silent; an episode whose browser crashed is retried at once by
 its own worker (episode_retry), on the same budget of tries.
 """
 
@@ -16,10 +16,9 @@ from django.db import models, transaction
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
+from episodes.creation import API_CLAIM, EpisodeError
+from episodes.models import Episode, WorkerHeartbeat
 from replicas.worlds.services import world_create, world_delete
-
-from .creation import API_CLAIM, EpisodeError
-from .models import Episode, WorkerHeartbeat
 
 log = logging.getLogger("replicagym.episodes")
 

@@ -14,16 +14,16 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.utils import timezone
 
+from episodes.driver import episode_run
+from episodes.external import external_episodes_expire
+from episodes.models import Episode
+from episodes.runs import episodes_requeued, runs_finish
+from episodes.variation import variation_templates_build
 from replicas.worlds.services import world_gc
 from replicas.worlds.workspaces import workspace_gc
 
 from .claims import episode_claim_next, episode_sweep
-from .driver import episode_run
-from .external import external_episodes_expire
 from .heartbeat import episode_heartbeat, heartbeat_start, worker_name
-from .models import Episode
-from .runs import episodes_requeued, runs_finish
-from .variation import variation_templates_build
 
 log = logging.getLogger("replicagym.episodes")
 

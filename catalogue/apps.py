@@ -2,6 +2,6 @@ from django.apps import AppConfig
 
 
 class CatalogueConfig(AppConfig):
-    name = "replicagym.catalogue"
+    name = "catalogue"
     label = "catalogue"
     verbose_name = "Task catalogue"

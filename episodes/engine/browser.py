@@ -434,7 +434,7 @@ class EpisodeSession:
 
     def _resolve(self, url: str) -> str | None:
         """Absolute URL for `url` (relative to the current page, or in the display form agents
-        are shown: episodes.observation.display_url), or None if off-origin."""
+        are shown: episodes.engine.observation.display_url), or None if off-origin."""
         base = self.origin + "/"
         if self._tabs:
             current = self.page.url

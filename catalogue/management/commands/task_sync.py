@@ -4,8 +4,8 @@ import json
 
 from django.core.management.base import CommandError
 
+from catalogue.packs import PackError, task_sync, task_sync_all
 from episodes.variation import variation_templates_build
-from replicagym.catalogue.packs import PackError, task_sync, task_sync_all
 from replicas.worlds.cli import ReplicaGymCommand
 
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
-
 from replicagym.jsonintake import JsonIntakeError, json_intake
+
 from replicas.worlds.faults import fault_spec_errors
 from replicas.worlds.registry import get_replica, replicas
 from replicas.worlds.schema_errors import schema_errors, schema_validator

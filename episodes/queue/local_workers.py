@@ -23,10 +23,11 @@ def child_setup(db_name: str):
 
 def run_one(episode_id: int) -> dict:
     """Claim and run one episode (in a worker process or in-process); returns a short summary."""
+    from episodes.driver import episode_run
+    from episodes.models import Episode
+
     from .claims import episode_claim
-    from .driver import episode_run
     from .heartbeat import worker_name
-    from .models import Episode
 
     if episode_claim(episode_id=episode_id, worker=worker_name()):
         ep = episode_run(episode_id=episode_id)

@@ -11,8 +11,8 @@ import json
 import re
 
 from django.db import transaction
-
 from replicagym.jsonintake import JsonIntakeError, json_check, json_intake
+
 from replicas.worlds.faults.spec import fault_spec_errors
 from replicas.worlds.registry import replicas
 from replicas.worlds.services import template_get_or_build

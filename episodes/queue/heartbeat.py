@@ -1,6 +1,6 @@
 """Worker heartbeats: a process's row in WorkerHeartbeat, and the beat of the episode it runs.
 
-The claim/sweep side (episodes.claims) tells a lost worker from a busy one by these.
+The claim/sweep side (episodes.queue.claims) tells a lost worker from a busy one by these.
 """
 
 import logging
@@ -17,7 +17,7 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from .models import Episode, WorkerHeartbeat
+from episodes.models import Episode, WorkerHeartbeat
 
 log = logging.getLogger("replicagym.episodes")
 

@@ -7,7 +7,7 @@ with the engine's Playwright calls for this process's GIL, and it serves several
 requests at once (a page and its scripts, styles and images load in parallel).
 
 - The child serves the database this process is connected to now (a test database in
-  tests: the same NAME as the current connection's settings, as `episodes.local_workers` passes
+  tests: the same NAME as the current connection's settings, as `episodes.queue.local_workers` passes
   to its workers) with the same settings module, and always with DEBUG off (see `main`).
 - A forked child of this process (a Celery prefork worker) starts its own server.
 - The server stops with this process: at exit (atexit), and if this process dies without
@@ -15,7 +15,7 @@ requests at once (a page and its scripts, styles and images load in parallel).
   (its workers follow their master).
 - `REPLICAGYM_SERVE_URL` (settings.SERVE_URL) points the engine at an external server instead.
 
-`python -m episodes.server` is the child's entry point (see `main`).
+`python -m episodes.engine.server` is the child's entry point (see `main`).
 """
 
 import atexit
@@ -158,7 +158,7 @@ def _start() -> _ServerProcess:
     }
     try:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "episodes.server", json.dumps(config)],
+            [sys.executable, "-m", "episodes.engine.server", json.dumps(config)],
             # its output goes to our standard error: our standard output may be a protocol
             # (bench workers answer in JSON lines on theirs)
             cwd=settings.BASE_DIR,
