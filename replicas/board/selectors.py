@@ -5,9 +5,10 @@ Everything here reads the bound world through world-scoped managers and tells ti
 clock; nothing writes. A lookup that finds nothing answers None; views turn that into a 404.
 """
 
+from collections import Counter
 from datetime import timedelta
 
-from django.db.models import Q
+from django.db.models import Count, Q
 
 from replicas.worlds.clock import now
 
@@ -133,15 +134,43 @@ def sprint_by_id(project: Project, public_id) -> Sprint | None:
     return project.sprints.filter(public_id=public_id).first() if str(public_id).isdigit() else None
 
 
-def sprint_issues(sprint: Sprint) -> list[Issue]:
+def _epic_filter(rows, epic: Issue | None | str):
+    """`epic`: an epic's work only; "none": work without an epic; "": everything."""
+    if epic == "none":
+        return rows.filter(epic__isnull=True)
+    return rows.filter(epic=epic) if epic else rows
+
+
+def sprint_issues(sprint: Sprint, epic: Issue | None | str = "") -> list[Issue]:
     """A sprint's work in rank order, as the backlog lists it."""
-    return by_rank(sprint.issues.exclude(issue_type__in=NOT_RANKED).select_related("assignee"))
+    rows = sprint.issues.exclude(issue_type__in=NOT_RANKED).select_related("assignee", "epic")
+    return by_rank(_epic_filter(rows, epic))
 
 
-def backlog_issues(project: Project) -> list[Issue]:
+def backlog_issues(project: Project, epic: Issue | None | str = "") -> list[Issue]:
     """Open work of the project in no sprint, in rank order."""
     rows = Issue.objects.filter(project=project, sprint__isnull=True).exclude(issue_type__in=NOT_RANKED)
-    return by_rank(rows.exclude(status=W.DONE).select_related("assignee"))
+    return by_rank(_epic_filter(rows.exclude(status=W.DONE).select_related("assignee", "epic"), epic))
+
+
+def project_epics(project: Project) -> list[dict]:
+    """The backlog's epic panel: open epics in rank order, each with how much of its work is done."""
+    epics = by_rank(Issue.objects.filter(project=project, issue_type="epic").exclude(status=W.DONE))
+    counts = Issue.objects.filter(epic__in=epics).values("epic_id", "status").annotate(n=Count("id"))
+    total, done = Counter(), Counter()
+    for row in counts:
+        total[row["epic_id"]] += row["n"]
+        done[row["epic_id"]] += row["n"] if row["status"] == W.DONE else 0
+    return [
+        {
+            "key": e.key,
+            "summary": e.summary,
+            "total": total[e.id],
+            "done": done[e.id],
+            "percent": round(100 * done[e.id] / total[e.id]) if total[e.id] else 0,
+        }
+        for e in epics
+    ]
 
 
 def sprint_open_issues(sprint: Sprint) -> list[Issue]:

@@ -17,6 +17,7 @@ urlpatterns = [
     path("projects/<str:key>/reports/velocity", reports.report_velocity, name="report_velocity"),
     path("projects/<str:key>/contributing", issue.contributing, name="contributing"),
     path("projects/<str:key>/issues/new", issue.issue_create, name="issue_create"),
+    path("projects/<str:key>/sprints/new", backlog.sprint_create, name="sprint_create"),
     path("projects/<str:key>/sprints/<int:sprint_id>/start", backlog.sprint_start, name="sprint_start"),
     path("projects/<str:key>/sprints/<int:sprint_id>/complete", backlog.sprint_complete, name="sprint_complete"),
     path("browse/<str:key>", issue.issue_view, name="issue"),

@@ -1,6 +1,7 @@
 """The board's kanban board, swimlanes, issue side panel, @mentions, attachments, watchers, custom
 fields (in the issue view and in JQL), saved filters and "assign to me", through Django's test client."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -241,6 +242,33 @@ def test_dropping_a_card_into_another_lane_changes_its_epic_or_assignee(client_i
         )
 
 
+def test_toolbar_filters_by_assignee_avatar_epic_and_type_and_keeps_the_others(client_in, board_world):
+    with bound_world(board_world):
+        sprint = Sprint.objects.get(project__key="AGENT", state="active")
+        cards = list(sprint.issues.exclude(issue_type="epic").select_related("assignee", "epic"))
+    person = next(i.assignee for i in cards if i.assignee_id)
+    epic = next(i.epic for i in cards if i.epic_id)
+    bugs = {i.key for i in cards if i.issue_type == "bug"}
+
+    def keys(query):
+        page = client_in.get(f"/projects/AGENT/board?{query}").content.decode()
+        return set(re.findall(r'<li class="card[^"]*" data-key="([A-Z]+-\d+)"', page)), page
+
+    shown, page = keys(f"assignee={person.username}")
+    assert shown == {i.key for i in cards if i.assignee_id == person.id}
+    assert f'aria-pressed="true" aria-label="Only {person.name}\'s work items"' in page
+    shown, page = keys(f"assignee={person.username}&type=bug")
+    assert shown == {i.key for i in cards if i.assignee_id == person.id and i.issue_type == "bug"}
+    # each entry toggles itself and keeps the rest; the search box carries the others as hidden fields
+    assert f'href="?assignee={person.username}"' in page and 'href="?type=bug"' in page
+    assert f'<input type="hidden" name="assignee" value="{person.username}">' in page
+    shown, page = keys(f"epic={epic.key}&type=bug&type=story")
+    assert shown == {i.key for i in cards if i.epic_id == epic.id and i.issue_type in ("bug", "story")}
+    assert '<span class="badge">2</span>' in page and bugs
+    # values the board does not hold are ignored, as a stale address is
+    assert keys("assignee=nobody&epic=AGENT-99999&type=saga")[0] == {i.key for i in cards}
+
+
 def test_quick_filters_keep_each_other(client_in, board_world):
     page = client_in.get("/projects/AGENT/board?filter=mine").content.decode()
     assert 'href="?filter=mine&amp;recent=1"' in page and 'href="?"' in page
@@ -385,7 +413,7 @@ def test_top_and_bottom_of_backlog_and_sprint_rank_rows_within_their_section(cli
     backlog = [i for i in section(sprint__isnull=True) if i.status != W.DONE]
     page = client_in.get("/projects/AGENT/backlog").content.decode()
     assert (
-        f'aria-label="Rank {backlog[-1].key}"' in page
+        f'aria-label="Actions for {backlog[-1].key}"' in page
         and ">Top of backlog</button>" in page
         and ">Top of sprint</button>" in page
     )

@@ -1,12 +1,13 @@
 """The board's pages through Django's test client: sign-in, board, backlog, issue view, search, bulk change, sprints."""
 
+import re
 from datetime import timedelta
 
 import pytest
 from django.utils.html import escape
 
 from replicas.board import workflow as W
-from replicas.board.models import Change, Comment, Issue, Link, Person, Sprint
+from replicas.board.models import Change, Comment, Issue, Link, Person, Project, Sprint
 from replicas.board.signin import person_password
 from replicas.worlds import clock
 from replicas.worlds.scoping import bound_world
@@ -300,7 +301,7 @@ def test_backlog_moves_issues_between_sprints_and_ranks_by_drag(client_in, board
         )
         nxt = Sprint.objects.filter(project__key="AGENT", state="future").order_by("number").first()
     page = client_in.get("/projects/AGENT/backlog").content.decode()
-    assert f'data-drop-sprint="{nxt.public_id}"' in page and f"Move {rows[0].key}" in page
+    assert f'data-drop-sprint="{nxt.public_id}"' in page and f'id="move-{rows[0].key}-{nxt.public_id}"' in page
     moved = client_in.post(
         f"/browse/{rows[0].key}/rank", {"sprint": str(nxt.public_id), "next": "/projects/AGENT/backlog"}
     )
@@ -313,6 +314,37 @@ def test_backlog_moves_issues_between_sprints_and_ranks_by_drag(client_in, board
         assert Issue.objects.get(key=rows[0].key).sprint == nxt
         assert Issue.objects.get(key=rows[-1].key).rank < rows[1].rank
         assert Issue.objects.get(key=rows[2].key).sprint is None
+
+
+def test_backlog_epic_panel_create_sprint_and_inline_create(client_in, board_world):
+    with bound_world(board_world):
+        project = Project.objects.get(key="AGENT")
+        epic = Issue.objects.filter(project=project, issue_type="epic").exclude(status=W.DONE).order_by("rank").first()
+        children = set(epic.children.exclude(status=W.DONE).exclude(issue_type="subtask").values_list("key", flat=True))
+        other = Issue.objects.filter(project=project, epic__isnull=True).exclude(issue_type__in=("epic", "subtask"))
+        other = other.exclude(status=W.DONE).filter(sprint__state__in=("active", "future")).first()
+        top = project.sprints.order_by("-number").first().number
+        nxt = project.sprints.filter(state="future").order_by("number").first()
+    page = client_in.get(f"/projects/AGENT/backlog?epic={epic.key.lower()}").content.decode()
+    assert f'href="?epic={epic.key}" aria-current="true"' in page and '<details class="bsection__fold" open>' in page
+    shown = set(re.findall(r'<li class="brow" data-key="([A-Z]+-\d+)"', page))
+    assert shown and shown <= children and other.key not in shown
+    assert other.key in client_in.get("/projects/AGENT/backlog?epic=none").content.decode()
+    assert client_in.get("/projects/AGENT/backlog?epic=AGENT-999999").status_code == 404
+    assert client_in.get("/projects/AGENT/sprints/new").status_code == 405
+    made = client_in.post("/projects/AGENT/sprints/new")
+    assert (
+        made.status_code == 302
+        and f"AGENT Sprint {top + 1} has been created." in client_in.get(made["Location"]).content.decode()
+    )
+    refused = client_in.post("/projects/OPS/sprints/new")
+    assert "OPS is a kanban project: it has no sprints." in client_in.get(refused["Location"]).content.decode()
+    inline = {"issue_type": "task", "summary": "Write the runbook", "priority": "Medium", "sprint": str(nxt.public_id)}
+    back = client_in.post("/projects/AGENT/issues/new", {**inline, "next": "/projects/AGENT/backlog"})
+    assert back.status_code == 302 and back["Location"] == "/projects/AGENT/backlog"
+    with bound_world(board_world):
+        assert Issue.objects.get(summary="Write the runbook").sprint == nxt
+        assert Sprint.objects.filter(project=project, number=top + 1, state="future").exists()
 
 
 def test_saving_the_issue_form_unchanged_changes_nothing(client_in, board_world):

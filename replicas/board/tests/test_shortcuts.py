@@ -232,3 +232,19 @@ def test_complete_and_start_sprint_open_as_dialogs_over_the_board(browser_page):
     assert end.get_attribute("readonly") is not None
     dialog.locator("#id_weeks").select_option("custom")
     assert end.get_attribute("readonly") is None
+
+
+@pytest.mark.browser
+def test_board_search_filters_as_you_type_and_group_by_is_a_menu(browser_page):
+    page = browser_page
+    page.goto(page.url_for("/projects/AGENT/board"))
+    page.evaluate("window.__noReload = true")
+    key = page.locator(".card").nth(2).get_attribute("data-key")
+    page.locator("#board-text").press_sequentially(key.lower(), delay=20)
+    page.wait_for_function("document.querySelectorAll('.card').length === 1")
+    assert page.locator(".card").get_attribute("data-key") == key and f"text={key.lower()}" in page.url
+    assert page.evaluate("window.__noReload") is True and _focused(page) == "board-text"
+    page.locator("#group-by").click()
+    with page.expect_navigation():
+        page.get_by_role("menuitemradio", name="Epic").click()
+    assert page.locator("#group-by").inner_text() == "Group: Epic" and page.locator("[data-lane]").count() >= 1

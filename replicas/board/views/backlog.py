@@ -2,7 +2,9 @@
 
 from datetime import timedelta
 
+from django.http import Http404
 from django.shortcuts import redirect
+from django.views.decorators.http import require_POST
 
 from replicas.worlds.clock import now
 
@@ -18,13 +20,18 @@ def _points(issues) -> int:
 
 @person_required
 def backlog(request, key):
+    """The backlog: each open sprint, then the backlog, with the epic panel's filter (?epic=KEY or none)."""
     project = project_or_404(key)
+    chosen = request.GET.get("epic", "").strip().upper()
+    epic = "none" if chosen == "NONE" else (chosen and selectors.epic_of_project(project, chosen))
+    if epic is None:
+        raise Http404(f"{chosen} is not an epic of {project.key}.")
     sprints = selectors.open_sprints(project)
     sections = []
     for sprint in sprints:
-        rows = selectors.sprint_issues(sprint)
+        rows = selectors.sprint_issues(sprint, epic)
         sections.append({"sprint": sprint, "issues": rows, "points": _points(rows)})
-    rows = selectors.backlog_issues(project)
+    rows = selectors.backlog_issues(project, epic)
     return page(
         request,
         "board/backlog.html",
@@ -34,10 +41,26 @@ def backlog(request, key):
             "backlog_points": _points(rows),
             "sprints": sprints,
             "has_active": any(s.state == Sprint.State.ACTIVE for s in sprints),
+            "epics": selectors.project_epics(project),
+            "epic_filter": "none" if epic == "none" else (epic.key if epic else ""),
         },
         project=project,
         section="backlog",
     )
+
+
+@require_POST
+@person_required
+def sprint_create(request, key):
+    """The backlog's "Create sprint": a new future sprint at the end of the plan."""
+    project = project_or_404(key)
+    try:
+        sprint = services.sprint_create(project=project, actor=request.person)
+    except services.BoardError as exc:
+        flash(request, str(exc))
+    else:
+        flash(request, f"{sprint.name} has been created.", "success")
+    return redirect(f"/projects/{project.key}/backlog")
 
 
 @person_required

@@ -2,7 +2,6 @@
 ?selectedIssue=KEY, Group by, and a card dropped into another swimlane."""
 
 from datetime import timedelta
-from urllib.parse import urlencode
 
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -13,7 +12,7 @@ from replicas.worlds.signin import safe_next
 from .. import selectors, services
 from .. import workflow as W
 from ..forms import IssueForm
-from ..models import Project
+from ..models import Issue, Project
 from .common import answer, flash, issue_or_404, page, person_required, project_or_404
 from .issue import issue_context
 
@@ -33,17 +32,57 @@ def _panel_context(request) -> dict:
     return {**context, "panel": True, "selected_key": issue.key}
 
 
-def _quick_filters(only_mine: bool, recent: bool, text: str) -> list[dict]:
-    """The quick filter chips, each a link that toggles itself and keeps the others."""
+def _toggled(params, name: str, value: str) -> str:
+    """The board's address with `value` of `name` switched on or off, every other filter kept."""
+    params = params.copy()
+    values = params.getlist(name)
+    params.setlist(name, [v for v in values if v != value] if value in values else [*values, value])
+    return "?" + params.urlencode()
 
-    def href(mine, rec):
-        q = {k: v for k, v in (("filter", "mine" if mine else ""), ("recent", "1" if rec else ""), ("text", text)) if v}
-        return "?" + urlencode(q)
 
-    return [
-        {"label": "Only my issues", "on": only_mine, "href": href(not only_mine, recent)},
-        {"label": "Recently updated", "on": recent, "href": href(only_mine, not recent)},
-    ]
+def _toolbar(params, issues: list[Issue]) -> tuple[dict, dict]:
+    """The toolbar's filters, each value checked against what the board holds (anything else is
+    ignored, as the product ignores a stale filter in an address): what is chosen, and the chips,
+    avatars and dropdown entries with the links that toggle them."""
+    people = sorted({i.assignee.username: i.assignee for i in issues if i.assignee_id}.values(), key=lambda p: p.name)
+    epics = selectors.by_rank({i.epic.key: i.epic for i in issues if i.epic_id}.values())
+    types = sorted({i.issue_type for i in issues}, key=list(W.TYPE_NAMES).index)
+    allowed = {"assignee": {p.username for p in people}, "epic": {e.key for e in epics}, "type": set(types)}
+    chosen = {name: {v for v in params.getlist(name) if v in ok} for name, ok in allowed.items()}
+    chosen.update(mine=params.get("filter") == "mine", recent=params.get("recent") == "1")
+
+    def entry(name, value, label, **extra):
+        return {
+            "value": value,
+            "label": label,
+            "on": value in chosen[name],
+            "href": _toggled(params, name, value),
+            **extra,
+        }
+
+    toolbar = {
+        "people": [entry("assignee", p.username, p.name, person=p) for p in people],
+        "epics": [entry("epic", e.key, e.summary) for e in epics],
+        "types": [entry("type", t, W.TYPE_NAMES[t]) for t in types],
+        "quick": [
+            {"label": "Only my issues", "on": chosen["mine"], "href": _toggled(params, "filter", "mine")},
+            {"label": "Recently updated", "on": chosen["recent"], "href": _toggled(params, "recent", "1")},
+        ],
+        "kept": [(k, v) for k, values in params.lists() if k != "text" for v in values],
+        "counts": {name: len(chosen[name]) for name in allowed},
+    }
+    return chosen, toolbar
+
+
+def _shown(issue: Issue, chosen: dict, text: str, me, since) -> bool:
+    return (
+        (not chosen["mine"] or issue.assignee_id == me.id)
+        and (not chosen["recent"] or issue.updated_at >= since)
+        and (not text or text.lower() in issue.summary.lower() or text.lower() == issue.key.lower())
+        and (not chosen["assignee"] or (issue.assignee_id and issue.assignee.username in chosen["assignee"]))
+        and (not chosen["epic"] or (issue.epic_id and issue.epic.key in chosen["epic"]))
+        and (not chosen["type"] or issue.issue_type in chosen["type"])
+    )
 
 
 @person_required
@@ -59,17 +98,10 @@ def board(request, key):
     sprint = None if kanban else selectors.active_sprint(project)
     columns = selectors.board_columns(project)
     issues = selectors.board_issues(project, sprint)
-    only_mine = request.GET.get("filter") == "mine"
-    recent = request.GET.get("recent") == "1"
-    text = request.GET.get("text", "").strip()
+    text = params.get("text", "").strip()
+    chosen, toolbar = _toolbar(params, issues)
     since = now() - timedelta(hours=RECENT_HOURS)
-    shown = [
-        i
-        for i in issues
-        if (not only_mine or i.assignee_id == request.person.id)
-        and (not recent or i.updated_at >= since)
-        and (not text or text.lower() in i.summary.lower() or text.lower() == i.key.lower())
-    ]
+    shown = [i for i in issues if _shown(i, chosen, text, request.person, since)]
     counts = {c.status: sum(1 for i in issues if i.status == c.status) for c in columns}
     heads = [
         {"column": c, "count": counts[c.status], "over": c.wip_limit is not None and counts[c.status] > c.wip_limit}
@@ -85,15 +117,13 @@ def board(request, key):
         "lanes": selectors.board_lanes(project, heads, shown),
         "days_left": days_left,
         "statuses": project.workflow.statuses,
-        "only_mine": only_mine,
-        "recent": recent,
         "text": text,
+        "toolbar": toolbar,
         "resolutions": W.RESOLUTIONS,
         "base_query": params.urlencode(),
         "swimlane_choices": Project.Swimlanes.choices,
         "done_days": selectors.KANBAN_DONE_DAYS,
         "full_path": request.get_full_path(),
-        "quick": _quick_filters(only_mine, recent, text),
     }
     context.update(_panel_context(request))
     return page(request, "board/board.html", context, project=project, section="board")

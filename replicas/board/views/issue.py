@@ -365,7 +365,9 @@ def issue_create(request, key):
                     query = urlencode({"issue_type": created.issue_type, "another": "1"})
                     return redirect(f"/projects/{project.key}/issues/new?{query}")
                 target = f"/browse/{created.key}"
-                return HttpResponse(headers={"HX-Redirect": target}) if request.htmx else redirect(target)
+                if request.htmx:
+                    return HttpResponse(headers={"HX-Redirect": target})
+                return redirect(safe_next(request, target))  # the backlog's inline "+ Create" stays on the backlog
     status = 400 if request.method == "POST" and created is None else 200
     context = {"form": form, "created": created}
     return dialog(

@@ -409,6 +409,28 @@
     return true;
   }
 
+  // --- the board's live search: typing filters the board as the product does, without a reload;
+  // only the board is swapped (the box keeps focus), and the address keeps ?text= for a reload --------
+  var searchTimer = null;
+  document.addEventListener("input", function (e) {
+    var form = e.target.closest("form[data-live-search]");
+    if (!form) return;
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(function () {
+      var url = new URL(form.action, window.location.href);
+      new FormData(form).forEach(function (value, name) { if (value) url.searchParams.append(name, value); });
+      fetch(url, { credentials: "same-origin", headers: { "Accept": "text/html" } })
+        .then(function (response) { return response.text(); })
+        .then(function (html) {
+          var fresh = new DOMParser().parseFromString(html, "text/html").querySelector("[data-board], .empty");
+          var current = document.querySelector("[data-board], .boardpage__board .empty");
+          if (!fresh || !current) { window.location.href = url; return; }
+          current.replaceWith(fresh);
+          history.replaceState(null, "", url);
+        });
+    }, 200);
+  });
+
   // --- dialogs over the page (Create, Start sprint, Complete sprint): fetched as a fragment into one
   // <dialog>. Create's space picker reloads it for another space, its work type shows only its fields,
   // and it posts in place so "Create another" keeps it open; the sprint dialogs post as plain forms ------
