@@ -8,12 +8,12 @@ clock; nothing writes. A lookup that finds nothing answers None; views turn that
 from collections import Counter
 from datetime import timedelta
 
-from django.db.models import Count, Q
+from django.db.models import Count, Max, Q
 
 from replicas.worlds.clock import now
 
 from . import workflow as W
-from .models import BoardColumn, Component, Filter, Issue, Person, Project, Sprint
+from .models import BoardColumn, Change, Component, Filter, Issue, Mention, Person, Project, Sprint
 
 KANBAN_DONE_DAYS = 14  # a kanban board hides work resolved longer ago than this, as the product does
 NOT_RANKED = ("epic", "subtask")  # the backlog and its sprints list neither
@@ -237,3 +237,65 @@ def filter_by_id(public_id) -> Filter | None:
 
 def filters_of(person: Person) -> list[Filter]:
     return list(Filter.objects.filter(owner=person).order_by("-starred", "name"))
+
+
+# --- navigation: your work, notifications, a project's summary and timeline --------------------------
+
+NOTIFICATIONS = 8
+RECENT_WORK = 10
+
+
+def mentions_of(person: Person) -> list[Mention]:
+    """The notifications menu: the latest comments that mention `person`, newest first."""
+    return list(
+        Mention.objects.filter(person=person)
+        .select_related("comment__author", "comment__issue")
+        .order_by("-comment__created_at", "-comment__public_id")[:NOTIFICATIONS]
+    )
+
+
+def assigned_open(person: Person) -> list[Issue]:
+    """Your work's "Assigned to me": open work items, most recently updated first."""
+    rows = Issue.objects.filter(assignee=person).exclude(status=W.DONE).select_related("project")
+    return list(rows.order_by("-updated_at", "key"))
+
+
+def worked_on(person: Person) -> list[Issue]:
+    """Your work's "Worked on": the work items `person` last changed, newest first."""
+    changes = Change.objects.filter(author=person).order_by("-created_at", "-public_id")
+    keys = list(dict.fromkeys(changes.values_list("issue__key", flat=True)[: RECENT_WORK * 5]))[:RECENT_WORK]
+    found = {i.key: i for i in Issue.objects.filter(key__in=keys).select_related("project")}
+    return [found[k] for k in keys if k in found]
+
+
+def project_overview(project: Project) -> dict:
+    """The Summary page: work items by status, type and priority, and what changed in the last week."""
+    rows = Issue.objects.filter(project=project).exclude(issue_type="subtask")
+    by = {}
+    for name in ("status", "issue_type", "priority"):
+        counts = dict(rows.values_list(name).annotate(n=Count("id")).order_by())
+        by[name] = counts
+    week = now() - timedelta(days=7)
+    total = sum(by["status"].values())
+    return {
+        "total": total,
+        "statuses": [(s, by["status"].get(s, 0)) for s in project.workflow.statuses],
+        "types": sorted(by["issue_type"].items(), key=lambda kv: list(W.TYPE_NAMES).index(kv[0])),
+        "priorities": [(p, by["priority"].get(p, 0)) for p in W.PRIORITIES],
+        "created": rows.filter(created_at__gte=week).count(),
+        "updated": rows.filter(updated_at__gte=week).count(),
+        "done": rows.filter(resolved_at__gte=week).count(),
+        "due": rows.filter(due_date__gte=now().date(), due_date__lte=(now() + timedelta(days=7)).date()).count(),
+    }
+
+
+def project_timeline(project: Project) -> list[dict]:
+    """The Timeline: each epic from its creation to its due date (or its latest child's), in rank order."""
+    epics = by_rank(Issue.objects.filter(project=project, issue_type="epic"))
+    ends = dict(
+        Issue.objects.filter(epic__in=epics, due_date__isnull=False)
+        .values("epic_id")
+        .annotate(last=Max("due_date"))
+        .values_list("epic_id", "last")
+    )
+    return [{"epic": e, "start": e.created_at.date(), "end": e.due_date or ends.get(e.id)} for e in epics]

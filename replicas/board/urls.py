@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import auth, backlog, board, issue, reports, search
+from .views import auth, backlog, board, issue, navigation, reports, search
 
 app_name = "board"
 
@@ -10,6 +10,13 @@ urlpatterns = [
     path("", auth.home),
     path("login", auth.login, name="login"),
     path("logout", auth.logout, name="logout"),
+    path("your-work", navigation.your_work, name="your_work"),
+    path("projects", navigation.projects, name="projects"),
+    path("dashboards", navigation.dashboards, name="dashboards"),
+    path("projects/<str:key>", navigation.project_home, name="project"),
+    path("projects/<str:key>/summary", navigation.project_summary, name="summary"),
+    path("projects/<str:key>/timeline", navigation.project_timeline, name="timeline"),
+    path("projects/<str:key>/settings", navigation.project_settings, name="project_settings"),
     path("projects/<str:key>/board", board.board, name="board"),
     path("projects/<str:key>/board/group", board.board_group_by, name="board_group_by"),
     path("projects/<str:key>/backlog", backlog.backlog, name="backlog"),

@@ -31,6 +31,20 @@ PRIORITY_ICONS = {
     "Low": ("#2D8738", '<path d="m3 5 5 4 5-4" stroke="#2D8738" stroke-width="1.8" fill="none"/>'),
     "Lowest": ("#57A55A", '<path d="m3 3 5 4 5-4M3 7l5 4 5-4" stroke="#57A55A" stroke-width="1.8" fill="none"/>'),
 }
+# navigation glyphs (16 px line icons in the design system's style), drawn in currentColor
+NAV_ICONS = {
+    "bell": '<path d="M4 11V7a4 4 0 0 1 8 0v4l1 1.5H3zM6.5 14h3" />',
+    "help": '<circle cx="8" cy="8" r="6"/><path d="M6.3 6.3a1.8 1.8 0 1 1 2.4 1.7c-.5.2-.7.6-.7 1.1v.4M8 11.4v.1"/>',
+    "settings": '<circle cx="8" cy="8" r="2"/><path d="M8 1.5v2M8 12.5v2M1.5 8h2M12.5 8h2M3.4 3.4l1.4 1.4'
+    'M11.2 11.2l1.4 1.4M3.4 12.6l1.4-1.4M11.2 4.8l1.4-1.4"/>',
+    "summary": '<rect x="2" y="2" width="12" height="12" rx="2"/><path d="M5 10V8M8 10V6M11 10V5"/>',
+    "timeline": '<path d="M2 4h7M5 8h8M3 12h6"/>',
+    "backlog": '<path d="M2 4h12M2 8h12M2 12h12"/>',
+    "board": '<rect x="2" y="2" width="12" height="12" rx="2"/><path d="M6 2v12M10 2v12"/>',
+    "list": '<path d="M5 4h9M5 8h9M5 12h9M2 4h.1M2 8h.1M2 12h.1"/>',
+    "reports": '<path d="M2 14h12M4 11V7M8 11V3M12 11V6"/>',
+    "page": '<path d="M4 2h5l3 3v9H4zM9 2v3h3"/>',
+}
 NAMES = {"epic": "Epic", "story": "Story", "task": "Task", "bug": "Bug", "subtask": "Sub-task"}
 
 
@@ -209,3 +223,11 @@ def render_rich_text(text: str, names: dict) -> str:
 def rich_text(text: str, names: dict):
     """A description as the product renders it (see render_rich_text)."""
     return mark_safe(render_rich_text(text or "", names))  # noqa: S308 - every piece of text is escaped above
+
+
+@register.simple_tag
+def icon(name: str):
+    return mark_safe(  # noqa: S308 - constant markup from this module
+        '<svg class="navicon" width="16" height="16" viewBox="0 0 16 16" fill="none" stroke="currentColor" '
+        f'stroke-width="1.5" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true">{NAV_ICONS[name]}</svg>'
+    )

@@ -6,6 +6,7 @@ from datetime import timedelta
 import pytest
 from django.utils.html import escape
 
+from replicas.board import services
 from replicas.board import workflow as W
 from replicas.board.models import Change, Comment, Issue, Link, Person, Project, Sprint
 from replicas.board.signin import person_password
@@ -370,3 +371,38 @@ def test_saving_the_issue_form_unchanged_changes_nothing(client_in, board_world)
     with bound_world(board_world):
         assert Change.objects.count() == before
         assert Issue.objects.get(key=bug.key).steps_to_reproduce == bug.steps_to_reproduce
+
+
+def test_navigation_pages_answer_with_the_projects_work(client_in, board_world):
+    with bound_world(board_world):
+        mine = Issue.objects.filter(assignee=client_in.me).exclude(status=W.DONE).order_by("-updated_at").first()
+        projects = list(Project.objects.order_by("key"))
+        epic = Issue.objects.filter(project__key="AGENT", issue_type="epic").order_by("rank").first()
+        total = Issue.objects.filter(project__key="AGENT").exclude(issue_type="subtask").count()
+    work = client_in.get("/your-work").content.decode()
+    assert f'href="/browse/{mine.key}"' in work and 'href="/your-work" aria-current="page"' in work
+    listing = client_in.get("/projects").content.decode()
+    assert all(f'<a href="/projects/{p.key}/board">{p.name}</a>' in listing for p in projects)
+    summary = client_in.get("/projects/agent/summary").content.decode()
+    assert f"{total} work items" in summary and 'href="/projects/AGENT/settings"' in summary
+    assert client_in.get("/projects/AGENT")["Location"] == "/projects/AGENT/summary"
+    assert f'href="/browse/{epic.key}"' in client_in.get("/projects/AGENT/timeline").content.decode()
+    assert "Board columns" in client_in.get("/projects/AGENT/settings").content.decode()
+    assert "Default dashboard" in client_in.get("/dashboards").content.decode()
+    for path in ("/projects/NOPE/summary", "/projects/NOPE/timeline", "/projects/NOPE/settings"):
+        assert client_in.get(path).status_code == 404
+    # the sidebar of today's product, on every project page
+    board = client_in.get("/projects/AGENT/board").content.decode()
+    for item in ("Summary", "Timeline", "Backlog", "Board", "List", "Reports", "Project settings"):
+        assert f"</svg>{item}</a>" in board, item
+
+
+def test_a_mention_shows_in_the_notifications_menu(client_in, board_world):
+    with bound_world(board_world):
+        other = Person.objects.filter(active=True).exclude(pk=client_in.me.pk).order_by("public_id").first()
+        issue = Issue.objects.filter(project__key="AGENT").order_by("-number").first()
+        services.comment_add(issue=issue, actor=other, body=f"[~{client_in.me.username}] can you look?")
+    page = client_in.get("/your-work").content.decode()
+    newest = page.index('<a class="menu__item notif"')
+    assert f"<strong>{other.name}</strong> mentioned you on <strong>{issue.key}</strong>" in page[newest:][:600]
+    assert '<span class="topnav__dot"' in page

@@ -72,6 +72,7 @@ def page(
             "me": request.person,
             "project": project,
             "projects": selectors.projects(),
+            "notifications": selectors.mentions_of(request.person),
             "section": section,
             "flash": request.session.pop(FLASH, None),
             "today": now(),
