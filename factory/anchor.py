@@ -8,6 +8,8 @@ import yaml
 
 from replicas.worlds.schema_errors import schema_errors, schema_validator
 
+from .openapi import OpenAPIError, anchor_expand
+
 SCHEMA = "anchor.schema.json"
 PERSON = "person"
 # fields every generated model has, so an anchor may not declare them
@@ -30,6 +32,13 @@ def anchor_read(folder: Path) -> tuple[dict, str]:
         doc = yaml.safe_load(raw)
     except yaml.YAMLError as exc:
         raise AnchorError([("", f"{path.name} is not valid YAML: {exc}")]) from None
+    if isinstance(doc, dict) and "openapi" in doc:
+        # entities imported from an OpenAPI document (factory/openapi.py); the document is part of the hash
+        try:
+            doc, document = anchor_expand(doc, path.parent)
+        except OpenAPIError as exc:
+            raise AnchorError(exc.errors) from None
+        raw += b"\0" + document
     errors = anchor_errors(doc)
     if errors:
         raise AnchorError(errors)

@@ -263,6 +263,7 @@ def tools(spec: dict) -> list[dict]:
     """Every operation of the REST API as a tool: what it needs and what it gives."""
     out = []
     for entity in spec["entities"]:
+        first = len(out)
         name, slug = entity["name"], entity["slug"]
         refs = [f for f in entity["fields"] if f["type"] == "ref" and f["to"] != "person"]
         out.append({"name": f"list_{name}", "method": "GET", "path": f"/api/{slug}", "needs": [], "gives": [name]})
@@ -306,7 +307,19 @@ def tools(spec: dict) -> list[dict]:
                     "guards": move["guards"],
                 }
             )
+        _operations_name(out[first:], entity)
     return out
+
+
+def _operations_name(entity_tools: list[dict], entity: dict) -> None:
+    """Name the OpenAPI operation each tool of an imported entity serves (factory/openapi.py); a transition is
+    the document's update of the record's status."""
+    operations = entity.get("operations") or {}
+    for tool in entity_tools:
+        kind = tool["name"].removesuffix(f"_{entity['name']}")
+        operation = operations.get(kind if kind in ("list", "get", "create", "edit") else "edit")
+        if operation:
+            tool["operation"] = operation["id"]
 
 
 def graph(spec: dict) -> dict:
