@@ -70,6 +70,19 @@ class SignInForm(forms.Form):
         return self.cleaned_data["email"].strip().lower()
 
 
+class SignInEmailForm(forms.Form):
+    """Sign-in's first step: the email alone; the password is asked for on the next page."""
+
+    UNKNOWN = "We cannot find an account with that email address."
+
+    email = forms.CharField(
+        max_length=254, error_messages={"required": "Enter your email or mobile phone number.", "max_length": UNKNOWN}
+    )
+
+    def clean_email(self):
+        return self.cleaned_data["email"].strip().lower()
+
+
 class DeliverToForm(forms.Form):
     """ "Choose your location": one of a customer's saved addresses (with a state, so dates can be
     given), or a state typed or picked by anyone. Cleaned to the session's {"address"} or {"state"}."""
@@ -310,8 +323,28 @@ class ReturnForm(forms.Form):
         error_messages={"invalid_choice": "Please choose where the refund should go."},
     )
 
+    resolution = forms.ChoiceField(
+        required=False,
+        choices=ReturnRequest.Resolution.choices,
+        error_messages={"invalid_choice": "Please choose a refund or a replacement."},
+    )
+    quantity = WholeNumberField(
+        required=False, min_value=1, max_value=MAX_QUANTITY, message="Choose how many to return."
+    )
+    drop_off = forms.ChoiceField(
+        required=False,
+        choices=ReturnRequest.DropOff.choices,
+        error_messages={"invalid_choice": "Please choose how you will send the item back."},
+    )
+
     def clean_refund_method(self):
         return self.cleaned_data["refund_method"] or Refund.Method.CARD
+
+    def clean_resolution(self):
+        return self.cleaned_data["resolution"] or ReturnRequest.Resolution.REFUND
+
+    def clean_drop_off(self):
+        return self.cleaned_data["drop_off"] or ReturnRequest.DropOff.COUNTER
 
 
 # --- account ---------------------------------------------------------------------------------------------

@@ -451,6 +451,16 @@ class ReturnRequest(WorldModel):
         APPROVED = "approved", "Approved"
         REJECTED = "rejected", "Rejected"
         REFUNDED = "refunded", "Refunded"
+        REPLACED = "replaced", "Replacement sent"
+
+    class Resolution(models.TextChoices):
+        REFUND = "refund", "Refund"
+        REPLACEMENT = "replacement", "Replacement"
+
+    class DropOff(models.TextChoices):
+        COUNTER = "counter", "Bazaaro Return Counter (no box, no label)"
+        LOCKER = "locker", "Bazaaro Locker (box needed, no label)"
+        CARRIER = "carrier", "Carrier drop-off (box and printed label)"
 
     public_id = models.CharField(max_length=16)
     item = WorldForeignKey(OrderItem, on_delete=models.CASCADE, related_name="returns")
@@ -463,6 +473,11 @@ class ReturnRequest(WorldModel):
         default=RefundMethod.CARD,
         help_text="Where the customer asked the refund to go once the return is approved.",
     )
+    resolution = models.CharField(max_length=12, choices=Resolution.choices, default=Resolution.REFUND)
+    quantity = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Units returned; blank: the whole line."
+    )
+    drop_off = models.CharField(max_length=10, choices=DropOff.choices, blank=True)
     requested_at = models.DateTimeField()
     decided_at = models.DateTimeField(null=True, blank=True)
 
@@ -470,6 +485,10 @@ class ReturnRequest(WorldModel):
 
     class Meta:
         constraints = [world_unique("shop_return_pid", "public_id")]
+
+    @property
+    def units(self) -> int:
+        return self.quantity or self.item.quantity
 
 
 class Refund(WorldModel):

@@ -1,16 +1,17 @@
-"""The shop's screenshot tour (`manage.py screenshots shop`): search, a product and its Q&A, the cart, each
+"""The shop's screenshot tour (`manage.py screenshots shop`): home, search, a product and its Q&A, the cart, each
 checkout step (without placing the order), the price-change interstitial, an order, tracking, invoice,
 rewards, membership, messages and the back office, at 1280x800; a visitor's cart, Your Orders'
-tabs, the "Added to cart" sheet, the Deliver to popover, the 404 page and the sign-in page, the search at
-1920x1080 too."""
+tabs, the "Added to cart" sheet, the Deliver to popover, the All drawer, the Account & Lists flyout, Your List,
+the return flow and its drop-off code, help pages, the 404 page and both sign-in steps; home, search, product
+and checkout at 1920x1080 too."""
 
 import secrets
 from importlib import import_module
 
 from django.conf import settings
 
-from . import services
-from .models import Account, Order, Question, SellerMessage, Variant
+from . import selectors, services
+from .models import Account, Order, OrderItem, Question, SellerMessage, Variant
 from .signin import account_session
 from .tasks.params import price_changed_in_cart, ready_cart
 from .views.common import VISITOR
@@ -38,9 +39,27 @@ def tour(world):
     shipped = reader.orders.filter(status="shipped").order_by("-placed_at").first()
     repriced = Account.objects.get(email=price_changed_in_cart(world)["email"])
     asked = Question.objects.filter(answers__isnull=False).order_by("public_id").first().product.asin
+    # a delivered item still inside its return window: one return form, and one return started
+    returnable = [
+        i
+        for i in OrderItem.objects.filter(delivered_at__isnull=False).select_related("order__account").order_by("id")
+        if not selectors.return_blocker(i)
+    ]
+    to_return, returned = (
+        returnable[0],
+        next(i for i in returnable[1:] if i.order.account_id == returnable[0].order.account_id),
+    )
+    started = services.return_request(item=returned, reason="damaged", comment="", drop_off="counter")
+    services.list_add(account=shopper, variant=shopper.cart_items.order_by("added_at").first().variant)
     sessions = {
         who: account_session(world, account)
-        for who, account in (("shopper", shopper), ("staff", staff), ("reader", reader), ("repriced", repriced))
+        for who, account in (
+            ("shopper", shopper),
+            ("staff", staff),
+            ("reader", reader),
+            ("repriced", repriced),
+            ("returner", to_return.order.account),
+        )
     }
     # a signed-out visitor with two items in their cart
     visitor = secrets.token_hex(16)
@@ -59,6 +78,9 @@ def tour(world):
             page.get_by_role("button", name=button, exact=True).click()
             page.wait_for_load_state("networkidle")
 
+        camera.goto(page, f"/dp/{product_asin}")  # a product viewed: home's "Keep shopping for"
+        camera.shot(page, "shop-home.png", "/")
+        camera.shot(pages["visitor"], "shop-home-visitor.png", "/")
         camera.shot(page, "shop-search-results.png", "/s?k=wireless")
         camera.shot(page, "shop-product.png", f"/dp/{product_asin}")
         camera.shot(page, "shop-cart.png", "/cart")
@@ -87,15 +109,39 @@ def tour(world):
         camera.shot(reader_page, "shop-orders-buy-again.png", "/your-orders?tab=buy-again")
         camera.shot(pages["visitor"], "shop-cart-visitor.png", "/cart")
         camera.shot(pages["visitor"], "shop-404.png", "/no/such/page")
+        camera.shot(page, "shop-list.png", "/hz/wishlist/ls")
+        camera.shot(pages["visitor"], "shop-help-delivery.png", "/help/delivery")
+        camera.shot(pages["staff"], "shop-help-approval.png", "/help/approval")
+        returner = pages["returner"]
+        camera.shot(
+            returner, "shop-return-form.png", f"/your-orders/{to_return.order.public_id}/return/{to_return.line}"
+        )
+        camera.shot(
+            returner, "shop-return-started.png", f"/your-orders/{returned.order.public_id}/returns/{started.public_id}"
+        )
+        # the All drawer and the Account & Lists flyout, opened
+        camera.goto(page, "/s?k=lamp")
+        page.locator(".nav-all > summary").click()
+        camera.shot(page, "shop-all-drawer.png")
+        camera.goto(page, "/s?k=lamp")
+        page.locator("#nav-link-accountList > summary").click()
+        camera.shot(page, "shop-account-flyout.png")
         # the header's Deliver to popover, opened (its choices arrive by htmx)
         camera.goto(reader_page, "/s?k=lamp")
         reader_page.locator("#nav-global-location > summary").click()
         reader_page.get_by_role("button", name="Done").wait_for()
         camera.shot(reader_page, "shop-deliver-to.png")
-        camera.shot(camera.page(), "shop-signin.png", "/ap/signin")
-        camera.shot(
-            camera.page(sessions["shopper"], width=1920, height=1080), "shop-search-results-1920.png", "/s?k=wireless"
-        )
+        signin = camera.page()
+        camera.shot(signin, "shop-signin.png", "/ap/signin")
+        signin.locator("#ap_email").fill(shopper.email)
+        signin.get_by_role("button", name="Continue").click()
+        signin.locator("#ap_password").wait_for()
+        camera.shot(signin, "shop-signin-password.png")
+        wide = camera.page(sessions["shopper"], width=1920, height=1080)
+        camera.shot(wide, "shop-home-1920.png", "/")
+        camera.shot(wide, "shop-search-results-1920.png", "/s?k=wireless")
+        camera.shot(wide, "shop-product-1920.png", f"/dp/{product_asin}")
+        camera.shot(wide, "shop-checkout-1-address-1920.png", "/checkout/address")
         # last: it adds to the shopper's cart
         camera.goto(page, f"/dp/{product_asin}")
         page.get_by_role("button", name="Add to Cart").click()

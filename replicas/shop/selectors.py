@@ -140,6 +140,52 @@ class SearchResults:
     brands: list = field(default_factory=list)
 
 
+def _priced(qs) -> list[Product]:
+    """The products with their price now set on each (price_now: the lowest variant's, less a live
+    deal or its department's seasonal sale, whichever is lower; deal_live; sale), in ASIN order."""
+    now = clock.now()
+    sales = seasonal_sales(now)
+    products = list(qs.annotate(low=Min("variants__price")).select_related("seller").order_by("asin"))
+    for p in products:
+        live = p.deal_price is not None and p.deal_ends_at is not None and p.deal_ends_at > now
+        base = p.low if p.low is not None else p.list_price
+        p.price_now = p.deal_price if live else base
+        if p.department in sales:
+            p.price_now = min(p.price_now, policies.seasonal_price(base, sales[p.department].percent_off))
+        p.deal_live = live
+        p.sale = sales.get(p.department)
+    return products
+
+
+@dataclass
+class HomeRows:
+    deals: list
+    departments: list  # (code, name, its four most popular products)
+    keep_shopping: list
+    sales: list
+
+
+def home_rows(viewed: list[str]) -> HomeRows:
+    """The home page's rows from one priced pass over the catalogue: today's deals (largest saving
+    first), each department's most popular four, and the products last viewed (`viewed`: ASINs,
+    most recent first)."""
+    products = _priced(Product.objects.all())
+    popular = sorted(products, key=lambda p: (-p.review_count * float(p.rating), p.asin))
+    deals = [p for p in products if p.deal_live or p.sale]
+    for p in deals:
+        p.off_pct = int((p.list_price - p.price_now) * 100 / p.list_price) if p.list_price > p.price_now else 0
+    deals.sort(key=lambda p: (-p.off_pct, p.asin))
+    by_asin = {p.asin: p for p in products}
+    return HomeRows(
+        deals=deals[:10],
+        departments=[
+            (code, name, [p for p in popular if p.department == code][:4]) for code, name in Product.Department.choices
+        ],
+        keep_shopping=[by_asin[a] for a in viewed if a in by_asin][:6],
+        sales=list(seasonal_sales().values()),
+    )
+
+
 def search(q: SearchQuery) -> SearchResults:
     qs = Product.objects.all()
     if q.department:
@@ -153,20 +199,11 @@ def search(q: SearchQuery) -> SearchResults:
         qs = qs.filter(rating__gte=q.min_rating)
     if q.fast:
         qs = qs.filter(fast_eligible=True)
-    now = clock.now()
-    sales = seasonal_sales(now)
-    products = list(qs.annotate(low=Min("variants__price")).select_related("seller").order_by("asin"))
+    products = _priced(qs)
     # prices depend on the clock (deals): filter and sort in Python, identically on every backend
     priced = []
     for p in products:
-        live = p.deal_price is not None and p.deal_ends_at is not None and p.deal_ends_at > now
-        base = p.low if p.low is not None else p.list_price
-        p.price_now = p.deal_price if live else base
-        if p.department in sales:
-            p.price_now = min(p.price_now, policies.seasonal_price(base, sales[p.department].percent_off))
-        p.deal_live = live
-        p.sale = sales.get(p.department)
-        if q.deals and not live:
+        if q.deals and not p.deal_live:
             continue
         if q.min_price is not None and p.price_now < q.min_price:
             continue
@@ -607,11 +644,24 @@ def return_blocker(item: OrderItem) -> str:
     return ""
 
 
+FULL_REFUND_REASONS = ("damaged", "defective", "wrong_item")  # refunded in full; others less the restocking fee
+
+
 def refund_for_return(ret: ReturnRequest) -> Decimal:
-    """Full price for damaged, defective or wrong items; less the seller's restocking fee otherwise."""
+    """Full price of the units returned for damaged, defective or wrong items; less the seller's
+    restocking fee otherwise."""
     item = ret.item
-    fee = 0 if ret.reason in ("damaged", "defective", "wrong_item") else item.seller.restocking_fee_pct
-    return policies.cents(item.amount * (100 - Decimal(fee)) / 100)
+    fee = 0 if ret.reason in FULL_REFUND_REASONS else item.seller.restocking_fee_pct
+    return policies.cents(item.unit_price * ret.units * (100 - Decimal(fee)) / 100)
+
+
+def replacement_blocker(item: OrderItem, reason: str, units: int) -> str:
+    """Why a return of `units` of `item` for `reason` cannot be a replacement ("" when it can)."""
+    if reason not in FULL_REFUND_REASONS:
+        return "A replacement is for an item that arrived damaged, defective or wrong; choose a refund."
+    if item.variant.stock < units:
+        return "A replacement is not available: this item is out of stock. Choose a refund."
+    return ""
 
 
 def refunded_total(item: OrderItem) -> Decimal:

@@ -527,21 +527,44 @@ def order_change_address(*, order: Order, address: Address) -> Order:
 
 
 def return_request(
-    *, item: OrderItem, reason: str, comment: str, refund_method: str = Refund.Method.CARD
+    *,
+    item: OrderItem,
+    reason: str,
+    comment: str,
+    refund_method: str = Refund.Method.CARD,
+    resolution: str = ReturnRequest.Resolution.REFUND,
+    quantity: int | None = None,
+    drop_off: str = ReturnRequest.DropOff.COUNTER,
 ) -> ReturnRequest:
+    """Start a return of `quantity` units of `item` (None: all of them), for a refund or a
+    replacement, dropped off at `drop_off`. A replacement is for an item that arrived damaged,
+    defective or wrong, while the store has the units to send."""
     if reason not in ReturnRequest.Reason.values:
         raise ValidationError("Please choose a reason for the return.")
     if refund_method not in Refund.Method.values:
         raise ValidationError("Please choose where the refund should go.")
+    if resolution not in ReturnRequest.Resolution.values:
+        raise ValidationError("Please choose a refund or a replacement.")
+    if drop_off not in ReturnRequest.DropOff.values:
+        raise ValidationError("Please choose how you will send the item back.")
+    if quantity is not None and not 1 <= quantity <= item.quantity:
+        raise ValidationError(f"You can return from 1 to {item.quantity} of this item.")
     blocker = selectors.return_blocker(item)
     if blocker:
         raise ValidationError(blocker)
+    if resolution == ReturnRequest.Resolution.REPLACEMENT:
+        why_not = selectors.replacement_blocker(item, reason, quantity or item.quantity)
+        if why_not:
+            raise ValidationError(why_not)
     return ReturnRequest.objects.create(
         public_id=next_number(ReturnRequest, "public_id", "RMA-", 1001),
         item=item,
         reason=reason,
         comment=comment.strip()[:500],
         refund_method=refund_method,
+        resolution=resolution,
+        quantity=None if quantity in (None, item.quantity) else quantity,
+        drop_off=drop_off,
         requested_at=clock.now(),
     )
 
@@ -565,11 +588,22 @@ def return_decide(*, ret: ReturnRequest, approve: bool) -> ReturnRequest:
     deadline = selectors.return_deadline(ret.item)
     if deadline is None or ret.requested_at > deadline:
         raise ValidationError(f"{ret.public_id} was requested after the seller's return window closed; reject it.")
+    item = ret.item
+    if ret.resolution == ReturnRequest.Resolution.REPLACEMENT:
+        # the same variant goes out again, from stock; nothing is refunded
+        variant = item.variant
+        if variant.stock < ret.units:
+            raise ValidationError(f"{ret.public_id}: the replacement is out of stock; reject it or refund instead.")
+        variant.stock -= ret.units
+        variant.save(update_fields=["stock"])
+        ret.status = ReturnRequest.Status.REPLACED
+        ret.save(update_fields=["status", "decided_at"])
+        return ret
     ret.status = ReturnRequest.Status.REFUNDED
     ret.save(update_fields=["status", "decided_at"])
-    item = ret.item
-    item.status = OrderItem.Status.RETURNED
-    item.save(update_fields=["status"])
+    if ret.units == item.quantity:
+        item.status = OrderItem.Status.RETURNED
+        item.save(update_fields=["status"])
     refund_issue(
         order=item.order,
         item=item,

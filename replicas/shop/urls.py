@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import account, auth, backoffice, cart, checkout, lists, orders, product, storefront
+from .views import account, auth, backoffice, cart, checkout, helppages, lists, orders, product, storefront
 
 app_name = "shop"
 
@@ -12,6 +12,8 @@ urlpatterns = [
     path("favicon.ico", storefront.favicon, name="favicon"),
     path("s/suggest", storefront.suggest, name="suggest"),
     path("deliver-to", storefront.deliver_to, name="deliver_to"),
+    path("help", helppages.help_page, name="help"),
+    path("help/<slug:topic>", helppages.help_page, name="help_topic"),
     path("dp/<str:asin>", product.product, name="product"),
     path("dp/<str:asin>/questions", product.question_ask, name="question_ask"),
     path("images/<str:asin>-<int:view>.svg", product.product_image, name="image_view"),
@@ -46,6 +48,7 @@ urlpatterns = [
     path("your-orders/<str:public_id>/cancel", orders.order_cancel, name="order_cancel"),
     path("your-orders/<str:public_id>/address", orders.order_address, name="order_address"),
     path("your-orders/<str:public_id>/return/<int:line>", orders.order_return, name="order_return"),
+    path("your-orders/<str:public_id>/returns/<str:rma>", orders.return_started, name="return_started"),
     path("account", account.account_home, name="account"),
     path("account/addresses", account.account_addresses, name="addresses"),
     path("account/membership", account.account_membership, name="membership"),

@@ -374,6 +374,18 @@ def return_in_window(world, rng=None) -> dict:
     raise NoCandidate("no delivered item inside its return window")
 
 
+def return_part_for_replacement(world, rng=None) -> dict:
+    """A delivered line of two units or more inside its return window, whose variant is in stock
+    for a replacement of all but one of them (the task returns that many: fewer than the line)."""
+    now = clock.now()
+    for item in candidates(_delivered_items(quantity__gte=2), rng):
+        deadline = selectors.return_deadline(item)
+        damaged = item.quantity - 1
+        if deadline > now + EPISODE_SPAN and not selectors.return_blocker(item) and item.variant.stock >= damaged:
+            return {**_signin(item.order.account), **_item_keys(item), "quantity": item.quantity, "damaged": damaged}
+    raise NoCandidate("no delivered line of two units or more inside its return window, in stock")
+
+
 def return_outside_window(world, rng=None) -> dict:
     now = clock.now()
     for item in candidates(_delivered_items(), rng):
@@ -555,6 +567,33 @@ def refund_damaged(world, rng=None) -> dict:
                 "quantity": item.quantity,
             }
     raise NoCandidate("no delivered item of quantity two or more without refunds")
+
+
+def buy_now_beside_cart(world, rng=None) -> dict:
+    """A shopper with a cart who buys one in-stock product (not in the cart, no deal that could end
+    mid-episode) with Buy Now: the cart must stay as it was."""
+    account = _ready_shopper(cart=True, rng=rng)
+    held = {ln.product.asin for ln in selectors.cart_lines(account, saved=False)}
+    held |= {ln.product.asin for ln in selectors.cart_lines(account, saved=True)}
+    for product in candidates(Product.objects.filter(deal_price__isnull=True).order_by("asin"), rng):
+        variants = [v for v in product.variants.order_by("sku") if v.stock >= 1]
+        # one variant only: the product page opens on it, so "the" product names one SKU
+        if product.asin in held or len(variants) != 1 or product.variants.count() != 1:
+            continue
+        return {
+            **_checkout_keys(account),
+            "asin": product.asin,
+            "title": _shown(product.title),
+            "sku": variants[0].sku,
+        }
+    raise NoCandidate("no single-variant product in stock outside the shopper's cart")
+
+
+def visitor_cart_merge(world, rng=None) -> dict:
+    """A shopper with a cart, and an in-stock single-variant product not in it, which they add to
+    the cart as a visitor before signing in."""
+    params = buy_now_beside_cart(world, rng)
+    return {key: params[key] for key in ("email", "name", "password", "customer", "asin", "title", "sku")}
 
 
 def ready_cart(world, rng=None) -> dict:

@@ -6,16 +6,26 @@ from django.views.decorators.http import require_POST
 from replicas.worlds.signin import safe_next
 
 from .. import services
-from ..forms import SignInForm
+from ..forms import SignInEmailForm, SignInForm, form_messages
 from ..models import Account
 from ..signin import SIGNIN
 from .common import CHECKOUT, VISITOR, visitor_token
 
 
 def signin(request):
+    """Two steps, as the store asks: the email and Continue, then the password on a page that shows
+    the email (with Change). A post carrying a password is the second step."""
     next_url = safe_next(request, "/")
-    error = ""
-    if request.method == "POST":
+    error, step, email = "", "email", request.POST.get("email", "").strip()[:254]
+    if request.method == "POST" and "password" not in request.POST:
+        form = SignInEmailForm(request.POST)
+        known = form.is_valid() and Account.objects.filter(email__iexact=form.cleaned_data["email"]).exists()
+        if known:
+            step, email = "password", form.cleaned_data["email"]
+        else:
+            error = form_messages(form)[0] if form.errors else SignInEmailForm.UNKNOWN
+    elif request.method == "POST":
+        step = "password"
         form = SignInForm(request.POST)
         account = Account.objects.filter(email__iexact=form.cleaned_data["email"]).first() if form.is_valid() else None
         if account is None or not SIGNIN.password_matches(
@@ -36,7 +46,7 @@ def signin(request):
     return render(
         request,
         "shop/signin.html",
-        {"next": next_url, "error": error, "email": request.POST.get("email", "")[:254]},
+        {"next": next_url, "error": error, "step": step, "email": email},
         status=400 if error else 200,
     )
 

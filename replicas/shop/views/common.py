@@ -19,6 +19,8 @@ CHECKOUT = "shop_checkout"  # the checkout under way: address, speed(s), card, c
 DELIVER_TO = "shop_deliver_to"  # the header's "Deliver to": {"address": public id} or {"state": "MT"}
 LOGIN_URL = "/ap/signin"
 VISITOR = "shop_visitor"  # a signed-out shopper's cart token (models.VisitorCartItem)
+VIEWED = "shop_viewed"  # ASINs of the product pages last opened, most recent first (home's "Keep shopping for")
+VIEWED_KEPT = 12
 
 
 def error_messages(error: ValidationError) -> list[str]:
@@ -48,6 +50,12 @@ def visitor_token(request, *, create: bool = False) -> str:
     if not token and create:
         token = request.session[VISITOR] = secrets.token_hex(16)
     return token
+
+
+def viewed_note(request, asin: str):
+    """Remember a product page opened, for "Keep shopping for" (the session keeps the last few)."""
+    viewed = [a for a in request.session.get(VIEWED, []) if isinstance(a, str) and a != asin]
+    request.session[VIEWED] = [asin, *viewed][:VIEWED_KEPT]
 
 
 def login_redirect(request):

@@ -6,10 +6,11 @@ from datetime import timedelta
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.safestring import mark_safe
 
 from replicas.worlds import clock
 
-from .. import policies, selectors, services
+from .. import policies, qr, selectors, services
 from ..forms import AddressChoiceForm, CancelForm, ReturnForm, form_messages
 from ..models import Order, OrderItem, Refund, ReturnRequest
 from .common import customer_required, error_messages, page_context, whole_number
@@ -207,11 +208,11 @@ def order_return(request, public_id, line):
         try:
             if not form.is_valid():
                 raise ValidationError(form_messages(form))
-            services.return_request(item=item, **form.cleaned_data)
+            ret = services.return_request(item=item, **form.cleaned_data)
         except ValidationError as e:
             errors = error_messages(e)
         else:
-            return redirect(f"/your-orders/{order.public_id}")
+            return redirect(f"/your-orders/{order.public_id}/returns/{ret.public_id}")
     return render(
         request,
         "shop/order_return.html",
@@ -222,10 +223,36 @@ def order_return(request, public_id, line):
             errors=errors,
             reasons=ReturnRequest.Reason.choices,
             methods=Refund.Method.choices,
+            resolutions=ReturnRequest.Resolution.choices,
+            drop_offs=ReturnRequest.DropOff.choices,
+            units=range(1, item.quantity + 1),
             chosen_reason=request.POST.get("reason", ""),
             chosen_method=request.POST.get("refund_method", Refund.Method.CARD),
+            chosen_resolution=request.POST.get("resolution", ReturnRequest.Resolution.REFUND),
+            chosen_drop_off=request.POST.get("drop_off", ReturnRequest.DropOff.COUNTER),
+            chosen_units=request.POST.get("quantity", str(item.quantity)),
+            replacement_stock=item.variant.stock,
             deadline=selectors.return_deadline(item),
             blocker=selectors.return_blocker(item),
         ),
         status=400 if errors else 200,
+    )
+
+
+@customer_required
+def return_started(request, public_id, rma):
+    """The return's confirmation: what happens next, and the drop-off code to show at the counter."""
+    order = _order(request, public_id)
+    ret = get_object_or_404(ReturnRequest.objects.select_related("item__seller"), item__order=order, public_id=rma)
+    return render(
+        request,
+        "shop/return_started.html",
+        page_context(
+            request,
+            order=order,
+            ret=ret,
+            item=ret.item,
+            refund=selectors.refund_for_return(ret),
+            code=mark_safe(qr.qr_svg(ret.public_id, label=f"Drop-off code for {ret.public_id}")),  # noqa: S308 - our own SVG
+        ),
     )

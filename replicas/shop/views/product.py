@@ -13,7 +13,15 @@ from replicas.worlds import clock
 from .. import copytext, images, policies, selectors, services
 from ..forms import QuestionForm
 from ..models import Product
-from .common import customer_required, deliver_to_of, error_messages, page_context, signed_in, whole_number
+from .common import (
+    customer_required,
+    deliver_to_of,
+    error_messages,
+    page_context,
+    signed_in,
+    viewed_note,
+    whole_number,
+)
 
 QA_ERROR = "shop_qa_error"
 DP_NOTICE = "shop_dp_notice"  # {"error": bool, "text": …}: Buy Now refused, or added to the list; shown once
@@ -28,6 +36,7 @@ def product(request, asin):
     chosen = next((v for v in variants if v.sku == request.GET.get("sku")), None) or next(
         (v for v in variants if v.stock), variants[0]
     )
+    viewed_note(request, product.asin)
     now = clock.now()
     account = signed_in(request)
     member = bool(account and account.member)

@@ -13,11 +13,26 @@ from replicas.worlds.signin import safe_next
 from .. import policies, selectors
 from ..forms import DeliverToForm, form_messages
 from ..models import Account, Product
-from .common import DELIVER_TO, deliver_to_of, page_context, signed_in
+from .common import DELIVER_TO, VIEWED, deliver_to_of, page_context, signed_in
 
 
 def home(request):
-    return search(request)
+    """The front page: a hero carousel, department cards, "Keep shopping for" (the product pages
+    last opened), Buy Again for a customer, and today's deals."""
+    account = signed_in(request)
+    viewed = request.session.get(VIEWED, [])
+    rows = selectors.home_rows([a for a in viewed if isinstance(a, str)] if isinstance(viewed, list) else [])
+    customer = account is not None and account.role == Account.Role.CUSTOMER
+    return render(
+        request,
+        "shop/home.html",
+        page_context(
+            request,
+            account=account,
+            rows=rows,
+            buy_again=selectors.bought_before(account, limit=6) if customer else [],
+        ),
+    )
 
 
 def search(request):

@@ -23,8 +23,21 @@ document.addEventListener("click", (event) => {
 document.addEventListener("keydown", (event) => {
   if (event.key === "Escape") document.getElementById("added-sheet")?.replaceChildren();
 });
-// The "Deliver to" popover closes when a click lands outside it.
+// The header's popovers ("Deliver to", Account & Lists) close when a click lands outside them;
+// the All drawer closes on its × or its scrim, and all of them on Escape.
 document.addEventListener("click", (event) => {
-  const pop = document.getElementById("nav-global-location");
-  if (pop?.open && !pop.contains(event.target)) pop.open = false;
+  for (const pop of document.querySelectorAll(".nav-deliver[open], .nav-acct[open]")) {
+    if (!pop.contains(event.target)) pop.open = false;
+  }
+  if (event.target.closest("[data-drawer-close]")) event.target.closest("details").open = false;
+});
+document.addEventListener("keydown", (event) => {
+  if (event.key !== "Escape") return;
+  for (const pop of document.querySelectorAll(".nav-deliver[open], .nav-acct[open], .nav-all[open]")) pop.open = false;
+});
+// The home page's hero carousel: its arrows scroll one slide (without script, the slides scroll by hand).
+document.addEventListener("click", (event) => {
+  const arrow = event.target.closest("[data-hero]");
+  const slides = document.getElementById("hero-slides");
+  if (arrow && slides) slides.scrollBy({ left: Number(arrow.dataset.hero) * slides.clientWidth, behavior: "smooth" });
 });
