@@ -12,8 +12,10 @@ from django.db.models import Count, Max, Q
 
 from replicas.worlds.clock import now
 
+from . import jql
 from . import workflow as W
 from .models import BoardColumn, Change, Component, Filter, Issue, Mention, Person, Project, Sprint
+from .search import custom_fields, world_statuses
 
 KANBAN_DONE_DAYS = 14  # a kanban board hides work resolved longer ago than this, as the product does
 NOT_RANKED = ("epic", "subtask")  # the backlog and its sprints list neither
@@ -299,3 +301,54 @@ def project_timeline(project: Project) -> list[dict]:
         .values_list("epic_id", "last")
     )
     return [{"epic": e, "start": e.created_at.date(), "end": e.due_date or ends.get(e.id)} for e in epics]
+
+
+# --- the search page's JQL autocomplete ---------------------------------------------------------------
+
+DATE_SUGGESTIONS = ["-1d", "-7d", "-30d", "startOfDay()", "startOfWeek()", "startOfMonth()", "now()"]
+
+
+def jql_vocabulary() -> dict:
+    """What the JQL box suggests: field names, the operators each takes, and the values of this world."""
+    people = [p.username for p in Person.objects.filter(active=True).order_by("username")]
+    values = {
+        "project": [p.key for p in Project.objects.order_by("key")],
+        "type": [W.TYPE_NAMES[t] for t in W.TYPE_NAMES],
+        "status": world_statuses(),
+        "statusCategory": ["To Do", "In Progress", "Done"],
+        "priority": list(W.PRIORITIES),
+        "resolution": ["Unresolved", *W.RESOLUTIONS],
+        "assignee": ["currentUser()", "EMPTY", *people],
+        "reporter": ["currentUser()", *people],
+        "watcher": ["currentUser()", *people],
+        "sprint": ["openSprints()", "futureSprints()", "closedSprints()"]
+        + [s.name for s in Sprint.objects.order_by("project__key", "number")],
+        "labels": sorted({lbl for labels in Issue.objects.values_list("labels", flat=True) for lbl in labels}),
+        "component": sorted(set(Component.objects.values_list("name", flat=True))),
+        **{f: DATE_SUGGESTIONS for f in jql.DATE_FIELDS},
+    }
+    values["parent"] = values["epic"] = list(
+        Issue.objects.filter(issue_type="epic").order_by("project__key", "number").values_list("key", flat=True)
+    )
+    fields = sorted(set(jql.FIELDS.values()) | {f.name for f in custom_fields().values()}, key=str.lower)
+    operators = {}
+    for field in fields:
+        if field in jql.TEXT_FIELDS:
+            ops = ["~", "!~", "is", "is not"]
+        elif field in jql.DATE_FIELDS | jql.NUMBER_FIELDS:
+            ops = ["=", "!=", ">", ">=", "<", "<=", "is", "is not"]
+        else:
+            ops = ["=", "!=", "in", "not in", "is", "is not"]
+        operators[field] = ops + (["was", "was in", "was not", "changed"] if field in jql.HISTORY_FIELDS else [])
+    return {"fields": fields, "operators": operators, "values": values, "orderable": sorted(jql.ORDERABLE)}
+
+
+def basic_choices() -> dict:
+    """The Basic search's pickers: value -> label, as the JQL each value writes."""
+    return {
+        "project": {p.key: p.name for p in Project.objects.order_by("key")},
+        "type": {W.TYPE_NAMES[t]: W.TYPE_NAMES[t] for t in W.TYPE_NAMES},
+        "status": {s: s for s in world_statuses()},
+        "assignee": {"currentUser()": "Current user", "EMPTY": "Unassigned"}
+        | {p.username: p.name for p in Person.objects.filter(active=True).order_by("name")},
+    }

@@ -46,6 +46,7 @@ urlpatterns = [
     ),
     path("issues", search.search, name="search"),
     path("issues/bulk", search.bulk_change, name="bulk"),
+    path("issues/autocomplete", search.jql_vocabulary, name="jql_vocabulary"),
     path("filters", search.filters, name="filters"),
     path("filters/new", search.filter_create, name="filter_create"),
     path("filters/<int:filter_id>", search.filter_edit, name="filter_edit"),

@@ -244,3 +244,34 @@ def test_the_date_question_key_is_what_the_reference_search_counts(board_world):
             query = f"project = {key['project']} AND created >= -{key['days']}d AND resolution = Unresolved"
             assert issues_search(query=query, person=me)[1] == key["count"]
             assert key["count"] not in (key["all_open"], key["with_resolved"], key["other_window"])
+
+
+def test_basic_search_writes_the_jql_of_its_pickers_and_refuses_values_it_does_not_offer(client_in, board_world):
+    with bound_world(board_world):
+        person = Person.objects.filter(active=True).order_by("name").first()
+        expected, _ = issues_search(
+            query=f'project = "AGENT" AND type = "Bug" AND assignee = "{person.username}" ORDER BY updated DESC',
+            person=client_in.me,
+        )
+    page = client_in.get(
+        "/issues", {"mode": "basic", "project": "AGENT", "type": "Bug", "assignee": person.username}
+    ).content.decode()
+    assert 'aria-selected="true">Basic</a>' in page and 'id="jql"' not in page
+    assert f'<option value="{person.username}" selected>Assignee: {person.name}</option>' in page
+    assert set(re.findall(r'<tr data-nav-item data-key="([A-Z]+-\d+)"', page)) == {i.key for i in expected}
+    unassigned = client_in.get("/issues", {"mode": "basic", "assignee": "EMPTY"}).content.decode()
+    assert "assignee is EMPTY ORDER BY updated DESC" in unassigned
+    bad = client_in.get("/issues", {"mode": "basic", "status": "Shipped"})
+    assert bad.status_code == 400 and "Shipped is not one of the status values you can pick." in bad.content.decode()
+
+
+def test_the_jql_box_offers_fields_operators_and_this_worlds_values(client_in, board_world):
+    vocabulary = client_in.get("/issues/autocomplete").json()
+    with bound_world(board_world):
+        sprint = Sprint.objects.filter(project__key="AGENT").order_by("number").first()
+        usernames = set(Person.objects.filter(active=True).values_list("username", flat=True))
+    assert {"project", "status", "assignee", "created", "parent", "statusCategory"} <= set(vocabulary["fields"])
+    assert vocabulary["operators"]["summary"][:2] == ["~", "!~"] and ">=" in vocabulary["operators"]["created"]
+    assert "was" in vocabulary["operators"]["status"] and "was" not in vocabulary["operators"]["labels"]
+    assert sprint.name in vocabulary["values"]["sprint"] and "-7d" in vocabulary["values"]["created"]
+    assert usernames <= set(vocabulary["values"]["assignee"]) and "AGENT" in vocabulary["values"]["project"]

@@ -248,3 +248,34 @@ def test_board_search_filters_as_you_type_and_group_by_is_a_menu(browser_page):
     with page.expect_navigation():
         page.get_by_role("menuitemradio", name="Epic").click()
     assert page.locator("#group-by").inner_text() == "Group: Epic" and page.locator("[data-lane]").count() >= 1
+
+
+@pytest.mark.browser
+def test_the_jql_box_suggests_fields_operators_and_values_and_enter_runs_the_query(browser_page):
+    page = browser_page
+    page.goto(page.url_for("/issues"))
+    box = page.locator("#jql")
+    box.fill("")
+    box.press_sequentially("stat", delay=20)
+    suggest = page.locator("#jql-suggest")
+    suggest.locator("li").first.wait_for()
+    assert suggest.locator("li").all_inner_texts()[:2] == ["status", "statusCategory"]
+    box.press("Enter")
+    assert box.input_value() == "status "
+    options = suggest.locator("li").all_inner_texts()
+    assert options[:2] == ["=", "!="] and "was" in options
+    box.press_sequentially("= ", delay=20)
+    page.wait_for_function(
+        "document.querySelector('#jql-suggest li') && !document.getElementById('jql-suggest').hidden"
+    )
+    assert '"In Progress"' in suggest.locator("li").all_inner_texts()
+    box.press_sequentially('"In P', delay=20)
+    page.wait_for_function("document.querySelectorAll('#jql-suggest li').length === 1")
+    box.press("Tab")
+    assert box.input_value() == 'status = "In Progress" '
+    assert suggest.locator("li").all_inner_texts() == ["AND", "OR", "ORDER BY"]
+    box.press("Escape")
+    assert suggest.is_hidden()
+    with page.expect_navigation():
+        box.press("Enter")
+    assert "status" in page.url and page.locator(".results__count").is_visible()

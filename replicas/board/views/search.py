@@ -3,7 +3,7 @@
 import re
 from urllib.parse import urlencode
 
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
@@ -25,6 +25,32 @@ def _filter_or_404(public_id, person=None) -> Filter:
     return saved
 
 
+BASIC_FIELDS = ("project", "type", "status", "assignee")
+UNQUOTED = {"currentUser()", "EMPTY"}  # functions and keywords the JQL writes bare
+
+
+def _jql_string(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _basic_query(params, choices: dict) -> tuple[str, dict, str]:
+    """Basic mode: its pickers and words as the JQL they stand for, the values picked, and an error
+    naming a value that is not one of the pickers' (the query is then not run)."""
+    picked = {name: params.get(name, "") for name in BASIC_FIELDS}
+    clauses = []
+    for name, value in picked.items():
+        if value and value not in choices[name]:
+            return "", picked, f"{value} is not one of the {name} values you can pick."
+        if value == "EMPTY":
+            clauses.append(f"{name} is EMPTY")
+        elif value:
+            clauses.append(f"{name} = {value if value in UNQUOTED else _jql_string(value)}")
+    picked["text"] = " ".join(params.get("text", "").split())
+    if picked["text"]:
+        clauses.append(f"text ~ {_jql_string(picked['text'])}")
+    return " AND ".join(clauses) + (" " if clauses else "") + "ORDER BY updated DESC", picked, ""
+
+
 def _quick_search(words: str):
     """The top bar's search box: a work item's key opens it; anything else is a text search (never JQL,
     so what a person types can't be a syntax error), shown in the navigator as the JQL it ran."""
@@ -33,8 +59,7 @@ def _quick_search(words: str):
         return redirect(f"/browse/{words.upper()}")
     if not words:
         return redirect("/issues")
-    quoted = words.replace("\\", "\\\\").replace('"', '\\"')
-    return redirect("/issues?" + urlencode({"jql": f'text ~ "{quoted}" ORDER BY updated DESC'}))
+    return redirect("/issues?" + urlencode({"jql": f"text ~ {_jql_string(words)} ORDER BY updated DESC"}))
 
 
 def _page_number(raw: str) -> int:
@@ -69,15 +94,22 @@ def search(request):
     if "q" in request.GET:
         return _quick_search(request.GET["q"])
     saved = _filter_or_404(request.GET["filter"]) if "filter" in request.GET else None
-    query = request.GET.get("jql", saved.jql if saved else DEFAULT_JQL)
-    error, issues, total = "", [], 0
+    basic = request.GET.get("mode") == "basic" and saved is None
+    error, issues, total, picked, choices = "", [], 0, {}, {}
+    if basic:
+        choices = selectors.basic_choices()
+        query, picked, error = _basic_query(request.GET, choices)
+        base = {"mode": "basic", **{k: v for k, v in picked.items() if v}}
+    else:
+        query = request.GET.get("jql", saved.jql if saved else DEFAULT_JQL)
+        base = {"jql": query, **({"filter": saved.public_id} if saved else {})}
     number = _page_number(request.GET.get("page", ""))
-    try:
-        issues, total = issues_search(query=query, person=request.person, page=number)
-    except jql.JQLError as exc:
-        error = str(exc)
+    if not error:
+        try:
+            issues, total = issues_search(query=query, person=request.person, page=number)
+        except jql.JQLError as exc:
+            error = str(exc)
     number = page_clamp(number, total)
-    base = {"jql": query, **({"filter": saved.public_id} if saved else {})}
     paging = _paging(base, number, page_count(total), (number - 1) * PAGE_SIZE + 1, len(issues))
     bulk = BulkForm(people=selectors.active_people(), statuses=world_statuses())
     return page(
@@ -94,11 +126,24 @@ def search(request):
             "saved": saved,
             "modified": saved is not None and " ".join(query.split()) != saved.jql,
             "mine": saved is not None and saved.owner_id == request.person.id,
+            "basic": basic,
+            "picked": picked,
+            "pickers": [
+                {"name": name, "options": [(v, label, picked.get(name) == v) for v, label in options.items()]}
+                for name, options in choices.items()
+            ],
         },
         project=selectors.project_by_key(HOME_PROJECT),
         section="issues",
         status=400 if error else 200,
     )
+
+
+@person_required
+def jql_vocabulary(request):
+    """The JQL box's autocomplete: fetched once when the box is first used, so the search page itself
+    stays as fast as before."""
+    return JsonResponse(selectors.jql_vocabulary())
 
 
 # --- saved filters ----------------------------------------------------------------------------------

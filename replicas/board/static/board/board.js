@@ -409,6 +409,144 @@
     return true;
   }
 
+  // --- JQL autocomplete: what may come next at the caret (a field, its operators, its values, AND / OR /
+  // ORDER BY), from the world's vocabulary fetched once; arrows pick, Enter or Tab accepts, Esc closes ---
+  var JQL_TOKEN = /"(?:[^"\\]|\\.)*"?|'(?:[^'\\]|\\.)*'?|!=|>=|<=|!~|[=~<>(),]|[^\s=!~<>(),"']+/g;
+  var SYMBOL_OPS = ["=", "!=", "~", "!~", "<", "<=", ">", ">="];
+  var vocabulary = null;
+
+  function jqlExpecting(tokens, vocab) {
+    var state = "field", field = "", opWord = false, depth = 0;
+    tokens.forEach(function (token) {
+      var low = token.toLowerCase();
+      if (state === "field") {
+        if (low === "(") depth++;
+        else if (low === "order") state = "order";
+        else if (low !== "not") { field = token.replace(/^["']|["']$/g, ""); state = "op"; opWord = false; }
+      } else if (state === "op") {
+        if (SYMBOL_OPS.indexOf(low) >= 0) state = "value";
+        else if (low === "in") state = "list";
+        else if (low === "not" || low === "is" || low === "was") opWord = true;
+        else if (low === "changed") state = "after";
+        else if (opWord) state = "after";  // "is EMPTY", "was Done"
+      } else if (state === "value") state = low === "(" ? "call" : "after";
+      else if (state === "call") { if (low === ")") state = "after"; }
+      else if (state === "list") { if (low === ")") state = "after"; }
+      else if (state === "after") {
+        if (low === "and" || low === "or") state = "field";
+        else if (low === "order") state = "order";
+        else if (low === "(") state = "call";
+        else if (low === ")") depth--;
+      } else if (state === "order") state = "orderfield";
+      else if (state === "orderfield") state = "orderdir";
+      else if (state === "orderdir") state = low === "," ? "orderfield" : "ordernext";
+      else if (state === "ordernext" && low === ",") state = "orderfield";
+    });
+    var canonical = vocab.fields.filter(function (f) { return f.toLowerCase() === field.toLowerCase(); })[0] || field;
+    var quote = function (v) { return /[\s,()]/.test(v) && !/\(\)$/.test(v) ? '"' + v + '"' : v; };
+    if (state === "field") return vocab.fields.map(quote).concat(["NOT"]);
+    if (state === "op") return opWord ? ["EMPTY", "in", "not"] : (vocab.operators[canonical] || SYMBOL_OPS);
+    if (state === "value" || state === "list") return (vocab.values[canonical] || []).map(quote);
+    if (state === "after") return ["AND", "OR", "ORDER BY"];
+    if (state === "order") return ["BY"];
+    if (state === "orderfield") return vocab.orderable;
+    if (state === "orderdir") return ["ASC", "DESC"];
+    return [];
+  }
+
+  function jqlSuggest(box) {
+    var list = document.getElementById("jql-suggest");
+    var before = box.value.slice(0, box.selectionStart);
+    var tokens = before.match(JQL_TOKEN) || [];
+    var partial = /[\s(,]$/.test(before) || !before ? "" : tokens.pop();
+    if (/^[=~<>!(),]+$/.test(partial)) { tokens.push(partial); partial = ""; }
+    var needle = partial.replace(/^["']/, "").toLowerCase();
+    var options = jqlExpecting(tokens, vocabulary).filter(function (o) {
+      var plain = o.replace(/^"/, "").toLowerCase();
+      return plain.indexOf(needle) === 0 && plain !== needle;
+    }).slice(0, 12);
+    list.innerHTML = "";
+    options.forEach(function (option, i) {
+      var item = document.createElement("li");
+      item.id = "jql-option-" + i;
+      item.setAttribute("role", "option");
+      item.setAttribute("aria-selected", i === 0 ? "true" : "false");
+      item.textContent = option;
+      item.dataset.value = option;
+      item.dataset.partial = partial;
+      list.appendChild(item);
+    });
+    list.hidden = !options.length;
+    box.setAttribute("aria-expanded", options.length ? "true" : "false");
+    if (options.length) box.setAttribute("aria-activedescendant", "jql-option-0");
+    else box.removeAttribute("aria-activedescendant");
+  }
+
+  function jqlAccept(box, item) {
+    var at = box.selectionStart, partial = item.dataset.partial;
+    var start = at - partial.length;
+    box.value = box.value.slice(0, start) + item.dataset.value + " " + box.value.slice(at);
+    box.selectionStart = box.selectionEnd = start + item.dataset.value.length + 1;
+    box.focus();
+    jqlSuggest(box);
+  }
+
+  function jqlClose(box) {
+    var list = document.getElementById("jql-suggest");
+    if (list) list.hidden = true;
+    box.setAttribute("aria-expanded", "false");
+    box.removeAttribute("aria-activedescendant");
+  }
+
+  function jqlReady(box) {
+    if (vocabulary) return Promise.resolve(vocabulary);
+    return fetch(box.dataset.vocabulary, { credentials: "same-origin", headers: { "Accept": "application/json" } })
+      .then(function (response) { return response.json(); })
+      .then(function (data) { vocabulary = data; return data; });
+  }
+
+  document.addEventListener("input", function (e) {
+    if (e.target.matches("textarea[data-vocabulary]")) jqlReady(e.target).then(function () { jqlSuggest(e.target); });
+  });
+  document.addEventListener("focusin", function (e) {
+    if (e.target.matches("textarea[data-vocabulary]")) jqlReady(e.target);
+  });
+  document.addEventListener("keydown", function (e) {
+    var box = e.target;
+    if (!box.matches || !box.matches("textarea[data-vocabulary]")) return;
+    var list = document.getElementById("jql-suggest");
+    if (e.key === "Enter" && !e.shiftKey && (list.hidden || !list.children.length)) {
+      e.preventDefault();  // Enter runs the query, as the product's JQL box does
+      box.form.requestSubmit();
+      return;
+    }
+    if (list.hidden) return;
+    var items = Array.prototype.slice.call(list.children);
+    var current = items.findIndex(function (li) { return li.getAttribute("aria-selected") === "true"; });
+    if (e.key === "ArrowDown" || e.key === "ArrowUp") {
+      e.preventDefault();
+      var next = (current + (e.key === "ArrowDown" ? 1 : -1) + items.length) % items.length;
+      items.forEach(function (li, i) { li.setAttribute("aria-selected", i === next ? "true" : "false"); });
+      box.setAttribute("aria-activedescendant", items[next].id);
+      items[next].scrollIntoView({ block: "nearest" });
+    } else if (e.key === "Enter" || e.key === "Tab") {
+      e.preventDefault();
+      jqlAccept(box, items[Math.max(current, 0)]);
+    } else if (e.key === "Escape") {
+      e.preventDefault();
+      jqlClose(box);
+    }
+  });
+  document.addEventListener("mousedown", function (e) {
+    var item = e.target.closest("#jql-suggest li");
+    if (!item) return;
+    e.preventDefault();  // keep the caret in the box
+    jqlAccept(document.getElementById("jql"), item);
+  });
+  document.addEventListener("focusout", function (e) {
+    if (e.target.matches && e.target.matches("textarea[data-vocabulary]")) jqlClose(e.target);
+  });
+
   // --- the board's live search: typing filters the board as the product does, without a reload;
   // only the board is swapped (the box keeps focus), and the address keeps ?text= for a reload --------
   var searchTimer = null;
