@@ -2,6 +2,7 @@
 by Django's makemigrations, and the tasks by a sandbox run (synth), both in child processes on a throwaway SQLite
 database that have the new replica installed. Deterministic: the same anchor gives the same bytes."""
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -18,6 +19,8 @@ from .anchor import anchor_read
 from .compiler import replica_files, spec_compile
 
 MARK = "spec.json"  # a folder holding it was built by the factory and may be rebuilt; any other is left alone
+MANIFEST = "manifest.json"
+GATE = "gate.json"  # in the anchor folder: the quality gate's scores per task, written by `factory gate`
 
 
 class BuildError(RuntimeError):
@@ -30,6 +33,7 @@ class BuildReport:
     folder: Path
     files: int
     tasks: int
+    dropped: int
     seconds: float
 
 
@@ -68,11 +72,80 @@ def factory_build(*, anchor_dir: Path, root: Path | None = None) -> BuildReport:
         # a database of its own: the build never touches the project's worlds
         env = child_env(REPLICAGYM_DATA_DIR=data, DATABASE_URL=f"sqlite:///{data}/build.sqlite3")
         _run([*manage, "makemigrations", spec["domain"], "--name", "initial", "--no-header"], env, "makemigrations")
-        _run([*manage, "migrate", "--verbosity", "0"], env, "migrate")
-        _run([*manage, "factory", "tasks", spec["domain"]], env, "task synthesis")
+        sandbox = {**env, "DJANGO_SETTINGS_MODULE": "factory.build_settings"}
+        _run([*manage, "migrate", "--run-syncdb", "--verbosity", "0"], sandbox, "the sandbox database")
+        _run([*manage, "factory", "tasks", spec["domain"]], sandbox, "task synthesis")
     # the migration as the project's linter and formatter write it, like every other file of the folder
     _run([str(ruff), "check", "--fix", "--quiet", str(folder / "migrations")], child_env(), "ruff check --fix")
     _run([str(ruff), "format", "--quiet", str(folder)], child_env(), "ruff format")
+    gate = gate_apply(folder, Path(anchor_dir) / GATE)
+    manifest = manifest_write(folder, anchor_sha256=sha, gate=gate)
     tasks = len(list((folder / "tasks").glob("*.json")))
-    count = sum(1 for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-    return BuildReport(spec["domain"], folder, count, tasks, time.perf_counter() - started)
+    return BuildReport(
+        spec["domain"], folder, len(manifest["files"]) + 1, tasks, len(gate["dropped"]), time.perf_counter() - started
+    )
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def gate_apply(folder: Path, gate_file: Path) -> dict:
+    """Drop the synthesised tasks the quality gate scored outside its band. A score counts only for the task it was
+    measured on (the same bytes): a task that changed since, or is new, is kept and listed as not gated."""
+    recorded = json.loads(gate_file.read_text()) if gate_file.is_file() else {"tasks": {}}
+    scores, dropped, ungated = {}, [], []
+    for path in sorted((folder / "tasks").glob("*.json")):
+        score = recorded["tasks"].get(path.stem)
+        if score is None or score["sha256"] != _sha256(path):
+            ungated.append(path.stem)
+            continue
+        scores[path.stem] = score["passes"]
+        if not recorded["low"] <= score["passes"] <= recorded["high"]:
+            dropped.append(path.stem)
+            path.unlink()
+    rules = {key: recorded[key] for key in ("agent", "k", "low", "high") if key in recorded}
+    return {**rules, "scores": scores, "dropped": dropped, "ungated": ungated}
+
+
+def manifest_build(folder: Path, *, anchor_sha256: str, gate: dict) -> dict:
+    """The replica named by its content: the sha256 of every file, and of their list, tied to the anchor's."""
+    files = {
+        p.relative_to(folder).as_posix(): _sha256(p)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and "__pycache__" not in p.parts and p.name != MANIFEST
+    }
+    listing = "".join(f"{digest}  {name}\n" for name, digest in files.items())
+    return {
+        "domain": folder.name,
+        "anchor_sha256": anchor_sha256,
+        "replica_sha256": hashlib.sha256(listing.encode()).hexdigest(),
+        "tasks": sorted(p.stem for p in (folder / "tasks").glob("*.json")),
+        "gate": gate,
+        "files": files,
+    }
+
+
+def manifest_write(folder: Path, *, anchor_sha256: str, gate: dict) -> dict:
+    manifest = manifest_build(folder, anchor_sha256=anchor_sha256, gate=gate)
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    return manifest
+
+
+def gate_record(*, folder: Path, gate_file: Path, agent: str, k: int, low: int, high: int, passes: dict) -> dict:
+    """Write the gate's scores (slug -> passes of k) for the tasks of `folder`, each with its file's sha256."""
+    unknown = sorted(set(passes) - {p.stem for p in (folder / "tasks").glob("*.json")})
+    if unknown:
+        raise BuildError(f"the gate scored tasks the replica does not have: {', '.join(unknown)}")
+    recorded = {
+        "agent": agent,
+        "k": k,
+        "low": low,
+        "high": high,
+        "tasks": {
+            slug: {"sha256": _sha256(folder / "tasks" / f"{slug}.json"), "passes": passes[slug]}
+            for slug in sorted(passes)
+        },
+    }
+    gate_file.write_text(json.dumps(recorded, indent=2) + "\n")
+    return recorded

@@ -80,7 +80,7 @@ def spec_compile(anchor: dict, anchor_sha256: str) -> dict:
         "roles": [{"label": _label(r["name"]), "out_of_office": 0, **r} for r in anchor["roles"]],
         "entities": entities,
         "policies": policies,
-        "tasks": {"seed": 7, "per_transition": 1, "per_create": 0, **anchor.get("tasks", {})},
+        "tasks": {"seed": 7, "per_transition": 1, "per_walk": 1, "per_edit": 1, **anchor.get("tasks", {})},
     }
 
 

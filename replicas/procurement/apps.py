@@ -4,7 +4,7 @@ from replicas.worlds import registry
 
 class ProcurementConfig(registry.ReplicaConfig):
     """Northwind Procure: compiled by the environment factory (manage.py factory build) from the anchor of sha256
-    c1e711f1b71ca748; every file of this folder is generated: change the anchor and rebuild."""
+    6b227318a5f32039; every file of this folder is generated: change the anchor and rebuild."""
 
     name = "replicas.procurement"
     label = "procurement"

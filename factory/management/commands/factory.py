@@ -1,14 +1,20 @@
 """manage.py factory build ANCHOR_DIR: compile an anchor into replicas/<domain>/ (docs/factory.md).
-manage.py factory tasks DOMAIN: the build's second step, run in a child process that has the replica installed."""
+manage.py factory tasks DOMAIN: the build's second step, run in a child process that has the replica installed.
+manage.py factory gate ANCHOR_DIR: run the quality gate over the built replica's tasks and record the scores in the
+anchor folder (gate.json), which the next build applies."""
 
 from pathlib import Path
 
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
+from replicagym.reports.models import QualityGate
 
-from factory.anchor import AnchorError
-from factory.build import BuildError, factory_build, tasks_write
+from factory.anchor import AnchorError, anchor_read
+from factory.build import GATE, BuildError, factory_build, gate_record, tasks_write
 from factory.synth import tasks_synthesise
 from replicas.worlds.registry import UnknownReplica, get_replica
+
+GATE_AGENT = "noisy-oracle:0.1:7"
 
 
 class Command(BaseCommand):
@@ -20,8 +26,20 @@ class Command(BaseCommand):
         build.add_argument("anchor_dir", type=Path)
         tasks = sub.add_parser("tasks", help="synthesise a built replica's tasks in sandbox worlds (build step)")
         tasks.add_argument("domain")
+        gate = sub.add_parser(
+            "gate", help="score the built replica's tasks with the quality gate into ANCHOR_DIR/gate.json"
+        )
+        gate.add_argument("anchor_dir", type=Path)
+        # seeded: the same tasks get the same scores on every machine
+        gate.add_argument("--agent", default=GATE_AGENT, help=f"baseline agent spec (default {GATE_AGENT})")
+        gate.add_argument("-k", type=int, default=5, help="attempts per task (default 5)")
+        gate.add_argument("--low", type=int, default=2, help="fewest passes to keep a task (default 2)")
+        gate.add_argument("--high", type=int, default=4, help="most passes to keep a task (default 4)")
+        gate.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
 
     def handle(self, *args, action, **options):
+        if action == "gate":
+            return self._gate(**options)
         if action == "build":
             try:
                 report = factory_build(anchor_dir=options["anchor_dir"])
@@ -32,7 +50,8 @@ class Command(BaseCommand):
             except BuildError as exc:
                 raise CommandError(str(exc)) from None
             self.stdout.write(
-                f"built replicas/{report.domain}/: {report.files} files, {report.tasks} tasks in {report.seconds:.1f} s"
+                f"built replicas/{report.domain}/: {report.files} files, {report.tasks} tasks "
+                f"({report.dropped} dropped by the quality gate) in {report.seconds:.1f} s"
             )
             return
         try:
@@ -42,3 +61,28 @@ class Command(BaseCommand):
         tasks = tasks_synthesise(replica=config.label)
         tasks_write(Path(config.path), tasks)
         self.stdout.write(f"{len(tasks)} tasks written to replicas/{config.label}/tasks/")
+
+    def _gate(self, *, anchor_dir, agent, k, low, high, workers, **options):
+        try:
+            anchor, _sha = anchor_read(anchor_dir)
+        except AnchorError as exc:
+            raise CommandError(str(exc)) from None
+        domain = anchor["domain"]
+        try:
+            config = get_replica(domain)
+        except UnknownReplica as exc:
+            raise CommandError(f"{exc}: build it first") from None
+        call_command("quality_gate", domain, agent=agent, k=k, low=low, high=high, workers=workers, stdout=self.stdout)
+        gate = QualityGate.objects.filter(suite__name=domain).latest("pk")
+        passes = {r.task.task_id.removeprefix(f"{domain}."): r.passes for r in gate.results.select_related("task")}
+        recorded = gate_record(
+            folder=Path(config.path),
+            gate_file=Path(anchor_dir) / GATE,
+            agent=agent,
+            k=k,
+            low=low,
+            high=high,
+            passes=passes,
+        )
+        kept = sum(low <= s["passes"] <= high for s in recorded["tasks"].values())
+        self.stdout.write(f"{anchor_dir / GATE}: {len(passes)} tasks scored, {kept} in the band; rebuild to apply it")
