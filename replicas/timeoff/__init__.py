@@ -1,0 +1,1 @@
+"""Harbor Leave: a replica compiled by the environment factory from its anchor."""

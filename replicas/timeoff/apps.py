@@ -1,0 +1,44 @@
+# imported as a module so that apps.py defines exactly one AppConfig, which Django then picks
+from replicas.worlds import registry
+
+
+class TimeoffConfig(registry.ReplicaConfig):
+    """Harbor Leave: compiled by the environment factory (manage.py factory build) from the anchor of sha256
+    9803c369f045bfbf; every file of this folder is generated: change the anchor and rebuild."""
+
+    name = "replicas.timeoff"
+    label = "timeoff"
+    verbose_name = "Harbor Leave"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    variants = {"default": {"size": 3}, "small": {"size": 1}}
+    start_pages = {
+        "approvals": "/approvals",
+        "departments": "/departments",
+        "employees": "/employees",
+        "time-off-requests": "/time-off-requests",
+        "sign-in": "/login",
+    }
+    login_path = "/login"
+    roles = ("employee", "manager", "hr_admin")
+    bench_task = ""
+    pickers = {"person": "replicas.timeoff.tasks.params:person"}
+    audit = {
+        "credential_params": ["user_email", "user_password"],
+        "derived": {
+            "timeoff.department": ["updated_at"],
+            "timeoff.employee": ["updated_at"],
+            "timeoff.timeoffrequest": ["updated_at"],
+            "timeoff.auditentry": ["number", "at"],
+        },
+    }
+
+    # Models load after the app configs: the hooks import them when called.
+    def sign_in(self, world, role=None):
+        from .services import person_sign_in
+
+        return person_sign_in(world=world, role=self.check_role(role))
+
+    def bench_pages(self, world):
+        """The first list (its search box first), a record, the approvals inbox."""
+        return ["/departments", "/departments/1001", "/approvals"]
