@@ -133,19 +133,17 @@ def manifest_write(folder: Path, *, anchor_sha256: str, gate: dict) -> dict:
 
 
 def gate_record(*, folder: Path, gate_file: Path, agent: str, k: int, low: int, high: int, passes: dict) -> dict:
-    """Write the gate's scores (slug -> passes of k) for the tasks of `folder`, each with its file's sha256."""
+    """Write the gate's scores (slug -> passes of k) for the tasks of `folder`, each with its file's sha256, to the
+    scores already recorded under the same rules (a gate may run over the pack in parts)."""
     unknown = sorted(set(passes) - {p.stem for p in (folder / "tasks").glob("*.json")})
     if unknown:
         raise BuildError(f"the gate scored tasks the replica does not have: {', '.join(unknown)}")
-    recorded = {
-        "agent": agent,
-        "k": k,
-        "low": low,
-        "high": high,
-        "tasks": {
-            slug: {"sha256": _sha256(folder / "tasks" / f"{slug}.json"), "passes": passes[slug]}
-            for slug in sorted(passes)
-        },
-    }
+    rules = {"agent": agent, "k": k, "low": low, "high": high}
+    before = json.loads(gate_file.read_text()) if gate_file.is_file() else {}
+    scores = before.get("tasks", {}) if all(before.get(key) == value for key, value in rules.items()) else {}
+    scores.update(
+        {slug: {"sha256": _sha256(folder / "tasks" / f"{slug}.json"), "passes": passes[slug]} for slug in passes}
+    )
+    recorded = {**rules, "tasks": dict(sorted(scores.items()))}
     gate_file.write_text(json.dumps(recorded, indent=2) + "\n")
     return recorded

@@ -45,8 +45,12 @@ def _task_files(folder: Path) -> dict[str, bytes]:
 
 def test_the_gate_drops_only_the_tasks_it_scored_outside_its_band_on_the_same_bytes(tmp_path):
     (tmp_path / "tasks").mkdir()
-    for slug in ("easy", "kept", "changed", "new"):
+    for slug in ("easy", "kept", "changed", "new", "hard"):
         (tmp_path / "tasks" / f"{slug}.json").write_text(json.dumps({"slug": slug}))
+    # a gate over part of the pack adds to the scores recorded under the same rules
+    gate_record(
+        folder=tmp_path, gate_file=tmp_path / GATE, agent="noisy-oracle:0.1:7", k=5, low=2, high=4, passes={"hard": 0}
+    )
     passes = {"easy": 5, "kept": 3, "changed": 0}
     gate_record(
         folder=tmp_path, gate_file=tmp_path / GATE, agent="noisy-oracle:0.1:7", k=5, low=2, high=4, passes=passes
@@ -54,8 +58,8 @@ def test_the_gate_drops_only_the_tasks_it_scored_outside_its_band_on_the_same_by
     (tmp_path / "tasks" / "changed.json").write_text(json.dumps({"slug": "changed", "edited": True}))
     gate = gate_apply(tmp_path, tmp_path / GATE)
     assert sorted(p.stem for p in (tmp_path / "tasks").glob("*.json")) == ["changed", "kept", "new"]
-    assert gate["dropped"] == ["easy"] and gate["ungated"] == ["changed", "new"]
-    assert gate["scores"] == {"easy": 5, "kept": 3} and (gate["k"], gate["low"], gate["high"]) == (5, 2, 4)
+    assert gate["dropped"] == ["easy", "hard"] and gate["ungated"] == ["changed", "new"]
+    assert gate["scores"] == {"easy": 5, "hard": 0, "kept": 3} and (gate["k"], gate["low"], gate["high"]) == (5, 2, 4)
 
 
 @built

@@ -35,6 +35,9 @@ class Command(BaseCommand):
         gate.add_argument("-k", type=int, default=5, help="attempts per task (default 5)")
         gate.add_argument("--low", type=int, default=2, help="fewest passes to keep a task (default 2)")
         gate.add_argument("--high", type=int, default=4, help="most passes to keep a task (default 4)")
+        gate.add_argument(
+            "--tasks", default="", help="only the tasks whose id matches this pattern, e.g. 'procurement.edit-*'"
+        )
         gate.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
 
     def handle(self, *args, action, **options):
@@ -62,7 +65,7 @@ class Command(BaseCommand):
         tasks_write(Path(config.path), tasks)
         self.stdout.write(f"{len(tasks)} tasks written to replicas/{config.label}/tasks/")
 
-    def _gate(self, *, anchor_dir, agent, k, low, high, workers, **options):
+    def _gate(self, *, anchor_dir, agent, k, low, high, workers, tasks, **options):
         try:
             anchor, _sha = anchor_read(anchor_dir)
         except AnchorError as exc:
@@ -72,7 +75,17 @@ class Command(BaseCommand):
             config = get_replica(domain)
         except UnknownReplica as exc:
             raise CommandError(f"{exc}: build it first") from None
-        call_command("quality_gate", domain, agent=agent, k=k, low=low, high=high, workers=workers, stdout=self.stdout)
+        call_command(
+            "quality_gate",
+            domain,
+            task_filter=tasks,
+            agent=agent,
+            k=k,
+            low=low,
+            high=high,
+            workers=workers,
+            stdout=self.stdout,
+        )
         gate = QualityGate.objects.filter(suite__name=domain).latest("pk")
         passes = {r.task.task_id.removeprefix(f"{domain}."): r.passes for r in gate.results.select_related("task")}
         recorded = gate_record(
@@ -85,4 +98,7 @@ class Command(BaseCommand):
             passes=passes,
         )
         kept = sum(low <= s["passes"] <= high for s in recorded["tasks"].values())
-        self.stdout.write(f"{anchor_dir / GATE}: {len(passes)} tasks scored, {kept} in the band; rebuild to apply it")
+        self.stdout.write(
+            f"{anchor_dir / GATE}: {len(passes)} tasks scored now, {len(recorded['tasks'])} in all, "
+            f"{kept} in the band; rebuild to apply it"
+        )
