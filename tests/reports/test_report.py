@@ -133,31 +133,38 @@ def test_tasks_in_only_one_run_are_listed_apart(finished_run):
     assert Episode.objects.count() == 3
 
 
-def test_a_task_with_checkpoints_shows_how_many_attempts_reached_each_milestone(finished_run, client, author_user):
-    from replicagym.reports.report import run_report
+MILESTONES = [("opened the note", 1), ("marked it done", 2), ("left the rest alone", 1)]
 
-    from episodes.models import Episode
 
-    run = finished_run({"testbed.complete-note": [True, False, False]})
-    reached = [[True, True], [True, False], [False, False]]  # the third attempt fell at the first milestone
-    for episode, marks in zip(run.episodes.order_by("attempt"), reached, strict=True):
+def test_the_checkpoint_funnel_counts_the_attempts_that_reached_each_milestone_and_draws_them(
+    finished_run, client, author_user
+):
+    """Three attempts that got one, two and all three milestones far: 3, 2 and 1 of 3 reached them."""
+    run = finished_run({"testbed.complete-note": [False, False, True]})
+    for episode, depth in zip(run.episodes.order_by("attempt"), (1, 2, 3), strict=True):
         checkpoints = [
-            {"name": "opened the note", "points": 1, "reached": marks[0]},
-            {"name": "marked it done", "points": 2, "reached": marks[1]},
+            {"name": name, "points": points, "reached": index < depth}
+            for index, (name, points) in enumerate(MILESTONES)
         ]
-        Episode.objects.filter(pk=episode.pk).update(verdict={**(episode.verdict or {}), "checkpoints": checkpoints})
-    task = run_report(run=run)["tasks"]["testbed.complete-note"]
-    assert task["checkpoints"] == [
-        {"name": "opened the note", "points": 1, "reached": 2, "attempts": 3},
-        {"name": "marked it done", "points": 2, "reached": 1, "attempts": 3},
+        Episode.objects.filter(pk=episode.pk).update(verdict={**episode.verdict, "checkpoints": checkpoints})
+    report = run_report(run=run)
+    assert report["tasks"]["testbed.complete-note"]["checkpoints"] == [
+        {"name": "opened the note", "points": 1, "reached": 3, "attempts": 3},
+        {"name": "marked it done", "points": 2, "reached": 2, "attempts": 3},
+        {"name": "left the rest alone", "points": 1, "reached": 1, "attempts": 3},
     ]
+    funnel = report_plots(report)["checkpoints"]
+    texts = _svg_texts(funnel)
+    assert "Checkpoints of testbed.complete-note" in texts
+    # each milestone's label in the spec's order (drawn bottom up, so listed last first) with its count
+    assert [m.group(1) for m in re.finditer(r"\d\. ([a-z ]+) \(\d pts?\)", texts)][::-1] == [n for n, _ in MILESTONES]
+    assert re.findall(r"\b\d/3\b", texts) == ["1/3", "2/3", "3/3"]
     client.force_login(author_user)
     page = client.get(f"/runs/{run.pk}/report").content.decode()
-    assert 'data-testid="checkpoint-funnel-testbed.complete-note"' in page and "2/3" in page and "1/3" in page
+    assert 'data-plot="checkpoints"' in page and "Checkpoint funnel per task" in page
 
 
 def test_a_task_without_checkpoints_has_no_funnel(finished_run):
-    from replicagym.reports.report import run_report
-
-    run = finished_run({"testbed.complete-note": [True, False]})
-    assert run_report(run=run)["tasks"]["testbed.complete-note"]["checkpoints"] == []
+    report = run_report(run=finished_run({"testbed.complete-note": [True, False]}))
+    assert report["tasks"]["testbed.complete-note"]["checkpoints"] == []
+    assert "checkpoints" not in report_plots(report)

@@ -140,11 +140,39 @@ def pass_rate_deltas(comparison: dict) -> str | None:
         return _svg(fig, "Pass rate change per task")
 
 
+def checkpoint_funnels(report: dict) -> str | None:
+    """Per task with checkpoints, its milestones top to bottom in the spec's order, each bar the share of finished
+    attempts that reached it: where the attempts fall off a long task."""
+    tasks = [(tid, t["checkpoints"]) for tid, t in report["tasks"].items() if t.get("checkpoints")]
+    if not tasks:
+        return None
+    with rc_context(STYLE):
+        rows = sum(len(milestones) for _, milestones in tasks)
+        fig = Figure(figsize=(7, _height(rows, extra=0.7 * len(tasks))))
+        axes = fig.subplots(len(tasks), 1, squeeze=False, height_ratios=[len(m) for _, m in tasks])[:, 0]
+        for ax, (task_id, milestones) in zip(axes, tasks, strict=True):
+            names = [
+                f"{i}. {m['name']} ({m['points']} pt{'s' if m['points'] != 1 else ''})"
+                for i, m in enumerate(milestones, 1)
+            ][::-1]
+            shares = [m["reached"] / m["attempts"] if m["attempts"] else 0.0 for m in milestones][::-1]
+            bars = ax.barh(names, shares, color=GREEN)
+            ax.bar_label(bars, labels=[f"{m['reached']}/{m['attempts']}" for m in milestones][::-1], padding=3)
+            ax.set_xlim(0, 1.1)
+            ax.set_title(f"Checkpoints of {task_id}")
+        axes[-1].set_xlabel("share of finished attempts that reached the milestone")
+        fig.tight_layout()
+        return _svg(fig, "Checkpoint funnel per task")
+
+
 def report_plots(report: dict) -> dict[str, str | None]:
-    """Every plot of a run report by name (the page and the HTML download show the same)."""
-    return {
+    """Every plot of a run report by name (the page and the HTML download show the same); the checkpoint funnel
+    only for a run with a task that has checkpoints."""
+    plots = {
         "pass_rate": pass_rate_per_task(report),
         "pass_hat_k": pass_hat_k_curve(report),
         "signals": signal_histograms(report),
         "time_steps": time_and_steps_per_task(report),
     }
+    funnels = checkpoint_funnels(report)
+    return {**plots, "checkpoints": funnels} if funnels else plots
