@@ -245,7 +245,7 @@ def render_observation(obs, mode: str, previous: str | None = None, *, step: int
     """The text an agent in `mode` is given for observation `obs` (an Observation or its dict form).
 
     - full: the page's whole accessibility tree, as the engine flattens it;
-    - text: the pruned tree (`prune_axtree`);
+    - text: the pruned tree (`prune_axtree`), without the title when the page's first heading says it;
     - diff: the pruned tree's lines that changed since `previous` (the last observation's
       `axtree`, as the engine gave it), and the whole pruned tree at steps 0, N, 2N...
       (N = `full_every`), when there is no previous one, or when the change is no shorter.
@@ -265,7 +265,11 @@ def render_observation(obs, mode: str, previous: str | None = None, *, step: int
     def shown(text: str) -> str:
         return text.replace(origin, DISPLAY_ORIGIN) if origin else text
 
-    lines = [f"URL: {display_url(get('url') or '', origin)}", f"Title: {get('title') or ''}"]
+    title = get("title") or ""
+    pruned = prune_axtree(axtree) if mode != "full" else ""
+    lines = [f"URL: {display_url(get('url') or '', origin)}"]
+    if mode == "full" or not _title_repeats_heading(title, pruned):
+        lines.append(f"Title: {title}")
     tabs = get("tabs") or []
     if len(tabs) > 1:
         lines.append("Tabs:")
@@ -273,7 +277,6 @@ def render_observation(obs, mode: str, previous: str | None = None, *, step: int
             mark = " (active)" if tab.get("active") else ""
             lines.append(f"\t{tab.get('index')}: {display_url(tab.get('url') or '', origin)}{mark}")
     focused = get("focused_bid")
-    pruned = prune_axtree(axtree) if mode != "full" else ""
     # the pruned tree marks the focused element on its own line; the full tree is not always so plain
     if focused and (mode == "full" or f"[{focused}] " not in pruned):
         lines.append(f"Focused: [{focused}]")
@@ -297,6 +300,20 @@ def render_observation(obs, mode: str, previous: str | None = None, *, step: int
             return "\n".join(lines)
     lines += ["Page:", pruned]
     return "\n".join(lines)
+
+
+def _title_repeats_heading(title: str, pruned: str) -> bool:
+    """Whether a page's title says what its first heading does, with at most the site's name ('Sign in –
+    Testbed Notes' over heading 'Sign in'): text mode does not write it again."""
+    heading = _FIRST_HEADING.search(pruned)
+    if heading is None:
+        return False
+    name = heading["name"][1:-1].casefold()
+    # the heading inside the title, or the title's words all in it ('Log in - Tracklane': 'Log in to Tracklane')
+    return bool(name.strip()) and (name in title.casefold() or _words(title) <= _words(name))
+
+
+_FIRST_HEADING = re.compile(r"^\t*\[[^\]]+\] heading (?P<name>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")", re.M)
 
 
 def tree_changes(old: str, new: str) -> list[str]:
@@ -341,14 +358,15 @@ _AX_LINE = re.compile(
 def prune_axtree(axtree: str) -> str:
     """The flattened AX tree cut down to what an agent reads and acts on.
 
-    Kept: every interactive node (`INTERACTIVE_ROLES`) with its bid and state, list items, rows
-    and articles (cards are dragged by them), every other node with a name or a state, and text,
-    written bare as its quoted string (a run of pieces at one level on one line). Dropped:
-    unnamed wrappers (lists, sections, paragraphs, forms: their children move up a level), the page root (the title is
-    in the header), text
-    that repeats an enclosing node's name or value or the name of the control just before it,
-    a label (text or term) just before the control it names, bids of landmarks and text roles
-    (`_BIDLESS_ROLES`), and states that are the default (checked='false', pressed='false').
+    Kept: every interactive node (`INTERACTIVE_ROLES`) outside the page's footer with its bid and
+    state, list items, rows and articles (cards are dragged by them; one of leaves is written on one
+    line, `_handles_on_one_line`), every other node with a name or a state, and text, written bare as
+    its quoted string (a run of pieces at one level on one line). Dropped: unnamed wrappers (lists,
+    sections, paragraphs, forms: their children move up a level), the page root (the title is in the
+    header), the footer (contentinfo: the same on every page), text that repeats an enclosing node's
+    name or value, or the name of the control just before it, or whose words are all in the name of
+    the control it is in, a label (text or term) just before the control it names, bids of landmarks
+    and text roles (`_BIDLESS_ROLES`), and states that are the default (checked='false', pressed='false').
     A native select's options go on its line (`options=...`; `options=as [12]` for the same list
     again): select_option takes them by label, and they cannot be clicked themselves. Nodes the
     browser hides (display: none, visibility: hidden, aria-hidden) were never in the tree.
@@ -386,8 +404,10 @@ def prune_axtree(axtree: str) -> str:
             footer = None
         if role == "contentinfo":
             footer = depth
-        elif footer is not None and role in ("StaticText", "paragraph", *_TEXT_ROLES):
-            continue  # a footer's fine print, the same on every page (its links stay)
+        elif footer is not None:
+            # the page's footer, the same on every page of a site: fine print and links to its help and
+            # account pages (which its menus reach too); it was a fifth of a store page's text
+            continue
         if role == "MenuListPopup" and kept:
             popup = (depth, kept[-1][2])
             continue
@@ -465,8 +485,33 @@ def prune_axtree(axtree: str) -> str:
                 # the first list not shown says how to see it; the others on the page only how long they are
                 text += _options(options, whole=", focused" in text, hint=not hinted)
                 hinted = hinted or "options=" not in text
+        out.append((indent, text, bool(options)))
+    return "\n".join(_handles_on_one_line(out))
+
+
+def _handles_on_one_line(lines: list[tuple[str, str, bool]]) -> list[str]:
+    """The lines, with a list item, row or article whose children are all leaves (no select's options
+    among them) written on its own line, if that line stays within HANDLE_CHARS: a table's row, a
+    step of a list, a card read as one line, each control in it with its bid."""
+    out, i = [], 0
+    while i < len(lines):
+        indent, text, _options_listed = lines[i]
+        end = i + 1
+        while end < len(lines) and len(lines[end][0]) > len(indent):
+            end += 1
+        children = lines[i + 1 : end]
+        if (
+            _role_of(text) in _HANDLE_ROLES
+            and children
+            and all(len(c[0]) == len(indent) + 1 and not c[2] for c in children)
+            and len(text) + sum(len(c[1]) + 1 for c in children) <= HANDLE_CHARS
+        ):
+            out.append(indent + " ".join([text, *(c[1] for c in children)]))
+            i = end
+            continue
         out.append(indent + text)
-    return "\n".join(out)
+        i += 1
+    return out
 
 
 def _options(quoted: list[str], *, whole: bool, hint: bool = True) -> str:
@@ -488,12 +533,19 @@ def _said_already(name: str, said: list[str], kept: list, control: tuple | None,
     ('···', '?', '▾': the control's name says what it is)."""
     if name in _SEPARATORS or any(name in s for s in said):
         return True
-    # a logo's or a badge's word inside the control it labels: 'bazaaro' in link 'Bazaaro home'
-    if kept and kept[-1][3] in INTERACTIVE_ROLES and name.casefold() in kept[-1][1].casefold():
-        return True
+    # a logo's or a badge's word inside the control it labels: 'bazaaro' in link 'Bazaaro home', or its
+    # visible words where the name is longer: 'Save for later' in button 'Save Lantern Mug for later'
+    if kept and kept[-1][3] in INTERACTIVE_ROLES:
+        words, control_name = _words(name), kept[-1][1].partition("\n")[0]
+        if name.casefold() in kept[-1][1].casefold() or (words and control_name and words <= _words(control_name)):
+            return True
     if control and control[0] == indent and name in control[1]:
         return True
     return bool(kept and kept[-1][3] in INTERACTIVE_ROLES and kept[-1][1][:1] != "\n" and not _WORDY.search(name))
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.casefold()))
 
 
 def _without_echoed_parents(lines: list[list]) -> list[list]:
@@ -546,6 +598,9 @@ def _without_repeated_landmarks(lines: list[list]) -> list[list]:
     return out
 
 
+# A list item, row or article of leaves is written on one line up to this many characters (a longer one,
+# a cart's item with its price, delivery and buttons, reads better a line a piece).
+HANDLE_CHARS = 200
 # A native select lists its options if they take at most this many characters, and all of them while
 # it has the focus (people, macros, queues: lists on every page of a form were most of its text);
 # select_option takes any option by its label anyway.
@@ -555,6 +610,7 @@ _DEFAULT_STATES = re.compile(r", (?:checked|pressed|selected)='false'")
 # Text that only separates the pieces around it (breadcrumbs, menus).
 _SEPARATORS = frozenset({"/", "|", "·", "•", "›", "»", ">", "—", "–", "(", ")"})
 _WORDY = re.compile(r"\w")
+_WORD = re.compile(r"\w+")
 # Controls whose closed state goes without saying (it is shown when they are open).
 _CLOSED_BY_DEFAULT = frozenset({"combobox", "DisclosureTriangle"})
 # A cell's name that ends with its last words twice (an icon's name, then the same words as text:

@@ -11,6 +11,7 @@ import pytest
 from episodes.creation import EpisodeError, episode_create
 from episodes.engine.observation import (
     DISPLAY_ORIGIN,
+    HANDLE_CHARS,
     OBSERVATION_MODES,
     Observation,
     display_url,
@@ -181,8 +182,9 @@ def test_text_mode_writes_tables_as_rows_of_text_and_drops_glyphs_separators_and
     pruned = prune_axtree(TABLE)
     # cells and headers are their text, run on one line per row, an empty one as '' but at the end;
     # the controls in them keep their bids, a header's sort link as well
-    assert "[11] row\n\t[13] checkbox 'Select all', focused\n\t[15] link 'Status'\n\t'Due' 'Priority'\n" in pruned
-    assert "[20] row\n\t[22] checkbox 'Select WEB-4'\n\t'Open' '' 'Priority: High'\n" in pruned
+    # the controls in them keep their bids, a header's sort link as well; a row of leaves is one line
+    assert "\n[11] row [13] checkbox 'Select all', focused [15] link 'Status' 'Due' 'Priority'\n" in pruned
+    assert "\n[20] row [22] checkbox 'Select WEB-4' 'Open' '' 'Priority: High'\n" in pruned
     assert not {"12", "14", "16", "17", "21", "23", "24", "25", "27"} & bids(pruned)
     # a breadcrumb's separator, a control's glyph, an avatar that repeats its control's name: gone;
     # a closed disclosure or select says nothing of it
@@ -199,6 +201,37 @@ def test_text_mode_writes_tables_as_rows_of_text_and_drops_glyphs_separators_and
     assert "[33] combobox 'Watcher', value='-', 6 options\n" in pruned
 
 
+def test_text_mode_drops_the_footer_and_text_a_control_name_already_says():
+    page = "\n".join(
+        [
+            "RootWebArea 'Cart'",
+            "\t[1] main",
+            "\t\t[2] button 'Save Lantern Mug for later'",
+            "\t\t\tStaticText 'Save for later'",
+            "\t\t[3] button 'Gift options'",
+            "\t\t\tStaticText 'Add a gift note'",
+            "\t\t[4] button",
+            "\t\t\tStaticText '×'",
+            "\t[5] contentinfo",
+            "\t\t[6] heading 'Get to Know Us', level=2",
+            "\t\t[7] link 'Your Orders'",
+            "\t\t[8] paragraph",
+            "\t\t\tStaticText '© 2026 Bazaaro'",
+            "\t[9] link 'After the footer'",
+        ]
+    )
+    pruned = prune_axtree(page)
+    # the visible words of a control whose name holds them all go; words its name lacks stay, and so does
+    # the only text of an unnamed control
+    assert pruned.startswith(
+        "[2] button 'Save Lantern Mug for later'\n[3] button 'Gift options'\n\t'Add a gift note'\n"
+    )
+    assert "[4] button\n\t'×'" in pruned
+    # the footer goes whole, its links too; what follows it stays
+    assert "Know Us" not in pruned and "[7]" not in pruned and "2026" not in pruned
+    assert pruned.endswith("\n[9] link 'After the footer'")
+
+
 def test_text_mode_names_the_focused_element_once():
     focused = observation(TABLE, focused_bid="13")
     text, full = render_observation(focused, "text"), render_observation(focused, "full")
@@ -209,7 +242,14 @@ def test_text_mode_names_the_focused_element_once():
 
 def test_text_mode_keeps_the_bids_of_list_items_and_rows_which_cards_are_dragged_by():
     board = "[1] list\n\t[2] listitem, level=1\n\t\tStaticText 'AGENT-4 Fix login'\n\t[3] listitem, level=1"
-    assert prune_axtree(board) == "[2] listitem\n\t'AGENT-4 Fix login'\n[3] listitem"
+    assert prune_axtree(board) == "[2] listitem 'AGENT-4 Fix login'\n[3] listitem"
+    # an item with more inside than leaves, or whose line would be too long, keeps a line a piece
+    nested = board + "\n\t\t[4] group 'Actions'\n\t\t\t[5] button 'Edit'\n\t\t\t[6] button 'Delete'"
+    assert prune_axtree(nested).endswith(
+        "[3] listitem\n\tgroup 'Actions'\n\t\t[5] button 'Edit'\n\t\t[6] button 'Delete'"
+    )
+    long = board.replace("Fix login", "Fix login " + "x" * HANDLE_CHARS)
+    assert prune_axtree(long).startswith("[2] listitem\n\t'AGENT-4 Fix login x")
 
 
 def test_text_mode_is_shorter_than_full_and_keeps_the_header():
@@ -217,7 +257,13 @@ def test_text_mode_is_shorter_than_full_and_keeps_the_header():
     text = render_observation(observation(), "text")
     assert full.endswith(PAGE) and PAGE not in text
     assert len(text) < 0.7 * len(full)
-    assert text.splitlines()[:2] == full.splitlines()[:2] == ["URL: http://world.test/notes/3?tab=1", "Title: Note #3"]
+    assert full.splitlines()[:2] == ["URL: http://world.test/notes/3?tab=1", "Title: Note #3"]
+    # the title is the heading's words ('Note #3 Groceries'): text mode does not say it twice; another is kept
+    assert text.splitlines()[:2] == ["URL: http://world.test/notes/3?tab=1", "Page:"]
+    other = render_observation(observation(title="Shopping list – Notes"), "text")
+    assert other.splitlines()[1] == "Title: Shopping list – Notes"
+    inside = render_observation(observation(title="Note #3 Groceries – Testbed Notes"), "text")
+    assert "Title:" not in inside
 
 
 def test_the_header_names_no_world_origin_so_two_worlds_give_equal_text():

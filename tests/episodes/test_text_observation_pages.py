@@ -20,6 +20,8 @@ TEXT_GOAL = 0.40
 # Below this many characters a page is mostly its header (URL, title): a sign-in form has nothing to cut.
 CUTTABLE_CHARS = 2000
 # A control's line in the full tree: its bid, role and quoted name.
+# A select's option list, or the page's footer: what text mode does not list control by control.
+SKIPPED = re.compile(r"^\t*(?:\[[^\]]+\] )?(?:MenuListPopup|contentinfo)\b")
 CONTROL = re.compile(r"^\t*\[(?P<bid>[^\]]+)\] (?P<role>\S+)(?: (?P<name>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"))?")
 
 
@@ -29,13 +31,14 @@ def load(path: Path) -> dict:
 
 def controls(axtree: str) -> list[tuple[str, str, str]]:
     """(bid, role, quoted name) of each control of a full tree, but a native select's options, which
-    text mode writes on their select's line (select_option takes them by label)."""
+    text mode writes on their select's line (select_option takes them by label), and the page footer's
+    links, which text mode leaves out (the same on every page)."""
     found, popup = [], None
     for line in axtree.splitlines():
         depth = len(line) - len(line.lstrip("\t"))
         if popup is not None and depth <= popup:
             popup = None
-        if line.lstrip("\t").startswith("MenuListPopup"):
+        if SKIPPED.match(line):
             popup = depth
         m = CONTROL.match(line)
         if m and popup is None and m["role"] in INTERACTIVE_ROLES:
@@ -64,16 +67,10 @@ def test_text_mode_keeps_every_control_with_its_bid_role_and_name(path):
         assert f"[{bid}] {role}{' ' + name if name else ''}" in pruned, (bid, role, name)
 
 
-# The shop misses the goal: its pages are short (Chromium's full tree of them is already lean) and a
-# third of its text mode is the store's header (search, account and department links on every page),
-# whose controls all keep their lines. Held where it is, so it can only get better.
-SHARE_CEILING = {"shop": 0.45}
-
-
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
 def test_text_mode_is_at_most_40_percent_of_full_mode_on_a_page_worth_cutting(path):
     page = load(path)
     full, text = render_observation(page["observation"], "full"), render_observation(page["observation"], "text")
     if len(full) < CUTTABLE_CHARS:
         pytest.skip(f"{len(full)} characters: mostly the header")
-    assert len(text) <= SHARE_CEILING.get(page["replica"], TEXT_GOAL) * len(full), (len(text), len(full))
+    assert len(text) <= TEXT_GOAL * len(full), (len(text), len(full))
