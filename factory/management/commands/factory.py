@@ -38,6 +38,7 @@ class Command(BaseCommand):
         gate.add_argument(
             "--tasks", default="", help="only the tasks whose id matches this pattern, e.g. 'procurement.edit-*'"
         )
+        gate.add_argument("--no-sync", action="store_true", help="use the catalogue as it is (skip loading task packs)")
         gate.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
 
     def handle(self, *args, action, **options):
@@ -54,7 +55,8 @@ class Command(BaseCommand):
                 raise CommandError(str(exc)) from None
             self.stdout.write(
                 f"built replicas/{report.domain}/: {report.files} files, {report.tasks} tasks "
-                f"({report.dropped} dropped by the quality gate) in {report.seconds:.1f} s"
+                f"({report.dropped} dropped by the quality gate) in {report.seconds:.1f} s "
+                f"({report.cpu_seconds:.1f} s of CPU)"
             )
             return
         try:
@@ -65,7 +67,7 @@ class Command(BaseCommand):
         tasks_write(Path(config.path), tasks)
         self.stdout.write(f"{len(tasks)} tasks written to replicas/{config.label}/tasks/")
 
-    def _gate(self, *, anchor_dir, agent, k, low, high, workers, tasks, **options):
+    def _gate(self, *, anchor_dir, agent, k, low, high, workers, tasks, no_sync, **options):
         try:
             anchor, _sha = anchor_read(anchor_dir)
         except AnchorError as exc:
@@ -84,6 +86,7 @@ class Command(BaseCommand):
             low=low,
             high=high,
             workers=workers,
+            no_sync=no_sync,
             stdout=self.stdout,
         )
         gate = QualityGate.objects.filter(suite__name=domain).latest("pk")
