@@ -39,9 +39,13 @@ def recorded(annotator, actions: list[str]) -> Recording:
     return recording
 
 
-@pytest.fixture
-def judged(people, tmp_path):
-    """An accepted annotator success, a run's success (not the oracle's: the `runs` source) and an annotator failure."""
+def judged(people, tmp_path) -> dict:
+    """An accepted annotator success, a run's success (not the oracle's: the `runs` source) and an annotator failure.
+
+    Three browser episodes: the exports of them are checked in one test (`test_the_judged_episodes_export_...`)
+    rather than a test each, as the database is flushed after every transactional test and each test
+    would play them again (and observe them again) only to export them another way.
+    """
     sync_test_pack()
     good = recorded(people["annie"], ['send_msg_to_user("Note #{note} is {status}.")'])
     # bob opens note #1 first (the task is about note #3) and reports a status that is neither
@@ -62,7 +66,7 @@ def export(*args) -> str:
     return call_command("export_dataset", *args) or ""
 
 
-def test_sft_writes_steps_episodes_images_and_a_card_that_datasets_loads(judged, tmp_path, capsys):
+def sft_writes_steps_episodes_images_and_a_card_that_datasets_loads(judged, tmp_path, capsys):
     out = tmp_path / "sft"
     export("--format", "sft", "--suite", "smoke", "--source", "annotators,runs", "--out", str(out))
     said = capsys.readouterr()
@@ -105,7 +109,7 @@ def test_sft_writes_steps_episodes_images_and_a_card_that_datasets_loads(judged,
     assert not Episode.objects.filter(agent=f"observe:{judged['bad']}").exists()
 
 
-def test_dpo_pairs_the_failed_recording_with_a_success_and_datasets_loads_it(judged, tmp_path, capsys):
+def dpo_pairs_the_failed_recording_with_a_success_and_datasets_loads_it(judged, tmp_path, capsys):
     out = tmp_path / "dpo"
     export("--format", "dpo", "--suite", "smoke", "--source", "annotators,runs", "--out", str(out))
     said = capsys.readouterr()
@@ -124,6 +128,25 @@ def test_dpo_pairs_the_failed_recording_with_a_success_and_datasets_loads_it(jud
     card = json.loads((out / "card.json").read_text())
     assert card["format"] == "dpo" and card["counts"] == {"pairs": 1, "images": 1} and card["tasks"] == {TASK: 2}
     assert sum(card["by_source"].values()) == 2 and card["by_source"]["annotators"] >= 1
+
+
+def without_a_suite_the_export_takes_every_task(judged, tmp_path):
+    out = tmp_path / "all"
+    export("--format", "sft", "--source", "annotators,runs", "--out", str(out))
+    card = json.loads((out / "card.json").read_text())
+    assert card["suite"] is None and card["name"] == "replicagym-all-tasks-sft"
+    assert card["episodes"] == sorted([judged["good"], judged["run"]]) and card["tasks"] == {TASK: 2}
+    assert "- suite: none: every task" in (out / "README.md").read_text()
+
+
+def test_the_judged_episodes_export_as_sft_as_dpo_and_without_a_suite(people, tmp_path, capsys):
+    """Each export of the same three episodes: SFT (observing the two successes, never the failure), then DPO
+    (observing the failure it pairs), then every task's SFT; each to a folder of its own."""
+    episodes = judged(people, tmp_path)
+    capsys.readouterr()  # what playing and judging them printed: each export's own output is checked
+    sft_writes_steps_episodes_images_and_a_card_that_datasets_loads(episodes, tmp_path, capsys)
+    dpo_pairs_the_failed_recording_with_a_success_and_datasets_loads_it(episodes, tmp_path, capsys)
+    without_a_suite_the_export_takes_every_task(episodes, tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -185,12 +208,3 @@ def test_from_the_command_line_a_bad_option_is_one_line_on_stderr(args, code, li
     said = capsys.readouterr()
     assert exited.value.code == code and said.out == "" and said.err.splitlines() == [line]
     assert not out.exists()
-
-
-def test_without_a_suite_the_export_takes_every_task(judged, tmp_path, capsys):
-    out = tmp_path / "all"
-    export("--format", "sft", "--source", "annotators,runs", "--out", str(out))
-    card = json.loads((out / "card.json").read_text())
-    assert card["suite"] is None and card["name"] == "replicagym-all-tasks-sft"
-    assert card["episodes"] == sorted([judged["good"], judged["run"]]) and card["tasks"] == {TASK: 2}
-    assert "- suite: none: every task" in (out / "README.md").read_text()
