@@ -1,10 +1,11 @@
-"""Test runs started from the task editor: one task version, the episodes that check its verifier."""
+"""Self-check runs started from the task editor ("test runs" on its pages): one task version, the episodes that
+check its verifier."""
 
 from django.conf import settings
 from django.db import models
 
 
-class TestRun(models.Model):
+class SelfCheckRun(models.Model):
     task = models.ForeignKey(
         "catalogue.Task", on_delete=models.PROTECT, related_name="+", help_text="The task version tested."
     )
@@ -17,16 +18,16 @@ class TestRun(models.Model):
         ordering = ["-created_at"]
 
     def __str__(self):
-        return f"test run {self.pk} of {self.task}"
+        return f"self-check run {self.pk} of {self.task}"
 
 
-class TestRunEpisode(models.Model):
+class SelfCheckEpisode(models.Model):
     class Expect(models.TextChoices):
         PASS = "pass", "must pass"
         FAIL = "fail", "must fail"
         ANY = "any", "either (a baseline)"
 
-    test_run = models.ForeignKey(TestRun, on_delete=models.CASCADE, related_name="items")
+    run = models.ForeignKey(SelfCheckRun, on_delete=models.CASCADE, related_name="items")
     label = models.CharField(max_length=200)
     expect = models.CharField(max_length=4, choices=Expect.choices)
     episode = models.OneToOneField("episodes.Episode", on_delete=models.CASCADE, related_name="+")

@@ -4,7 +4,7 @@ from django.db.models import Count, Max, Q
 
 from episodes.models import Episode, Run
 
-from .models import TestRunEpisode
+from .models import SelfCheckEpisode
 
 
 def task_pass_rates(task_ids) -> dict[str, dict]:
@@ -13,7 +13,7 @@ def task_pass_rates(task_ids) -> dict[str, dict]:
     random episodes fail by design (a passing test run showed 25 %)."""
     rows = (
         Episode.objects.filter(task__task_id__in=list(task_ids), task__is_current=True, status__in=Episode.FINAL)
-        .exclude(pk__in=TestRunEpisode.objects.values("episode"))
+        .exclude(pk__in=SelfCheckEpisode.objects.values("episode"))
         .values("task__task_id", "run_id")
         .annotate(total=Count("id"), passed=Count("id", filter=Q(status=Episode.Status.SUCCEEDED)))
     )

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import account, catalogue, dashboard, editor, people, suites, task_page, test_runs, worlds
+from .views import account, catalogue, dashboard, editor, people, selfcheck_runs, suites, task_page, worlds
 
 app_name = "frontend"
 urlpatterns = [
@@ -22,8 +22,8 @@ urlpatterns = [
     path("tasks/<str:task_id>/diff/", task_page.task_diff, name="task_diff"),
     path("tasks/<str:task_id>/restore/", task_page.task_restore, name="task_restore"),
     path("tasks/<str:task_id>/export/", task_page.task_export_file, name="task_export"),
-    path("tasks/<str:task_id>/test-runs/", test_runs.test_run_create, name="test_run_create"),
-    path("tasks/<str:task_id>/test-runs/<int:pk>/", test_runs.test_run_page, name="test_run"),
+    path("tasks/<str:task_id>/test-runs/", selfcheck_runs.selfcheck_create, name="test_run_create"),
+    path("tasks/<str:task_id>/test-runs/<int:pk>/", selfcheck_runs.selfcheck_page, name="test_run"),
     path("suites/", suites.suite_list, name="suites"),
     path("suites/new/", suites.suite_edit, name="suite_new"),
     path("suites/<slug:name>/", suites.suite_detail, name="suite"),

@@ -25,7 +25,7 @@ from replicas.worlds.signin_link import world_signin_url
 from verifiers.placeholders import fill, fill_text, generalise_action
 
 from ..editor import codec, fields
-from ..test_runs import reference_checks
+from ..selfcheck_runs import reference_checks
 
 MAX_PREVIEW_SEEDS = 12
 

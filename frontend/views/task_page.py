@@ -11,7 +11,7 @@ from catalogue.models import Task
 from episodes.models import Episode
 
 from .. import stats
-from ..models import TestRun
+from ..models import SelfCheckRun
 from ..verifier_text import describe
 
 
@@ -59,7 +59,7 @@ def task_detail(request, task_id):
             .order_by("-created_at")[:20],
             "rate": stats.task_pass_rates([task_id]).get(task_id),
             "suites": task.suites.filter(is_current=True).order_by("name"),
-            "test_runs": TestRun.objects.filter(task__task_id=task_id)[:5],
+            "selfcheck_runs": SelfCheckRun.objects.filter(task__task_id=task_id)[:5],
         },
     )
 

@@ -134,9 +134,9 @@ def test_task_list_filters_by_replica_difficulty_tag_and_search(author_client):
     assert "<html" not in fragment and one.task_id in fragment
 
 
-def test_the_catalogue_pass_rate_is_the_latest_runs_and_never_counts_test_run_episodes(author_client):
+def test_the_catalogue_pass_rate_is_the_latest_runs_and_never_counts_selfcheck_episodes(author_client):
     """A passing test run showed 25 %: its do-nothing, negative and random episodes fail by design."""
-    from frontend.models import TestRun, TestRunEpisode
+    from frontend.models import SelfCheckEpisode, SelfCheckRun
     from frontend.stats import task_pass_rates
 
     sync_test_pack()
@@ -147,9 +147,9 @@ def test_the_catalogue_pass_rate_is_the_latest_runs_and_never_counts_test_run_ep
             Episode.objects.create(task=task, agent="oracle", params=task.params, status=s, run=run) for s in statuses
         ]
 
-    test_run = TestRun.objects.create(task=task)
+    selfcheck = SelfCheckRun.objects.create(task=task)
     for i, episode in enumerate(episodes(["succeeded", "failed", "failed", "failed"])):
-        TestRunEpisode.objects.create(test_run=test_run, label=f"e{i}", expect="any", episode=episode)
+        SelfCheckEpisode.objects.create(run=selfcheck, label=f"e{i}", expect="any", episode=episode)
     assert task.task_id not in task_pass_rates([task.task_id])  # test-run episodes alone: no rate
 
     episodes(["succeeded", "failed"])  # played outside any run (the API)
@@ -170,11 +170,11 @@ def test_a_test_run_queues_the_self_check_plan_as_agent_specs_the_workers_fill_f
     a negative example is played as the episode's own task has it, filled with that episode's params."""
     from catalogue.packs import task_sync
     from episodes.driver import agent_for
-    from frontend.test_runs import test_run_start
+    from frontend.selfcheck_runs import selfcheck_start
 
     task_sync(replica="testbed")
     task = Task.objects.get(task_id="testbed.complete-note", is_current=True)
-    run = test_run_start(task=task, author=author_user)
+    run = selfcheck_start(task=task, author=author_user)
     items = list(run.items.select_related("episode"))
     assert [(i.label, i.expect, i.episode.agent) for i in items] == [
         ("reference", "pass", "oracle"),
@@ -195,16 +195,16 @@ def test_a_test_run_queues_the_self_check_plan_as_agent_specs_the_workers_fill_f
 
 def test_a_test_run_on_three_seeds_plays_the_plan_on_each_world_with_its_own_answer_key(author_user, author_client):
     from catalogue.packs import task_sync
-    from frontend.models import TestRunEpisode
-    from frontend.test_runs import TestRunError, parse_seeds, test_run_start
+    from frontend.models import SelfCheckEpisode
+    from frontend.selfcheck_runs import SelfCheckError, parse_seeds, selfcheck_start
 
     task_sync(replica="testbed")
     task = Task.objects.get(task_id="testbed.complete-note", is_current=True)
     assert parse_seeds(" 8, 9 9,", task=task) == [8, 9] and parse_seeds("", task=task) == [task.seed]
     for bad in ("8, x", "-1", "1,2,3,4,5,6"):
-        with pytest.raises(TestRunError):
+        with pytest.raises(SelfCheckError):
             parse_seeds(bad, task=task)
-    run = test_run_start(task=task, author=author_user, seeds=[task.seed, 8, 9])
+    run = selfcheck_start(task=task, author=author_user, seeds=[task.seed, 8, 9])
     items = list(run.items.select_related("episode"))
     checks = 2 + len(task.negative_examples)
     assert len(items) == 3 * checks + 1 and items[-1].label == "random agent"
@@ -212,10 +212,10 @@ def test_a_test_run_on_three_seeds_plays_the_plan_on_each_world_with_its_own_ans
     assert [i.episode.world_seed for i in items] == [task.seed] * checks + [8] * checks + [9] * checks + [task.seed]
     assert items[checks].episode.params != items[0].episode.params  # seed 8's own answer key
     # the task page's form: a bad seed list is refused with the reason, and nothing is queued
-    before = TestRunEpisode.objects.count()
+    before = SelfCheckEpisode.objects.count()
     response = author_client.post(f"/tasks/{task.task_id}/test-runs/", {"seeds": "7, seven"}, follow=True)
     assert "seeds must be whole numbers" in response.content.decode()
-    assert TestRunEpisode.objects.count() == before
+    assert SelfCheckEpisode.objects.count() == before
 
 
 def test_the_admin_adds_people_with_a_role_from_the_people_page_and_no_one_else_may(client, admin_user, author_user):
@@ -249,13 +249,13 @@ def django_user_model_get(username):
 
 def test_the_editor_names_the_seeds_the_latest_finished_test_run_checked_the_reference_on(author_user, author_client):
     from catalogue.packs import task_sync
-    from frontend.test_runs import reference_checks, test_run_start
+    from frontend.selfcheck_runs import reference_checks, selfcheck_start
 
     task_sync(replica="testbed")
     task = Task.objects.get(task_id="testbed.complete-note", is_current=True)
     page = author_client.get(f"/tasks/{task.task_id}/edit/").content.decode()
     assert "Not checked yet" in page
-    run = test_run_start(task=task, author=author_user, seeds=[task.seed, 8])
+    run = selfcheck_start(task=task, author=author_user, seeds=[task.seed, 8])
     assert reference_checks(task) == []  # queued: not checked yet
     references = [i.episode for i in run.items.select_related("episode") if i.label.startswith("reference")]
     Episode.objects.filter(pk=references[0].pk).update(status="succeeded")

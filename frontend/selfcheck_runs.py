@@ -1,7 +1,8 @@
-"""Test runs from the editor: the task's self-check plan (verifiers.selfcheck.check_plan: the reference
-must pass, doing nothing and each negative example must fail) and the random agent as a baseline, queued as
-ordinary episodes for the workers. Every run is an agent spec the workers build from the episode's own task
-("oracle", "nothing", "negative:N"): no action list travels on disk.
+"""Self-check runs from the editor (its pages call them test runs): the task's self-check plan
+(verifiers.selfcheck.check_plan: the reference must pass, doing nothing and each negative example must fail)
+and the random agent as a baseline, queued as ordinary episodes for the workers. Every run is an agent spec
+the workers build from the episode's own task ("oracle", "nothing", "negative:N"): no action list travels on
+disk.
 """
 
 from django.db import transaction
@@ -12,7 +13,7 @@ from episodes.models import Episode
 from episodes.runs import enqueue_episodes
 from verifiers.selfcheck import check_plan
 
-from .models import TestRun, TestRunEpisode
+from .models import SelfCheckEpisode, SelfCheckRun
 
 # Ahead of suite runs in the queue: an author is waiting for these.
 PRIORITY = 10
@@ -21,7 +22,7 @@ LABELS = {"oracle": "reference", "nothing": "doing nothing"}
 MAX_SEEDS = 5  # each seed is two episodes and one per negative example, on workers other people wait for too
 
 
-class TestRunError(ValueError):
+class SelfCheckError(ValueError):
     pass
 
 
@@ -32,20 +33,20 @@ def parse_seeds(text: str, *, task: Task) -> list[int]:
         if not part:
             continue
         if not part.isdigit() or int(part) > 2**31 - 1:
-            raise TestRunError(f"seeds must be whole numbers from 0 to {2**31 - 1} separated by commas, not {part!r}")
+            raise SelfCheckError(f"seeds must be whole numbers from 0 to {2**31 - 1} separated by commas, not {part!r}")
         if int(part) not in seeds:
             seeds.append(int(part))
     if len(seeds) > MAX_SEEDS:
-        raise TestRunError(f"at most {MAX_SEEDS} seeds in a test run, not {len(seeds)}")
+        raise SelfCheckError(f"at most {MAX_SEEDS} seeds in a test run, not {len(seeds)}")
     return seeds or [task.seed]
 
 
-def test_run_start(*, task: Task, author=None, seeds: list[int] | None = None) -> TestRun:
+def selfcheck_start(*, task: Task, author=None, seeds: list[int] | None = None) -> SelfCheckRun:
     """Queue the checks of a task version's verifier on each of `seeds` (default: the task's own), each world
     with its own answer key; the random baseline plays the task's own seed only. Refuses a task without a
     reference solution, and a seed whose world holds nothing the task can be about (naming it)."""
     if not task.reference_solution:
-        raise TestRunError("the task has no reference solution: add one before a test run")
+        raise SelfCheckError("the task has no reference solution: add one before a test run")
     seeds = seeds or [task.seed]
     checks = [(LABELS.get(c.agent, f"negative: {c.label}"), c.expect, c.agent) for c in check_plan(task)]
     plan = [
@@ -53,9 +54,9 @@ def test_run_start(*, task: Task, author=None, seeds: list[int] | None = None) -
         for seed in seeds
         for label, expect, agent in checks
     ]
-    plan.append(("random agent", TestRunEpisode.Expect.ANY, f"random:{RANDOM_SEED}", task.seed))
+    plan.append(("random agent", SelfCheckEpisode.Expect.ANY, f"random:{RANDOM_SEED}", task.seed))
     with transaction.atomic():
-        run = TestRun.objects.create(task=task, author=author)
+        run = SelfCheckRun.objects.create(task=task, author=author)
         ids = []
         for label, expect, agent, seed in plan:
             try:  # the task's own seed keeps its stored answer key; another computes the key of its world
@@ -63,14 +64,14 @@ def test_run_start(*, task: Task, author=None, seeds: list[int] | None = None) -
                     task=task, agent=agent, owner=author, priority=PRIORITY, seed=None if seed == task.seed else seed
                 )
             except EpisodeError as exc:
-                raise TestRunError(str(exc)) from None
-            TestRunEpisode.objects.create(test_run=run, label=label, expect=expect, episode=episode)
+                raise SelfCheckError(str(exc)) from None
+            SelfCheckEpisode.objects.create(run=run, label=label, expect=expect, episode=episode)
             ids.append(episode.pk)
         enqueue_episodes(ids)
     return run
 
 
-def test_run_rows(run: TestRun) -> list[dict]:
+def selfcheck_rows(run: SelfCheckRun) -> list[dict]:
     """Each check with its episode and whether it came out as it must."""
     rows = []
     for item in run.items.select_related("episode"):
@@ -84,7 +85,7 @@ def test_run_rows(run: TestRun) -> list[dict]:
     return rows
 
 
-def test_run_done(rows) -> bool:
+def selfcheck_done(rows) -> bool:
     return all(r["episode"].is_final for r in rows)
 
 
@@ -94,10 +95,12 @@ def reference_checks(task: Task | None) -> list[dict]:
     other worlds than the one it was made on."""
     if task is None:
         return []
-    runs = TestRun.objects.filter(task=task).order_by("-created_at", "-pk")
+    runs = SelfCheckRun.objects.filter(task=task).order_by("-created_at", "-pk")
     for run in runs[:10]:
         rows = [
-            r for r in test_run_rows(run) if r["item"].label == "reference" or r["item"].label.startswith("reference ·")
+            r
+            for r in selfcheck_rows(run)
+            if r["item"].label == "reference" or r["item"].label.startswith("reference ·")
         ]
         if rows and all(r["episode"].is_final for r in rows):
             return [{"seed": r["episode"].world_seed, "passed": bool(r["ok"]), "run": run} for r in rows]
