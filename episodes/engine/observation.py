@@ -492,7 +492,8 @@ def prune_axtree(axtree: str) -> str:
 def _handles_on_one_line(lines: list[tuple[str, str, bool]]) -> list[str]:
     """The lines, with a list item, row or article whose children are all leaves (no select's options
     among them) written on its own line, if that line stays within HANDLE_CHARS: a table's row, a
-    step of a list, a card read as one line, each control in it with its bid."""
+    step of a list, a card read as one line, each control in it with its bid. A bare list item around
+    one control is that control (a card, dragged by its item, holds more than one)."""
     out, i = [], 0
     while i < len(lines):
         indent, text, _options_listed = lines[i]
@@ -500,6 +501,11 @@ def _handles_on_one_line(lines: list[tuple[str, str, bool]]) -> list[str]:
         while end < len(lines) and len(lines[end][0]) > len(indent):
             end += 1
         children = lines[i + 1 : end]
+        if _BARE_ITEM.match(text) and len(children) == 1 and _role_of(children[0][1]) in INTERACTIVE_ROLES:
+            # an item that is one control (a menu's link, a filter's checkbox): the control says it all
+            out.append(indent + children[0][1])
+            i = end
+            continue
         if (
             _role_of(text) in _HANDLE_ROLES
             and children
@@ -601,6 +607,7 @@ def _without_repeated_landmarks(lines: list[list]) -> list[list]:
 # A list item, row or article of leaves is written on one line up to this many characters (a longer one,
 # a cart's item with its price, delivery and buttons, reads better a line a piece).
 HANDLE_CHARS = 200
+_BARE_ITEM = re.compile(r"^\[[^\]]+\] listitem$")
 # A native select lists its options if they take at most this many characters, and all of them while
 # it has the focus (people, macros, queues: lists on every page of a form were most of its text);
 # select_option takes any option by its label anyway.

@@ -248,6 +248,8 @@ def test_text_mode_keeps_the_bids_of_list_items_and_rows_which_cards_are_dragged
     assert prune_axtree(nested).endswith(
         "[3] listitem\n\tgroup 'Actions'\n\t\t[5] button 'Edit'\n\t\t[6] button 'Delete'"
     )
+    # an item that is one control is that control: nothing drags a menu's link by its item
+    assert prune_axtree("[1] list\n\t[2] listitem, level=1\n\t\t[3] link 'Books'") == "[3] link 'Books'"
     long = board.replace("Fix login", "Fix login " + "x" * HANDLE_CHARS)
     assert prune_axtree(long).startswith("[2] listitem\n\t'AGENT-4 Fix login x")
 
