@@ -13,6 +13,7 @@ from datetime import timedelta
 from replicas.worlds.clock import now
 from replicas.worlds.seeding import candidates
 
+from .. import reports
 from .. import workflow as W
 from ..faults import STEPS_LOST
 from ..models import Component, CustomField, FieldValue, Issue, Link, Person, Project, Sprint
@@ -399,6 +400,39 @@ def open_points_in_sprint(world, rng=None) -> dict:
                 "wrong": total if total != open_points else open_points + 1,
             }
     raise NoCandidate("no sprint with open story points")
+
+
+def burndown_first_day(world, rng=None) -> dict:
+    """A started sprint's story points remaining at the end of its first day, as its Burndown chart
+    draws them; `wrong` is the points it started with (the chart's other end of the first step)."""
+    for sprint in _answer_sprints(rng):
+        if sprint.state == Sprint.State.FUTURE:
+            continue
+        chart = reports.burndown(sprint)
+        if chart.remaining and 0 < chart.remaining[0] != chart.total:
+            return {
+                **_signin(_admin()),
+                "project": sprint.project.key,
+                "sprint": sprint.public_id,
+                "sprint_name": sprint.name,
+                "count": chart.remaining[0],
+                "wrong": chart.total,
+            }
+    raise NoCandidate("no started sprint that burned down on its first day")
+
+
+# --- create -----------------------------------------------------------------------------------------
+
+
+def create_bugs_in_other_space(world) -> dict:
+    """Two bugs to create with the Create dialog in a scrum space other than AGENT (the dialog's default,
+    so the space picker must be used), under that space's first open epic."""
+    for project in Project.objects.filter(board_type=Project.BoardType.SCRUM).exclude(key="AGENT").order_by("key"):
+        epic = Issue.objects.filter(project=project, issue_type="epic").exclude(status=W.DONE).order_by("rank")
+        epic = epic.first()
+        if epic is not None:
+            return {**_signin(_admin()), "project": project.key, "project_name": project.name, "epic": epic.key}
+    raise NoCandidate("no scrum space besides AGENT with an open epic")
 
 
 # --- bulk -------------------------------------------------------------------------------------------

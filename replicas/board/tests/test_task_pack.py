@@ -36,6 +36,8 @@ THEMES = {
     "people",
     "drag-and-drop",
     "faults",
+    "create",
+    "reports",
 }
 
 
