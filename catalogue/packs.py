@@ -1,5 +1,10 @@
 """Task packs: the task files under replicas/<replica>/tasks/, validated and synced into the catalogue.
 
+One pack is no replica's: the cross-app tasks under replicas/crossapp/tasks/ (WORKSPACE_PACK), each naming
+the workspace it is played in (`"workspace": {"replicas": [...]}`, its tabs in that order) instead of a
+replica. Such a task's replica is the group's label (its replicas joined by commas, in name order), which
+the verifiers read as every member's tables; its params function is given the cached template workspace.
+
 Every problem is reported with the file and the JSON path it is at, and a pack
 with any bad file changes nothing in the database.
 """
@@ -18,8 +23,9 @@ from replicas.worlds.faults import fault_spec_errors
 from replicas.worlds.registry import get_replica, replicas
 from replicas.worlds.schema_errors import schema_errors, schema_validator
 from replicas.worlds.scoping import bound_world
-from replicas.worlds.services import template_get_or_build
+from replicas.worlds.services import InvalidWorldRequest, template_get_or_build
 from replicas.worlds.snapshot import canonical_json
+from replicas.worlds.workspaces import group_label, workspace_template_get_or_build
 from verifiers.actions import ActionError, parse_action
 from verifiers.interaction import interaction_errors
 from verifiers.placeholders import MissingParam, expand_actions, fill, fill_text, for_each_line, placeholder_paths
@@ -41,6 +47,9 @@ SUITE_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
 # The task file format, published for authors and tools; what it cannot say is checked below.
 TASK_SCHEMA_FILE = "task.schema.json"
 SUITES_FILE = "suites.json"
+# The pack of cross-app tasks: a folder beside the replicas' (no app of its own: it holds task files and
+# the params functions that read a template workspace), its tasks `crossapp.<slug>`.
+WORKSPACE_PACK = "crossapp"
 
 
 class PackError(ValueError):
@@ -66,8 +75,20 @@ def sha256_json(doc) -> str:
 
 
 def pack_dir(replica: str) -> Path:
+    if replica == WORKSPACE_PACK:
+        return Path(settings.BASE_DIR) / "replicas" / WORKSPACE_PACK / "tasks"
     config = get_replica(replica)
     return Path(config.path) / "tasks"
+
+
+def pack_names() -> list[str]:
+    """Every pack: each installed replica's, then the cross-app one."""
+    return [*sorted(replicas()), WORKSPACE_PACK]
+
+
+def task_replica(spec: dict) -> str:
+    """The replica a (shape-checked) task is played and verified in: its own, or its workspace's group label."""
+    return group_label(spec["workspace"]["replicas"]) if "workspace" in spec else spec["replica"]
 
 
 def _rel(path: Path) -> str:
@@ -90,7 +111,19 @@ def shape_errors(spec, replica: str, stem: str) -> list[tuple[str, str]]:
     errors = schema_errors(schema_validator(TASK_SCHEMA_FILE), spec)
     if isinstance(spec.get("slug"), str) and SLUG.match(spec["slug"]) and spec["slug"] != stem:
         errors.append(("slug", f"{spec['slug']!r} differs from the file name {stem!r}"))
-    if "replica" in spec and spec["replica"] != replica:
+    if errors:
+        return errors
+    if replica == WORKSPACE_PACK:
+        return _workspace_shape_errors(spec)
+    if "workspace" in spec:
+        errors.append(
+            (
+                "workspace",
+                f"a task of the {replica} pack is played in that replica: cross-app tasks "
+                f"are the {WORKSPACE_PACK} pack's",
+            )
+        )
+    elif spec["replica"] != replica:
         errors.append(("replica", f"must be {replica!r} (the pack's replica), not {json.dumps(spec['replica'])[:60]}"))
     if isinstance(spec.get("variant"), str):
         try:
@@ -102,6 +135,26 @@ def shape_errors(spec, replica: str, stem: str) -> list[tuple[str, str]]:
     return errors
 
 
+def _workspace_shape_errors(spec: dict) -> list[tuple[str, str]]:
+    """What a cross-app task's shape may get wrong beyond the schema: its workspace must be one that can be made,
+    its params a function of the template workspace, and nothing armed on one world alone."""
+    if "workspace" not in spec:
+        return [("workspace", f"a task of the {WORKSPACE_PACK} pack names its workspace, not a replica")]
+    errors = []
+    try:
+        for name in spec["workspace"]["replicas"]:
+            get_replica(name).knobs(spec.get("variant", "default"))
+        group_label(spec["workspace"]["replicas"])
+    except (LookupError, InvalidWorldRequest) as exc:
+        errors.append(("workspace.replicas", str(exc).strip(chr(34) + chr(39))))
+    if is_template(spec.get("params")):
+        errors.append(("params", "a cross-app task's params are a 'module:function' given the template workspace"))
+    for key in ("faults", "interaction"):
+        if spec.get(key):
+            errors.append((key, f"a cross-app task has no {key} yet: they are per world, and tasks name no member"))
+    return errors
+
+
 def task_params(spec: dict, *, variation: int | None = None) -> dict:
     """The answer key, computed on the cached template world of the task's seed: a declarative
     template (task_templates) evaluated there, or the task's params function run with that world bound.
@@ -109,12 +162,21 @@ def task_params(spec: dict, *, variation: int | None = None) -> dict:
     ref = spec.get("params")
     if not ref:
         return {}
+    if "workspace" in spec:
+        template = workspace_template_get_or_build(
+            replicas=spec["workspace"]["replicas"], seed=spec["seed"], variant=spec.get("variant", "default")
+        )
+        return _checked_params(ref, function_at(ref)(template))
     template = template_get_or_build(replica=spec["replica"], seed=spec["seed"], variant=spec.get("variant", "default"))
     if is_template(ref):
         return template_params(ref, world=template, variation=variation)
     func = function_at(ref)
     with bound_world(template):
         result = call_picker(func, template, rng=variation_rng(template, variation, ref))
+    return _checked_params(ref, result)
+
+
+def _checked_params(ref: str, result) -> dict:
     if not isinstance(result, dict) or not all(isinstance(k, str) for k in result):
         raise TypeError(f"{ref} returned {type(result).__name__}, not a dict with string keys")
     # round-trip so that what is stored is exactly what the JSON column gives back
@@ -186,8 +248,9 @@ def load_task_file(path: Path, replica: str, params_cache: dict | None = None) -
     if errors:
         raise PackError(_lines(where, errors))
     cache = params_cache if params_cache is not None else {}
+    task_in = task_replica(spec)
     # a template is a list: its canonical text keys the cache like a 'module:function' reference does
-    key = (canonical_json(spec.get("params")), spec["replica"], spec["seed"], spec.get("variant", "default"))
+    key = (canonical_json(spec.get("params")), task_in, spec["seed"], spec.get("variant", "default"))
     try:
         if key not in cache:
             cache[key] = task_params(spec)
@@ -196,7 +259,7 @@ def load_task_file(path: Path, replica: str, params_cache: dict | None = None) -
         raise PackError([f"{where}: {exc}"]) from None
     except Exception as exc:  # the params function is task-author code: report, don't crash the sync
         raise PackError([f"{where}: params: {spec.get('params')} failed: {type(exc).__name__}: {exc}"]) from None
-    errors = filled_errors(spec, params, replica)
+    errors = filled_errors(spec, params, task_in)
     if errors:
         raise PackError(_lines(where, errors))
     return PackTask(
@@ -317,7 +380,7 @@ def task_sync(*, replica: str, directory: Path | None = None) -> dict:
     with transaction.atomic():
         current = {}
         for item in loaded:
-            task, created = task_version_upsert(item, replica=replica, pack=replica)
+            task, created = task_version_upsert(item, replica=task_replica(item.spec), pack=replica)
             summary["created" if created else "unchanged"].append(item.task_id)
             current[item.task_id] = task
         retired = Task.objects.filter(pack=replica, is_current=True).exclude(task_id__in=current)
@@ -333,8 +396,8 @@ def task_sync(*, replica: str, directory: Path | None = None) -> dict:
 
 
 def task_sync_all() -> list[dict]:
-    """Sync the pack of every installed replica that has one."""
-    return [task_sync(replica=name) for name in sorted(replicas()) if task_files(name)]
+    """Sync every pack that has task files: each installed replica's, and the cross-app one."""
+    return [task_sync(replica=name) for name in pack_names() if task_files(name)]
 
 
 class TaskNotFound(LookupError):
@@ -347,7 +410,7 @@ def task_current(task_id: str) -> Task:
     if task is None and isinstance(task_id, str) and "." in task_id:
         replica, slug = task_id.split(".", 1)
         # only a task file that exists triggers a sync: an unknown id must stay cheap
-        if replica in replicas() and SLUG.match(slug) and (pack_dir(replica) / f"{slug}.json").is_file():
+        if replica in pack_names() and SLUG.match(slug) and (pack_dir(replica) / f"{slug}.json").is_file():
             task_sync(replica=replica)
             task = Task.objects.filter(task_id=task_id, is_current=True).first()
     if task is None:
@@ -357,7 +420,7 @@ def task_current(task_id: str) -> Task:
 
 def suite_current(name: str) -> Suite:
     suite = Suite.objects.filter(name=name, is_current=True).first()
-    if suite is None and name in replicas() and pack_dir(name).is_dir():
+    if suite is None and name in pack_names() and pack_dir(name).is_dir():
         task_sync(replica=name)
         suite = Suite.objects.filter(name=name, is_current=True).first()
     if suite is None:

@@ -13,7 +13,8 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from replicas.worlds.models import World
-from replicas.worlds.snapshot import snapshot, state_hash
+from replicas.worlds.snapshot import state_hash
+from replicas.worlds.workspaces import episode_snapshot
 
 from .models import Screenshot, Snapshot
 
@@ -28,13 +29,13 @@ def snapshot_store(*, doc: dict, known_hash: str | None = None) -> Snapshot:
 
 
 def world_snapshot_store(world: World, *, initial: bool = False) -> Snapshot:
-    # A fresh clone holds its template's state, whose hash is known: skip the read if stored.
-    if initial and world.state_hash:
+    # A fresh clone holds its template's state, whose hash is known: skip the read if stored
+    # (a workspace member's hash is its own, not the group's the episode stores).
+    if initial and world.state_hash and world.workspace_id is None:
         found = Snapshot.objects.filter(state_hash=world.state_hash).first()
         if found is not None:
             return found
-    doc = snapshot(world)
-    return snapshot_store(doc=doc)
+    return snapshot_store(doc=episode_snapshot(world))
 
 
 def screenshot_store(*, png: bytes) -> Screenshot:

@@ -10,6 +10,7 @@ from catalogue.packs import task_current
 from catalogue.task_templates import TemplateError
 from replicas.worlds.pool import world_take
 from replicas.worlds.requestlog import request_log_open
+from replicas.worlds.workspaces import workspace_create, workspace_world
 from verifiers.interaction import interaction_actions
 
 from .blobs import world_snapshot_store
@@ -87,7 +88,14 @@ def episode_create(
     own_browser = status == Episode.Status.RUNNING and claimed_by.startswith(API_CLAIM)
     if own_browser and (why := own_browser_refusal(task)):
         raise EpisodeError(why)
-    if vary and seed is None and variation is None:
+    workspace = task.spec.get("workspace")
+    if workspace is not None and (own_browser or seed is not None or variation is not None):
+        # one fixed workspace template per task: its params are read there, and its tabs are the engine's
+        raise EpisodeError(
+            f"{task.task_id} is a cross-app task: it is played by the engine in its own workspace, "
+            "with no other seed or variation"
+        )
+    if vary and seed is None and variation is None and workspace is None:
         variation = variation_draw()
     try:
         chosen = variation_resolve(task=task, seed=seed, variation=variation)
@@ -96,10 +104,16 @@ def episode_create(
     world_seed, params = chosen.world_seed, chosen.params
     instance = task.with_params(params)
     with transaction.atomic():
-        # from the warm pool when one is ready (a claim), else a clone; the pool refills after commit
-        world, _ = world_take(
-            replica=task.replica, seed=world_seed, variant=task.variant, faults=instance.faults if faults else []
-        )
+        if workspace is not None:
+            # a clone of the cached workspace template; the episode's world is its first tab's app, and the
+            # group's state is what it is judged on (replicas.worlds.workspaces.episode_snapshot)
+            group = workspace_create(replicas=workspace["replicas"], seed=world_seed, variant=task.variant)
+            world = workspace_world(group, workspace["replicas"][0])
+        else:
+            # from the warm pool when one is ready (a claim), else a clone; the pool refills after commit
+            world, _ = world_take(
+                replica=task.replica, seed=world_seed, variant=task.variant, faults=instance.faults if faults else []
+            )
         initial = world_snapshot_store(world, initial=True)
         now = timezone.now()
         running = status == Episode.Status.RUNNING

@@ -15,7 +15,8 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from replicas.worlds.clock import world_clock_advance
 from replicas.worlds.faults import fault_events, world_step
 from replicas.worlds.requestlog import logged_requests, request_log_open, requests_so_far
-from replicas.worlds.routing import world_origin
+from replicas.worlds.routing import world_origin, world_url
+from replicas.worlds.workspaces import workspace_clock_advance, workspace_world
 from verifiers.actions import ANSWER_ACTIONS, ActionError, parse_action
 
 from .agents import ScriptedAgent, agent_from_spec, task_info
@@ -137,7 +138,17 @@ def trace_file_for(episode) -> Path:
     return settings.DATA_DIR / TRACES_DIR / f"episode-{episode.pk}.zip"
 
 
-def session_open(*, world, start_page: str, instruction: str, trace_path: Path | None = None, screenshots: bool = True):
+def session_open(
+    *,
+    world,
+    start_page: str,
+    instruction: str,
+    trace_path: Path | None = None,
+    screenshots: bool = True,
+    other_worlds=(),
+):
+    """The episode's browser on `world` at `start_page`, and a tab on the home page of each of `other_worlds`
+    (the other apps of its workspace), the first tab active."""
     # Playwright's sync API runs an asyncio loop in this thread; the engine's ORM calls
     # beside it are plain synchronous calls, which Django refuses unless told so.
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -151,6 +162,7 @@ def session_open(*, world, start_page: str, instruction: str, trace_path: Path |
         frozen_time=world.clock,
         trace_path=trace_path,
         screenshots=screenshots,
+        other_tabs=tuple(world_url(other, "/", port) for other in other_worlds),
     )
 
 
@@ -181,6 +193,12 @@ class EpisodeDriver:
         self.tries = episode.tries  # this claim's fencing token: its writes need the episode still on this try
         self.instance = episode.instance
         self.world = episode.world
+        # a cross-app task's episode runs in every app of its workspace, one tab each in the task's order
+        # (the episode's world is the first); the others' requests and clocks are followed alike
+        workspace = self.instance.spec.get("workspace")
+        self.worlds = [self.world]
+        if workspace is not None:
+            self.worlds += [workspace_world(self.world.workspace, name) for name in workspace["replicas"][1:]]
         self.limits = self.instance.limits
         # the episode's observation mode (episodes.engine.observation); checked when the episode was made
         self.observation_settings = observation_settings(episode.agent_settings)
@@ -190,7 +208,7 @@ class EpisodeDriver:
         self.observation = None
         self._previous_axtree = None  # the tree before self.observation's: a diff-mode agent is shown the change
         self._since = 0  # fault events are numbered per world; a step records those after this one
-        self._seen = 0  # so are the world's logged requests
+        self._seen = {}  # so are each world's logged requests: world id -> the last seq read
         # dense checkpoints, off by default: the milestones each step reached (episodes.engine.checkpoints)
         self.checkpoint_watch = None
         self.step_checkpoints = None  # the last step's: {"new": [...], "reward": float}
@@ -199,7 +217,8 @@ class EpisodeDriver:
         self.deadline = time.monotonic() + float(self.limits["max_seconds"])
         # the world logs the browser's requests, so each step knows the rows it wrote
         # (opened here, not at creation: an episode may come back with a fresh world)
-        request_log_open(world=self.world)
+        for world in self.worlds:
+            request_log_open(world=world)
         for attempt in (1, 2):
             try:
                 with browser_call(starting=True):
@@ -209,6 +228,7 @@ class EpisodeDriver:
                         instruction=self.instance.instruction,
                         trace_path=trace_file_for(self.episode) if self.episode.trace else None,
                         screenshots=self.observation_settings.screenshots,
+                        other_worlds=self.worlds[1:],
                     )
                 break
             except PlaywrightTimeout:
@@ -219,7 +239,8 @@ class EpisodeDriver:
                 log.warning("episode %s: the start page timed out; opening it again", self.episode.pk)
         with browser_call():
             self.observation = self.session.observe()
-        self._seen = requests_so_far(world=self.world)  # loading the start page is no step of the agent's
+        # loading the start pages is no step of the agent's
+        self._seen = {world.pk: requests_so_far(world=world) for world in self.worlds}
         if self.episode.agent_settings.get("dense_checkpoints") is True:
             watch = CheckpointWatch(
                 spec=self.instance.verifier, params=self.episode.params, initial=self.episode.initial_state.doc
@@ -248,7 +269,8 @@ class EpisodeDriver:
         action_text = action_text if isinstance(action_text, str) else str(action_text)
         # a claim the sweep took away acts no more: its world is gone, the episode is another try's
         claim_touch(episode_id=self.episode.pk, tries=self.tries, beat=False)
-        world_step(world=self.world, index=self.index)
+        for world in self.worlds:
+            world_step(world=world, index=self.index)
         action, parsed = _parsed_action(action_text)
         given = self.observation_text()
         started = time.perf_counter()
@@ -261,10 +283,13 @@ class EpisodeDriver:
         events = list(fault_events(world=self.world, since=self._since))
         if events:
             self._since = max(e["seq"] for e in events)
-        # the requests the browser made during the step, and the rows they wrote
-        requests = logged_requests(world=self.world, since=self._seen)
-        if requests:
-            self._seen = requests[-1].seq
+        # the requests the browser made during the step (to any app of its workspace), and the rows they wrote
+        requests = []
+        for world in self.worlds:
+            logged = logged_requests(world=world, since=self._seen[world.pk])
+            if logged:
+                self._seen[world.pk] = logged[-1].seq
+            requests += logged
         writes = [w for r in requests for w in r.writes]
         if self.checkpoint_watch is not None:
             self.step_checkpoints = self.checkpoint_watch.after_step(world=self.world, writes=writes)
@@ -287,7 +312,10 @@ class EpisodeDriver:
             observation=given,
             checkpoints=self.step_checkpoints,
         )
-        world_clock_advance(world=self.world, seconds=float(self.limits["step_seconds"]))
+        if self.world.workspace_id is not None:  # one clock for the group
+            workspace_clock_advance(workspace=self.world.workspace, seconds=float(self.limits["step_seconds"]))
+        else:
+            world_clock_advance(world=self.world, seconds=float(self.limits["step_seconds"]))
         self.index += 1
         self._previous_axtree = _obs_get(self.observation, "axtree")
         self.observation = obs

@@ -6,7 +6,7 @@ import logging
 from django.db import transaction
 from django.utils import timezone
 
-from replicas.worlds.snapshot import snapshot
+from replicas.worlds.workspaces import episode_snapshot
 from verifiers.engine import verify
 from verifiers.inputs import verifier_inputs_for
 from verifiers.rewards import reward_signals, unscored_signals
@@ -91,7 +91,7 @@ def episode_finish(
     try:
         if world is not None:
             world.refresh_from_db()
-            final = snapshot_store(doc=snapshot(world))
+            final = snapshot_store(doc=episode_snapshot(world))
     except Exception as exc:
         log.exception("final snapshot failed on episode %s", episode.pk)
         status, error = Episode.Status.ERRORED, f"final snapshot failed: {type(exc).__name__}: {exc}"

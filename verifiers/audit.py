@@ -71,11 +71,13 @@ class AuditHints:
 
     @classmethod
     def of(cls, replica: str) -> "AuditHints":
-        declared = getattr(get_replica(replica), "audit", None) or {}
+        """The replica's hints; a workspace's (its replicas joined by commas) are every member's together."""
+        hints = [getattr(get_replica(name), "audit", None) or {} for name in replica.split(",")]
+        claims = [c for declared in hints for c in declared.get("false_claims", DEFAULT_CLAIMS)]
         return cls(
-            derived={t: frozenset(f) for t, f in declared.get("derived", {}).items()},
-            credential_params=frozenset(declared.get("credential_params", ())),
-            false_claims=tuple(declared.get("false_claims", DEFAULT_CLAIMS)),
+            derived={t: frozenset(f) for declared in hints for t, f in declared.get("derived", {}).items()},
+            credential_params=frozenset(p for declared in hints for p in declared.get("credential_params", ())),
+            false_claims=tuple(dict.fromkeys(claims)),
         )
 
 

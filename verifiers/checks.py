@@ -39,9 +39,10 @@ def register_check(name: str, *, args_schema: dict | None = None, validate_args:
 
 def load_checks(replica: str | None = None) -> None:
     """Import `replica`'s checks module, once (the built-in ones register when the app is ready)."""
-    if replica and replica not in _LOADED:
-        get_replica(replica).load_checks()
-        _LOADED.add(replica)
+    for name in replica.split(",") if replica else ():  # a workspace's verifier: every member's checks
+        if name not in _LOADED:
+            get_replica(name).load_checks()
+            _LOADED.add(name)
 
 
 def get_check(name: str) -> Check | None:

@@ -64,10 +64,17 @@ def table_name(model) -> str:
     return f"{model._meta.app_label}.{model._meta.model_name}"
 
 
+def world_models(replica: str) -> list:
+    """The world models a verifier of `replica` reads: one replica's, or every member's of a workspace
+    (named by its replicas joined by commas, replicas.worlds.workspaces.group_label); table names carry
+    each replica's label, so a table names the app it is read from."""
+    return [model for name in replica.split(",") for model in get_replica(name).world_models]
+
+
 @cache
 def _tables(replica: str) -> dict[str, dict[str, FieldInfo]]:
     tables = {}
-    for model in get_replica(replica).world_models:
+    for model in world_models(replica):
         concrete = [f for f in model._meta.concrete_fields if f.name not in SKIPPED]
         names = {f.name for f in concrete}
         infos = {KEY_FIELD: FieldInfo(KEY_FIELD, "text")}
@@ -104,7 +111,7 @@ class PathError(ValueError):
 def relations(replica: str) -> dict[tuple[str, str], str]:
     """(table, field) -> the table a foreign key points to."""
     out = {}
-    for model in get_replica(replica).world_models:
+    for model in world_models(replica):
         for f in model._meta.concrete_fields:
             if f.is_relation:
                 out[(table_name(model), f.name)] = table_name(f.related_model)

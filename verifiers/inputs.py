@@ -52,5 +52,6 @@ def verifier_inputs_for(
         messages=list(messages),
         params=dict(params or {}),
         clock=world.clock.isoformat().replace("+00:00", "Z"),
-        replica=world.replica,
+        # a workspace member's episode is judged on its group's state, whose replica is the group's label
+        replica=final.get("replica") or world.replica,
     )

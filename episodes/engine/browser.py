@@ -1,11 +1,11 @@
 """Runs episodes in a real Chromium: one long-lived browser per process, one context per episode.
 
-An `EpisodeSession` is one browser context confined to its world's origin: every
-request to another origin is aborted and logged, and a `goto` elsewhere is the
-action's error. `step(action_text)` parses the action (a malformed one is the step's
-error, never an exception), runs it with a short timeout, waits until the page has
-settled (network idle and a quiet DOM, capped; never a fixed sleep) and returns the
-next observation. A crashed browser or page raises `BrowserCrashed`.
+An `EpisodeSession` is one browser context confined to its world's origin (a workspace's
+episode: its members' origins, one tab each): every request to another origin is aborted
+and logged, and a `goto` elsewhere is the action's error. `step(action_text)` parses the
+action (a malformed one is the step's error, never an exception), runs it with a short
+timeout, waits until the page has settled (network idle and a quiet DOM, capped; never a
+fixed sleep) and returns the next observation. A crashed browser or page raises `BrowserCrashed`.
 """
 
 import asyncio
@@ -176,6 +176,7 @@ class EpisodeSession:
         origin,
         instruction,
         viewport,
+        other_origins=(),
         action_timeout_ms,
         navigation_timeout_ms,
         settle_cap_ms,
@@ -185,7 +186,9 @@ class EpisodeSession:
         screenshots=True,
     ):
         self.origin = normalise_origin(origin)
-        self._origin_key = origin_key(self.origin)
+        # the origins a page may be on: the world's, and the other members' of its workspace
+        self.origins = [self.origin, *(normalise_origin(o) for o in other_origins)]
+        self._origin_keys = {origin_key(o) for o in self.origins}
         self.instruction = instruction
         self.viewport = tuple(viewport)
         self.action_timeout_ms = action_timeout_ms
@@ -232,8 +235,12 @@ class EpisodeSession:
         frozen_time: datetime | None = None,
         trace_path: Path | None = None,
         screenshots: bool = True,
+        other_tabs: tuple[str, ...] = (),
     ) -> "EpisodeSession":
         """A new context on the shared browser, at `start_url` (a path or a URL on `origin`).
+
+        `other_tabs` are URLs of the other apps of a workspace, each opened in a tab of its own after the
+        first (which stays active); their origins are the only others the context may reach.
 
         `frozen_time` fixes the page's Date.now() (e.g. to the world clock) while timers
         still run; `files_dir` is the only folder upload_file may take files from;
@@ -242,6 +249,7 @@ class EpisodeSession:
         """
         session = cls(
             origin=origin,
+            other_origins=[urlsplit(url).scheme + "://" + urlsplit(url).netloc for url in other_tabs],
             instruction=instruction,
             viewport=viewport,
             action_timeout_ms=action_timeout_ms,
@@ -288,7 +296,8 @@ class EpisodeSession:
             context.add_init_script(ENGINE_JS)
             # Only requests leaving the origin are routed to us (the pattern is matched in
             # the driver), so same-origin traffic pays nothing for the confinement.
-            foreign = re.compile(r"^(?!" + re.escape(session.origin) + r"(?:[/?#]|$))[A-Za-z][A-Za-z0-9+.-]*://")
+            allowed = "|".join(re.escape(o) for o in session.origins)
+            foreign = re.compile(r"^(?!(?:" + allowed + r")(?:[/?#]|$))[A-Za-z][A-Za-z0-9+.-]*://")
             context.route(foreign, session._block_request)
             context.route_web_socket(foreign, session._block_websocket)
             if not screenshots:
@@ -297,11 +306,15 @@ class EpisodeSession:
                 # of them (an image's name is its alt text), and the settle does not wait on them.
                 context.route(_DRAWN_ONLY, _skip_drawn)
             context.on("page", session._on_page)
-            context.new_page()
-            session._goto(url)
-            session._settle()
-            # Stamp now, so bids exist even for an agent that acts before observing.
-            session.page.evaluate(STAMP_JS)
+            for tab_url in (url, *other_tabs):
+                context.new_page()  # the new tab is the active one
+                session._goto(tab_url)
+                session._settle()
+                # Stamp now, so bids exist even for an agent that acts before observing.
+                session.page.evaluate(STAMP_JS)
+            if other_tabs:
+                session._active = 0
+                session.page.bring_to_front()
         except BaseException as exc:
             try:
                 if isinstance(exc, PlaywrightError):  # a browser that died while the page opened is a crash
@@ -438,10 +451,10 @@ class EpisodeSession:
         base = self.origin + "/"
         if self._tabs:
             current = self.page.url
-            if origin_key(current) == self._origin_key:
+            if origin_key(current) in self._origin_keys:
                 base = current
         absolute = urljoin(base, real_url(url.strip(), self.origin))
-        if origin_key(absolute) != self._origin_key or urlsplit(absolute).scheme not in ("http", "https"):
+        if origin_key(absolute) not in self._origin_keys or urlsplit(absolute).scheme not in ("http", "https"):
             return None
         return absolute
 
@@ -482,7 +495,8 @@ class EpisodeSession:
                 error = _clean_error(exc, action)
             if self._blocked_navigation and not error:
                 error = (
-                    f"navigation to {self._blocked_navigation} was blocked: it is outside this world ({self.origin})"
+                    f"navigation to {self._blocked_navigation} was blocked: "
+                    f"it is outside this world ({', '.join(self.origins)})"
                 )
         t1 = time.perf_counter()
         settled = self._settle()
@@ -621,7 +635,8 @@ class EpisodeSession:
                         }
                     )
                     raise _ActionFailed(
-                        f"goto({action.url!r}) was refused: only pages of this world ({self.origin}) can be opened"
+                        f"goto({action.url!r}) was refused: only pages of this world ({', '.join(self.origins)}) "
+                        "can be opened"
                     )
                 self._goto(url)
             case A.GoBack():

@@ -15,7 +15,7 @@ final verdict judges the end state on its own.
 
 from dataclasses import dataclass
 
-from replicas.worlds.snapshot import snapshot
+from replicas.worlds.workspaces import episode_snapshot
 from verifiers.engine import verify
 from verifiers.inputs import verifier_inputs_for
 from verifiers.spec import fill_params
@@ -85,7 +85,9 @@ class CheckpointWatch:
         partial = {"assertions": [a for a in self.spec["assertions"] if a["name"] in names]}
         if "allowed_changes" in self.spec:
             partial["allowed_changes"] = self.spec["allowed_changes"]
-        inputs = verifier_inputs_for(world=world, initial=self.initial, final=snapshot(world), params=self.params)
+        inputs = verifier_inputs_for(
+            world=world, initial=self.initial, final=episode_snapshot(world), params=self.params
+        )
         held = {r["name"] for r in verify(partial, inputs).assertions if r["passed"]}
         new = [m for m in due if set(m.assertions) <= held]
         for m in new:

@@ -329,3 +329,22 @@ def workspace_sign_ins(workspace: Workspace) -> list[dict]:
         }
         for key, replicas in sorted(apps.items())
     ]
+
+
+def group_label(replicas) -> str:
+    """A group's name where one replica's would stand (a task's, a verifier's, a snapshot's): its replicas
+    in name order joined by commas, as `Workspace.replicas` holds them."""
+    return ",".join(_replica_names(replicas))
+
+
+def episode_snapshot(world: World) -> dict:
+    """The state an episode in `world` is judged on: the world's snapshot or, for a member of a workspace,
+    the group's as one document, every member's tables under their names (which carry the replica's label,
+    so they never collide) and the group's label as its replica."""
+    if world.workspace_id is None:
+        return snapshot(world)
+    tables = {}
+    for member in World.objects.filter(workspace_id=world.workspace_id).order_by("replica"):
+        with bound_world(member):
+            tables.update(snapshot(member)["tables"])
+    return {"replica": world.workspace.replicas, "tables": dict(sorted(tables.items()))}

@@ -15,9 +15,8 @@ from pathlib import Path
 from django.core.management.base import CommandError
 
 from catalogue.models import Task
-from catalogue.packs import PackError, task_files, task_sync
+from catalogue.packs import PackError, pack_names, task_files, task_sync
 from replicas.worlds.cli import ReplicaGymCommand, positive_int
-from replicas.worlds.registry import replicas
 
 from ...audit import task_audit
 
@@ -42,11 +41,11 @@ class Command(ReplicaGymCommand):
         # Playwright's sync API runs an event loop in this thread, where Django refuses ORM calls;
         # the episodes played here only call the ORM synchronously.
         os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        known = replicas()
+        known = pack_names()
         packs = packs or sorted(n for n in known if task_files(n))
         unknown = [p for p in packs if p not in known]
         if unknown:
-            raise CommandError(f"unknown pack(s): {', '.join(unknown)} (replicas: {', '.join(sorted(known))})")
+            raise CommandError(f"unknown pack(s): {', '.join(unknown)} (packs: {', '.join(known)})")
         tasks = []
         for pack in packs:
             try:

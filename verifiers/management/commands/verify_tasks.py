@@ -6,9 +6,8 @@ import os
 from django.core.management.base import CommandError
 
 from catalogue.models import Task
-from catalogue.packs import PackError, task_files, task_sync
+from catalogue.packs import PackError, pack_names, task_files, task_sync
 from replicas.worlds.cli import ReplicaGymCommand
-from replicas.worlds.registry import replicas
 from verifiers.selfcheck import task_selfcheck
 
 
@@ -39,11 +38,11 @@ class Command(ReplicaGymCommand):
         # Playwright's sync API runs an event loop in this thread, in which Django refuses
         # ORM calls; the episodes this command plays only ever call the ORM synchronously.
         os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-        known = replicas()
+        known = pack_names()
         packs = packs or sorted(n for n in known if task_files(n))
         unknown = [p for p in packs if p not in known]
         if unknown:
-            raise CommandError(f"unknown pack(s): {', '.join(unknown)} (replicas: {', '.join(sorted(known))})")
+            raise CommandError(f"unknown pack(s): {', '.join(unknown)} (packs: {', '.join(known)})")
         if directory and len(packs) != 1:
             raise CommandError("--directory reads one pack: name its replica")
         tasks = []
