@@ -428,8 +428,9 @@ def prune_axtree(axtree: str) -> str:
             continue
         piece = quoted  # what a piece of text adds to its run
         if role in ("image", "img") and name and not props:
-            # An icon's or avatar's name, read in its run of text: nothing acts on an image
-            skip_below, role, piece = depth, "StaticText", f"image {quoted}"
+            # An icon's or avatar's name, read in its run of text as the words it stands for (a card's
+            # 'Story' 'AGENT-4' 'Priority: High' 'Ann Lee'): nothing acts on an image
+            skip_below, role = depth, "StaticText"
         elif role in _CELL_ROLES and not props:
             # A cell is its text: written as text (a run with its row's other cells), with no bid
             # (nothing acts on a cell, its controls keep theirs); its inside need not repeat it.
@@ -604,9 +605,9 @@ def _without_repeated_landmarks(lines: list[list]) -> list[list]:
     return out
 
 
-# A list item, row or article of leaves is written on one line up to this many characters (a longer one,
-# a cart's item with its price, delivery and buttons, reads better a line a piece).
-HANDLE_CHARS = 200
+# A list item, row or article of leaves is written on one line up to this many characters (a board's card
+# or a search result's row fits; a longer one reads better a line a piece).
+HANDLE_CHARS = 300
 _BARE_ITEM = re.compile(r"^\[[^\]]+\] listitem$")
 # A native select lists its options if they take at most this many characters, and all of them while
 # it has the focus (people, macros, queues: lists on every page of a form were most of its text);
