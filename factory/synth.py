@@ -38,33 +38,32 @@ def _modules(replica: str):
     return importlib.import_module(f"{config.name}.domain"), importlib.import_module(f"{config.name}.services")
 
 
-def walks(spec: dict) -> list[list[str]]:
+def walks(spec: dict) -> dict[tuple, list[str]]:
     """Chains of transition tools of one entity joined by strong edges, shared by at least one role and visiting no
-    state twice (a record does not go round in a circle), as lists of tool names in the graph's order."""
+    state twice (a record does not go round in a circle): tool names in order -> the states a record may start from."""
     tools = {t["name"]: t for t in graph(spec)["tools"] if "to" in t}
     after = {}
     for edge in graph(spec)["edges"]:
         if edge["weight"] == 3 and edge["from"] in tools and edge["to"] in tools:
             after.setdefault(edge["from"], []).append(edge["to"])
-    found = []
+    found = {}
 
-    def extend(path, roles, states):
+    def extend(path, roles, start, states):
         if len(path) in WALK_LENGTHS:
-            found.append(path)
+            found.setdefault(tuple(path), []).append(start)
         if len(path) == max(WALK_LENGTHS):
             return
         for name in after.get(path[-1], []):
             tool = tools[name]
             shared = roles & set(tool["roles"])
             if shared and tool["to"] not in states:
-                extend([*path, name], shared, states | {tool["to"]})
+                extend([*path, name], shared, start, states | {tool["to"]})
 
     for name, tool in tools.items():
         for start in tool["from"]:
             if start != tool["to"]:
-                extend([name], set(tool["roles"]), {start, tool["to"]})
-    # one chain per sequence of moves, whichever start state reached it first
-    return list(dict.fromkeys(tuple(path) for path in found))
+                extend([name], set(tool["roles"]), start, {start, tool["to"]})
+    return found
 
 
 def _actor(domain, services, entity, move, record):
@@ -158,7 +157,10 @@ def _verifier(run: dict, spec: dict) -> dict:
                     "kind": "state",
                     "table": table,
                     "where": where,
-                    "expect": {"count": 1, "fields": {"actor": row["actor"], "detail": row["detail"]}},
+                    "expect": {
+                        "count": 1,
+                        "fields": {"actor": row["actor"], "entity": row["entity"], "detail": row["detail"]},
+                    },
                 }
             )
             allowed.append({"table": table, "ops": ["added"], "where": where})
@@ -253,9 +255,10 @@ def _plans(domain, spec):
         for move in moves.values():
             yield entity, [{"move": move}], tasks["per_transition"]
         suffix = f"_{entity['name']}"
-        for chain in walks(spec):
+        for chain, starts in walks(spec).items():
             if all(name.endswith(suffix) and name[: -len(suffix)] in moves for name in chain):
-                yield entity, [{"move": moves[name[: -len(suffix)]]} for name in chain], tasks["per_walk"]
+                steps = [{"move": moves[name[: -len(suffix)]]} for name in chain]
+                yield entity, [{**steps[0], "from": starts}, *steps[1:]], tasks["per_walk"]
         for name in (entity.get("edit") or {}).get("fields", []):
             yield entity, [{"field": domain.field(entity, name)}], tasks["per_edit"]
 
@@ -265,7 +268,10 @@ def _candidates(domain, services, entity, steps):
     model = domain.model(entity["name"])
     first = steps[0]
     if "move" in first:
-        records = model.objects.filter(**{f"{entity['machine']['field']}__in": first["move"]["from"]})
+        # a walk starts only from the states it does not come back to
+        records = model.objects.filter(
+            **{f"{entity['machine']['field']}__in": first.get("from", first["move"]["from"])}
+        )
     else:
         records = model.objects.all()
     records = list(records.order_by("number"))
