@@ -308,9 +308,10 @@ def _title_repeats_heading(title: str, pruned: str) -> bool:
     heading = _FIRST_HEADING.search(pruned)
     if heading is None:
         return False
-    name = heading["name"][1:-1].casefold()
-    # the heading inside the title, or the title's words all in it ('Log in - Tracklane': 'Log in to Tracklane')
-    return bool(name.strip()) and (name in title.casefold() or _words(title) <= _words(name))
+    said, titled = _words(heading["name"]), _words(title)
+    # the heading's words all in the title ('Sign in' in 'Bazaaro Sign-In'), or the title's all in the
+    # heading ('Log in - Tracklane' under 'Log in to Tracklane')
+    return bool(said) and (said <= titled or titled <= said)
 
 
 _FIRST_HEADING = re.compile(r"^\t*\[[^\]]+\] heading (?P<name>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")", re.M)
