@@ -260,6 +260,24 @@ def allowed_change_items(spec: dict, raw: dict, replica: str) -> list[Item]:
     ]
 
 
+def checkpoint_items(spec: dict, raw: dict, replica: str) -> list[Item]:
+    """The verifier's ordered milestones: a name, points, and the names of the assertions that must all hold."""
+    root = schema("verifier")
+    node = root["properties"]["checkpoints"]["items"]
+    verifier = spec.get("verifier") or {}
+    named = [a["name"] for a in verifier.get("assertions") or [] if isinstance(a, dict) and a.get("name")]
+    items = []
+    for i, checkpoint in enumerate(verifier.get("checkpoints") or []):
+        path = f"verifier.checkpoints[{i}]"
+        inputs = _object_inputs(root, node, path, checkpoint, raw, replica=replica)
+        for field_input in inputs:
+            if field_input.path == f"{path}.assertions" and named:
+                field_input.help += " This verifier's assertions: " + "; ".join(named) + "."
+        title = checkpoint.get("name") if isinstance(checkpoint, dict) else None
+        items.append(Item(path, f"Checkpoint {i + 1}" + (f": {title}" if title else ""), inputs))
+    return items
+
+
 def fault_names() -> list[str]:
     return schema("fault")["$defs"]["fault"]["properties"]["name"]["enum"]
 

@@ -68,6 +68,7 @@ def _layout(spec: dict, raw: dict, kinds: dict) -> dict:
         "faults": fields.fault_items(spec, raw, replica),
         "assertions": fields.assertion_items(spec, raw, replica),
         "allowed_changes": fields.allowed_change_items(spec, raw, replica),
+        "checkpoints": fields.checkpoint_items(spec, raw, replica),
         "negatives": fields.negative_items(spec, raw),
         "param_kinds": fields.PARAM_KINDS,
         "fault_names": fields.fault_names(),
@@ -85,6 +86,7 @@ def _slots(layout: dict) -> list[str]:
         "verifier",
         "verifier.assertions",
         "verifier.allowed_changes",
+        "verifier.checkpoints",
         "negative_examples",
         "reference_solution",
         "limits",
@@ -94,7 +96,7 @@ def _slots(layout: dict) -> list[str]:
         "audit",
     ]
     paths += [i.path for i in layout["basic"].values()]
-    for section in ("params", "faults", "assertions", "allowed_changes", "negatives"):
+    for section in ("params", "faults", "assertions", "allowed_changes", "checkpoints", "negatives"):
         for item in layout[section]:
             paths.append(item.path)
             paths += [i.path for i in item.inputs]
@@ -203,6 +205,7 @@ def editor_form(request):
                 "faults": lambda: {"name": kind or fields.fault_names()[0]},
                 "verifier.assertions": lambda: {"kind": kind or "state"},
                 "verifier.allowed_changes": lambda: {},
+                "verifier.checkpoints": lambda: {},
                 "negative_examples": lambda: {},
             }[section]()
             if section == "params" and not isinstance(spec.get("params"), list):
