@@ -427,6 +427,8 @@ def prune_axtree(axtree: str) -> str:
         if role in _OPAQUE_ROLES and name and any(name in s for s in said):
             skip_below = depth  # an icon that repeats its cell's or its parent's name says nothing
             continue
+        if role == "generic" and not props and name and any(name in s for s in said):
+            continue  # a labelled span that repeats its parent's name (a review heading's stars): its inside moves up
         piece = quoted  # what a piece of text adds to its run
         if role in ("image", "img") and name and not props:
             # An icon's or avatar's name, read in its run of text as the words it stands for (a card's

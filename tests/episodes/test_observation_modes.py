@@ -201,7 +201,7 @@ def test_text_mode_writes_tables_as_rows_of_text_and_drops_glyphs_separators_and
     assert "[33] combobox 'Watcher', value='-', 6 options\n" in pruned
 
 
-def test_text_mode_drops_the_footer_and_text_a_control_name_already_says():
+def test_text_mode_drops_the_footer_and_text_a_control_or_heading_already_says():
     page = "\n".join(
         [
             "RootWebArea 'Cart'",
@@ -212,6 +212,8 @@ def test_text_mode_drops_the_footer_and_text_a_control_name_already_says():
             "\t\t\tStaticText 'Add a gift note'",
             "\t\t[4] button",
             "\t\t\tStaticText '×'",
+            "\t\t[10] heading '4 out of 5 stars Love it', level=3",
+            "\t\t\t[11] generic '4 out of 5 stars'",
             "\t[5] contentinfo",
             "\t\t[6] heading 'Get to Know Us', level=2",
             "\t\t[7] link 'Your Orders'",
@@ -226,7 +228,8 @@ def test_text_mode_drops_the_footer_and_text_a_control_name_already_says():
     assert pruned.startswith(
         "[2] button 'Save Lantern Mug for later'\n[3] button 'Gift options'\n\t'Add a gift note'\n"
     )
-    assert "[4] button\n\t'×'" in pruned
+    assert "[4] button\n\t'×'\n[10] heading '4 out of 5 stars Love it'\n" in pruned
+    assert "[11]" not in pruned  # a labelled span that repeats its heading's words
     # the footer goes whole, its links too; what follows it stays
     assert "Know Us" not in pruned and "[7]" not in pruned and "2026" not in pruned
     assert pruned.endswith("\n[9] link 'After the footer'")
