@@ -15,16 +15,19 @@ from replicas.worlds.models import World
 from replicas.worlds.services import template_get_or_build, world_delete
 
 
-def module_template(replica: str, seed: int = 7, variant: str = "small"):
-    """An autouse module-scoped fixture committing the template of (replica, seed, variant)."""
+def module_template(replica: str, *seeds: int, variant: str = "small"):
+    """An autouse module-scoped fixture committing the templates of (replica, seed, variant) for each of `seeds`
+    (seed 7 when none is given: the seed of most tasks)."""
+    seeds = seeds or (7,)
 
     @pytest.fixture(scope="module", autouse=True)
     def committed_template(django_db_setup, django_db_blocker):
         with django_db_blocker.unblock():
-            template_get_or_build(replica=replica, seed=seed, variant=variant)
+            for seed in seeds:
+                template_get_or_build(replica=replica, seed=seed, variant=variant)
         yield
         with django_db_blocker.unblock():
-            for template in World.objects.filter(is_template=True, replica=replica, seed=seed, variant=variant):
+            for template in World.objects.filter(is_template=True, replica=replica, seed__in=seeds, variant=variant):
                 world_delete(world=template)
             # the connection this opens after a browser test was left open at the end of the session (PostgreSQL
             # then refused to drop the test database: "being accessed by other users"); it is not needed after this

@@ -22,10 +22,13 @@ from episodes.variation import ready_seeds, variation_resolve, variation_templat
 from replicas.worlds.models import World
 from replicas.worlds.seeding import candidates
 from replicas.worlds.services import template_get_or_build
+from tests.templates import module_template
 
 pytestmark = pytest.mark.django_db
 ANSWER_TASK = "shop.report-order-total"  # asks for one delivered order's total: the order is picked per episode
 POOL = 4  # world seeds 1..4 besides the task's own 7
+# the pool's templates (the task's variant, small), built once for the module rather than in each test's transaction
+pool_templates = module_template("shop", 7, *range(1, POOL + 1))
 
 
 @pytest.fixture
