@@ -138,10 +138,25 @@ def tour(world):
         signin.locator("#ap_password").wait_for()
         camera.shot(signin, "shop-signin-password.png")
         wide = camera.page(sessions["shopper"], width=1920, height=1080)
-        camera.shot(wide, "shop-home-1920.png", "/")
-        camera.shot(wide, "shop-search-results-1920.png", "/s?k=wireless")
-        camera.shot(wide, "shop-product-1920.png", f"/dp/{product_asin}")
-        camera.shot(wide, "shop-checkout-1-address-1920.png", "/checkout/address")
+        for name, path in (
+            ("home", "/"),
+            ("search-results", "/s?k=wireless"),
+            ("product", f"/dp/{product_asin}"),
+            ("cart", "/cart"),
+            ("checkout-1-address", "/checkout/address"),
+            ("list", "/hz/wishlist/ls"),
+            ("help-delivery", "/help/delivery"),
+        ):
+            camera.shot(wide, f"shop-{name}-1920.png", path)
+        wide_reader = camera.page(sessions["reader"], width=1920, height=1080)
+        camera.shot(wide_reader, "shop-orders-1920.png", "/your-orders?tab=orders&timeFilter=all")
+        camera.shot(wide_reader, "shop-tracking-1920.png", f"/your-orders/{shipped.public_id}/track")
+        wide_returner = camera.page(sessions["returner"], width=1920, height=1080)
+        camera.shot(
+            wide_returner,
+            "shop-return-started-1920.png",
+            f"/your-orders/{returned.order.public_id}/returns/{started.public_id}",
+        )
         # last: it adds to the shopper's cart
         camera.goto(page, f"/dp/{product_asin}")
         page.get_by_role("button", name="Add to Cart").click()
