@@ -7,6 +7,7 @@ state (`episode_snapshot`), so a key names only records the workspace really hol
 from replicas.worlds.signin import workspace_password
 from replicas.worlds.workspaces import episode_snapshot, workspace_worlds
 
+UNSOLVED = ("new", "open", "pending", "hold")
 AGENT = "employee-1"  # the shared employee the tasks sign in as: one email and password in every app
 
 
@@ -23,9 +24,10 @@ def _agent(workspace) -> dict:
     }
 
 
-def _desk_id(workspace, person: str) -> str:
-    """The desk's id of a shared person (its sign-in), as verifiers name a row's author."""
-    return next(user for user, key in workspace.sign_ins["supportdesk"].items() if key == person)
+def _sign_in_id(workspace, replica: str, person: str) -> str:
+    """The id an app's sign-in holds for a shared person (the desk's user id, the board's username), as
+    verifiers name a row's author or assignee there."""
+    return next(user for user, key in workspace.sign_ins[replica].items() if key == person)
 
 
 def _linked_pair(workspace, index: int) -> dict:
@@ -35,11 +37,15 @@ def _linked_pair(workspace, index: int) -> dict:
     if index >= min(len(tickets), len(items)):
         raise NoCandidate(f"the workspace links {min(len(tickets), len(items))} tickets to work items")
     tables = episode_snapshot(workspace_worlds(workspace)[0])["tables"]
+    ticket = tables["supportdesk.ticket"][str(tickets[index]["number"])]
+    if ticket["status"] not in UNSOLVED:  # the tasks act on the ticket: a closed one takes no note
+        raise NoCandidate(f"ticket #{ticket['public_id']} cited by the board is {ticket['status']}")
     item = tables["board.issue"][items[index]["key"]]
     people = tables["board.person"]
     return {
         **_agent(workspace),
-        "agent_id": _desk_id(workspace, AGENT),
+        "agent_id": _sign_in_id(workspace, "supportdesk", AGENT),
+        "agent_username": _sign_in_id(workspace, "board", AGENT),
         "ticket": tickets[index]["number"],
         "work_item": item["key"],
         "status": item["status"],
@@ -53,7 +59,3 @@ def first_linked_pair(workspace) -> dict:
 
 def second_linked_pair(workspace) -> dict:
     return _linked_pair(workspace, 1)
-
-
-def third_linked_pair(workspace) -> dict:
-    return _linked_pair(workspace, 2)

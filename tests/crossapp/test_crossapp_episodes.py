@@ -1,0 +1,99 @@
+"""Cross-app episodes (issue 32): a task of the crossapp pack is played in a workspace, one app per tab.
+
+Every task's reference solution passes in a real browser (judged on the group's state, with no
+undeclared mutant surviving), doing nothing and each negative example fail; the agent switches tabs
+and reaches no origin outside its workspace; dense checkpoints are reported at the step that reaches
+them, whichever app that step wrote to.
+"""
+
+import pytest
+
+from catalogue.packs import WORKSPACE_PACK, load_pack, task_current
+from episodes.agents import ScriptedAgent, task_info
+from episodes.creation import EpisodeError, episode_create
+from episodes.driver import episode_play, episode_run
+from episodes.engine.server import replica_server
+from episodes.models import Episode
+from replicas.worlds.routing import world_origin
+from replicas.worlds.workspaces import workspace_create, workspace_world
+from tests.pack_episodes import audit_holes, shares, sync_tasks, why
+
+TABS_TASK = f"{WORKSPACE_PACK}.escalate-ticket-to-work-item"  # desk (tab 0) and board (tab 1)
+
+
+@pytest.mark.django_db
+def test_every_task_names_a_workspace_with_checkpoints_a_reference_and_negatives():
+    pack = load_pack(WORKSPACE_PACK)
+    assert len(pack) >= 3
+    for task in pack:
+        assert len(task.spec["workspace"]["replicas"]) >= 2 and "replica" not in task.spec, task.task_id
+        assert task.spec["verifier"]["checkpoints"], task.task_id
+        assert task.spec["reference_solution"] and task.spec["negative_examples"], task.task_id
+        # the reference works in more than one tab: a task one app could do alone is no cross-app task
+        assert any(a.startswith("tab_focus(") for a in task.spec["reference_solution"]), task.task_id
+        apps = {a["table"].split(".")[0] for a in task.spec["verifier"]["assertions"] if "table" in a}
+        assert len(apps) >= 2, f"{task.task_id} asserts on {apps} only"
+
+
+@pytest.mark.django_db
+def test_a_cross_app_task_takes_no_other_seed_or_variation():
+    with pytest.raises(EpisodeError, match="cross-app task"):
+        episode_create(task=TABS_TASK, agent="oracle", seed=3)
+    with pytest.raises(EpisodeError, match="cross-app task"):
+        episode_create(task=TABS_TASK, agent="oracle", variation=5)
+
+
+# browser tests, each playing a share of the pack of about equal cost; on PostgreSQL, a sample that holds
+# every assertion kind of the pack (see tests/pack_episodes.py)
+SHARES = shares(WORKSPACE_PACK, negatives=True)
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("index", range(len(SHARES)))
+def test_references_pass_and_nothing_or_negatives_fail_in_a_real_browser(transactional_db, tmp_path, index):
+    failures = []
+    for task in sync_tasks(WORKSPACE_PACK, SHARES[index], tmp_path / "tasks"):
+        done = episode_play(task_id=task.task_id, agent="oracle")
+        rewards = done.rewards or {}
+        if rewards.get("task_completion") != 1.0 or rewards.get("collateral") != 1.0:
+            failures.append(f"{task.task_id}: {why(done)}")
+            continue
+        # judged on the group: the stored final state holds every app's tables, and every milestone was reached
+        assert done.final_state.doc["replica"] == ",".join(sorted(task.spec["workspace"]["replicas"]))
+        assert all(c["reached"] for c in done.verdict["checkpoints"]), task.task_id
+        failures += audit_holes(task, done)
+        for name, actions in [("doing nothing", [])] + [(n["name"], n["actions"]) for n in task.negative_examples]:
+            played = episode_play(task_id=task.task_id, actions=actions)
+            if (played.rewards or {}).get("task_completion") == 1.0:
+                failures.append(f"{task.task_id}: {name} passes")
+    assert not failures, "\n".join(failures)
+
+
+# sqlite_only: the browser's confinement to the workspace's origins; the episode machinery under it runs on both
+# backends in the test above
+@pytest.mark.browser
+@pytest.mark.sqlite_only
+def test_tabs_switch_between_apps_and_reach_nothing_outside_the_workspace(transactional_db):
+    task = task_current(TABS_TASK)
+    episode = episode_create(task=task, agent="script", status=Episode.Status.RUNNING)
+    desk, board = (workspace_world(episode.world.workspace, r) for r in ("supportdesk", "board"))
+    assert episode.world == desk
+    _host, port = replica_server()
+    # another workspace's board is served by the same server, but it is not this agent's
+    outsider = workspace_world(workspace_create(replicas=["supportdesk", "board"], seed=7, variant="small"), "board")
+    actions = [
+        "tab_focus(1)",
+        'goto("http://example.org/")',
+        f'goto("{world_origin(outsider, port)}/")',
+        'goto("/browse")',
+        "tab_close()",
+    ]
+    agent = ScriptedAgent(actions)
+    agent.reset(task_info(task))
+    steps = list(episode_run(episode_id=episode.pk, agent=agent).steps.order_by("index"))
+    desk_origin, board_origin = world_origin(desk, port), world_origin(board, port)
+    assert steps[0].url.startswith(board_origin) and not steps[0].error  # the board's tab, signed out: its login
+    for step in steps[1:3]:
+        assert "was refused" in step.error and step.url.startswith(board_origin), (step.action, step.error)
+    assert steps[3].url.startswith(board_origin + "/") and not steps[3].error  # a path resolves on the active app
+    assert steps[4].url.startswith(desk_origin + "/") and not steps[4].error  # closing the board's tab leaves the desk
