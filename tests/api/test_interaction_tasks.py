@@ -12,8 +12,11 @@ from catalogue.packs import task_sync
 from episodes.creation import API_CLAIM, EpisodeError, episode_create
 from episodes.models import Episode
 from replicas.worlds.models import World
+from tests.templates import module_template
 
 pytestmark = pytest.mark.django_db
+# the board pack's one template (small, seed 7), which each test's task_sync would build again in its transaction
+board_template = module_template("board")
 
 DRAG_TASK = "board.drag-card-to-review"
 PLAIN_TASK = "board.send-to-review"  # the same change from the issue page: no interaction required
