@@ -208,7 +208,9 @@ class EpisodeDriver:
         self.observation = None
         self._previous_axtree = None  # the tree before self.observation's: a diff-mode agent is shown the change
         self._since = 0  # fault events are numbered per world; a step records those after this one
-        self._seen = {}  # so are each world's logged requests: world id -> the last seq read
+        self._seen = {
+            world.pk: 0 for world in self.worlds
+        }  # so are each world's logged requests: world id -> the last seq read
         # dense checkpoints, off by default: the milestones each step reached (episodes.engine.checkpoints)
         self.checkpoint_watch = None
         self.step_checkpoints = None  # the last step's: {"new": [...], "reward": float}

@@ -10,7 +10,7 @@ import pytest
 
 from catalogue.packs import WORKSPACE_PACK, load_pack, task_current
 from episodes.agents import ScriptedAgent, task_info
-from episodes.creation import EpisodeError, episode_create
+from episodes.creation import API_CLAIM, EpisodeError, episode_create
 from episodes.driver import episode_play, episode_run
 from episodes.engine.server import replica_server
 from episodes.models import Episode
@@ -41,6 +41,8 @@ def test_a_cross_app_task_takes_no_other_seed_or_variation():
         episode_create(task=TABS_TASK, agent="oracle", seed=3)
     with pytest.raises(EpisodeError, match="cross-app task"):
         episode_create(task=TABS_TASK, agent="oracle", variation=5)
+    with pytest.raises(EpisodeError, match="cross-app task"):  # nor is it played in the agent's own browser
+        episode_create(task=TABS_TASK, agent="external", status=Episode.Status.RUNNING, claimed_by=f"{API_CLAIM}1")
 
 
 # browser tests, each playing a share of the pack of about equal cost; on PostgreSQL, a sample that holds

@@ -123,7 +123,7 @@ def test_a_failing_final_snapshot_errors_the_episode_instead_of_leaving_it_runni
     def broken(world):
         raise OSError("disk full")
 
-    monkeypatch.setattr(verdict, "snapshot", broken)
+    monkeypatch.setattr(verdict, "episode_snapshot", broken)
     finished = episode_finish(episode=ep, messages=[], final_page=None)
     assert finished.status == "errored" and "final snapshot failed: OSError: disk full" in finished.error
     assert finished.finished_at is not None

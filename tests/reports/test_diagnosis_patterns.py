@@ -88,7 +88,7 @@ def test_the_engine_wording_of_errors_is_what_the_kinds_match():
     # the marks diagnosis looks for are the engine's own messages (episodes.engine.browser)
     from pathlib import Path
 
-    source = (Path(__file__).resolve().parents[2] / "episodes" / "browser.py").read_text()
+    source = (Path(__file__).resolve().parents[2] / "episodes" / "engine" / "browser.py").read_text()
     assert "no element matches" in source and "was refused" in source and "was blocked" in source
     assert ELEMENT_NOT_FOUND and REFUSED_NAVIGATION
 
