@@ -7,6 +7,7 @@ import logging
 import os
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.db import transaction
@@ -15,7 +16,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from replicas.worlds.clock import world_clock_advance
 from replicas.worlds.faults import fault_events, world_step
 from replicas.worlds.requestlog import logged_requests, request_log_open, requests_so_far
-from replicas.worlds.routing import world_origin, world_url
+from replicas.worlds.routing import world_origin, world_token_from_host, world_url
 from replicas.worlds.workspaces import workspace_clock_advance, workspace_world
 from verifiers.actions import ANSWER_ACTIONS, ActionError, parse_action
 
@@ -74,6 +75,28 @@ def _axtree_change(before, after) -> str:
     return "\n".join(lines)
 
 
+def _step_tabs(obs, worlds) -> list[dict] | None:
+    """The observation's tabs as a step keeps them: [{"url", "active", "app"}], "app" the replica whose world (one of
+    the episode's `worlds`) the tab's page is on, blank for any other page; None if the observation has no tabs."""
+    tabs = _obs_get(obs, "tabs")
+    if not isinstance(tabs, list) or not tabs:
+        return None
+    apps = {world.token: world.replica for world in worlds}
+    out = []
+    for tab in tabs:
+        if not isinstance(tab, dict):
+            continue
+        url = str(tab.get("url") or "")[:2000]
+        out.append(
+            {
+                "url": url,
+                "active": tab.get("active") is True,
+                "app": apps.get(world_token_from_host(urlsplit(url).netloc), ""),
+            }
+        )
+    return out
+
+
 def _record_step(
     *,
     episode,
@@ -93,6 +116,7 @@ def _record_step(
     observation="",
     target_bid=None,
     checkpoints=None,
+    tabs=None,
 ):
     png = _obs_get(obs, "screenshot")
     shot = screenshot_store(png=png) if isinstance(png, (bytes, bytearray)) and png else None
@@ -120,6 +144,7 @@ def _record_step(
             observation=observation,
             target_bid=target_bid or "",
             checkpoints=checkpoints,
+            tabs=tabs,
         )
 
 
@@ -313,6 +338,7 @@ class EpisodeDriver:
             axtree_change=_axtree_change(self.observation, obs),
             observation=given,
             checkpoints=self.step_checkpoints,
+            tabs=_step_tabs(obs, self.worlds),
         )
         if self.world.workspace_id is not None:  # one clock for the group
             workspace_clock_advance(workspace=self.world.workspace, seconds=float(self.limits["step_seconds"]))

@@ -245,6 +245,13 @@ class Step(models.Model):
         "{'new': [index in the spec's checkpoints], 'reward': their share of the partial credit} "
         "(episodes.engine.checkpoints); null when they are off.",
     )
+    tabs = models.JSONField(
+        null=True,
+        blank=True,
+        help_text='The browser\'s tabs after the step, in order: [{"url", "active", "app"}], "app" the replica whose '
+        "world the tab is on (blank for a page outside the episode's worlds), so the viewer shows which app was "
+        "focused; null for a step recorded without them (older steps, the agent's own browser).",
+    )
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["episode", "index"], name="one_step_per_index")]

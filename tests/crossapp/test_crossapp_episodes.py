@@ -99,3 +99,7 @@ def test_tabs_switch_between_apps_and_reach_nothing_outside_the_workspace(transa
         assert "was refused" in step.error and step.url.startswith(board_origin), (step.action, step.error)
     assert steps[3].url.startswith(board_origin + "/") and not steps[3].error  # a path resolves on the active app
     assert steps[4].url.startswith(desk_origin + "/") and not steps[4].error  # closing the board's tab leaves the desk
+    # each step keeps the tabs open after it, named by app, the focused one marked (the episode viewer shows them)
+    assert [(t["app"], t["active"]) for t in steps[0].tabs] == [("supportdesk", False), ("board", True)]
+    assert steps[3].tabs[1]["url"].startswith(board_origin + "/browse")
+    assert [(t["app"], t["active"]) for t in steps[4].tabs] == [("supportdesk", True)]

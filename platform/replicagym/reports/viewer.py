@@ -4,33 +4,91 @@ Staff only (authors and admins): the diff and the assertion details are the answ
 shadow, which agents must never see (they get verifiers.agent_view through the API).
 """
 
+from urllib.parse import urlsplit
+
 from django.conf import settings
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.views.decorators.http import require_GET
 
-from episodes.models import Episode, Screenshot
+from episodes.models import Episode, Screenshot, Step
 from episodes.step_pages import step_pages
 from episodes.trajectory import trajectory_export
 from replicagym.accounts.roles import Role, role_required
+from replicas.worlds.registry import replicas
 from replicas.worlds.snapshot import diff
+
+
+def _app_names() -> dict[str, str]:
+    """Replica name -> the name people know it by (its AppConfig's verbose_name)."""
+    return {name: str(config.verbose_name) for name, config in replicas().items()}
+
+
+def step_tabs(step: Step, apps: dict[str, str]) -> list[dict]:
+    """The tabs open after `step` (Step.tabs), each with its app's name and where it was: the path on its app's
+    world, the whole URL elsewhere; [] when the step kept no tabs."""
+    out = []
+    for index, tab in enumerate(step.tabs or []):
+        if not isinstance(tab, dict):
+            continue
+        url = str(tab.get("url") or "")
+        app = str(tab.get("app") or "")
+        parts = urlsplit(url)
+        where = (parts.path or "/") + (f"?{parts.query}" if parts.query else "") if app else url
+        out.append(
+            {
+                "index": index,
+                "app": app,
+                "name": apps.get(app, app),
+                "where": where,
+                "active": tab.get("active") is True,
+            }
+        )
+    return out
 
 
 def timeline(episode: Episode) -> list[dict]:
     """Each step with the page it acted on (the screenshot before it: the previous step's, or the start page's),
-    and the checkpoints it reached when the episode watched them (episodes.engine.checkpoints), by name: staff see
-    names."""
+    the tabs open after it (which app was focused), and the checkpoints it reached when the episode watched them
+    (episodes.engine.checkpoints), by name: staff see names."""
     names = [c["name"] for c in (episode.instance.verifier.get("checkpoints") or [])]
+    apps = _app_names()
+    rows = []
+    for step, before, box in step_pages(episode):
+        tabs = step_tabs(step, apps)
+        rows.append(
+            {
+                "step": step,
+                "before": before,
+                "box": box,
+                "axtree_lines": step.axtree_change.splitlines() if step.axtree_change else [],
+                "total_ms": round(step.action_ms + step.settle_ms + step.observe_ms, 1),
+                "checkpoints": [names[i] for i in (step.checkpoints or {}).get("new", []) if i < len(names)],
+                # a strip of tabs only when there is more than one to tell apart; the focused app's name always
+                "tabs": tabs if len(tabs) > 1 else [],
+                "focused": next((t for t in tabs if t["active"]), None),
+            }
+        )
+    return rows
+
+
+def checkpoint_summary(episode: Episode, steps: list[dict]) -> list[dict]:
+    """Each of the task's checkpoints, in order: its points, whether the verdict counts it reached, and the step
+    that first reached it when the episode watched them (None otherwise, or if never reached)."""
+    spec = episode.instance.verifier.get("checkpoints") or []
+    judged = {c.get("name"): c for c in (episode.verdict or {}).get("checkpoints") or [] if isinstance(c, dict)}
+    first: dict[str, int] = {}
+    for row in steps:
+        for name in row["checkpoints"]:
+            first.setdefault(name, row["step"].index)
     return [
         {
-            "step": step,
-            "before": before,
-            "box": box,
-            "axtree_lines": step.axtree_change.splitlines() if step.axtree_change else [],
-            "total_ms": round(step.action_ms + step.settle_ms + step.observe_ms, 1),
-            "checkpoints": [names[i] for i in (step.checkpoints or {}).get("new", []) if i < len(names)],
+            "name": c["name"],
+            "points": c.get("points", 1),
+            "reached": judged[c["name"]].get("reached") is True if c["name"] in judged else None,
+            "step": first.get(c["name"]),
         }
-        for step, before, box in step_pages(episode)
+        for c in spec
     ]
 
 
@@ -66,12 +124,15 @@ def episode_view(request, episode_id):
         if episode.started_at and episode.finished_at
         else None
     )
+    steps = timeline(episode)
     return render(
         request,
         "reports/episode.html",
         {
             "episode": episode,
-            "steps": timeline(episode),
+            "steps": steps,
+            "checkpoints": checkpoint_summary(episode, steps),
+            "partial_completion": (episode.verdict or {}).get("partial_completion"),
             "diff": world_diff(episode),
             "assertions": (episode.verdict or {}).get("assertions", []),
             "collateral": (episode.verdict or {}).get("collateral", []),
