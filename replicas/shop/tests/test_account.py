@@ -146,12 +146,15 @@ def test_a_card_is_added_from_payments_after_luhn_expiry_and_issuer_checks(shop,
 def test_the_gallery_shows_the_chosen_view(shop, world_client):
     with bound_world(shop):
         product = Product.objects.order_by("asin").first()
+        chosen = product.variants.order_by("sku").first()
     client = world_client(shop)
-    page = client.get(f"/dp/{product.asin}", {"view": "2"}).content.decode()
-    assert f'src="/images/{product.asin}-2.svg" alt="{product.title}, image 3 of 3"' in page.replace("&#x27;", "'")
+    paint = f"?colour={chosen.colour}" if chosen.colour else ""  # the image in the chosen variant's colour
+    page = client.get(f"/dp/{product.asin}", {"view": "2", "sku": chosen.sku}).content.decode()
+    main = f'src="/images/{product.asin}-2.svg{paint}" alt="{product.title}, image 3 of 3"'
+    assert main in page.replace("&#x27;", "'")
     assert page.count('aria-current="true" class="on"><img') == 1
-    first = client.get(f"/dp/{product.asin}", {"view": "9"}).content.decode()
-    assert f'class="dp-main-img" src="/images/{product.asin}.svg"' in first
+    first = client.get(f"/dp/{product.asin}", {"view": "9", "sku": chosen.sku}).content.decode()
+    assert f'class="dp-main-img" src="/images/{product.asin}.svg{paint}"' in first
     assert client.get(f"/images/{product.asin}-2.svg").content != client.get(f"/images/{product.asin}.svg").content
 
 
@@ -234,3 +237,23 @@ def test_unicode_digits_get_a_clear_message_never_a_server_error(shop, world_cli
     stock = _client_as(world_client, shop, staff).post("/backoffice/inventory", {"sku": variant.sku, "stock": "²"})
     assert stock.status_code == 400 and b"whole number from 0 to 9999" in stock.content
     assert _hash(shop) == before
+
+
+def test_product_drawings_follow_the_kind_and_the_variant_colour(shop, world_client):
+    from replicas.shop import images
+
+    with bound_world(shop):
+        products = list(Product.objects.order_by("asin"))
+        # a drawing per kind of product, read from the title without the brand ("Lantern House" publishes books)
+        kinds = {images.kind_of(p) for p in products}
+        assert "book" in kinds and len(kinds) >= 12
+        assert all(images.kind_of(p) == "book" for p in products if p.department == "books")
+        shirt = next(p for p in products if p.department == "clothing")
+    assert images.kind_of(shirt) in images.D and images.kind_of(shirt) not in ("book", "speaker", "lamp")
+    client = world_client(shop)
+    plain = client.get(f"/images/{shirt.asin}.svg").content
+    navy = client.get(f"/images/{shirt.asin}.svg", {"colour": "Navy"}).content
+    assert images.COLOURS["navy"].encode() in navy and navy != plain
+    # an unknown colour (or markup) is ignored: the product's own hue
+    assert client.get(f"/images/{shirt.asin}.svg", {"colour": "<b>red</b>"}).content == plain
+    assert client.get(f"/images/{shirt.asin}.svg").content == plain  # deterministic

@@ -146,6 +146,9 @@ def question_ask(request, asin):
 
 def product_image(request, asin, view=0):
     product = get_object_or_404(Product, asin=asin)
-    response = HttpResponse(images.product_svg(product, view=view), content_type="image/svg+xml")
+    # ?colour= paints it in a variant's colour (one of the seed's; anything else, the product's own)
+    colour = request.GET.get("colour", "")[:20]
+    colour = colour if colour.lower() in images.COLOURS else ""
+    response = HttpResponse(images.product_svg(product, view=view, colour=colour), content_type="image/svg+xml")
     response["Cache-Control"] = "max-age=86400"
     return response
