@@ -245,10 +245,12 @@ def render_observation(obs, mode: str, previous: str | None = None, *, step: int
     """The text an agent in `mode` is given for observation `obs` (an Observation or its dict form).
 
     - full: the page's whole accessibility tree, as the engine flattens it;
-    - text: the pruned tree (`prune_axtree`), without the title when the page's first heading says it;
+    - text: the pruned tree (`prune_axtree`), without the title when the page's first heading says it,
+      after a blank line (it is always the whole page: no label needed);
     - diff: the pruned tree's lines that changed since `previous` (the last observation's
       `axtree`, as the engine gave it), and the whole pruned tree at steps 0, N, 2N...
-      (N = `full_every`), when there is no previous one, or when the change is no shorter.
+      (N = `full_every`), when there is no previous one, or when the change is no shorter; the whole
+      page is labelled 'Page:', the change 'Page changes since the last step ...'.
 
     A header gives the URL and tab URLs in display form (`display_url`), the title, the focused
     element, the last action's error and what the page said (dialogs): none of it names the
@@ -298,7 +300,8 @@ def render_observation(obs, mode: str, previous: str | None = None, *, step: int
                 body,
             ]
             return "\n".join(lines)
-    lines += ["Page:", pruned]
+    # text mode is always the whole page: a blank line ends the header; diff mode says which it gives
+    lines += ["Page:" if mode == "diff" else "", pruned]
     return "\n".join(lines)
 
 
@@ -364,7 +367,8 @@ def prune_axtree(axtree: str) -> str:
     line, `_handles_on_one_line`), every other node with a name or a state, and text, written bare as
     its quoted string (a run of pieces at one level on one line). Dropped: unnamed wrappers (lists,
     sections, paragraphs, forms: their children move up a level), the page root (the title is in the
-    header), the footer (contentinfo: the same on every page), text that repeats an enclosing node's
+    header), the footer (contentinfo: the same on every page), the site's name (as the title ends with
+    it) as the banner's text (a wordmark, the same on every page), text that repeats an enclosing node's
     name or value, or the name of the control just before it, or whose words are all in the name of
     the control it is in, a label (text or term) just before the control it names, bids of landmarks
     and text roles (`_BIDLESS_ROLES`), and states that are the default (checked='false', pressed='false').
@@ -378,6 +382,8 @@ def prune_axtree(axtree: str) -> str:
     ] = []  # (depth in the full tree, name and value, line, role) of kept ancestors
     popup = None  # (depth, the select's line) while inside a native select's option list
     footer: int | None = None  # depth of the page's footer (contentinfo) while inside it
+    banner: int | None = None  # depth of the page's banner while inside it
+    site = ""  # the site's name, as the page's title ends with it ('Sign in – Testbed Notes')
     skip_below: int | None = None  # depth of a dropped node whose whole inside goes with it
     quiet: list[tuple[int, str]] = []  # (depth, name) of cells written as text: their inside need not repeat it
     control: tuple[str, str] | None = None  # (indent, name) of the control just kept: its label text may follow
@@ -401,8 +407,23 @@ def prune_axtree(axtree: str) -> str:
         if role == "row":  # a row's name is its cells' text run together: the cells say it, apart
             quoted = ""
         name = quoted[1:-1]
+        if role == "RootWebArea" and not lines:
+            site = _site_name(name)
         if footer is not None and depth <= footer:
             footer = None
+        if banner is not None and depth <= banner:
+            banner = None
+        if role == "banner":
+            banner = depth
+        elif banner is not None and site and role == "StaticText" and name:
+            # The site's name as the banner's text (a wordmark): the same on every page of the site, and
+            # nothing an agent acts on. Text that only begins with it keeps the rest: 'Testbed Notes ·
+            # Brandi Smith' is 'Brandi Smith'. A control's name is never cut (a logo link keeps its own).
+            rest = _after_site_name(name, site)
+            if rest == "":
+                continue
+            if rest is not None:
+                name, quoted = rest, repr(rest)
         if role == "contentinfo":
             footer = depth
         elif footer is not None:
@@ -491,6 +512,25 @@ def prune_axtree(axtree: str) -> str:
                 hinted = hinted or "options=" not in text
         out.append((indent, text, bool(options)))
     return "\n".join(_handles_on_one_line(out))
+
+
+def _site_name(title: str) -> str:
+    """The site's name a page's title ends with after a separator ('Testbed Notes' in 'Sign in – Testbed
+    Notes', 'Tracklane' in 'Search issues - Tracklane'); empty for a title without one."""
+    parts = _TITLE_SEPARATOR.split(title)
+    return parts[-1].strip() if len(parts) > 1 else ""
+
+
+def _after_site_name(text: str, site: str) -> str | None:
+    """`text` without the site's name it starts with and the separator after it ('' if it is only the
+    name); None if it does not start with the name."""
+    if text == site:
+        return ""
+    if text.startswith(site):
+        rest = _LEADING_SEPARATOR.match(text[len(site) :])
+        if rest is not None and rest["rest"]:
+            return rest["rest"]
+    return None
 
 
 def _handles_on_one_line(lines: list[tuple[str, str, bool]]) -> list[str]:
@@ -608,6 +648,9 @@ def _without_repeated_landmarks(lines: list[list]) -> list[list]:
     return out
 
 
+# A page title's separator before the site's name, and one at the start of the text after that name.
+_TITLE_SEPARATOR = re.compile(r"\s+[–—|·-]\s+")
+_LEADING_SEPARATOR = re.compile(r"^\s*[–—|·:-]\s*(?P<rest>\S.*)$")
 # A list item, row or article of leaves is written on one line up to this many characters (a board's card
 # or a search result's row fits; a longer one reads better a line a piece).
 HANDLE_CHARS = 300

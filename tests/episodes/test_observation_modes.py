@@ -235,6 +235,34 @@ def test_text_mode_drops_the_footer_and_text_a_control_or_heading_already_says()
     assert pruned.endswith("\n[9] link 'After the footer'")
 
 
+def test_text_mode_drops_the_sites_name_from_the_banners_text_but_never_from_a_control():
+    page = "\n".join(
+        [
+            "RootWebArea 'Note #1 – Testbed Notes', focused",
+            "\t[1] banner",
+            "\t\tStaticText 'Testbed Notes'",
+            "\t\tStaticText 'Testbed Notes · Brandi Smith'",
+            "\t\tStaticText 'Testbed Notes Weekly'",
+            "\t\t[2] link 'Testbed Notes'",
+            "\t[3] main",
+            "\t\t[4] heading 'Note #1', level=1",
+            "\t\tStaticText 'Testbed Notes'",
+        ]
+    )
+    pruned = prune_axtree(page)
+    # the wordmark goes; text that begins with it keeps the rest, text that only shares its first words stays
+    assert pruned.startswith("'Brandi Smith' 'Testbed Notes Weekly'\n[2] link 'Testbed Notes'\n")
+    # outside the banner the site's name is text like any other
+    assert pruned.endswith("[4] heading 'Note #1'\n'Testbed Notes'")
+    # a title without a separator names no site: nothing is cut
+    plain = prune_axtree(page.replace("Note #1 – Testbed Notes", "Testbed Notes"))
+    assert plain.startswith("'Testbed Notes' 'Testbed Notes · Brandi Smith'")
+    # nor is a site's name cut from the middle of a banner's text
+    assert "'Welcome to Tracklane'" in prune_axtree(
+        "RootWebArea 'Issues - Tracklane'\n\t[1] banner\n\t\tStaticText 'Welcome to Tracklane'"
+    )
+
+
 def test_text_mode_names_the_focused_element_once():
     focused = observation(TABLE, focused_bid="13")
     text, full = render_observation(focused, "text"), render_observation(focused, "full")
@@ -264,7 +292,9 @@ def test_text_mode_is_shorter_than_full_and_keeps_the_header():
     assert len(text) < 0.7 * len(full)
     assert full.splitlines()[:2] == ["URL: http://world.test/notes/3?tab=1", "Title: Note #3"]
     # the title is the heading's words ('Note #3 Groceries'): text mode does not say it twice; another is kept
-    assert text.splitlines()[:2] == ["URL: http://world.test/notes/3?tab=1", "Page:"]
+    # text mode is always the whole page: a blank line, not a label, ends its header
+    assert text.splitlines()[:3] == ["URL: http://world.test/notes/3?tab=1", "", "navigation 'Main'"]
+    assert "Page:" not in text
     other = render_observation(observation(title="Shopping list – Notes"), "text")
     assert other.splitlines()[1] == "Title: Shopping list – Notes"
     inside = render_observation(observation(title="Note #3 Groceries – Testbed Notes"), "text")
@@ -303,7 +333,9 @@ def test_diff_mode_gives_the_whole_page_every_n_steps_and_only_changes_in_betwee
     before = PAGE
     after = PAGE.replace("checkbox 'Done', checked='false'", "checkbox 'Done', checked='true'")
     after += "\n\t\t[40] paragraph\n\t\t\tStaticText 'Saved'"
-    whole = render_observation(observation(after), "text")
+    # the whole page is text mode's, labelled so that it is not taken for a change
+    whole = whole_in_diff_mode(render_observation(observation(after), "text"))
+    assert "\nPage:\nnavigation 'Main'\n" in whole
     for step in (0, 3, 6):  # every 3rd step, the whole pruned page
         assert render_observation(observation(after), "diff", before, step=step, full_every=3) == whole
     assert render_observation(observation(after), "diff", None, step=4, full_every=3) == whole  # nothing to diff
@@ -322,7 +354,14 @@ def test_diff_mode_gives_the_whole_page_every_n_steps_and_only_changes_in_betwee
 def test_diff_mode_sends_the_whole_page_when_the_change_is_no_shorter():
     other = "RootWebArea 'Other'\n\t[40] link 'Elsewhere'"
     new_page = render_observation(observation(other), "diff", PAGE, step=1)
-    assert new_page == render_observation(observation(other), "text")
+    assert new_page == whole_in_diff_mode(render_observation(observation(other), "text"))
+
+
+def whole_in_diff_mode(text: str) -> str:
+    """Text mode's page as diff mode gives it whole: its header ends with 'Page:' rather than a blank line."""
+    header, blank, page = text.partition("\n\n")
+    assert blank, "text mode's header ends with a blank line"
+    return f"{header}\nPage:\n{page}"
 
 
 def test_display_url_round_trips_and_leaves_other_origins_alone():
