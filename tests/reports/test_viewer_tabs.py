@@ -6,9 +6,13 @@ import re
 from types import SimpleNamespace
 
 import pytest
+from django.utils.module_loading import import_string
+from replicagym.reports.screenshots import TourError, showcase_steps, tour
+from replicagym.reports.viewer import box_in_picture
 
 from catalogue.models import Task
 from episodes.driver import _step_tabs
+from episodes.management.commands.screenshots import PLATFORM_TOURS
 from replicas.worlds.routing import world_origin
 
 pytestmark = pytest.mark.django_db
@@ -120,3 +124,38 @@ def test_the_driver_keeps_each_tab_with_the_app_whose_world_it_is_on():
     ]
     assert _step_tabs(SimpleNamespace(tabs=[]), worlds) is None
     assert _step_tabs({"url": "x"}, worlds) is None  # an observation without tabs
+
+
+@pytest.mark.parametrize(
+    "box, inside",
+    [
+        ({"left": 22.6, "top": 75.5, "width": 8.5, "height": 3.5}, True),
+        ({"left": 22.6, "top": 112.5, "width": 42.7, "height": 9.0}, False),  # below the fold before the action
+        ({"left": 95.0, "top": 98.0, "width": 10.0, "height": 10.0}, True),  # partly in: clipped to the picture
+        ({"left": -20.0, "top": 10.0, "width": 20.0, "height": 5.0}, False),
+        (None, False),
+    ],
+)
+def test_a_target_outside_its_picture_gets_no_outline(box, inside):
+    assert box_in_picture(box) is inside
+
+
+def _step(index, focused=None, new=()):
+    tabs = [{"app": app, "active": app == focused, "url": "/"} for app in ("supportdesk", "board")] if focused else None
+    return SimpleNamespace(index=index, tabs=tabs, checkpoints={"new": list(new), "reward": 0.0})
+
+
+def test_the_viewer_tour_shows_a_step_on_each_app_and_the_first_checkpoint():
+    # desk, desk, board (switched), board, board (reached a checkpoint), desk (switched), desk (reached another)
+    steps = [_step(0, "supportdesk"), _step(1, "supportdesk"), _step(2, "board"), _step(3, "board")]
+    steps += [_step(4, "board", [0]), _step(5, "supportdesk"), _step(6, "supportdesk", [1])]
+    # a step that switched shows the other app's page: the picture of an app is of a step that stayed on it
+    assert showcase_steps(steps) == {"desk": 1, "board": 3, "checkpoint": 4}
+    with pytest.raises(TourError, match="no step for board, checkpoint"):
+        showcase_steps([_step(0, "supportdesk"), _step(1, "supportdesk")])
+    with pytest.raises(TourError, match="no step for board, desk"):  # tabs not kept
+        showcase_steps([_step(0), _step(1, new=[0])])
+
+
+def test_manage_py_screenshots_takes_the_viewer_tour_by_name():
+    assert import_string(PLATFORM_TOURS["workspace-viewer"]) is tour

@@ -3,12 +3,17 @@
 One way for every replica: a fresh world, the engine's replica server, Debian Chromium with the engine's
 flags and the Liberation fonts, so every machine gets the same pixels. What to capture is the replica's
 `screenshot_tour` hook (replicas.worlds.registry); this command owns the world, the server and the browser.
+
+A platform page with a tour of its own is named instead of a replica (PLATFORM_TOURS): its tour makes what
+the page shows (an episode played, a user to sign in as) and returns shoot(camera), the camera on the
+platform's origin of the same server.
 """
 
 from pathlib import Path
 
 from django.conf import settings
 from django.core.management.base import CommandError
+from django.utils.module_loading import import_string
 
 from episodes.engine.browser import LAUNCH_ARGS
 from episodes.engine.server import replica_server, replica_server_stop
@@ -19,6 +24,10 @@ from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import world_create, world_delete
 
 OUT = Path(settings.BASE_DIR) / "docs" / "screenshots"
+# platform pages' tours, by the name the command takes: () -> shoot(camera)
+PLATFORM_TOURS = {
+    "workspace-viewer": "replicagym.reports.screenshots.tour",  # a cross-app episode in the episode viewer
+}
 
 
 class Camera:
@@ -52,7 +61,9 @@ class Command(ReplicaGymCommand):
     user_errors = (LookupError,)
 
     def add_arguments(self, parser):
-        parser.add_argument("replica", help="a replica with a screenshot tour")
+        parser.add_argument(
+            "replica", help=f"a replica with a screenshot tour, or a platform tour: {', '.join(PLATFORM_TOURS)}"
+        )
         parser.add_argument("--seed", type=int, default=7)
         parser.add_argument("--variant", default="default")
         parser.add_argument("--out", default=str(OUT))
@@ -60,6 +71,8 @@ class Command(ReplicaGymCommand):
     def handle(self, *args, replica, seed, variant, out, **options):
         from playwright.sync_api import sync_playwright
 
+        if replica in PLATFORM_TOURS:
+            return self.platform_tour(replica, Path(out))
         if replica not in replicas():
             raise CommandError(f"unknown replica {replica!r} (installed: {', '.join(sorted(replicas()))})")
         config = get_replica(replica)
@@ -83,3 +96,19 @@ class Command(ReplicaGymCommand):
                 replica_server_stop()
         finally:
             world_delete(world=world)
+
+    def platform_tour(self, name: str, out: Path) -> None:
+        from playwright.sync_api import sync_playwright
+
+        out.mkdir(parents=True, exist_ok=True)
+        try:
+            shoot = import_string(PLATFORM_TOURS[name])()
+            host, port = replica_server()
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=settings.CHROMIUM_PATH, args=LAUNCH_ARGS)
+                try:
+                    shoot(Camera(browser, f"http://{host}:{port}", out, self.stdout.write))
+                finally:
+                    browser.close()
+        finally:
+            replica_server_stop()

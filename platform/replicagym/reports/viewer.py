@@ -47,6 +47,18 @@ def step_tabs(step: Step, apps: dict[str, str]) -> list[dict]:
     return out
 
 
+def box_in_picture(box: dict | None) -> bool:
+    """Whether a target box (in percent of its screenshot) overlaps the picture: an element below the fold before
+    the action scrolled to it is outside, and its outline would be drawn over whatever follows the picture."""
+    return (
+        box is not None
+        and box["left"] < 100
+        and box["top"] < 100
+        and box["left"] + box["width"] > 0
+        and box["top"] + box["height"] > 0
+    )
+
+
 def timeline(episode: Episode) -> list[dict]:
     """Each step with the page it acted on (the screenshot before it: the previous step's, or the start page's),
     the tabs open after it (which app was focused), and the checkpoints it reached when the episode watched them
@@ -60,7 +72,8 @@ def timeline(episode: Episode) -> list[dict]:
             {
                 "step": step,
                 "before": before,
-                "box": box,
+                "box": box if box_in_picture(box) else None,
+                "box_outside": box is not None and not box_in_picture(box),
                 "axtree_lines": step.axtree_change.splitlines() if step.axtree_change else [],
                 "total_ms": round(step.action_ms + step.settle_ms + step.observe_ms, 1),
                 "checkpoints": [names[i] for i in (step.checkpoints or {}).get("new", []) if i < len(names)],
