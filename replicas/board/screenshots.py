@@ -86,6 +86,7 @@ def tour(world):
             camera.shot(page, name("backlog-inline-create"))
             camera.goto(page, "/your-work")
             page.locator(".topnav__menu summary").first.click()
+            page.locator(".topnav__menu .notif, .topnav__menu .menu__empty").first.wait_for()  # fetched on opening
             camera.shot(page, name("notifications"))
             camera.goto(page, "/issues")
             page.fill("#jql", "")

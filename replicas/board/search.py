@@ -3,6 +3,7 @@
 import re
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal, InvalidOperation
+from functools import cached_property
 
 from replicas.worlds.clock import now
 
@@ -154,16 +155,44 @@ def query_check(query: str) -> jql.Query:
 class Runner:
     def __init__(self, person: Person, fields: dict[str, CustomField]):
         self.person = person
-        self.people = {p.username.lower(): p for p in Person.objects.all()}
-        self.people_by_name = {p.name.lower(): p for p in self.people.values()}
         self.projects = {p.key.lower(): p for p in Project.objects.all()}
-        self.sprints = list(Sprint.objects.all())
+        self.project_keys = {p.id: p.key for p in self.projects.values()}
         self.fields = fields
         self.clock = now()
         self._values = None
         self._links = None
         self._watchers = None
         self._history = {}
+        self._keys = None
+
+    # people and sprints are read only by the queries that name them
+    @cached_property
+    def people(self) -> dict[str, Person]:
+        return {p.username.lower(): p for p in Person.objects.all()}
+
+    @cached_property
+    def people_by_name(self) -> dict[str, Person]:
+        return {p.name.lower(): p for p in self.people.values()}
+
+    @cached_property
+    def names(self) -> dict[int, str]:
+        return {p.id: p.name for p in self.people.values()}
+
+    @cached_property
+    def sprints(self) -> list[Sprint]:
+        return list(Sprint.objects.all())
+
+    @cached_property
+    def statuses(self) -> list[str]:
+        return world_statuses()
+
+    def issue_key(self, issue_id: int | None) -> str | None:
+        """The key of an issue by its id (an epic's, a parent's), read once for all of them when asked."""
+        if issue_id is None:
+            return None
+        if self._keys is None:  # read only by queries that name epic or parent
+            self._keys = dict(Issue.objects.values_list("id", "key"))
+        return self._keys[issue_id]
 
     def custom_value(self, ref: str, issue: Issue):
         if self._values is None:  # read only by queries that name a custom field
@@ -205,12 +234,10 @@ class Runner:
             ):
                 past.setdefault(issue_id, set()).update((old, new))
             self._history[field] = past
-        current = {
-            "status": issue.status,
-            "priority": issue.priority,
-            "resolution": issue.resolution,
-            "assignee": issue.assignee.name if issue.assignee_id else "",
-        }[field]
+        if field == "assignee":
+            current = self.names[issue.assignee_id] if issue.assignee_id else ""
+        else:  # status, priority, resolution
+            current = getattr(issue, field)
         return self._history[field].get(issue.id, set()) | {current}
 
     def history_value(self, clause, value) -> str:
@@ -290,7 +317,7 @@ class Runner:
             return self.sprint_ids(value)
         if field == "status":
             # the statuses of the world's workflows (any project's): a status no workflow has does not exist
-            match = next((s for s in world_statuses() if s.lower() == value.lower()), None)
+            match = next((s for s in self.statuses if s.lower() == value.lower()), None)
             if match is None:
                 raise _values_error("status", value)
             return match
@@ -340,9 +367,9 @@ class Runner:
             "component": lambda i: i.components,
             "fixVersion": lambda i: i.fix_versions,
             "sprint": lambda i: i.sprint_id,
-            "epic": lambda i: i.epic.key if i.epic_id else None,
+            "epic": lambda i: self.issue_key(i.epic_id),
             # today's product: a sub-task's parent, or the epic a work item sits under
-            "parent": lambda i: i.parent.key if i.parent_id else (i.epic.key if i.epic_id else None),
+            "parent": lambda i: self.issue_key(i.parent_id or i.epic_id),
             "statusCategory": lambda i: W.CATEGORY[i.status],
             "watcher": self.watcher_ids,
             "created": lambda i: i.created_at,
@@ -416,25 +443,25 @@ class Runner:
         return None
 
     def sort_key(self, order):
+        parts = {
+            "priority": lambda i: jql.PRIORITY_ORDER[i.priority],
+            "key": lambda i: (self.project_keys[i.project_id], i.number),
+            "status": lambda i: W.ALL_STATUSES.index(i.status),
+            "assignee": lambda i: self.names[i.assignee_id] if i.assignee_id else "~",
+            "created": lambda i: i.created_at.timestamp(),
+            "updated": lambda i: i.updated_at.timestamp(),
+            "rank": lambda i: i.rank,
+            "storyPoints": lambda i: i.story_points if i.story_points is not None else -1,
+            "resolved": lambda i: i.resolved_at.timestamp() if i.resolved_at else 0,
+            "due": lambda i: i.due_date.toordinal() if i.due_date else 0,
+            "type": lambda i: i.issue_type,
+        }
+        steps = [(parts[field], desc) for field, desc in order]
+
         def key(issue):
-            parts = []
-            for field, desc in order:
-                value = {
-                    "priority": jql.PRIORITY_ORDER[issue.priority],
-                    "key": (issue.project.key, issue.number),
-                    "status": W.ALL_STATUSES.index(issue.status),
-                    "assignee": issue.assignee.name if issue.assignee_id else "~",
-                    "created": issue.created_at.timestamp(),
-                    "updated": issue.updated_at.timestamp(),
-                    "rank": issue.rank,
-                    "storyPoints": issue.story_points if issue.story_points is not None else -1,
-                    "resolved": issue.resolved_at.timestamp() if issue.resolved_at else 0,
-                    "due": issue.due_date.toordinal() if issue.due_date else 0,
-                    "type": issue.issue_type,
-                }[field]
-                parts.append(Desc(value) if desc else value)
-            parts.append((issue.project.key, issue.number))
-            return parts
+            values = [Desc(part(issue)) if desc else part(issue) for part, desc in steps]
+            values.append((self.project_keys[issue.project_id], issue.number))
+            return values
 
         return key
 
@@ -456,26 +483,85 @@ def re_words(text: str) -> list[str]:
     return [w for w in text.replace("*", " ").split() if w]
 
 
+# The columns of an issue each JQL field reads (to match or to sort): a search reads only those of
+# its query's fields, besides the id, project and number every result is ordered by.
+COLUMNS = {
+    "project": (),
+    "key": ("key",),
+    "type": ("issue_type",),
+    "status": ("status",),
+    "statusCategory": ("status",),
+    "resolution": ("resolution",),
+    "priority": ("priority",),
+    "assignee": ("assignee_id",),
+    "reporter": ("reporter_id",),
+    "labels": ("labels",),
+    "component": ("components",),
+    "fixVersion": ("fix_versions",),
+    "sprint": ("sprint_id",),
+    "epic": ("epic_id",),
+    "parent": ("parent_id", "epic_id"),
+    "created": ("created_at",),
+    "updated": ("updated_at",),
+    "resolved": ("resolved_at",),
+    "due": ("due_date",),
+    "summary": ("summary",),
+    "description": ("description",),
+    "text": ("summary", "description"),
+    "storyPoints": ("story_points",),
+    "rank": ("rank",),
+    "watcher": (),
+    "issueLinkType": (),
+}
+ALWAYS = ("id", "project_id", "number")
+# what the navigator shows of each result (search.html); another field is read by one more query each
+RESULT_FIELDS = ("key", "project_id", "number", "issue_type", "summary", "assignee", "priority", "status", "labels")
+RESULT_FIELDS += ("sprint__name", "sprint__public_id", "epic_id", "parent_id", "created_at", "updated_at")
+
+
+class Row:
+    """An issue as the matcher and the sort read it: the columns its query names, by the model's names."""
+
+    def __init__(self, names, values):
+        self.__dict__.update(zip(names, values, strict=True))
+
+
+def query_fields(node) -> set[str]:
+    """Every field a query's WHERE names."""
+    if node is None:
+        return set()
+    if isinstance(node, jql.BoolNode):
+        return set().union(*map(query_fields, node.children))
+    return {node.field}
+
+
 def issues_search(*, query: str, person: Person, page: int | None = None) -> tuple[list[Issue], int]:
     """Issues matching `query` in its order (default: newest first), and the total count: all of them,
     or page `page` of PAGE_SIZE (the last page when past it) as the navigator shows them.
 
+    The query is matched over rows of only the columns it names; the issues shown are then read whole.
     Raises jql.JQLError with the product's message when the query is wrong.
     """
     fields = custom_fields()
     parsed = jql.parse(query, parser_fields(fields))
     runner = Runner(person, fields)
     match = runner.compile(parsed.where)
-    rows = Issue.objects.select_related("project", "assignee", "epic", "parent", "sprint")
+    order = parsed.order or [("created", True)]
+    names = list(ALWAYS)
+    for field in sorted(query_fields(parsed.where) | {f for f, _ in order}):
+        names += [c for c in COLUMNS.get(field, ()) if c not in names]
+    rows = Issue.objects.all()
     projects = runner.project_ids(parsed.where)
     if projects is not None:  # a narrower read; `match` still decides, so the result is the same
         rows = rows.filter(project_id__in=projects)
-    found = [i for i in rows if match(i)]
-    found.sort(key=runner.sort_key(parsed.order or [("created", True)]))
-    if page is None:
-        return found, len(found)
-    start = (page_clamp(page, len(found)) - 1) * PAGE_SIZE
-    return found[start : start + PAGE_SIZE], len(found)
+    found = [row for row in (Row(names, values) for values in rows.values_list(*names)) if match(row)]
+    found.sort(key=runner.sort_key(order))
+    total = len(found)
+    if page is not None:
+        start = (page_clamp(page, total) - 1) * PAGE_SIZE
+        found = found[start : start + PAGE_SIZE]
+    shown = Issue.objects.select_related("assignee", "sprint").only(*RESULT_FIELDS).in_bulk([row.id for row in found])
+    return [shown[row.id] for row in found], total
 
 
 def page_count(total: int) -> int:

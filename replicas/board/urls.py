@@ -11,6 +11,7 @@ urlpatterns = [
     path("login", auth.login, name="login"),
     path("logout", auth.logout, name="logout"),
     path("your-work", navigation.your_work, name="your_work"),
+    path("notifications", navigation.notifications, name="notifications"),
     path("projects", navigation.projects, name="projects"),
     path("dashboards", navigation.dashboards, name="dashboards"),
     path("projects/<str:key>", navigation.project_home, name="project"),

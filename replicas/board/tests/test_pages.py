@@ -8,7 +8,7 @@ from django.utils.html import escape
 
 from replicas.board import services
 from replicas.board import workflow as W
-from replicas.board.models import Change, Comment, Issue, Link, Person, Project, Sprint
+from replicas.board.models import Change, Comment, Issue, Link, Mention, Person, Project, Sprint
 from replicas.board.signin import person_password
 from replicas.worlds import clock
 from replicas.worlds.scoping import bound_world
@@ -403,6 +403,24 @@ def test_a_mention_shows_in_the_notifications_menu(client_in, board_world):
         issue = Issue.objects.filter(project__key="AGENT").order_by("-number").first()
         services.comment_add(issue=issue, actor=other, body=f"[~{client_in.me.username}] can you look?")
     page = client_in.get("/your-work").content.decode()
-    newest = page.index('<a class="menu__item notif"')
-    assert f"<strong>{other.name}</strong> mentioned you on <strong>{issue.key}</strong>" in page[newest:][:600]
     assert '<span class="topnav__dot"' in page
+    assert 'data-notifications="/notifications"' in page  # the menu's items are fetched when it opens
+    assert '<a class="menu__item notif"' not in page
+    menu = client_in.get("/notifications", HTTP_HX_REQUEST="true").content.decode()
+    assert menu.startswith('<div class="menu__title">Notifications</div>')  # a fragment, not a page
+    newest = menu.index('<a class="menu__item notif"')
+    assert f"<strong>{other.name}</strong> mentioned you on <strong>{issue.key}</strong>" in menu[newest:][:600]
+    # without JavaScript, the menu's link leads to a page of them
+    full = client_in.get("/notifications").content.decode()
+    assert "<title>Notifications - Tracklane</title>" in full
+    assert f"mentioned you on <strong>{issue.key}</strong>" in full
+
+
+def test_without_mentions_the_bell_has_no_dot_and_fetches_nothing(client_in, board_world):
+    with bound_world(board_world):
+        Mention.objects.filter(person=client_in.me).delete()
+    page = client_in.get("/your-work").content.decode()
+    assert '<span class="topnav__dot"' not in page and "data-notifications" not in page
+    assert "You have no notifications from the last 30 days." in page
+    menu = client_in.get("/notifications", HTTP_HX_REQUEST="true").content.decode()
+    assert "You have no notifications from the last 30 days." in menu

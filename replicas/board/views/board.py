@@ -97,7 +97,7 @@ def board(request, key):
     kanban = project.board_type == Project.BoardType.KANBAN
     sprint = None if kanban else selectors.active_sprint(project)
     columns = selectors.board_columns(project)
-    issues = selectors.board_issues(project, sprint)
+    issues = selectors.board_cards(project, sprint)
     text = params.get("text", "").strip()
     chosen, toolbar = _toolbar(params, issues)
     since = now() - timedelta(hours=RECENT_HOURS)

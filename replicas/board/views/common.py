@@ -71,8 +71,8 @@ def page(
         {
             "me": request.person,
             "project": project,
-            "projects": selectors.projects(),
-            "notifications": selectors.mentions_of(request.person),
+            "projects": selectors.projects,  # read only by the pages that show the Create dialog
+            "notification_count": selectors.mention_count(request.person),  # the menu's items come later
             "section": section,
             "flash": request.session.pop(FLASH, None),
             "today": now(),

@@ -3,7 +3,7 @@ Summary, Timeline and settings."""
 
 from datetime import date
 
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 
 from replicas.worlds.clock import now
 
@@ -21,6 +21,16 @@ def your_work(request):
         "worked_on": selectors.worked_on(request.person),
     }
     return page(request, "board/your_work.html", context, section="your-work")
+
+
+@person_required
+def notifications(request):
+    """The notifications menu's items, fetched by board.js when the menu is first opened; without
+    JavaScript, a page of them."""
+    context = {"notifications": selectors.mentions_of(request.person), "today": now()}
+    if request.htmx:
+        return render(request, "board/_notifications.html", context)
+    return page(request, "board/notifications.html", context, section="notifications")
 
 
 @person_required

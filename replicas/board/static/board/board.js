@@ -639,6 +639,27 @@
     e.preventDefault();
     openDialog(form.action, { method: "POST", body: new FormData(form) });
   });
+  // the notifications menu: its items are fetched when it is first opened (not on hover: every request
+  // counts in the world's log), so no page render waits for them
+  var bell = document.querySelector("details[data-notifications]");
+  if (bell) {
+    var notifications = null;
+    var loadNotifications = function () {
+      if (!notifications) {
+        notifications = fetch(bell.dataset.notifications, {
+          credentials: "same-origin", headers: { "Accept": "text/html", "HX-Request": "true", "HX-Target": "notifications" },
+        }).then(function (response) {
+          if (response.status !== 200) throw new Error(String(response.status));
+          return response.text();
+        }).then(function (html) {
+          bell.querySelector(".menu").innerHTML = html;
+        }).catch(function () { notifications = null; });
+      }
+      return notifications;
+    };
+    bell.addEventListener("toggle", function () { if (bell.open) loadNotifications(); });
+  }
+
   var modalPage = document.querySelector(".modalpage");
   if (modalPage) { createFields(modalPage); sprintDates(modalPage); }
 
