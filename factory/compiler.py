@@ -1,20 +1,17 @@
-"""Compiling an anchor into a replica folder: the spec the replica runs on, its models, AppConfig, pages, REST
-endpoints, seed, brand stylesheet and tool graph, as files. Pure: the same anchor gives the same bytes."""
+"""Compiling an anchor into a replica folder: the spec the replica runs on, its models, AppConfig, brand stylesheet
+and tool graph, and the thin modules that bind the shared enterprise runtime (replicas/worlds/enterprise/: pages,
+REST endpoints, writes, seed generator) to it, as files. Pure: the same anchor gives the same bytes."""
 
 import json
 from pathlib import Path
 
 SKELETON = Path(__file__).parent / "skeleton"
-# skeleton file -> where it goes in the replica
-RUNTIME = {
-    "domain.pyt": "domain.py",
-    "services.pyt": "services.py",
-    "views.pyt": "views.py",
-    "api.pyt": "api.py",
+# skeleton file -> where it goes in the replica: the modules that bind the shared runtime to the replica's spec
+BINDINGS = {
+    "runtime.pyt": "runtime.py",
     "urls.pyt": "urls.py",
     "seed.pyt": "seed.py",
     "params.pyt": "tasks/params.py",
-    "screenshots.pyt": "screenshots.py",
 }
 DEFAULT_BRAND = {"tagline": "", "color": "#2454a6"}
 
@@ -220,16 +217,16 @@ def apps_source(spec: dict, bench_task: str) -> str:
         for e in spec["entities"]
     }
     derived[f"{domain}.auditentry"] = ["number", "at"]
-    first = spec["entities"][0]
     roles = tuple(r["name"] for r in spec["roles"])
     brand = spec["brand"]
     return f'''# imported as a module so that apps.py defines exactly one AppConfig, which Django then picks
-from replicas.worlds import registry
+from replicas.worlds.enterprise import config
 
 
-class {_camel(domain)}Config(registry.ReplicaConfig):
+class {_camel(domain)}Config(config.EnterpriseConfig):
     """{brand["name"]}: compiled by the environment factory (manage.py factory build) from the anchor of sha256
-    {spec["anchor_sha256"][:16]}; every file of this folder is generated: change the anchor and rebuild."""
+    {spec["anchor_sha256"][:16]}; every file of this folder is generated: change the anchor and rebuild. Its pages,
+    REST endpoints, writes and seed generator are the shared enterprise runtime (replicas/worlds/enterprise/)."""
 
     name = "replicas.{domain}"
     label = "{domain}"
@@ -243,16 +240,6 @@ class {_camel(domain)}Config(registry.ReplicaConfig):
     bench_task = {bench_task!r}
     pickers = {{"person": "replicas.{domain}.tasks.params:person"}}
     audit = {{"credential_params": ["user_email", "user_password"], "derived": {derived!r}}}
-
-    # Models load after the app configs: the hooks import them when called.
-    def sign_in(self, world, role=None):
-        from .services import person_sign_in
-
-        return person_sign_in(world=world, role=self.check_role(role))
-
-    def bench_pages(self, world):
-        """The first list (its search box first), a record, the approvals inbox."""
-        return ["/{first["slug"]}", "/{first["slug"]}/1001", "/approvals"]
 '''
 
 
@@ -405,17 +392,12 @@ def replica_files(spec: dict, bench_task: str) -> dict[str, str]:
         "tests/authoring_recipe.py": recipe_source(spec),
         "tasks/__init__.py": '"""The synthesised task pack: one JSON file per task, its answer key recorded in '
         'a sandbox world."""\n',
-        f"templates/{domain}/base.html": (
-            '{% extends "factory_kit/base.html" %}\n{% load static %}\n'
-            f'{{% block brand_style %}}<link rel="stylesheet" href="{{% static \'{domain}/brand.css\' %}}">'
-            "{% endblock %}\n"
-        ),
         f"static/{domain}/brand.css": (
             f"/* {spec['brand']['name']}: the brand over the factory's UI kit */\n"
             f":root {{ --brand: {spec['brand']['color']}; }}\n"
         ),
     }
-    for source, target in RUNTIME.items():
+    for source, target in BINDINGS.items():
         text = (SKELETON / source).read_text()
         files[target] = text.replace("__ANCHOR_SHA256__", spec["anchor_sha256"])
     return files

@@ -10,7 +10,6 @@ sources of tasks, each grounded in the seed's data (who acts, on which record):
 Needs the replica installed (a second process after the build wrote its files)."""
 
 import datetime
-import importlib
 
 from django.core.exceptions import ValidationError
 
@@ -34,8 +33,9 @@ WALK_LENGTHS = (2, 3)
 
 
 def _modules(replica: str):
-    config = get_replica(replica)
-    return importlib.import_module(f"{config.name}.domain"), importlib.import_module(f"{config.name}.services")
+    """The replica's Domain and Services (the shared enterprise runtime bound to its spec)."""
+    runtime = get_replica(replica).runtime()
+    return runtime.domain, runtime.services
 
 
 def walks(spec: dict) -> dict[tuple, list[str]]:
@@ -200,7 +200,7 @@ def _task(domain, spec, entity, record, actor, other, steps, run) -> dict:
         instruction = f'Open {entity["label"].lower()} {code} ("{title}") and {_wording(entity, steps[0])}.'
     instruction = f"Sign in as {{user_email}} (password {{user_password}}). {instruction}"
     for guard in sorted({g for move in moves for g in move["guards"]}):
-        policy = domain.POLICIES[guard]
+        policy = domain.policies[guard]
         assignee = getattr(record, policy["field"]) if policy["kind"] == "delegated_approver" else None
         if assignee is not None and assignee.pk != actor.pk:
             instruction += f" You are standing in for {assignee.name}, who is away."
@@ -291,7 +291,7 @@ def _candidates(domain, services, entity, steps):
 def tasks_synthesise(*, replica: str) -> list[dict]:
     """The replica's task pack, in the anchor's order of entities and task sources."""
     domain, services = _modules(replica)
-    spec = domain.SPEC
+    spec = domain.spec
     world = world_create(replica=replica, seed=spec["tasks"]["seed"], variant="small")
     tasks, slugs = [], set()
     try:

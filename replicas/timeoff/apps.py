@@ -1,10 +1,11 @@
 # imported as a module so that apps.py defines exactly one AppConfig, which Django then picks
-from replicas.worlds import registry
+from replicas.worlds.enterprise import config
 
 
-class TimeoffConfig(registry.ReplicaConfig):
+class TimeoffConfig(config.EnterpriseConfig):
     """Harbor Leave: compiled by the environment factory (manage.py factory build) from the anchor of sha256
-    9803c369f045bfbf; every file of this folder is generated: change the anchor and rebuild."""
+    9803c369f045bfbf; every file of this folder is generated: change the anchor and rebuild. Its pages,
+    REST endpoints, writes and seed generator are the shared enterprise runtime (replicas/worlds/enterprise/)."""
 
     name = "replicas.timeoff"
     label = "timeoff"
@@ -32,13 +33,3 @@ class TimeoffConfig(registry.ReplicaConfig):
             "timeoff.auditentry": ["number", "at"],
         },
     }
-
-    # Models load after the app configs: the hooks import them when called.
-    def sign_in(self, world, role=None):
-        from .services import person_sign_in
-
-        return person_sign_in(world=world, role=self.check_role(role))
-
-    def bench_pages(self, world):
-        """The first list (its search box first), a record, the approvals inbox."""
-        return ["/departments", "/departments/1001", "/approvals"]

@@ -33,7 +33,9 @@ def _models():
 
 
 def _api(client, world, person, method, path, body=None):
-    from replicas.timeoff.services import person_password  # noqa: PLC0415
+    from replicas.timeoff.runtime import RUNTIME  # noqa: PLC0415
+
+    person_password = RUNTIME.services.person_password
 
     token = base64.b64encode(f"{person.email}:{person_password(seed=world.seed, number=person.number)}".encode())
     kwargs = {"HTTP_AUTHORIZATION": f"Basic {token.decode()}", "HTTP_HOST": f"w-{world.token}.localhost:8000"}

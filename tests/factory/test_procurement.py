@@ -13,6 +13,7 @@ from django.conf import settings
 
 from factory.anchor import anchor_read
 from factory.compiler import replica_files, spec_compile
+from replicas.worlds.enterprise.views import Views
 from replicas.worlds.registry import get_replica, replicas
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.snapshot import snapshot, state_hash
@@ -34,7 +35,9 @@ def _models():
 
 
 def _api(client, world, person, method, path, body=None):
-    from replicas.procurement.services import person_password  # noqa: PLC0415
+    from replicas.procurement.runtime import RUNTIME  # noqa: PLC0415
+
+    person_password = RUNTIME.services.person_password
 
     token = base64.b64encode(f"{person.email}:{person_password(seed=world.seed, number=person.number)}".encode())
     kwargs = {"HTTP_AUTHORIZATION": f"Basic {token.decode()}", "HTTP_HOST": f"w-{world.token}.localhost:8000"}
@@ -237,3 +240,17 @@ def test_a_seed_gives_one_world_and_the_sizes_differ(make_world):
     names = [row["name"] for row in tables["procurement.vendor"].values()]
     assert len(names) > len(set(names))
     assert {row["currency"] for row in tables["procurement.purchaserequest"].values()} > {"USD"}
+
+
+def test_the_folder_holds_its_domain_and_binds_the_shared_runtime():
+    """The pages, REST endpoints, writes and seed generator live once, in the worlds layer: the compiled folder has
+    its spec, models, graph and tasks, and modules of a few lines that bind the shared runtime to them."""
+    from replicas.procurement.runtime import RUNTIME  # noqa: PLC0415 - only when the replica is installed
+
+    code = sorted(p.relative_to(FOLDER).as_posix() for p in FOLDER.rglob("*.py") if "__pycache__" not in p.parts)
+    runtime = [p for p in code if not p.startswith(("migrations/", "tests/")) and p not in ("models.py", "apps.py")]
+    assert runtime == ["__init__.py", "runtime.py", "seed.py", "tasks/__init__.py", "tasks/params.py", "urls.py"]
+    assert all(len((FOLDER / p).read_text().splitlines()) <= 12 for p in runtime)
+    assert not (FOLDER / "templates").exists()
+    assert isinstance(RUNTIME.views, Views) and RUNTIME.domain.label == "procurement"
+    assert get_replica("procurement").generator().generate == RUNTIME.seeder.generate

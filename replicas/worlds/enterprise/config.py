@@ -1,0 +1,39 @@
+"""The AppConfig base of a compiled replica: its hooks (sign-in, bench pages, screenshot tour) served by the shared
+runtime. The replica's apps.py subclasses it with its data (variants, start pages, roles, pickers, audit)."""
+
+import hashlib
+import importlib
+import inspect
+
+from django.utils.functional import cached_property
+
+from replicas.worlds import registry
+
+from . import seeding
+
+
+class EnterpriseConfig(registry.ReplicaConfig):
+    """A replica compiled by the environment factory: `<app>.runtime.RUNTIME` is its Enterprise runtime."""
+
+    # Models load after the app configs: the hooks reach the runtime when called.
+    def runtime(self):
+        return importlib.import_module(f"{self.name}.runtime").RUNTIME
+
+    def sign_in(self, world, role=None):
+        return self.runtime().services.person_sign_in(world=world, role=self.check_role(role))
+
+    def bench_pages(self, world):
+        """The first list (its search box first), a record, the approvals inbox."""
+        slug = self.runtime().domain.spec["entities"][0]["slug"]
+        return [f"/{slug}", f"/{slug}/1001", "/approvals"]
+
+    def screenshot_tour(self, world):
+        return self.runtime().screenshot_tour(world)
+
+    @cached_property
+    def generator_version(self) -> str:
+        """The registry's version (the replica's seed module, models and clock hook) and the shared generator's
+        source: a change to either rebuilds the template worlds."""
+        digest = hashlib.sha256(super().generator_version.encode())
+        digest.update(inspect.getsource(seeding).encode())
+        return digest.hexdigest()[:16]

@@ -1,0 +1,182 @@
+"""The seed generator of a compiled replica: the people of each role and every entity's records, drawn from the
+anchor's seed rules in a fixed order, then the anchor's complexity layers (duplicates, stale records, foreign
+currencies) and the history the records' states imply, as audit entries."""
+
+from datetime import timedelta
+from decimal import ROUND_HALF_UP, Decimal
+
+from .domain import Domain
+
+CENT = Decimal("0.01")
+MISMATCH_FACTORS = (Decimal("1.05"), Decimal("1.10"), Decimal("0.92"))
+
+
+class Seeder:
+    """The generator of one replica's worlds, from its spec's seed rules: `generate(gen)` as a seed module has it."""
+
+    def __init__(self, domain: Domain):
+        self.domain = domain
+
+    def generate(self, gen):
+        size = gen.knobs["size"]
+        people = self._people(gen, size)
+        rows: dict[str, list] = {}
+        history = []
+        for entity in self.domain.spec["entities"]:
+            rows[entity["name"]] = self._records(gen, entity, size, people, rows)
+            if "duplicate_records" in self.domain.spec["layers"] and entity is self.domain.spec["entities"][0]:
+                rows[entity["name"]] += self._duplicates(gen, entity, rows[entity["name"]])
+            history += self._history(gen, entity, rows[entity["name"]], people)
+        audit = self.domain.audit_model()
+        for number, (at, actor, entity, record, action) in enumerate(sorted(history, key=lambda h: h[:1] + h[3:]), 1):
+            gen.add(audit(number=number, at=at, actor=actor, entity=entity, record=record, action=action, detail=""))
+
+    def _people(self, gen, size: int) -> list:
+        person = self.domain.person_model()
+        people, emails = [], set()
+        for role in self.domain.spec["roles"]:
+            members = []
+            for _ in range(role["people"] * size):
+                name = gen.faker.name()
+                local = ".".join(part.lower() for part in name.replace(".", "").split()[-2:])
+                email = f"{local}@{self.domain.spec['brand']['email_domain']}"
+                if email in emails:
+                    email = f"{local}{len(people) + 1}@{self.domain.spec['brand']['email_domain']}"
+                emails.add(email)
+                limit = Decimal(0)
+                if role.get("approval_limit"):
+                    low, high = (int(v) // 1000 for v in role["approval_limit"])
+                    limit = Decimal(gen.random.randint(low, high) * 1000)
+                members.append(
+                    gen.add(
+                        person(
+                            number=len(people) + len(members) + 1,
+                            name=name,
+                            email=email,
+                            role=role["name"],
+                            approval_limit=limit,
+                        )
+                    )
+                )
+            # the first ones are away, each having delegated their approvals to the next colleague of the role
+            for i in range(min(role.get("out_of_office", 0), len(members) - 1)):
+                members[i].out_of_office = True
+                members[i].delegate = members[i + 1]
+            people += members
+        return people
+
+    def _records(self, gen, entity: dict, size: int, people: list, rows: dict) -> list:
+        model = self.domain.model(entity["name"])
+        machine = entity.get("machine")
+        out = []
+        for i in range(entity["count"] * size):
+            record = model(number=1001 + i)
+            for field in entity["fields"]:
+                if not field.get("derived"):
+                    setattr(record, field["name"], self._value(gen, field, record, people, rows))
+            for field in entity["fields"]:
+                if field.get("derived"):
+                    left, right = field["derived"]
+                    setattr(
+                        record, field["name"], (Decimal(getattr(record, left)) * getattr(record, right)).quantize(CENT)
+                    )
+            if entity["has_currency"]:
+                record.currency = self._currency(gen, entity, record)
+            if machine:
+                states = machine["seed"]
+                setattr(record, machine["field"], gen.random.choices(list(states), weights=list(states.values()))[0])
+                for move in machine["transitions"]:
+                    if move.get("stamp") and move["to"] == getattr(record, machine["field"]):
+                        setattr(
+                            record, move["stamp"], gen.random.choice([p for p in people if p.role in move["roles"]])
+                        )
+            age = gen.random.randint(60, 60 * 24 * 90)
+            if "stale_records" in self.domain.spec["layers"] and i % 7 == 3:
+                age = gen.random.randint(60 * 24 * 400, 60 * 24 * 900)  # untouched for over a year
+            record.created_at = gen.now - timedelta(minutes=age)
+            record.updated_at = record.created_at + timedelta(minutes=gen.random.randint(0, age // 2))
+            out.append(gen.add(record))
+        return out
+
+    def _value(self, gen, field: dict, record, people: list, rows: dict):
+        seed, kind = field.get("seed", {}), field["type"]
+        if gen.random.random() < seed.get("null", 0):
+            return None
+        if "copy" in seed or "same" in seed:
+            ref, _, name = (seed.get("copy") or seed["same"]).partition(".")
+            source = getattr(record, ref)
+            value = None if source is None else getattr(source, name)
+            if value is not None and gen.random.random() < seed.get("mismatch", 0):
+                if kind == "integer":
+                    value = value - 1 if value > 1 else value + 1
+                else:
+                    value = (value * gen.random.choice(MISMATCH_FACTORS)).quantize(CENT, rounding=ROUND_HALF_UP)
+            return value
+        if kind == "ref":
+            if field["to"] == "person":
+                roles = seed.get("values") or [r["name"] for r in self.domain.spec["roles"]]
+                return gen.random.choice([p for p in people if p.role in roles])
+            return gen.random.choice(rows[field["to"]]) if rows[field["to"]] else None
+        if "values" in seed:
+            return gen.random.choice(seed["values"])
+        if "faker" in seed:
+            return str(getattr(gen.faker, seed["faker"])())[: field.get("max_length", 200)]
+        low, high = seed.get("range") or (field.get("min", 1), field.get("max", 100))
+        if kind == "integer":
+            return gen.random.randint(int(low), int(high))
+        if kind == "money":
+            return Decimal(gen.random.randint(int(low * 100), int(high * 100))) / 100
+        if kind == "date":
+            low, high = seed.get("days", (-30, 30))
+            return (gen.now + timedelta(days=gen.random.randint(low, high))).date()
+        if kind == "choice":
+            return gen.random.choice(field["choices"])
+        if kind == "boolean":
+            return gen.random.random() < 0.5
+        if kind == "email":
+            return f"{gen.faker.user_name()}@{gen.faker.domain_name()}"
+        if kind == "text":
+            return gen.faker.sentence()
+        return gen.faker.catch_phrase()[: field.get("max_length", 200)]
+
+    def _currency(self, gen, entity: dict, record) -> str:
+        home = self.domain.spec["currency"]
+        for field in entity["fields"]:
+            copied = field.get("seed", {}).get("copy", "")
+            if field["type"] == "money" and copied:
+                source = getattr(record, copied.split(".")[0])
+                return getattr(source, "currency", home) if source is not None else home
+        if "multi_currency" not in self.domain.spec["layers"]:
+            return home
+        others = sorted(c for c in self.domain.spec["currencies"] if c != home)
+        return home if gen.random.random() < 0.7 or not others else gen.random.choice(others)
+
+    def _duplicates(self, gen, entity: dict, records: list) -> list:
+        """Records entered twice under another number (a vendor onboarded again), a few of them."""
+        model = self.domain.model(entity["name"])
+        copies = []
+        for original in records[3::8] or records[:1]:
+            copy = model(number=1001 + len(records) + len(copies))
+            for field in model._meta.concrete_fields:
+                if field.name not in ("id", "world", "number"):
+                    setattr(copy, field.attname, getattr(original, field.attname))
+            copies.append(gen.add(copy))
+        return copies
+
+    def _history(self, gen, entity: dict, records: list, people: list) -> list:
+        """For each record past its initial state, the transition that brought it there, as the audit log shows it."""
+        machine = entity.get("machine")
+        if not machine:
+            return []
+        out = []
+        for record in records:
+            state = getattr(record, machine["field"])
+            move = next((m for m in machine["transitions"] if m["to"] == state), None)
+            if state == machine["initial"] or move is None:
+                continue
+            actor = getattr(record, move["stamp"]) if move.get("stamp") else None
+            actor = actor or gen.random.choice([p for p in people if p.role in move["roles"]])
+            out.append(
+                (record.updated_at, actor, entity["name"], self.domain.code(entity, record.number), move["name"])
+            )
+        return out
