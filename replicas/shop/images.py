@@ -411,7 +411,7 @@ def _tones(colour: str, hue: int) -> tuple[str, str, str, str]:
         lum = round(lum * 100)
         light = f"hsl({h},{s}%,{min(lum + 22, 92)}%)" if lum < 85 else "hsl(0,0%,84%)"
         dark = f"hsl({h},{s}%,{max(lum - 16, 8)}%)"
-        return paint, light, dark, "#1c1e21" if lum < 60 else "#6b7075"
+        return paint, light, dark, "#1c1e21" if 25 <= lum < 60 else "#6b7075"
     return f"hsl({hue},55%,46%)", f"hsl({hue},60%,78%)", f"hsl({hue},50%,30%)", "#1c1e21"
 
 

@@ -2,8 +2,8 @@
 checkout step (without placing the order), the price-change interstitial, an order, tracking, invoice,
 rewards, membership, messages and the back office, at 1280x800; a visitor's cart, Your Orders'
 tabs, the "Added to cart" sheet, the Deliver to popover, the All drawer, the Account & Lists flyout, Your List,
-the return flow and its drop-off code, help pages, the 404 page and both sign-in steps; home, search, product
-and checkout at 1920x1080 too."""
+the return flow's five steps and its drop-off code, help pages, the 404 page and both sign-in steps; home,
+search, product and checkout at 1920x1080 too."""
 
 import secrets
 from importlib import import_module
@@ -113,9 +113,19 @@ def tour(world):
         camera.shot(pages["visitor"], "shop-help-delivery.png", "/help/delivery")
         camera.shot(pages["staff"], "shop-help-approval.png", "/help/approval")
         returner = pages["returner"]
+        # the return flow, a page a step (nothing is started: the tour stops at the review)
         camera.shot(
-            returner, "shop-return-form.png", f"/your-orders/{to_return.order.public_id}/return/{to_return.line}"
+            returner, "shop-return-1-items.png", f"/your-orders/{to_return.order.public_id}/return/{to_return.line}"
         )
+        returner.get_by_role("button", name="Continue").click()
+        returner.locator("#return-reason").select_option("damaged")
+        camera.shot(returner, "shop-return-2-reason.png")
+        for name, pick in (("3-resolution", None), ("4-drop-off", "#drop-counter"), ("5-review", None)):
+            returner.get_by_role("button", name="Continue").click()
+            returner.wait_for_load_state("networkidle")
+            if pick:
+                returner.locator(pick).check()
+            camera.shot(returner, f"shop-return-{name}.png")
         camera.shot(
             returner, "shop-return-started.png", f"/your-orders/{returned.order.public_id}/returns/{started.public_id}"
         )
@@ -144,6 +154,7 @@ def tour(world):
             ("product", f"/dp/{product_asin}"),
             ("cart", "/cart"),
             ("checkout-1-address", "/checkout/address"),
+            ("checkout-4-review", "/checkout/review"),
             ("list", "/hz/wishlist/ls"),
             ("help-delivery", "/help/delivery"),
         ):

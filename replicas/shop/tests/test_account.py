@@ -191,11 +191,15 @@ def test_a_return_asks_where_the_refund_goes_and_approval_pays_it_there(shop, wo
         before = _hash(shop)
     client = _client_as(world_client, shop, customer)
     url = f"/your-orders/{key['order']}/return/{key['line']}"
-    form = client.get(url).content.decode()
+    # the flow's third step, after the reason
+    form = client.post(url, {"step": "reason", "reason": "damaged"}).content.decode()
     assert 'id="refund-card" value="card" checked' in form and 'id="refund-gift_card" value="gift_card"' in form
-    bad = client.post(url, {"reason": "damaged", "refund_method": "cash"})
+    bad = client.post(url, {"step": "resolution", "reason": "damaged", "refund_method": "cash"})
     assert bad.status_code == 400 and b"Please choose where the refund should go." in bad.content
-    assert b'<option value="damaged" selected>' in bad.content  # the reason chosen stays chosen
+    assert b'<input type="hidden" name="reason" value="damaged">' in bad.content  # the reason chosen stays chosen
+    assert b'id="refund-card"' in bad.content  # the same step again
+    confirmed = client.post(url, {"reason": "damaged", "refund_method": "cash"})  # the confirmation checks it too
+    assert confirmed.status_code == 400 and b"Please choose where the refund should go." in confirmed.content
     assert _hash(shop) == before
     started = client.post(url, {"reason": "damaged", "refund_method": "gift_card"})["Location"]
     with bound_world(shop):

@@ -40,8 +40,20 @@ def test_a_partial_return_to_a_locker_starts_with_its_drop_off_code(shop, world_
     item = _returnable(shop, several=True)
     client = _as_owner(shop, world_client(shop, signed_in=False), settings, item)
     url = f"/your-orders/{item.order.public_id}/return/{item.line}"
-    form = client.get(url).content.decode()
-    assert 'id="return-quantity"' in form and 'id="resolution-replacement"' in form and 'id="drop-locker"' in form
+    # a page a step: items, reason, refund or replacement, drop-off, then the review to confirm
+    assert 'id="return-quantity"' in client.get(url).content.decode()
+    answers = {"quantity": "1"}
+    for went, shows, answer in (
+        ("items", 'id="return-reason"', {"reason": "not_needed"}),
+        ("reason", 'id="resolution-replacement"', {"resolution": "refund"}),
+        ("resolution", 'id="drop-locker"', {"drop_off": "locker"}),
+        ("drop_off", "Confirm your return", {}),
+    ):
+        page = client.post(url, {**answers, "step": went}).content.decode()
+        assert shows in page and 'aria-current="step"' in page
+        answers |= answer
+    with bound_world(shop):
+        assert not ReturnRequest.objects.filter(item=item).exists()  # nothing starts before the confirmation
     went = client.post(url, {"reason": "not_needed", "quantity": "1", "drop_off": "locker", "resolution": "refund"})
     with bound_world(shop):
         ret = ReturnRequest.objects.get(item=item)
@@ -109,3 +121,24 @@ def test_the_drop_off_code_is_the_same_for_a_return_and_differs_between_returns(
     # the three finder squares: dark corners, a light ring inside
     for x, y in ((0, 0), (qr.SIZE - 7, 0), (0, qr.SIZE - 7)):
         assert one[y][x] and one[y + 3][x + 3] and not one[y + 1][x + 1]
+
+
+def test_each_return_step_checks_its_own_answers_and_keeps_the_others(shop, world_client, settings):
+    item = _returnable(shop)
+    client = _as_owner(shop, world_client(shop, signed_in=False), settings, item)
+    url = f"/your-orders/{item.order.public_id}/return/{item.line}"
+    # the reason is not asked on the first step, so its absence is no error there
+    assert client.post(url, {"step": "items", "quantity": "1"}).status_code == 200
+    missing = client.post(url, {"step": "reason", "quantity": "1", "reason": ""})
+    assert missing.status_code == 400 and "Please choose a reason for the return." in missing.content.decode()
+    assert 'id="return-reason"' in missing.content.decode()  # the same step again
+    # a replacement for an item no longer needed is refused at its own step
+    refused = client.post(url, {"step": "resolution", "reason": "not_needed", "resolution": "replacement"})
+    assert refused.status_code == 400 and "choose a refund" in refused.content.decode()
+    # Change on the review goes back to that step with every answer kept as hidden fields
+    back = client.post(url, {"change": "reason", "reason": "damaged", "drop_off": "carrier", "comment": "<b>x</b>"})
+    page = back.content.decode()
+    assert 'id="return-reason"' in page and '<option value="damaged" selected>' in page
+    assert '<input type="hidden" name="drop_off" value="carrier">' in page and "<b>x</b>" not in page
+    with bound_world(shop):
+        assert not ReturnRequest.objects.filter(item=item).exists()

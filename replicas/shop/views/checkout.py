@@ -1,7 +1,8 @@
-"""Checkout: shipping address (or a new one through the address validation service), delivery
-speeds per order and per item, payment (saved or new card, gift card, promotional codes), review,
-the price-change interstitial, the card issuer's 3-D Secure challenge, and the thank-you page.
-What was chosen so far lives in the session (common.CHECKOUT)."""
+"""Checkout, one page of collapsible sections as the store has it today (shop/checkout.html): shipping
+address (or a new one through the address validation service), delivery speeds per order and per item,
+payment (saved or new card, gift card, promotional codes), review with "Place your order" in the side box;
+each section's URL opens that section. Then the price-change interstitial, the card issuer's 3-D Secure
+challenge, and the thank-you page. What was chosen so far lives in the session (common.CHECKOUT)."""
 
 from decimal import Decimal
 
@@ -51,6 +52,8 @@ def _card(request, state) -> Card | None:
 
 
 def _step(request, template, step, lines=None, **extra):
+    """The single checkout page with section `step` open (1 address, 2 delivery, 3 payment, 4 review and
+    place the order); the sections before it show what was chosen, with Change."""
     state = checkout_state(request)
     lines = selectors.checkout_lines(request.account) if lines is None else lines
     address = _address(request, state)
@@ -120,7 +123,7 @@ def _address_page(request, errors=(), form=None):
     deliver_to, _ = deliver_to_of(request, request.account)
     return _step(
         request,
-        "shop/checkout_address.html",
+        "shop/checkout.html",
         1,
         addresses=selectors.usable_addresses(request.account),
         errors=list(errors),
@@ -211,7 +214,7 @@ def checkout_delivery(request):
     unserved = [s.label for code, s in policies.SPEEDS.items() if not policies.speed_served(code, dest)]
     return _step(
         request,
-        "shop/checkout_delivery.html",
+        "shop/checkout.html",
         2,
         lines=lines,
         options=options,
@@ -225,7 +228,7 @@ def _payment_page(request, errors=(), card_form=None, promo_error=""):
     cards = [(c, selectors.card_is_expired(c)) for c in selectors.usable_cards(request.account)]
     return _step(
         request,
-        "shop/checkout_payment.html",
+        "shop/checkout.html",
         3,
         cards=cards,
         errors=list(errors),
@@ -318,7 +321,7 @@ def checkout_review(request):
     if q.card_amount > 0 and _card(request, state) is None:
         return redirect("/checkout/payment")
     error = request.session.pop(CHECKOUT_ERROR, "")
-    return _step(request, "shop/checkout_review.html", 4, errors=[error] if error else [])
+    return _step(request, "shop/checkout.html", 4, errors=[error] if error else [])
 
 
 @customer_required

@@ -198,21 +198,71 @@ def order_address(request, public_id):
     )
 
 
+# the return flow, a page a step: (step, its title, the fields it asks for); its answers so far travel along
+# as hidden fields, and the last step's "Confirm your return" posts them all without a step
+RETURN_STEPS = (
+    ("items", "Choose items to return", ("quantity",)),
+    ("reason", "Why are you returning this?", ("reason", "comment")),
+    ("resolution", "How can we make it right?", ("resolution", "refund_method")),
+    ("drop_off", "How will you send it back?", ("drop_off",)),
+    ("review", "Review your return", ()),
+)
+RETURN_FIELDS = ("quantity", "reason", "comment", "resolution", "refund_method", "drop_off")
+
+
+def _return_step_errors(item: OrderItem, form: ReturnForm, upto: int) -> list[str]:
+    """What is wrong with the answers of steps 0..upto (the steps after it are not asked yet)."""
+    asked = [f for _, _, fields in RETURN_STEPS[: upto + 1] for f in fields]
+    errors = [m for f in asked for m in form.errors.get(f, [])]
+    if not errors and upto >= 2 and form.cleaned_data.get("resolution") == ReturnRequest.Resolution.REPLACEMENT:
+        units = form.cleaned_data.get("quantity") or item.quantity
+        blocker = selectors.replacement_blocker(item, form.cleaned_data.get("reason", ""), units)
+        errors = [blocker] if blocker else []
+    return errors
+
+
 @customer_required
 def order_return(request, public_id, line):
+    """Return or replace an item, as the store's flow: items (how many), reason, refund or replacement,
+    drop-off method, then a review to confirm; "Return started" shows the drop-off code. A POST without
+    `step` is the confirmation (all the answers at once); with `step`, the answers up to that step, and
+    the next step is shown (`change` goes back to a step, keeping every answer)."""
     order = _order(request, public_id)
-    item = get_object_or_404(OrderItem.objects.select_related("seller"), order=order, line=line)
-    errors = []
+    item = get_object_or_404(OrderItem.objects.select_related("seller", "variant"), order=order, line=line)
+    names = [name for name, _, _ in RETURN_STEPS]
+    errors, at = [], 0
     if request.method == "POST":
         form = ReturnForm(request.POST)
-        try:
-            if not form.is_valid():
-                raise ValidationError(form_messages(form))
-            ret = services.return_request(item=item, **form.cleaned_data)
-        except ValidationError as e:
-            errors = error_messages(e)
+        valid = form.is_valid()
+        went, change = request.POST.get("step", ""), request.POST.get("change", "")
+        if change in names:
+            at = names.index(change)
+        elif went in names[:-1]:
+            done = names.index(went)
+            errors = _return_step_errors(item, form, done)
+            at = done if errors else done + 1
         else:
-            return redirect(f"/your-orders/{order.public_id}/returns/{ret.public_id}")
+            try:
+                if not valid:
+                    raise ValidationError(form_messages(form))
+                ret = services.return_request(item=item, **form.cleaned_data)
+            except ValidationError as e:
+                errors, at = error_messages(e), len(RETURN_STEPS) - 1
+            else:
+                return redirect(f"/your-orders/{order.public_id}/returns/{ret.public_id}")
+    chosen = {
+        "quantity": request.POST.get("quantity", str(item.quantity))[:4],
+        "reason": request.POST.get("reason", "")[:30],
+        "comment": request.POST.get("comment", "")[:1000],
+        "resolution": request.POST.get("resolution", ReturnRequest.Resolution.REFUND)[:30],
+        "refund_method": request.POST.get("refund_method", Refund.Method.CARD)[:30],
+        "drop_off": request.POST.get("drop_off", ReturnRequest.DropOff.COUNTER)[:30],
+    }
+    step, title, asked = RETURN_STEPS[at]
+    units = whole_number(chosen["quantity"]) or item.quantity
+    estimate = selectors.refund_for_return(
+        ReturnRequest(item=item, reason=chosen["reason"], quantity=min(max(units, 1), item.quantity))
+    )
     return render(
         request,
         "shop/order_return.html",
@@ -221,16 +271,29 @@ def order_return(request, public_id, line):
             order=order,
             item=item,
             errors=errors,
+            step=step,
+            step_number=at + 1,
+            step_title=title,
+            steps=[(n, t) for n, t, _ in RETURN_STEPS],
+            carried=[(f, chosen[f]) for f in RETURN_FIELDS if f not in asked],
+            chosen=chosen,
+            labels={
+                "reason": dict(ReturnRequest.Reason.choices).get(chosen["reason"], ""),
+                "resolution": dict(ReturnRequest.Resolution.choices).get(chosen["resolution"], ""),
+                "refund_method": dict(Refund.Method.choices).get(chosen["refund_method"], ""),
+                "drop_off": dict(ReturnRequest.DropOff.choices).get(chosen["drop_off"], ""),
+            },
+            estimate=estimate,
+            others=[
+                i
+                for i in order.items.select_related("variant__product", "seller").order_by("line")
+                if i.pk != item.pk and not selectors.return_blocker(i)
+            ],
             reasons=ReturnRequest.Reason.choices,
             methods=Refund.Method.choices,
             resolutions=ReturnRequest.Resolution.choices,
             drop_offs=ReturnRequest.DropOff.choices,
             units=range(1, item.quantity + 1),
-            chosen_reason=request.POST.get("reason", ""),
-            chosen_method=request.POST.get("refund_method", Refund.Method.CARD),
-            chosen_resolution=request.POST.get("resolution", ReturnRequest.Resolution.REFUND),
-            chosen_drop_off=request.POST.get("drop_off", ReturnRequest.DropOff.COUNTER),
-            chosen_units=request.POST.get("quantity", str(item.quantity)),
             replacement_stock=item.variant.stock,
             deadline=selectors.return_deadline(item),
             blocker=selectors.return_blocker(item),
