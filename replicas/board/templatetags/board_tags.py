@@ -245,16 +245,10 @@ def _card_frame(context) -> dict:
     """What every card of one board render shares, worked out once per render."""
     frame = context.render_context.get("board_card")
     if frame is None:
-        token = context.get("csrf_token")
-        csrf = (
-            f'<input type="hidden" name="csrfmiddlewaretoken" value="{escape(token)}">'
-            if token and token != "NOTPROVIDED"
-            else ""
-        )
         base_query = context.get("base_query") or ""
         project = context.get("project")
         frame = context.render_context["board_card"] = {
-            "csrf": csrf,
+            "csrf": _csrf_input(context),
             "full_path": escape(context.get("full_path") or ""),
             "path": escape(urlencode(context["request"].path)),
             "statuses": list(context.get("statuses") or ()),
@@ -341,3 +335,72 @@ def result_row(issue):
         f"      <td>{', '.join(escape(label) for label in issue.labels)}</td>"
         f"<td>{escape(issue.sprint.name) if issue.sprint else ''}</td></tr>"
     )
+
+
+def _csrf_input(context) -> str:
+    token = context.get("csrf_token")
+    if not token or token == "NOTPROVIDED":
+        return ""
+    return f'<input type="hidden" name="csrfmiddlewaretoken" value="{escape(token)}">'
+
+
+@register.simple_tag(takes_context=True)
+def backlog_row(context, issue):
+    """One row of the backlog (a few hundred on a page) with its menu: Move to a sprint or the backlog,
+    Top or Bottom of its section; rendered in one pass like a card."""
+    frame = context.render_context.get("backlog_row")
+    if frame is None:
+        frame = context.render_context["backlog_row"] = {
+            "csrf": _csrf_input(context),
+            "next": escape(context["request"].get_full_path()),
+            "sprints": [(s.id, escape(s.public_id), escape(s.name)) for s in context.get("sprints") or ()],
+        }
+    key, csrf, next_url = escape(issue.key), frame["csrf"], frame["next"]
+    section = "sprint" if issue.sprint_id else "backlog"
+    points = "-" if issue.story_points is None else issue.story_points
+    out = [
+        f'<li class="brow" data-key="{key}" tabindex="0" data-nav-item>\n'
+        f'  {type_icon(issue.issue_type)}<a class="brow__key" href="/browse/{key}" draggable="false">{key}</a>\n'
+        f'  <span class="brow__summary">{escape(issue.summary)}</span>\n  '
+    ]
+    if issue.epic_id:
+        out.append(f'<span class="epictag">{escape(issue.epic.summary)}</span>')
+    out.append("\n  ")
+    out += [f'<span class="label">{escape(label)}</span>' for label in issue.labels]
+    out.append(
+        f'\n  <span class="status status--{slugify(issue.status)}">{escape(issue.status)}</span>\n'
+        f"  {priority_icon(issue.priority)}\n"
+        f'  <span class="points{" points--none" if issue.story_points is None else ""}" title="Story points">'
+        f"{points}</span>\n"
+        f"  {avatar(issue.assignee, 24)}\n  \n"
+        '  <details class="card__menu brow__rank">\n'
+        f'    <summary aria-label="Actions for {key}" title="More actions">&middot;&middot;&middot;</summary>\n'
+        f'    <div class="menu menu--right" role="menu" aria-label="{key} actions">\n'
+        f'      <form method="post" action="/browse/{key}/rank">{csrf}<input type="hidden" name="next" '
+        f'value="{next_url}">\n'
+        '        <div class="menu__group" aria-hidden="true">Move to</div>\n        '
+    )
+    out += [
+        f'<button class="menu__item" role="menuitem" type="submit" name="sprint" value="{public_id}" '
+        f'id="move-{key}-{public_id}" aria-label="Move to {name}">{name}</button>'
+        for sprint_id, public_id, name in frame["sprints"]
+        if sprint_id != issue.sprint_id
+    ]
+    out.append("\n        ")
+    if issue.sprint_id:
+        out.append(
+            f'<button class="menu__item" role="menuitem" type="submit" name="sprint" value="backlog" '
+            f'id="move-{key}-backlog" aria-label="Move to Backlog">Backlog</button>'
+        )
+    out.append(
+        "\n      </form>\n"
+        '      <div class="menu__sep" role="separator"></div>\n'
+        f'      <form method="post" action="/browse/{key}/rank">{csrf}<input type="hidden" name="scope" '
+        f'value="backlog"><input type="hidden" name="next" value="{next_url}">\n'
+        '        <button class="menu__item" role="menuitem" type="submit" name="position" value="top">'
+        f"Top of {section}</button>\n"
+        '        <button class="menu__item" role="menuitem" type="submit" name="position" value="bottom">'
+        f"Bottom of {section}</button>\n"
+        "      </form>\n    </div>\n  </details>\n</li>\n"
+    )
+    return mark_safe("".join(out))  # noqa: S308 - every piece of text is escaped above
