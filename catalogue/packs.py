@@ -151,7 +151,14 @@ def _workspace_shape_errors(spec: dict) -> list[tuple[str, str]]:
         errors.append(("params", "a cross-app task's params are a 'module:function' given the template workspace"))
     for key in ("faults", "interaction"):
         if spec.get(key):
-            errors.append((key, f"a cross-app task has no {key} yet: they are per world, and tasks name no member"))
+            errors.append((key, f"a cross-app task has no {key}: faults are armed per member (workspace.faults)"))
+    members = spec["workspace"]["replicas"]
+    for key, allowed in (("start_pages", members[1:]), ("faults", members)):
+        for name in spec["workspace"].get(key, {}):
+            if name == members[0] and key == "start_pages":
+                errors.append((f"workspace.{key}.{name}", "the first tab opens at the task's start_page"))
+            elif name not in allowed:
+                errors.append((f"workspace.{key}.{name}", f"must name one of {', '.join(allowed)}"))
     return errors
 
 
@@ -195,6 +202,7 @@ def filled_errors(spec: dict, params: dict, replica: str) -> list[tuple[str, str
         "verifier",
         "faults",
         "interaction",
+        "workspace",
     ):
         for path, name in placeholder_paths(spec.get(key), key):
             if name not in params:
@@ -212,6 +220,11 @@ def filled_errors(spec: dict, params: dict, replica: str) -> list[tuple[str, str
             for path, message in interaction_errors(spec["interaction"], replica=replica, params=params)
         ]
     errors += fault_spec_errors(fill(spec.get("faults", []), params), replica=replica)
+    for member, faults in (spec.get("workspace") or {}).get("faults", {}).items():
+        errors += [
+            (f"workspace.faults.{member}{path.removeprefix('faults')}", message)
+            for path, message in fault_spec_errors(fill(faults, params), replica=member)
+        ]
     lists = [("reference_solution", spec.get("reference_solution") or [])]
     lists += [
         (f"negative_examples[{i}].actions", ex["actions"]) for i, ex in enumerate(spec.get("negative_examples") or [])

@@ -12,6 +12,7 @@ from replicas.worlds.pool import world_take
 from replicas.worlds.requestlog import request_log_open
 from replicas.worlds.workspaces import workspace_create, workspace_world
 from verifiers.interaction import interaction_actions
+from verifiers.placeholders import fill
 
 from .blobs import world_snapshot_store
 from .engine.observation import observation_settings
@@ -107,7 +108,12 @@ def episode_create(
         if workspace is not None:
             # a clone of the cached workspace template; the episode's world is its first tab's app, and the
             # group's state is what it is judged on (replicas.worlds.workspaces.episode_snapshot)
-            group = workspace_create(replicas=workspace["replicas"], seed=world_seed, variant=task.variant)
+            group = workspace_create(
+                replicas=workspace["replicas"],
+                seed=world_seed,
+                variant=task.variant,
+                faults=fill(workspace.get("faults", {}), params) if faults else {},
+            )
             world = workspace_world(group, workspace["replicas"][0])
         else:
             # from the warm pool when one is ready (a claim), else a clone; the pool refills after commit

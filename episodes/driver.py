@@ -19,6 +19,7 @@ from replicas.worlds.requestlog import logged_requests, request_log_open, reques
 from replicas.worlds.routing import world_origin, world_token_from_host, world_url
 from replicas.worlds.workspaces import workspace_clock_advance, workspace_world
 from verifiers.actions import ANSWER_ACTIONS, ActionError, parse_action
+from verifiers.placeholders import fill_text
 
 from .agents import ScriptedAgent, agent_from_spec, task_info
 from .blobs import screenshot_store
@@ -171,9 +172,11 @@ def session_open(
     trace_path: Path | None = None,
     screenshots: bool = True,
     other_worlds=(),
+    other_pages=(),
 ):
-    """The episode's browser on `world` at `start_page`, and a tab on the home page of each of `other_worlds`
-    (the other apps of its workspace), the first tab active."""
+    """The episode's browser on `world` at `start_page`, and a tab on each of `other_worlds` (the other apps of
+    its workspace) at the same place's path of `other_pages` (its home page where none is given), the first
+    tab active."""
     # Playwright's sync API runs an asyncio loop in this thread; the engine's ORM calls
     # beside it are plain synchronous calls, which Django refuses unless told so.
     os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -187,8 +190,21 @@ def session_open(
         frozen_time=world.clock,
         trace_path=trace_path,
         screenshots=screenshots,
-        other_tabs=tuple(world_url(other, "/", port) for other in other_worlds),
+        other_tabs=tuple(
+            world_url(other, page, port)
+            for other, page in zip(other_worlds, [*other_pages, *["/"] * len(other_worlds)], strict=False)
+        ),
     )
+
+
+def workspace_start_pages(instance) -> list[str]:
+    """Where a cross-app task's other tabs open, in its workspace's order after the first: the path its
+    workspace section's `start_pages` gives that app (placeholders filled from the params), else "/"."""
+    workspace = instance.spec.get("workspace")
+    if workspace is None:
+        return []
+    pages = workspace.get("start_pages") or {}
+    return [fill_text(pages.get(name, "/"), instance.params) for name in workspace["replicas"][1:]]
 
 
 def agent_for(episode):
@@ -232,7 +248,8 @@ class EpisodeDriver:
         self.deadline = None
         self.observation = None
         self._previous_axtree = None  # the tree before self.observation's: a diff-mode agent is shown the change
-        self._since = 0  # fault events are numbered per world; a step records those after this one
+        # fault events are numbered per world; a step records each world's after its mark
+        self._since = {world.pk: 0 for world in self.worlds}
         self._seen = {
             world.pk: 0 for world in self.worlds
         }  # so are each world's logged requests: world id -> the last seq read
@@ -256,6 +273,7 @@ class EpisodeDriver:
                         trace_path=trace_file_for(self.episode) if self.episode.trace else None,
                         screenshots=self.observation_settings.screenshots,
                         other_worlds=self.worlds[1:],
+                        other_pages=workspace_start_pages(self.instance),
                     )
                 break
             except PlaywrightTimeout:
@@ -307,9 +325,12 @@ class EpisodeDriver:
         obs = _obs_get(result, "observation", result)
         self.world.refresh_from_db(fields=["clock"])
         # what fired before the step (step triggers) and during it (its requests)
-        events = list(fault_events(world=self.world, since=self._since))
-        if events:
-            self._since = max(e["seq"] for e in events)
+        events = []
+        for world in self.worlds:  # a cross-app task's faults are armed on whichever member it names
+            fired = list(fault_events(world=world, since=self._since[world.pk]))
+            if fired:
+                self._since[world.pk] = max(e["seq"] for e in fired)
+            events += [{**e, "replica": world.replica} for e in fired] if len(self.worlds) > 1 else fired
         # the requests the browser made during the step (to any app of its workspace), and the rows they wrote
         requests = []
         for world in self.worlds:

@@ -19,6 +19,7 @@ from django.db.models import Max, Q
 from django.utils import timezone as djtz
 
 from .clock import world_clock_advance
+from .faults import faults_arm, faults_for_world
 from .models import Workspace, World
 from .registry import get_replica
 from .scoping import bound_world
@@ -211,8 +212,16 @@ def workspace_template_get_or_build(*, replicas, seed: int, variant: str = "defa
         return Workspace.objects.get(is_template=True, **lookup)
 
 
-def workspace_create(*, replicas, seed: int, variant: str = "default") -> Workspace:
-    """A fresh workspace: a clone of every member of the cached template, in one transaction."""
+def workspace_create(*, replicas, seed: int, variant: str = "default", faults: dict | None = None) -> Workspace:
+    """A fresh workspace: a clone of every member of the cached template, in one transaction.
+
+    `faults` maps a member's replica to the faults armed in its world (each list validated against that
+    replica, with the variant's own, as a world's are: a bad spec raises FaultSpecError and makes nothing)."""
+    names = _replica_names(replicas)
+    faults = faults or {}
+    if not isinstance(faults, dict) or set(faults) - set(names):
+        raise InvalidWorldRequest(f"faults must map members of the workspace ({', '.join(names)}) to fault lists")
+    armed = {name: faults_for_world(replica=name, variant=variant, faults=faults.get(name)) for name in names}
     template = workspace_template_get_or_build(replicas=replicas, seed=seed, variant=variant)
     with transaction.atomic():
         workspace = Workspace.objects.create(
@@ -227,7 +236,9 @@ def workspace_create(*, replicas, seed: int, variant: str = "default") -> Worksp
             sign_ins=template.sign_ins,
         )
         for member in workspace_worlds(template):
-            world_clone(source=member, faults=[], workspace=workspace)
+            world = world_clone(source=member, faults=armed[member.replica], workspace=workspace)
+            if world.faults:
+                faults_arm(world=world)
     return workspace
 
 
