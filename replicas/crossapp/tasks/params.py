@@ -4,8 +4,11 @@ They read the workspace's shared people and references (replicas.worlds.workspac
 state (`episode_snapshot`), so a key names only records the workspace really holds.
 """
 
+from datetime import datetime, timedelta
+from decimal import Decimal
+
 from replicas.worlds.signin import workspace_password
-from replicas.worlds.workspaces import episode_snapshot, workspace_worlds
+from replicas.worlds.workspaces import episode_snapshot, workspace_clock, workspace_worlds
 
 UNSOLVED = ("new", "open", "pending", "hold")
 AGENT = "employee-1"  # the shared employee the tasks sign in as: one email and password in every app
@@ -59,3 +62,232 @@ def first_linked_pair(workspace) -> dict:
 
 def second_linked_pair(workspace) -> dict:
     return _linked_pair(workspace, 1)
+
+
+# --- desk and board: tickets tagged as bugs -------------------------------------------------------------
+
+# the desk's ticket priorities as the board's: a triage maps one to the other
+SEVERITY = {"urgent": "Highest", "high": "High", "normal": "Medium", "low": "Low", "": "Medium"}
+WEEK = 7 * 24 * 3600
+
+
+def _tables(workspace) -> dict:
+    return episode_snapshot(workspace_worlds(workspace)[0])["tables"]
+
+
+def _when(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _project(workspace, tables: dict) -> dict:
+    """The board's project of the desk's product, its active sprint and the key its next work item takes."""
+    key = workspace.references["project"][0]["key"]
+    numbers = [i["number"] for i in tables["board.issue"].values() if i["project"] == key]
+    active = [s for s in tables["board.sprint"].values() if s["project"] == key and s["state"] == "active"]
+    if len(active) != 1:
+        raise NoCandidate(f"{key} has {len(active)} active sprints")
+    return {
+        "project": key,
+        "project_name": tables["board.project"][key]["name"],
+        "next_key": f"{key}-{max(numbers) + 1}",
+        "sprint": str(active[0]["public_id"]),
+        "sprint_name": active[0]["name"],
+    }
+
+
+def _linked_tickets(tables: dict) -> set[str]:
+    """Tickets an internal note already links to a work item (the workspace's pairs)."""
+    return {
+        str(c["ticket"])
+        for c in tables["supportdesk.comment"].values()
+        if not c["public"] and c["body"].startswith("Escalated to engineering: tracked as ")
+    }
+
+
+def _bug_tickets(tables: dict) -> list[dict]:
+    linked = _linked_tickets(tables)
+    return sorted(
+        (
+            t
+            for t in tables["supportdesk.ticket"].values()
+            if "bug" in t["tags"] and t["status"] in UNSOLVED and str(t["public_id"]) not in linked
+        ),
+        key=lambda t: t["public_id"],
+    )
+
+
+def bug_tickets_this_week(workspace) -> dict:
+    """The one unsolved, unlinked ticket tagged bug opened in the last 7 days, and an older one that is not.
+
+    The triage task files this week's only: an agent that files every bug ticket files one too many."""
+    tables = _tables(workspace)
+    now = workspace_clock(workspace)
+    tickets = _bug_tickets(tables)
+    recent = [t for t in tickets if (now - _when(t["created_at"])).total_seconds() <= WEEK]
+    older = [t for t in tickets if (now - _when(t["created_at"])).total_seconds() > WEEK]
+    if len(recent) != 1 or not older:
+        raise NoCandidate(f"{len(recent)} bug tickets this week and {len(older)} older ones")
+    ticket = recent[0]
+    return {
+        **_agent(workspace),
+        **_project(workspace, tables),
+        "agent_id": _sign_in_id(workspace, "supportdesk", AGENT),
+        "agent_username": _sign_in_id(workspace, "board", AGENT),
+        "ticket": ticket["public_id"],
+        "subject": ticket["subject"],
+        "priority": SEVERITY[ticket["priority"]],
+        "older_ticket": older[0]["public_id"],
+    }
+
+
+def older_bug_ticket(workspace) -> dict:
+    """The oldest unsolved ticket tagged bug that no work item tracks yet, with the key its work item takes."""
+    tables = _tables(workspace)
+    tickets = _bug_tickets(tables)
+    if not tickets:
+        raise NoCandidate("no unlinked bug ticket")
+    ticket = min(tickets, key=lambda t: t["created_at"])
+    requester = tables["supportdesk.user"][str(ticket["requester"])]
+    return {
+        **_agent(workspace),
+        **_project(workspace, tables),
+        "agent_id": _sign_in_id(workspace, "supportdesk", AGENT),
+        "agent_username": _sign_in_id(workspace, "board", AGENT),
+        "ticket": ticket["public_id"],
+        "subject": ticket["subject"],
+        "first_name": requester["name"].split()[0],
+    }
+
+
+def _colleague(workspace, index: int = 1) -> dict:
+    """A shared colleague of the agent's, with the desk group they work in (a ticket is assigned within its group)."""
+    person = workspace.people["employee"][index]
+    tables = _tables(workspace)
+    user = _sign_in_id(workspace, "supportdesk", person["key"])
+    groups = sorted(m["group"] for m in tables["supportdesk.membership"].values() if str(m["user"]) == user)
+    if not groups:
+        raise NoCandidate(f"{person['name']} is in no desk group")
+    return {
+        "colleague_name": person["name"],
+        "colleague_id": user,
+        "colleague_username": _sign_in_id(workspace, "board", person["key"]),
+        "colleague_group": groups[0],
+        "colleague_group_name": tables["supportdesk.group"][groups[0]]["name"],
+    }
+
+
+def first_pair_and_colleague(workspace) -> dict:
+    return {**_linked_pair(workspace, 0), **_colleague(workspace)}
+
+
+# --- desk and shop: a shared customer's order -----------------------------------------------------------
+
+
+def _money(amount: Decimal) -> str:
+    return f"${amount:,.2f}"
+
+
+def _next_refund(tables: dict) -> str:
+    return f"RF-{max(int(r.split('-')[1]) for r in tables['shop.refund']) + 1}"
+
+
+def _customer_tickets(workspace, tables: dict) -> list[tuple[dict, dict, dict]]:
+    """(ticket, its requester, the shop's order it cites) for every unsolved ticket of a shared customer."""
+    emails = {p["email"] for p in workspace.people.get("customer", [])}
+    out = []
+    for ticket in sorted(tables["supportdesk.ticket"].values(), key=lambda t: t["public_id"]):
+        requester = tables["supportdesk.user"][str(ticket["requester"])]
+        order = tables["shop.order"].get(ticket["order_number"])
+        if ticket["status"] in UNSOLVED and requester["email"] in emails and order is not None:
+            out.append((ticket, requester, order))
+    return out
+
+
+def _lines(tables: dict, order: str) -> list[dict]:
+    return sorted((i for i in tables["shop.orderitem"].values() if i["order"] == order), key=lambda i: i["line"])
+
+
+def _case(workspace, tables, ticket, requester, order) -> dict:
+    return {
+        **_agent(workspace),
+        "agent_id": _sign_in_id(workspace, "supportdesk", AGENT),
+        "ticket": ticket["public_id"],
+        "order": order["public_id"],
+        "customer": requester["name"],
+        "first_name": requester["name"].split()[0],
+    }
+
+
+def missing_item_refund(workspace) -> dict:
+    """A shared customer's ticket asking for a refund for a missing item, whose order in the shop has one line,
+    delivered, active and not refunded yet: the refund the agent issues and the number the shop gives it."""
+    tables = _tables(workspace)
+    refunded = {r["item"] for r in tables["shop.refund"].values()}
+    for ticket, requester, order in _customer_tickets(workspace, tables):
+        lines = _lines(tables, order["public_id"])
+        if "missing_item" not in ticket["tags"] or len(lines) != 1:
+            continue
+        line = lines[0]
+        if line["status"] != "active" or not line["delivered_at"] or f"{order['public_id']}|1" in refunded:
+            continue
+        amount = Decimal(line["unit_price"]) * line["quantity"]
+        case = _case(workspace, tables, ticket, requester, order)
+        if "board.issue" in tables:  # the work item the ticket's note names, where the board is in the workspace
+            key = next(r["key"] for r in workspace.references["work_item"] if r["key"] in _note_keys(tables, ticket))
+            case["work_item"] = key
+        return {
+            **case,
+            "line": line["line"],
+            "item_title": line["title"],
+            "amount": f"{amount:.2f}",
+            "amount_display": _money(amount),
+            "refund": _next_refund(tables),
+        }
+    raise NoCandidate("no shared customer's missing-item ticket on a one-line order")
+
+
+def _note_keys(tables: dict, ticket: dict) -> str:
+    return " ".join(
+        c["body"]
+        for c in tables["supportdesk.comment"].values()
+        if str(c["ticket"]) == str(ticket["public_id"]) and not c["public"]
+    )
+
+
+def duplicate_charge_refunded(workspace) -> dict:
+    """A shared customer's duplicate-charge ticket whose order the shop already refunded once: the refund's
+    number and amount, which the agent reads in the back office and cites to the customer."""
+    tables = _tables(workspace)
+    for ticket, requester, order in _customer_tickets(workspace, tables):
+        refunds = [r for r in tables["shop.refund"].values() if r["order"] == order["public_id"]]
+        if "duplicate_charge" in ticket["tags"] and len(refunds) == 1:
+            return {
+                **_case(workspace, tables, ticket, requester, order),
+                "refund": refunds[0]["public_id"],
+                "amount_display": _money(Decimal(refunds[0]["amount"])),
+            }
+    raise NoCandidate("no shared customer's duplicate-charge ticket on an order refunded once")
+
+
+# --- shop and board: returns the policy decides ---------------------------------------------------------
+
+
+def late_return(workspace) -> dict:
+    """The first requested return asked for after its seller's return window closed: the policy refuses it."""
+    tables = _tables(workspace)
+    for ret in sorted(tables["shop.returnrequest"].values(), key=lambda r: r["public_id"]):
+        item = tables["shop.orderitem"][ret["item"]]
+        if ret["status"] != "requested" or not item["delivered_at"]:
+            continue
+        window = tables["shop.seller"][str(item["seller"])]["return_window_days"]
+        deadline = _when(item["delivered_at"]) + timedelta(days=window)
+        if _when(ret["requested_at"]) > deadline:
+            return {
+                **_agent(workspace),
+                **_project(workspace, tables),
+                "agent_username": _sign_in_id(workspace, "board", AGENT),
+                "rma": ret["public_id"],
+                "order": item["order"],
+                "window_days": window,
+            }
+    raise NoCandidate("no return requested after its window")
