@@ -236,7 +236,11 @@ def _task(domain, spec, entity, record, actor, other, steps, run) -> dict:
         "replica": spec["domain"],
         "seed": spec["tasks"]["seed"],
         "variant": "small",
-        "params": [{"name": "user", "picker": "person", "args": {"number": actor.number}}],
+        # grounded in the seed's world (this record, in this state, with this actor): the picker refuses every
+        # other world, so an episode's variation falls back to the task's own seed (episodes.variation)
+        "params": [
+            {"name": "user", "picker": "person", "args": {"number": actor.number, "grounded": spec["tasks"]["seed"]}}
+        ],
         "instruction": instruction,
         "start_page": f"/{entity['slug']}/{record.number}",
         "limits": {"max_steps": max(12, 2 * len(reference)), "max_seconds": 180, "step_seconds": 30},

@@ -254,3 +254,18 @@ def test_the_folder_holds_its_domain_and_binds_the_shared_runtime():
     assert not (FOLDER / "templates").exists()
     assert isinstance(RUNTIME.views, Views) and RUNTIME.domain.label == "procurement"
     assert get_replica("procurement").generator().generate == RUNTIME.seeder.generate
+
+
+def test_a_synthesised_task_is_played_only_in_the_world_it_was_grounded_in(procurement):
+    """A task names a record, its state and its actor in the seed's world: its picker refuses any other world, so an
+    episode whose variation draws another seed plays the task's own (episodes.variation falls back)."""
+    from replicas.procurement.runtime import RUNTIME  # noqa: PLC0415 - only when the replica is installed
+
+    for path in sorted((FOLDER / "tasks").glob("*.json")):
+        task = json.loads(path.read_text())
+        assert task["params"][0]["args"]["grounded"] == task["seed"], path.name
+    with bound_world(procurement):
+        mine = RUNTIME.person_picker(procurement, procurement.seed, number=1, grounded=procurement.seed)
+        assert mine["email"].endswith("@northwind.example") and mine["password"]
+        with pytest.raises(LookupError, match="grounded in the world of seed 7"):
+            RUNTIME.person_picker(procurement, procurement.seed + 1, number=1, grounded=procurement.seed)

@@ -14,7 +14,7 @@ from factory.build import GATE, BuildError, factory_build, gate_record, tasks_wr
 from factory.synth import tasks_synthesise
 from replicas.worlds.registry import UnknownReplica, get_replica
 
-GATE_AGENT = "noisy-oracle:0.1:7"
+GATE_AGENT = "noisy-oracle:0.05:7"  # the noisy oracle's own default slip rate: 0.1 failed every long walk
 
 
 class Command(BaseCommand):

@@ -44,9 +44,13 @@ class Enterprise:
             path("<slug:slug>/<int:number>/do/<slug:move>", views.record_transition, name="transition"),
         ]
 
-    def person_picker(self, world, seed, number: int) -> dict:
+    def person_picker(self, world, seed, number: int, grounded: int | None = None) -> dict:
         """Person `number`'s email and password in worlds of `seed`: a task's `user_email` and `user_password`
-        (a picker of the synthesised tasks, called with the template world bound)."""
+        (a picker of the synthesised tasks, called with the template world bound). A task synthesised in the world
+        of one seed (`grounded`: its record, its state, its actor) has no candidate in another world: LookupError,
+        and an episode drawing another seed plays the task's own (episodes.variation)."""
+        if grounded is not None and seed != grounded:
+            raise LookupError(f"the task is grounded in the world of seed {grounded}, not {seed}")
         found = self.domain.person_model().objects.filter(number=number).first()
         if found is None:
             raise LookupError(f"no person {number}")
