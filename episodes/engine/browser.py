@@ -136,6 +136,8 @@ def normalise_origin(origin: str) -> str:
 # --- results -------------------------------------------------------------------------------
 
 # Pixel actions aim at a point: what they hit is the element there.
+# How many elements a locator matches, and the bid of the first (null if none).
+_MATCHED_AND_BID_JS = "els => [els.length, els.length ? els[0].getAttribute('bid') : null]"
 _POINT_ACTIONS = (A.MouseClick, A.MouseDblClick, A.MouseDown, A.MouseUp)
 _ELEMENT_BOX_AT = """([x, y]) => {
   const el = document.elementFromPoint(x, y);
@@ -209,6 +211,8 @@ class EpisodeSession:
         self._tabs: list[_Tab] = []
         self._active = 0
         self._blocked_navigation: str | None = None
+        # (selector, how many elements it matched) as _target_bid found it this step: _execute need not ask again
+        self._matched: tuple[str, int] | None = None
         self._closing = False
         self._started = time.monotonic()
         self.observe_timings: dict = {}
@@ -475,6 +479,7 @@ class EpisodeSession:
         except A.ActionError as exc:
             action, error = None, f"invalid action: {exc}"
         target_box = target_bid = None
+        self._matched = None
         if action is not None:
             self._blocked_navigation = None
             # the box outlines the action's element on the step's screenshot: none, no box
@@ -539,10 +544,11 @@ class EpisodeSession:
         if A.is_bid(action.element):
             return action.element
         try:
-            loc = self._locate(action.element)
-            bid = loc.first.get_attribute("bid", timeout=500) if loc.count() else None
+            # one round trip for both: how many elements match (which _execute checks) and the first one's bid
+            matched, bid = self._locate(action.element).evaluate_all(_MATCHED_AND_BID_JS)
         except PlaywrightError:  # a bad selector or a vanished element: _execute reports it to the agent
             return None
+        self._matched = (action.element, matched)
         return bid if bid and A.is_bid(bid) else None  # a page's own attribute of that name is no bid
 
     def _recover_from_blocked_navigation(self):
@@ -578,7 +584,8 @@ class EpisodeSession:
             loc = self._locate(action.element)
             # Bids and selectors name what the agent saw in the last (settled) observation:
             # if nothing matches now, say so at once instead of waiting out the timeout.
-            if loc.count() == 0:
+            known = self._matched[1] if self._matched and self._matched[0] == action.element else None
+            if (loc.count() if known is None else known) == 0:
                 raise _ActionFailed(f"{action.name}: no element matches {_what(action.element)} on this page")
             if isinstance(action, A.DragAndDrop) and self._locate(action.to_bid).count() == 0:
                 raise _ActionFailed(f"{action.name}: no element matches {_what(action.to_bid)} on this page")
@@ -717,7 +724,7 @@ class EpisodeSession:
                 return False
             try:
                 handle = tab.page.wait_for_function(SETTLED_JS, arg=self.quiet_ms, timeout=remaining, polling=16)
-                opened = handle.json_value().get("popups", 0) if handle else 0
+                opened = _popups_of(handle)
                 if opened > tab.popups:
                     # The page opened a tab that has not reached us yet: wait for it, then
                     # settle the new tab, which is now the active one.
@@ -866,6 +873,15 @@ def _stamp_axtree_screenshot(page, cdp, *, screenshot: bool = True) -> tuple[dic
             ),
         )
     )
+
+
+def _popups_of(handle) -> int:
+    """The tabs a settled page opened, from SETTLED_JS's handle (their number plus one). A number's handle
+    comes with its value as its preview, so reading that saves a second round trip (json_value) per settle."""
+    try:
+        return int(handle._impl_obj._preview) - 1
+    except (AttributeError, TypeError, ValueError):  # not the pinned Playwright's JSHandle
+        return int(handle.json_value()) - 1
 
 
 def _bounded(run, make):

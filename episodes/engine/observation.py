@@ -19,7 +19,10 @@ ENGINE_JS = (Path(__file__).parent / "js" / "engine.js").read_text()
 # Run in the page: install the helper if this document lacks it (about:blank, error
 # pages), then stamp bids and report the focused element.
 STAMP_JS = f"() => {{ {ENGINE_JS}\n return window.__replicagym.stamp(); }}"
-SETTLED_JS = f"(quietMs) => {{ {ENGINE_JS}\n return window.__replicagym.settled(quietMs); }}"
+# Settled: the tabs the page opened plus one (a number, so the handle's preview carries it); false if not yet.
+SETTLED_JS = (
+    f"(quietMs) => {{ {ENGINE_JS}\n const s = window.__replicagym.settled(quietMs); return s && s.popups + 1; }}"
+)
 HTML_JS = f"() => {{ {ENGINE_JS}\n return window.__replicagym.html(); }}"
 
 # Roles that say nothing by themselves: shown only through their children.

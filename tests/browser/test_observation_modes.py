@@ -1,6 +1,8 @@
 """Observation modes in a real Chromium: no capture without screenshots, a reference solution played
 from the text mode's bids alone, and URLs in display form taken back by goto."""
 
+import re
+
 import pytest
 
 from episodes.creation import episode_create
@@ -38,6 +40,38 @@ def test_without_screenshots_the_compositor_is_never_asked_and_observations_carr
     assert without.step('fill("#subject", "Printer on fire")').observation.screenshot == b""
     assert "Page.captureScreenshot" in sent_with
     assert "Page.captureScreenshot" not in sent_without and "Accessibility.getFullAXTree" in sent_without
+
+
+def driver_calls(session, monkeypatch) -> list[str]:
+    """The Playwright calls (round trips to its driver) the session makes from now on, by method."""
+    connection, sent = session.page._impl_obj._connection, []
+    original = connection.send_message_to_server
+
+    def send(owner, method, params, options):
+        if method != "__waitInfo__":
+            sent.append(method)
+        return original(owner, method, params, options)
+
+    monkeypatch.setattr(connection, "send_message_to_server", send)
+    return sent
+
+
+def test_a_step_looks_its_element_up_once_and_settles_without_a_second_round_trip(open_session, monkeypatch):
+    session = open_session(screenshots=False)
+    subject = re.search(r"\[(\w+)\] textbox 'Subject'", session.observe().axtree)[1]
+    sent = driver_calls(session, monkeypatch)
+    # a selector: how many elements match and the first one's bid come in one call, which the action then trusts
+    result = session.step('fill("#subject", "Printer on fire")')
+    assert result.error == "" and result.target_bid == subject
+    assert sent.count("evalOnSelectorAll") == 1 and "queryCount" not in sent and "getAttribute" not in sent
+    # the settle's answer (the tabs the page opened) comes with its handle: no jsonValue
+    assert "waitForFunction" in sent and "jsonValue" not in sent
+    sent.clear()
+    # a bid needs no lookup for its bid: only the count that fails a missing element at once
+    assert session.step(f'fill("{subject}", "x")').error == "" and sent.count("queryCount") == 1
+    missing = session.step('click("#no-such-element")')
+    assert missing.error == "click: no element matches selector '#no-such-element' on this page"
+    assert missing.target_bid is None
 
 
 def test_goto_takes_a_url_in_display_form_and_still_refuses_other_origins(open_session, page_server):
@@ -78,3 +112,15 @@ def test_a_reference_solution_passes_in_text_mode_without_screenshots_acting_on_
     assert all(is_bid(parse_action(a).element) for a in played if parse_action(a).targets_element)
     assert episode.start_screenshot is None
     assert not episode.steps.exclude(screenshot=None).exists() and episode.steps.count() == len(played)
+
+
+def test_the_settles_popup_count_is_read_from_the_handles_preview_or_else_asked_for():
+    from types import SimpleNamespace
+
+    from episodes.engine.browser import _popups_of
+
+    # SETTLED_JS answers the page's popups plus one: a number, whose handle carries it as its preview
+    assert _popups_of(SimpleNamespace(_impl_obj=SimpleNamespace(_preview="3"))) == 2
+    asked = SimpleNamespace(json_value=lambda: 1)  # another Playwright's handle: one more round trip
+    assert _popups_of(asked) == 0
+    assert _popups_of(SimpleNamespace(_impl_obj=SimpleNamespace(_preview="JSHandle@object"), json_value=lambda: 2)) == 1
