@@ -291,3 +291,26 @@ def late_return(workspace) -> dict:
                 "window_days": window,
             }
     raise NoCandidate("no return requested after its window")
+
+
+def second_pair(workspace) -> dict:
+    """The second linked pair with the agent's desk id (the tasks reply on its ticket)."""
+    return _linked_pair(workspace, 1)
+
+
+def duplicate_charge_and_project(workspace) -> dict:
+    """The duplicate-charge case, with the board project its bug is filed in and the key that bug takes."""
+    tables = _tables(workspace)
+    return {
+        **duplicate_charge_refunded(workspace),
+        **_project(workspace, tables),
+        "agent_username": _sign_in_id(workspace, "board", AGENT),
+    }
+
+
+def missing_item_delivery(workspace) -> dict:
+    """The missing-item case's order and the day the shop delivered its line, as the back office prints it."""
+    case = missing_item_refund(workspace)
+    tables = _tables(workspace)
+    day = _when(tables["shop.orderitem"][f"{case['order']}|{case['line']}"]["delivered_at"])
+    return {**case, "delivered": f"{day:%b} {day.day}, {day.year}"}
