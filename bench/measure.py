@@ -87,6 +87,20 @@ def process_tree(pid: int | None = None) -> list[int]:
     return [p.pid for p in _tree(pid)]
 
 
+def tree_cpu_s(pid: int | None = None) -> float:
+    """CPU seconds (user and system) a process tree has used: each living process's own, and that of
+    its children it has reaped (a browser's ended renderers, a server's ended workers). Unlike wall time,
+    it does not grow when other jobs load the machine."""
+    total = 0.0
+    for process in _tree(pid):
+        try:
+            t = process.cpu_times()
+        except psutil.Error:  # ended while we looked: its parent has it once reaped
+            continue
+        total += t.user + t.system + t.children_user + t.children_system
+    return round(total, 3)
+
+
 def _memory(process: psutil.Process, field: str) -> int:
     try:
         info = process.memory_full_info() if field == "pss" else process.memory_info()

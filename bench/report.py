@@ -363,6 +363,14 @@ def table(report: dict) -> str:
                         _fmt(v[mode]["episodes_per_min"]),
                         _fmt(v["ratio"], "x"),
                     )
+                for w, v in obs["by_workers"].items():
+                    if v.get("cpu_ratio") is not None:
+                        row(
+                            f"{w}: CPU s/episode (worker, browser, server)",
+                            _fmt(v["full"]["cpu_s_per_episode"], " s"),
+                            _fmt(v[mode]["cpu_s_per_episode"], " s"),
+                            _fmt(v["cpu_ratio"], "x"),
+                        )
                 met = {True: "met", False: "NOT met", None: "not measured (no 2-worker round)"}[obs["goal_met"]]
                 row(f"goal: >= {obs['goal']}x full with 2 workers: {met}")
         elif name == "observations":

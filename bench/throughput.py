@@ -76,6 +76,7 @@ def run_round(*, workers: int, task_id: str, episodes: int, seconds: float, agen
     finally:
         _stop(procs)
     done = [e for r in results for e in r["episodes"]]
+    cpu = sum(r.get("cpu_s", 0.0) for r in results)
     return {
         "workers": workers,
         "episodes": len(done),
@@ -83,6 +84,9 @@ def run_round(*, workers: int, task_id: str, episodes: int, seconds: float, agen
         "statuses": sorted({e["status"] for e in done}),
         "wall_s": round(wall, 2),
         "episodes_per_min": round(len(done) / wall * 60, 2) if wall else None,
+        # CPU seconds of the workers' whole trees: what a loaded machine does not inflate, as it does wall time
+        "cpu_s": round(cpu, 2),
+        "cpu_s_per_episode": round(cpu / len(done), 2) if done else None,
         "episode": summary([e["ms"] for e in done]),
         "peak_tree_rss_mb_per_worker": [r["peak_tree_rss_mb"] for r in results],
         "peak_python_rss_mb_per_worker": [r["peak_python_rss_mb"] for r in results],
@@ -119,7 +123,13 @@ def bench_throughput(
                 )
             pooled = {mode: _pooled(done) for mode, done in rounds.items()}
             full_rate, obs_rate = pooled["full"]["episodes_per_min"], pooled[obs]["episodes_per_min"]
-            by_obs[str(count)] = {**pooled, "ratio": round(obs_rate / full_rate, 2) if full_rate else None}
+            full_cpu, obs_cpu = pooled["full"].get("cpu_s_per_episode"), pooled[obs].get("cpu_s_per_episode")
+            by_obs[str(count)] = {
+                **pooled,
+                "ratio": round(obs_rate / full_rate, 2) if full_rate else None,
+                # full mode's CPU per episode over the mode's: the episodes a minute it allows on busy cores
+                "cpu_ratio": round(full_cpu / obs_cpu, 2) if full_cpu and obs_cpu else None,
+            }
     cores = os.cpu_count() or 1
     rates = [(int(w), r["episodes_per_min"] or 0) for w, r in by_workers.items()]
     up_to_cores = sorted((w, rate) for w, rate in rates if w <= cores)
@@ -149,10 +159,13 @@ def bench_throughput(
 def _pooled(rounds: list[dict]) -> dict:
     """One mode's rounds as one: their episodes over their wall time, and each round's own rate."""
     done, wall = sum(r["episodes"] for r in rounds), sum(r["wall_s"] for r in rounds)
-    return {
+    pooled = {
         "episodes": done,
         "passed": sum(r["passed"] for r in rounds),
         "wall_s": round(wall, 2),
         "episodes_per_min": round(done / wall * 60, 2) if wall else None,
         "rounds_per_min": [r["episodes_per_min"] for r in rounds],
     }
+    if done and all("cpu_s" in r for r in rounds):
+        pooled["cpu_s_per_episode"] = round(sum(r["cpu_s"] for r in rounds) / done, 2)
+    return pooled

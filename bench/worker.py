@@ -40,7 +40,7 @@ class PeakSampler(threading.Thread):
 
 
 def run(job: dict, go) -> dict:
-    from bench.measure import peak_rss_mb, tree_pss_mb
+    from bench.measure import peak_rss_mb, tree_cpu_s, tree_pss_mb
     from episodes.creation import episode_create
     from episodes.driver import episode_run
     from episodes.engine.browser import shared_browser, shutdown_browser
@@ -50,6 +50,7 @@ def run(job: dict, go) -> dict:
     shared_browser()
     replica_server()
     go()
+    cpu_at_start = tree_cpu_s()
     sampler = PeakSampler()
     sampler.start()
     episodes = []
@@ -77,6 +78,7 @@ def run(job: dict, go) -> dict:
                 }
             )
         wall = time.perf_counter() - start
+        cpu = tree_cpu_s() - cpu_at_start  # its browser, replica server and driver included
         pss = tree_pss_mb()
     finally:
         sampler.stop()
@@ -85,6 +87,7 @@ def run(job: dict, go) -> dict:
         "pid": os.getpid(),
         "episodes": episodes,
         "wall_s": round(wall, 2),
+        "cpu_s": round(cpu, 2),
         "peak_python_rss_mb": peak_rss_mb(),
         "peak_tree_rss_mb": sampler.peak_tree_mb,
         "peak_tree_rss_by_kind_mb": sampler.peak_by_kind,

@@ -2,11 +2,13 @@
 observation by mode over the reference solutions."""
 
 import json
+import re
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from bench.measure import tree_cpu_s
 from bench.report import checks, table
 from bench.throughput import _pooled
 from tests.episodes.fixtures import sync_test_pack
@@ -25,6 +27,23 @@ def test_a_modes_rounds_pool_their_episodes_over_their_wall_time():
         "episodes_per_min": 13.33,
         "rounds_per_min": [10.0, 20.0],
     }
+
+
+def test_pooled_rounds_give_cpu_seconds_per_episode_when_every_round_measured_them():
+    rounds = [
+        {"episodes": 10, "passed": 10, "wall_s": 60.0, "episodes_per_min": 10.0, "cpu_s": 40.0},
+        {"episodes": 6, "passed": 6, "wall_s": 30.0, "episodes_per_min": 12.0, "cpu_s": 24.0},
+    ]
+    assert _pooled(rounds)["cpu_s_per_episode"] == 4.0  # 64 s over 16 episodes
+    # a round without the figure (an older worker's) leaves it out rather than under-count it
+    assert "cpu_s_per_episode" not in _pooled([rounds[0], {k: v for k, v in rounds[1].items() if k != "cpu_s"}])
+
+
+def test_a_process_trees_cpu_seconds_only_grow():
+    before = tree_cpu_s()
+    sum(i * i for i in range(300_000))  # some work of this process's own
+    after = tree_cpu_s()
+    assert before > 0 and after > before
 
 
 def throughput_with(ratio: float) -> dict:
@@ -68,6 +87,13 @@ def test_the_table_prints_text_mode_next_to_full_mode_with_the_ratio_and_the_goa
     assert "full vs text mode, no screenshots" in printed
     assert "32.0" in printed and "28.8" in printed and "0.90x" in printed
     assert "goal: >= 1.3x full with 2 workers: NOT met" in printed
+    assert "CPU s/episode" not in printed  # no CPU figures measured: no row of dashes
+    measured = throughput_with(0.9)
+    pair = measured["obs"]["by_workers"]["2"]
+    pair["full"]["cpu_s_per_episode"], pair["text"] = 4.5, {**pair["text"], "cpu_s_per_episode": 3.4}
+    pair["cpu_ratio"] = 1.32
+    printed = table({**report, "sections": {"throughput": measured}})
+    assert re.search(r"2: CPU s/episode \(worker, browser, server\)\s+4\.50 s\s+3\.40 s\s+1\.32x", printed)
 
 
 def test_bench_refuses_full_or_an_unknown_mode_for_obs():
