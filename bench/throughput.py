@@ -9,7 +9,10 @@ With `obs` (an observation mode, episodes.engine.observation) each worker count 
 that mode without screenshots, as a text-only trainer asks for it, next to full mode (today's
 observation: the whole tree and a screenshot): four rounds in the order full, obs, obs, full,
 so a load that rises or falls during them weighs on both modes alike; each mode's rate is its
-two rounds' episodes over their wall time, and the report gives the ratio.
+two rounds' episodes over their wall time, and the report gives the ratio. Each worker also reports
+the CPU seconds of its whole tree (itself, its Chromium, its Playwright driver, its replica server), so
+each mode has CPU seconds per episode and the report a CPU ratio: on a machine other jobs load, wall
+time swings with them, CPU time much less.
 """
 
 import json
