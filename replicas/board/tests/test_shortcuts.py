@@ -9,6 +9,7 @@ from django.conf import settings
 
 from episodes.engine.browser import shared_browser
 from episodes.engine.server import replica_server
+from replicas.board import services
 from replicas.board.models import Issue, Person
 from replicas.worlds.registry import get_replica
 from replicas.worlds.routing import world_origin, world_url
@@ -279,3 +280,24 @@ def test_the_jql_box_suggests_fields_operators_and_values_and_enter_runs_the_que
     with page.expect_navigation():
         box.press("Enter")
     assert "status" in page.url and page.locator(".results__count").is_visible()
+
+
+@pytest.mark.browser
+def test_the_notifications_menu_fetches_its_items_when_first_opened(browser_page):
+    page = browser_page
+    with bound_world(page.world):
+        me = Person.objects.filter(active=True, is_admin=True).order_by("public_id").first()
+        other = Person.objects.filter(active=True).exclude(pk=me.pk).order_by("public_id").first()
+        issue = Issue.objects.filter(project__key="AGENT").order_by("-number").first()
+        services.comment_add(issue=issue, actor=other, body=f"[~{me.username}] can you look?")
+    fetched = []
+    page.on("request", lambda r: fetched.append(r.url) if r.url.endswith("/notifications") else None)
+    page.goto(page.url_for("/projects/AGENT/board"))
+    assert page.locator(".topnav__dot").count() == 1 and not fetched  # the page itself did not wait for them
+    page.locator("details[data-notifications] > summary").click()
+    newest = page.locator("details[data-notifications] .notif").first
+    newest.wait_for()
+    assert f"{other.name} mentioned you on {issue.key}" in newest.inner_text().replace("\n", " ")
+    page.locator("details[data-notifications] > summary").click()  # closed and opened again: fetched once
+    page.locator("details[data-notifications] > summary").click()
+    assert len(fetched) == 1
