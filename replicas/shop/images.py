@@ -125,7 +125,8 @@ D["lamp"] = (
     '<path d="M96 52 H204 L236 146 H64 Z" fill="{m}" stroke="{i}" stroke-width="3"/>'
     '<path d="M104 60 H196" stroke="{l}" stroke-width="4"/>'
     '<rect x="144" y="146" width="12" height="90" fill="#9aa0a6"/>'
-    '<ellipse cx="150" cy="246" rx="58" ry="14" fill="{d}"/><rect x="92" y="232" width="116" height="14" fill="{d}"/>'
+    '<path d="M92 236 V246 A58 10 0 0 0 208 246 V236 Z" fill="{d}"/>'
+    '<ellipse cx="150" cy="236" rx="58" ry="10" fill="{m}" stroke="{i}" stroke-width="2"/>'
 )
 D["storage bins"] = (
     '<path d="M70 104 H210 L200 232 H80 Z" fill="{d}"/><path d="M96 124 H246 L234 258 H108 Z" fill="{m}" '

@@ -51,21 +51,25 @@ def _card(request, state) -> Card | None:
     return request.account.cards.filter(public_id=pid, removed=False).first() if isinstance(pid, int) else None
 
 
-def _step(request, template, step, lines=None, **extra):
+def _step(request, template, step, lines=None, quote=None, **extra):
     """The single checkout page with section `step` open (1 address, 2 delivery, 3 payment, 4 review and
     place the order); the sections before it show what was chosen, with Change."""
     state = checkout_state(request)
     lines = selectors.checkout_lines(request.account) if lines is None else lines
     address = _address(request, state)
     speed = state.get("speed", "standard")
-    q = selectors.quote(
-        account=request.account,
-        lines=lines,
-        state=address.state if address else "",
-        speed=speed,
-        codes=state.get("codes", []),
-        use_gift=bool(state.get("gift")),
-        speeds=state.get("speeds"),
+    q = (
+        quote
+        if quote is not None
+        else selectors.quote(
+            account=request.account,
+            lines=lines,
+            state=address.state if address else "",
+            speed=speed,
+            codes=state.get("codes", []),
+            use_gift=bool(state.get("gift")),
+            speeds=state.get("speeds"),
+        )
     )
     return render(
         request,
@@ -321,7 +325,7 @@ def checkout_review(request):
     if q.card_amount > 0 and _card(request, state) is None:
         return redirect("/checkout/payment")
     error = request.session.pop(CHECKOUT_ERROR, "")
-    return _step(request, "shop/checkout.html", 4, errors=[error] if error else [])
+    return _step(request, "shop/checkout.html", 4, lines=lines, quote=q, errors=[error] if error else [])
 
 
 @customer_required
