@@ -7,6 +7,7 @@ Chromium's own (CDP `Accessibility.getFullAXTree`), flattened to text lines such
 `[12] button 'Submit as Solved', focused`, with each node's bid.
 """
 
+import ast
 import base64
 import difflib
 import re
@@ -410,8 +411,8 @@ def prune_axtree(axtree: str) -> str:
         if role == "row":  # a row's name is its cells' text run together: the cells say it, apart
             quoted = ""
         name = quoted[1:-1]
-        if role == "RootWebArea" and not lines:
-            site = _site_name(name)
+        if role == "RootWebArea" and not lines and quoted:
+            site = _site_name(_unquoted(quoted))
         if footer is not None and depth <= footer:
             footer = None
         if banner is not None and depth <= banner:
@@ -422,11 +423,12 @@ def prune_axtree(axtree: str) -> str:
             # The site's name as the banner's text (a wordmark): the same on every page of the site, and
             # nothing an agent acts on. Text that only begins with it keeps the rest: 'Testbed Notes ·
             # Brandi Smith' is 'Brandi Smith'. A control's name is never cut (a logo link keeps its own).
-            rest = _after_site_name(name, site)
+            rest = _after_site_name(_unquoted(quoted), site)
             if rest == "":
                 continue
-            if rest is not None:
-                name, quoted = rest, repr(rest)
+            if rest is not None:  # quoted as flatten_axtree quotes names
+                quoted = repr(rest)
+                name = quoted[1:-1]
         if role == "contentinfo":
             footer = depth
         elif footer is not None:
@@ -515,6 +517,16 @@ def prune_axtree(axtree: str) -> str:
                 hinted = hinted or "options=" not in text
         out.append((indent, text, bool(options)))
     return "\n".join(_handles_on_one_line(out))
+
+
+def _unquoted(quoted: str) -> str:
+    """The string a name quoted as flatten_axtree quotes it (Python's repr) stands for; a tree that came
+    from elsewhere (an observation's dict form) may hold a malformed one: its inside as it is."""
+    try:
+        text = ast.literal_eval(quoted)
+    except (ValueError, SyntaxError):
+        return quoted[1:-1]
+    return text if isinstance(text, str) else quoted[1:-1]
 
 
 def _site_name(title: str) -> str:

@@ -257,6 +257,13 @@ def test_text_mode_drops_the_sites_name_from_the_banners_text_but_never_from_a_c
     # a title without a separator names no site: nothing is cut
     plain = prune_axtree(page.replace("Note #1 – Testbed Notes", "Testbed Notes"))
     assert plain.startswith("'Testbed Notes' 'Testbed Notes · Brandi Smith'")
+    # names with quotes are taken as the strings they are, and the rest quoted as any name is
+    quoted = prune_axtree(
+        'RootWebArea "Home – Bob\'s Shop"\n\t[1] banner\n\t\tStaticText "Bob\'s Shop · Ann\'s \\"desk\\""'
+    )
+    assert quoted == repr('Ann\'s "desk"')
+    # a malformed name (a tree from an observation's dict form) is cut as the text it shows, never an error
+    assert prune_axtree("RootWebArea 'Home – Shop'\n\t[1] banner\n\t\tStaticText 'Shop · \\x'") == repr("\\x")
     # nor is a site's name cut from the middle of a banner's text
     assert "'Welcome to Tracklane'" in prune_axtree(
         "RootWebArea 'Issues - Tracklane'\n\t[1] banner\n\t\tStaticText 'Welcome to Tracklane'"
