@@ -78,14 +78,12 @@ def avatar(person, size: int = 24):
             'role="img" aria-label="Unassigned"></span>',
             size,
         )
-    return format_html(
-        '<span class="avatar" style="width:{0}px;height:{0}px;background:{1};font-size:{2}px" title="{3}" '
-        'role="img" aria-label="{3}">{4}</span>',
-        size,
-        person.avatar_color,
-        max(9, size * 2 // 5),
-        person.name,
-        person.initials,
+    # an f-string with escape(): format_html costs three times as much, and a board shows a hundred of these
+    name, size = escape(person.name), int(size)
+    return mark_safe(  # noqa: S308 - every piece of text is escaped
+        f'<span class="avatar" style="width:{size}px;height:{size}px;background:{escape(person.avatar_color)};'
+        f'font-size:{max(9, size * 2 // 5)}px" title="{name}" role="img" aria-label="{name}">'
+        f"{escape(person.initials)}</span>"
     )
 
 

@@ -9,7 +9,6 @@ import re
 import pytest
 
 from catalogue.packs import load_pack, pack_dir
-from episodes.driver import episode_play
 from replicas.board import workflow as W
 from replicas.board.models import Component, Issue, Person, Sprint
 from replicas.board.search import issues_search
@@ -18,7 +17,7 @@ from replicas.board.tasks import params as P
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build
 from replicas.worlds.snapshot import snapshot
-from tests.pack_episodes import audit_holes, fault_fired, fires_in_episode, shares, sync_tasks, why
+from tests.pack_episodes import audit_holes, fault_fired, fires_in_episode, reference_play, shares, sync_tasks, why
 from verifiers.engine import verify
 from verifiers.inputs import VerifierInputs
 from verifiers.placeholders import fill
@@ -191,7 +190,7 @@ SHARES = shares("board", negatives=False)
 def test_every_reference_solution_passes_in_a_real_browser(transactional_db, tmp_path, index):
     failures = []
     for task in sync_tasks("board", SHARES[index], tmp_path / "tasks"):
-        done = episode_play(task_id=task.task_id, actions=task.reference_solution)
+        done = reference_play(task)
         rewards = done.rewards or {}
         if rewards.get("task_completion") != 1.0 or rewards.get("collateral") != 1.0:
             failures.append(f"{task.task_id}: {why(done)}")

@@ -12,7 +12,7 @@ from replicas.worlds.signin import safe_next
 from .. import selectors, services
 from .. import workflow as W
 from ..forms import IssueForm
-from ..models import Issue, Project
+from ..models import Project
 from .common import answer, flash, issue_or_404, page, person_required, project_or_404
 from .issue import issue_context
 
@@ -40,7 +40,7 @@ def _toggled(params, name: str, value: str) -> str:
     return "?" + params.urlencode()
 
 
-def _toolbar(params, issues: list[Issue]) -> tuple[dict, dict]:
+def _toolbar(params, issues: list[selectors.Card]) -> tuple[dict, dict]:
     """The toolbar's filters, each value checked against what the board holds (anything else is
     ignored, as the product ignores a stale filter in an address): what is chosen, and the chips,
     avatars and dropdown entries with the links that toggle them."""
@@ -74,7 +74,7 @@ def _toolbar(params, issues: list[Issue]) -> tuple[dict, dict]:
     return chosen, toolbar
 
 
-def _shown(issue: Issue, chosen: dict, text: str, me, since) -> bool:
+def _shown(issue: selectors.Card, chosen: dict, text: str, me, since) -> bool:
     return (
         (not chosen["mine"] or issue.assignee_id == me.id)
         and (not chosen["recent"] or issue.updated_at >= since)
