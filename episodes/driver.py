@@ -505,16 +505,28 @@ def _episode_drive(driver: EpisodeDriver, agent) -> Episode:
 
 
 def episode_play(
-    *, task_id, actions: list[str] | None = None, agent: str | None = None, seed: int | None = None, trace: bool = False
+    *,
+    task_id,
+    actions: list[str] | None = None,
+    agent: str | None = None,
+    seed: int | None = None,
+    trace: bool = False,
+    agent_settings: dict | None = None,
 ) -> Episode:
     """Run a fixed action list, or the agent a spec names ("oracle", "negative:0": verify_tasks), on a task in
-    this process (tests, the self-check); returns the finished episode."""
+    this process (tests, the self-check); returns the finished episode. `agent_settings` as `episode_create`'s
+    (the observation mode, screenshots on or off)."""
     if (actions is None) == (agent is None):
         raise EpisodeError("give either actions or an agent spec")
     if actions is not None and (not isinstance(actions, list) or not all(isinstance(a, str) for a in actions)):
         raise EpisodeError("actions must be a list of action strings")
     episode = episode_create(
-        task=task_id, agent=agent or "script", seed=seed, status=Episode.Status.RUNNING, trace=trace
+        task=task_id,
+        agent=agent or "script",
+        seed=seed,
+        status=Episode.Status.RUNNING,
+        trace=trace,
+        agent_settings=agent_settings,
     )
     if actions is not None:
         player = ScriptedAgent(actions)

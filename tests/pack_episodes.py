@@ -23,6 +23,8 @@ from django.db import connection
 
 from catalogue.packs import pack_dir, task_current, task_files, task_sync
 from episodes.audit import episode_audit
+from episodes.driver import episode_play
+from episodes.engine.observation import OBSERVATION_SETTING
 from episodes.verdict import verdict_compute
 from replicas.worlds.faults.data import data_fault_applier
 from verifiers.actions import ActionError, SendMsgToUser, parse_action
@@ -100,6 +102,18 @@ def sync_tasks(replica: str, slugs: list[str], folder: Path) -> list:
         shutil.copy(pack_dir(replica) / f"{slug}.json", folder / f"{slug}.json")
     task_sync(replica=replica, directory=folder)
     return [task_current(f"{replica}.{slug}") for slug in slugs]
+
+
+# The pack tests' episodes take no screenshots: no verdict or audit reads one (the final page is kept as HTML), and
+# capturing a PNG on every step, moving it through the driver and storing it is a good part of a step's cost.
+# `manage.py verify_tasks` plays the same episodes with them.
+WITHOUT_SCREENSHOTS = {OBSERVATION_SETTING: {"screenshots": False}}
+
+
+def reference_play(task):
+    """The task's reference solution (the oracle: its params filled in) played in a real browser, without
+    screenshots; the finished episode."""
+    return episode_play(task_id=task.task_id, agent="oracle", agent_settings=WITHOUT_SCREENSHOTS)
 
 
 def fires_in_episode(task) -> bool:

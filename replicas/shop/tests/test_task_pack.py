@@ -13,7 +13,6 @@ from decimal import Decimal
 import pytest
 
 from catalogue.packs import load_pack, pack_dir
-from episodes.driver import episode_play
 from replicas.shop import policies, selectors, services
 from replicas.shop.models import Account, Card, Coupon, Order, OrderItem, Product, Refund, Variant
 from replicas.shop.tasks import params as P
@@ -22,7 +21,7 @@ from replicas.worlds.registry import get_replica
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import template_get_or_build, world_clone
 from replicas.worlds.snapshot import snapshot
-from tests.pack_episodes import audit_holes, fault_fired, fires_in_episode, shares, sync_tasks, why
+from tests.pack_episodes import audit_holes, fault_fired, fires_in_episode, reference_play, shares, sync_tasks, why
 from verifiers.audit import passes
 from verifiers.engine import verify
 from verifiers.fields import tables
@@ -171,7 +170,7 @@ SHARES = shares("shop", negatives=False, plays=_played_in_browser)
 def test_every_reference_solution_passes_in_a_real_browser(transactional_db, tmp_path, index):
     failures = []
     for task in sync_tasks("shop", SHARES[index], tmp_path / "tasks"):
-        done = episode_play(task_id=task.task_id, actions=task.reference_solution)
+        done = reference_play(task)
         ok = done.rewards and done.rewards["task_completion"] == 1.0 and done.rewards["collateral"] == 1.0
         if ok and fires_in_episode(task):  # the oracle meets the armed fault and recovers from it
             ok = fault_fired(done) and done.rewards["error_recovery"] == 1.0

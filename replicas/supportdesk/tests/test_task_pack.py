@@ -9,7 +9,6 @@ from decimal import Decimal
 import pytest
 
 from catalogue.packs import load_pack, pack_dir
-from episodes.driver import episode_play
 from replicas.supportdesk import policies, selectors
 from replicas.supportdesk.models import Order, Payment, Ticket, User
 from replicas.supportdesk.tasks import params as P
@@ -21,6 +20,7 @@ from tests.pack_episodes import (
     audit_holes,
     fault_fired,
     fires_in_episode,
+    reference_play,
     rewards_answering,
     shares,
     sync_tasks,
@@ -231,13 +231,16 @@ def test_a_world_without_candidates_fails_loudly(small):
 
 
 # browser tests, each playing a share of the pack of about equal cost; on PostgreSQL, a sample that holds
-# every assertion kind of the pack (see tests/pack_episodes.py)
-SHARES = shares("supportdesk", negatives=True)
+# every assertion kind of the pack (see tests/pack_episodes.py). Each plays the references only: a negative example
+# that acts otherwise than its reference needs an episode of its own, which `manage.py verify_tasks` plays (issue 28:
+# the suite has no room for them), while the mutation audit of every reference episode (`audit_holes`) asks more of
+# each verifier than its hand-written negatives do.
+SHARES = shares("supportdesk", negatives=False)
 
 
-def _reference_passes_and_negatives_fail(task) -> list[str]:
+def _reference_passes_and_answer_negatives_fail(task) -> list[str]:
     """What is wrong with one task in real episodes (nothing: an empty list)."""
-    done = episode_play(task_id=task.task_id, actions=task.reference_solution)
+    done = reference_play(task)
     if not done.rewards or done.rewards["task_completion"] != 1.0 or done.rewards["collateral"] != 1.0:
         return [f"{task.task_id}: the reference fails: {why(done)}"]
     # doing nothing is checked without a browser (test_doing_nothing_fails_every_task): an empty
@@ -250,20 +253,18 @@ def _reference_passes_and_negatives_fail(task) -> list[str]:
         problems.append(f"{task.task_id}: the reference does not recover: {why(done)}")
     for example in task.negative_examples:
         rewards = rewards_answering(done, task.reference_solution, example["actions"])
-        how = "judged on the reference episode with its answer"
-        if rewards is None:  # it acts otherwise than the reference: an episode of its own
-            wrong = episode_play(task_id=task.task_id, actions=example["actions"])
-            rewards, how = wrong.rewards, why(wrong)
+        if rewards is None:  # it acts otherwise than the reference: verify_tasks plays it
+            continue
         if rewards["task_completion"] != 0.0:
-            problems.append(f"{task.task_id}: {example['name']} passes: {how}")
+            problems.append(f"{task.task_id}: {example['name']} passes, judged on the reference episode's steps")
         elif faulty and rewards["error_recovery"] != 0.0:  # an agent that never retries gets no credit
-            problems.append(f"{task.task_id}: {example['name']} earns error_recovery: {how}")
+            problems.append(f"{task.task_id}: {example['name']} earns error_recovery")
     return problems
 
 
 @pytest.mark.browser
 @pytest.mark.parametrize("index", range(len(SHARES)))
-def test_references_pass_and_every_negative_example_fails(transactional_db, tmp_path, index):
+def test_references_pass_and_negatives_that_answer_otherwise_fail(transactional_db, tmp_path, index):
     tasks = sync_tasks("supportdesk", SHARES[index], tmp_path / "tasks")
-    problems = [p for task in tasks for p in _reference_passes_and_negatives_fail(task)]
+    problems = [p for task in tasks for p in _reference_passes_and_answer_negatives_fail(task)]
     assert not problems, "\n".join(problems)
