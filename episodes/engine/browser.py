@@ -782,6 +782,9 @@ class EpisodeSession:
             # when new elements got bids (which a new document always does).
             if stamp["fresh"] or tab.bids is None:
                 tab.bids = bid_map(_cdp_send(cdp, "DOM.getDocument", {"depth": -1, "pierce": True})["root"])
+                # getDocument turned the DOM agent on for this session: until it is off, the renderer reports
+                # every later change of those nodes to us (about 60 events an episode that nothing reads)
+                _cdp_send(cdp, "DOM.disable")
             t2 = time.perf_counter()
             html = page.evaluate(HTML_JS) if self.include_html else None
             tabs = self.tabs

@@ -40,6 +40,10 @@ def test_without_screenshots_the_compositor_is_never_asked_and_observations_carr
     assert without.step('fill("#subject", "Printer on fire")').observation.screenshot == b""
     assert "Page.captureScreenshot" in sent_with
     assert "Page.captureScreenshot" not in sent_without and "Accessibility.getFullAXTree" in sent_without
+    # the DOM is read for the bids of a new document, then the DOM agent is turned off at once: it would
+    # report every later change of the page to this session
+    assert sent_without.count("DOM.getDocument") == 1 and sent_without.count("DOM.disable") == 1
+    assert sent_without.index("DOM.disable") == sent_without.index("DOM.getDocument") + 1
 
 
 def driver_calls(session, monkeypatch) -> list[str]:
