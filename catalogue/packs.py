@@ -149,9 +149,12 @@ def _workspace_shape_errors(spec: dict) -> list[tuple[str, str]]:
         errors.append(("workspace.replicas", str(exc).strip(chr(34) + chr(39))))
     if is_template(spec.get("params")):
         errors.append(("params", "a cross-app task's params are a 'module:function' given the template workspace"))
-    for key in ("faults", "interaction"):
-        if spec.get(key):
-            errors.append((key, f"a cross-app task has no {key}: faults are armed per member (workspace.faults)"))
+    if spec.get("faults"):
+        errors.append(("faults", "a cross-app task arms faults per member: workspace.faults names the member"))
+    if spec.get("interaction"):
+        errors.append(
+            ("interaction", "a cross-app task has no interaction yet: it is per world, and tasks name no member")
+        )
     members = spec["workspace"]["replicas"]
     for key, allowed in (("start_pages", members[1:]), ("faults", members)):
         for name in spec["workspace"].get(key, {}):
