@@ -24,7 +24,11 @@ TABS_TASK = f"{WORKSPACE_PACK}.escalate-ticket-to-work-item"  # desk (tab 0) and
 @pytest.mark.django_db
 def test_every_task_names_a_workspace_with_checkpoints_a_reference_and_negatives():
     pack = load_pack(WORKSPACE_PACK)
-    assert len(pack) >= 3
+    assert len(pack) >= 20
+    # desk and board, desk and shop, all three; several armed with faults on a member
+    groups = {tuple(sorted(t.spec["workspace"]["replicas"])) for t in pack}
+    assert {("board", "supportdesk"), ("shop", "supportdesk"), ("board", "shop", "supportdesk")} <= groups
+    assert sum(bool(t.spec["workspace"].get("faults")) for t in pack) >= 5
     for task in pack:
         assert len(task.spec["workspace"]["replicas"]) >= 2 and "replica" not in task.spec, task.task_id
         assert task.spec["verifier"]["checkpoints"], task.task_id
