@@ -35,17 +35,20 @@ EPISODE_MS, STEP_MS = 900, 200
 SHARE_MS = 45_000  # a share no longer than this keeps both xdist workers evenly busy to the end
 
 
-def _episode_ms(actions: list, faults: list) -> int:
+def _episode_ms(actions: list, faults: list, apps: int) -> int:
     delay = sum(
         f.get("params", {}).get("delay_ms", 0) * min(f.get("params", {}).get("times", 1), len(actions)) for f in faults
     )
-    return EPISODE_MS + STEP_MS * len(actions) + delay
+    # a cross-app episode opens (and snapshots, and verifies) each app of its workspace
+    return EPISODE_MS * apps + STEP_MS * len(actions) + delay
 
 
 def task_ms(spec: dict, *, negatives: bool) -> int:
     """The estimated cost of playing a task's reference solution (and its negative examples)."""
     played = [spec["reference_solution"]] + ([e["actions"] for e in spec["negative_examples"]] if negatives else [])
-    return sum(_episode_ms(actions, spec.get("faults", [])) for actions in played)
+    workspace = spec.get("workspace", {})
+    faults = [*spec.get("faults", []), *(f for app in workspace.get("faults", {}).values() for f in app)]
+    return sum(_episode_ms(actions, faults, len(workspace.get("replicas", [])) or 1) for actions in played)
 
 
 def assertion_kinds(spec: dict) -> frozenset[str]:
