@@ -46,7 +46,7 @@ class IssueForm(forms.Form):
     sprint = forms.ChoiceField(required=False)
     due_date = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}))
     resolution = forms.ChoiceField(required=False, choices=[("", "Unresolved")] + [(r, r) for r in W.RESOLUTIONS])
-    epic = forms.CharField(required=False, max_length=20, label="Epic link")
+    epic = forms.CharField(required=False, max_length=20, label="Parent")
 
     def __init__(self, *, issue: Issue, data=None):
         self.issue = issue
@@ -210,7 +210,7 @@ class CreateForm(forms.Form):
         self.people = {p.username: p for p in people}
         self.fields["assignee"].choices = [("", "Unassigned")] + [(p.username, p.name) for p in people]
         self.fields["assignee"].error_messages["invalid_choice"] = (
-            "Choose someone on the team, or leave the issue unassigned."
+            "Choose someone on the team, or leave the work item unassigned."
         )
         self.fields["components"].choices = [
             (c, c) for c in project.components.order_by("name").values_list("name", flat=True)
@@ -398,7 +398,7 @@ class BulkForm(forms.Form):
         if not keys:
             raise forms.ValidationError("Select at least one issue.")
         if len(keys) > 500:
-            raise forms.ValidationError("At most 500 issues can be changed at once.")
+            raise forms.ValidationError("At most 500 work items can be changed at once.")
         return keys
 
     def clean_labels_add(self):

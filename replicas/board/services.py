@@ -108,9 +108,9 @@ def issue_update(*, issue: Issue, actor: Person, custom: dict | None = None, **v
         if field == "sprint" and issue.parent_id:
             raise BoardError("A sub-task is always in its parent's sprint.")
         if field == "sprint" and new is not None and new.state == Sprint.State.CLOSED:
-            raise BoardError(f"{new.name} is closed: issues can't be added to it.")
+            raise BoardError(f"{new.name} is closed: work items can't be added to it.")
         if field == "resolution" and new and issue.status != W.DONE:
-            raise BoardError("Only a done issue has a resolution: move it to Done to resolve it.")
+            raise BoardError("Only a done work item has a resolution: move it to Done to resolve it.")
         setattr(issue, field, new)
         _record(issue, actor, field, old, new)
         changed.append(field)
@@ -193,7 +193,7 @@ def issue_transition(
 def issue_rank(*, issue: Issue, actor: Person, before: Issue | None, after: Issue | None) -> None:
     """Put `issue` between `after` (above it) and `before` (below it) in board and backlog order."""
     if issue in (before, after):
-        raise BoardError("An issue can't be ranked relative to itself.")
+        raise BoardError("A work item can't be ranked relative to itself.")
     low = after.rank if after else (before.rank - 2000 if before else issue.rank)
     high = before.rank if before else low + 2000
     if high - low < 2:
@@ -216,7 +216,7 @@ def issue_rank_to_edge(*, issue: Issue, actor: Person, peers: list[Issue], edge:
     """The "Top of column" / "Bottom of backlog" menu items: rank `issue` first or last among `peers`
     (the other issues of its column or backlog section); `place` names them in the message."""
     if edge not in RANK_EDGES:
-        raise BoardError("Choose whether to move the issue to the top or to the bottom.")
+        raise BoardError("Choose whether to move the work item to the top or to the bottom.")
     others = sorted((p for p in peers if p.pk != issue.pk), key=lambda p: (p.rank, p.key))
     if edge == "top":
         if not others or (issue.rank, issue.key) < (others[0].rank, others[0].key):
@@ -232,9 +232,9 @@ def issue_rank_to_edge(*, issue: Issue, actor: Person, peers: list[Issue], edge:
 def issue_create(*, project, actor: Person, issue_type: str, summary: str, **values) -> Issue:
     sprint, assignee = values.get("sprint"), values.get("assignee")
     if sprint is not None and (sprint.project_id != project.id or sprint.state == Sprint.State.CLOSED):
-        raise BoardError(f"{sprint.name} is closed or not a sprint of {project.key}: issues can't be added to it.")
+        raise BoardError(f"{sprint.name} is closed or not a sprint of {project.key}: work items can't be added to it.")
     if assignee is not None and not assignee.active:
-        raise BoardError(f"{assignee.name} has left the team and can't be assigned issues.")
+        raise BoardError(f"{assignee.name} has left the team and can't be assigned work items.")
     number = (Issue.objects.filter(project=project).aggregate(top=Max("number"))["top"] or 0) + 1
     rank = (Issue.objects.aggregate(top=Max("rank"))["top"] or 0) + 1000
     at = now()
@@ -410,7 +410,7 @@ def link_add(*, source: Issue, kind: str, target: Issue, actor: Person) -> Link:
     if kind not in W.LINK_KINDS:
         raise BoardError(f"{kind!r} is not a link type.")
     if source == target:
-        raise BoardError("An issue can't be linked to itself.")
+        raise BoardError("A work item can't be linked to itself.")
     if Link.objects.filter(source=source, kind=kind, target=target).exists():
         raise BoardError(f"{source.key} already {W.LINK_KINDS[kind][0]} {target.key}.")
     link = Link.objects.create(source=source, kind=kind, target=target)
@@ -451,7 +451,7 @@ def sprint_start(
     if Sprint.objects.filter(project=sprint.project, state=Sprint.State.ACTIVE).exists():
         raise BoardError("Another sprint is already active: complete it before starting this one.")
     if not sprint.issues.exists():
-        raise BoardError("A sprint with no issues can't be started: plan some work into it first.")
+        raise BoardError("A sprint with no work items can't be started: plan some work into it first.")
     if end is None and weeks not in SPRINT_WEEKS:
         raise BoardError("Duration must be 1, 2, 3 or 4 weeks.")
     if goal is not None and len(goal) > 200:

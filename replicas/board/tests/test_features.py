@@ -152,9 +152,9 @@ def test_bulk_change_transitions_each_issue_through_its_own_projects_workflow(cl
     assert statuses() == [W.TODO, W.TODO]
     page = bulk(status=W.DONE)
     assert "without a resolution" in page and statuses() == [W.TODO, W.TODO]
-    assert "Bulk change complete: 2 of 2 issues changed." in bulk(status=W.IN_PROGRESS)
+    assert "Bulk change complete: 2 of 2 work items changed." in bulk(status=W.IN_PROGRESS)
     assert statuses() == [W.IN_PROGRESS, W.IN_PROGRESS]
-    assert "Bulk change complete: 2 of 2 issues changed." in bulk(status=W.DONE, resolution="Won't Do")
+    assert "Bulk change complete: 2 of 2 work items changed." in bulk(status=W.DONE, resolution="Won't Do")
     with bound_world(board_world):
         assert [(i.status, i.resolution) for i in Issue.objects.filter(key__in=keys)] == [(W.DONE, "Won't Do")] * 2
         assert Change.objects.filter(issue__key=ops.key, field="status", to_value=W.DONE).exists()
@@ -296,7 +296,9 @@ def test_a_card_opens_the_issue_in_a_side_panel_whose_forms_return_to_the_board(
     assert f'href="?text={card.key}&amp;selectedIssue={card.key}"' in board
     page = client_in.get(f"/projects/AGENT/board?text={card.key}&selectedIssue={card.key}").content.decode()
     assert (
-        f'aria-label="Issue {card.key}"' in page and 'id="id_summary"' in page and f'href="/browse/{card.key}"' in page
+        f'aria-label="Work item {card.key}"' in page
+        and 'id="id_summary"' in page
+        and f'href="/browse/{card.key}"' in page
     )
     back = f"/projects/AGENT/board?text={card.key}&amp;selectedIssue={card.key}"
     assert f'name="next" value="{back}"' in page
@@ -305,7 +307,7 @@ def test_a_card_opens_the_issue_in_a_side_panel_whose_forms_return_to_the_board(
     )
     assert saved["Location"] == f"/projects/AGENT/board?text={card.key}&selectedIssue={card.key}#comments"
     missing = client_in.get("/projects/AGENT/board?selectedIssue=AGENT-9999")
-    assert missing.status_code == 200 and "Issue AGENT-9999 does not exist" in missing.content.decode()
+    assert missing.status_code == 200 and "Work item AGENT-9999 does not exist" in missing.content.decode()
     assert client_in.get(f"/browse/{card.key}").status_code == 200  # the full page still exists
 
 
@@ -435,7 +437,7 @@ def test_top_and_bottom_of_backlog_and_sprint_rank_rows_within_their_section(cli
     shut = client_in.post(
         f"/browse/{closed.key}/rank", {"position": "top", "scope": "backlog"}, HTTP_ACCEPT="application/json"
     )
-    assert shut.status_code == 400 and "is closed: its issues can't be ranked" in shut.json()["error"]
+    assert shut.status_code == 400 and "is closed: its work items can't be ranked" in shut.json()["error"]
 
 
 def test_the_create_screen_sets_the_products_fields_and_checks_each_one(client_in, board_world):

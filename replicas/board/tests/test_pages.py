@@ -222,7 +222,7 @@ def test_start_sprint_asks_for_a_duration_and_goal_and_refuses_what_the_product_
         answer = client_in.post(url, bad)
         assert answer.status_code == 400 and message in answer.content.decode()
     refused = client_in.post(f"/projects/AGENT/sprints/{empty.public_id}/start", {"weeks": "1"})
-    assert refused.status_code == 400 and "A sprint with no issues can" in refused.content.decode()
+    assert refused.status_code == 400 and "A sprint with no work items can" in refused.content.decode()
     started = client_in.post(url, {"weeks": "3", "goal": "  Faster   boards  "})
     assert started.status_code == 302 and started["Location"] == "/projects/AGENT/board"
     with bound_world(board_world):

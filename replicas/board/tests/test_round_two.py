@@ -275,3 +275,40 @@ def test_the_jql_box_offers_fields_operators_and_this_worlds_values(client_in, b
     assert "was" in vocabulary["operators"]["status"] and "was" not in vocabulary["operators"]["labels"]
     assert sprint.name in vocabulary["values"]["sprint"] and "-7d" in vocabulary["values"]["created"]
     assert usernames <= set(vocabulary["values"]["assignee"]) and "AGENT" in vocabulary["values"]["project"]
+
+
+def _shown_texts(html: str) -> list[str]:
+    """What a person reads in a template or a page: text between tags and the labels assistive tech reads."""
+    html = re.sub(r"\{%.*?%\}|\{\{.*?\}\}|\{#.*?#\}", " ", html, flags=re.S)
+    html = re.sub(r"<script.*?</script>", " ", html, flags=re.S)
+    return re.findall(r">([^<>]+)<", html) + re.findall(r'(?:aria-label|title|placeholder|alt)="([^"]*)"', html)
+
+
+def test_every_template_says_work_item_and_parent_as_the_product_does_today():
+    from pathlib import Path
+
+    from replicas.board.forms import IssueForm
+
+    old = re.compile(r"\b[Ii]ssues?\b|[Ee]pic [Ll]ink")
+    folder = Path(__file__).resolve().parent.parent / "templates" / "board"
+    said = {
+        f"{p.name}: {t.strip()}" for p in folder.glob("*.html") for t in _shown_texts(p.read_text()) if old.search(t)
+    }
+    assert said == set()
+    shown = _shown_texts('<p aria-label="Linked issues">{{ n }} issue{{ n|pluralize }}</p>')
+    assert [t.strip() for t in shown] == ["issue", "Linked issues"]
+    assert IssueForm.base_fields["epic"].label == "Parent"
+
+
+def test_the_board_issue_view_and_search_name_work_items(client_in, board_world):
+    with bound_world(board_world):
+        card = Issue.objects.filter(sprint__state="active", project__key="AGENT").order_by("number").first()
+    board = client_in.get("/projects/AGENT/board").content.decode()
+    assert 'aria-label="To Do work items"' in board and "Only my work items" in board
+    view = client_in.get(f"/browse/{card.key}").content.decode()
+    assert "Linked work items" in view and "Work item to link" in view and "Next / previous work item" in view
+    missing = client_in.get("/projects/AGENT/board", {"selectedIssue": "AGENT-99999"}).content.decode()
+    assert "Work item AGENT-99999 does not exist" in missing
+    assert (
+        "Bulk change the selected work items" in client_in.get("/issues", {"jql": "project = AGENT"}).content.decode()
+    )

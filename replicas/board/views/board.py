@@ -65,7 +65,7 @@ def _toolbar(params, issues: list[selectors.Card]) -> tuple[dict, dict]:
         "epics": [entry("epic", e.key, e.summary) for e in epics],
         "types": [entry("type", t, W.TYPE_NAMES[t]) for t in types],
         "quick": [
-            {"label": "Only my issues", "on": chosen["mine"], "href": _toggled(params, "filter", "mine")},
+            {"label": "Only my work items", "on": chosen["mine"], "href": _toggled(params, "filter", "mine")},
             {"label": "Recently updated", "on": chosen["recent"], "href": _toggled(params, "recent", "1")},
         ],
         "kept": [(k, v) for k, values in params.lists() if k != "text" for v in values],
@@ -162,7 +162,7 @@ def issue_lane(request, key):
             if value:
                 person = selectors.active_person(value)
                 if person is None:
-                    return answer(request, next_url, error=f"{value} can't be assigned issues.", status=400)
+                    return answer(request, next_url, error=f"{value} can't be assigned work items.", status=400)
             services.issue_update(issue=issue, actor=request.person, assignee=person)
         else:
             return answer(request, next_url, error="Cards move between epic or assignee swimlanes only.", status=400)

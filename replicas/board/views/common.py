@@ -117,7 +117,7 @@ def project_or_404(key: str) -> Project:
 def issue_or_404(key: str) -> Issue:
     issue = selectors.issue_by_key(key)
     if issue is None:
-        raise Http404(f"Issue {key} does not exist or you do not have permission to see it.")
+        raise Http404(f"Work item {key} does not exist or you do not have permission to see it.")
     return issue
 
 

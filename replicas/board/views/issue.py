@@ -160,7 +160,7 @@ def issue_rank(request, key):
         other_key = request.POST.get(side, "")
         neighbours[side] = selectors.issue_by_key(other_key) if other_key else None
         if other_key and neighbours[side] is None:
-            return answer(request, next_url, error=f"Issue {other_key} does not exist.", status=400)
+            return answer(request, next_url, error=f"Work item {other_key} does not exist.", status=400)
     try:
         if "sprint" in request.POST:
             value = request.POST["sprint"]
@@ -187,7 +187,7 @@ def _rank_peers(issue: Issue, scope: str) -> tuple[list[Issue], str]:
         )
         if not on_board:
             raise services.BoardError(
-                f"{issue.key} is not on the {project.key} board: only issues of the active sprint are."
+                f"{issue.key} is not on the {project.key} board: only work items of the active sprint are."
             )
         sprint = None if project.board_type == Project.BoardType.KANBAN else issue.sprint
         peers = [i for i in selectors.board_issues(project, sprint) if i.status == issue.status]
@@ -196,9 +196,9 @@ def _rank_peers(issue: Issue, scope: str) -> tuple[list[Issue], str]:
         if issue.parent_id:
             raise services.BoardError(f"{issue.key} is a sub-task: it moves with {issue.parent.key} in the backlog.")
         if issue.sprint is not None and issue.sprint.state == Sprint.State.CLOSED:
-            raise services.BoardError(f"{issue.sprint.name} is closed: its issues can't be ranked.")
+            raise services.BoardError(f"{issue.sprint.name} is closed: its work items can't be ranked.")
         return selectors.backlog_peers(issue), issue.sprint.name if issue.sprint is not None else "the backlog"
-    raise services.BoardError("Issues are ranked within a board column or a backlog section.")
+    raise services.BoardError("Work items are ranked within a board column or a backlog section.")
 
 
 def _rank_to_edge(request, issue: Issue, next_url: str):
@@ -240,7 +240,7 @@ def issue_link(request, key):
     typed = request.POST.get("target", "").strip()
     other = selectors.issue_by_key(typed) if typed else None
     if other is None:
-        flash(request, f"Issue {typed or '(none)'} does not exist.")
+        flash(request, f"Work item {typed or '(none)'} does not exist.")
         return redirect(back)
     source, target = (other, issue) if kind.startswith("~") else (issue, other)
     try:

@@ -241,7 +241,7 @@ def bulk_change(request):
         return redirect(back)
     issues = selectors.issues_by_keys(form.cleaned_data["keys"])
     if len(issues) != len(set(form.cleaned_data["keys"])):
-        flash(request, "Some of the selected issues no longer exist.")
+        flash(request, "Some of the selected work items no longer exist.")
         return redirect(back)
     try:
         changed = services.bulk_change(issues=issues, actor=request.person, **form.changes())
@@ -250,7 +250,7 @@ def bulk_change(request):
         return redirect(back)
     flash(
         request,
-        f"Bulk change complete: {changed} of {len(issues)} issue{'s' if len(issues) != 1 else ''} changed.",
+        f"Bulk change complete: {changed} of {len(issues)} work item{'s' if len(issues) != 1 else ''} changed.",
         "success",
     )
     return redirect(back)

@@ -165,7 +165,7 @@
     if (data.ok) { refresh(); return; }
     if (data.status === 401 && data.login) { window.location.href = data.login; return; }
     if (data.reload) { refresh(); return; }  // a conflict: the server keeps the message for the refreshed board
-    snapBack(item, data.error || "The issue couldn't be moved.");
+    snapBack(item, data.error || "The work item couldn't be moved.");
   }
 
   function rankFields(hit) {
@@ -393,7 +393,7 @@
       post("/browse/" + target + "/assign-to-me", {}).then(function (data) {
         if (data.ok) refresh();
         else if (data.status === 401 && data.login) window.location.href = data.login;
-        else flag(data.error || "The issue couldn't be assigned.");
+        else flag(data.error || "The work item couldn't be assigned.");
       });
       return true;
     }
