@@ -116,26 +116,42 @@ def _bug_tickets(tables: dict) -> list[dict]:
     )
 
 
-def bug_tickets_this_week(workspace) -> dict:
-    """The one unsolved, unlinked ticket tagged bug opened in the last 7 days, and an older one that is not.
+DEFAULT_PRIORITY = "Medium"  # the board's Create dialog preselects it: a triage that keeps it is free
 
-    The triage task files this week's only: an agent that files every bug ticket files one too many."""
+
+def bug_tickets_this_week(workspace) -> dict:
+    """This week's two unsolved, unlinked tickets tagged bug, in ticket-number order, and an older one that is not.
+
+    The triage task files this week's only: an agent that files every bug ticket files one too many. The two
+    tickets' severities map to two different priorities, at least one not the Create dialog's default, so an
+    agent that ignores severity (keeps the default, or gives both the same priority) files one at the wrong one."""
     tables = _tables(workspace)
     now = workspace_clock(workspace)
     tickets = _bug_tickets(tables)
     recent = [t for t in tickets if (now - _when(t["created_at"])).total_seconds() <= WEEK]
     older = [t for t in tickets if (now - _when(t["created_at"])).total_seconds() > WEEK]
-    if len(recent) != 1 or not older:
+    if len(recent) != 2 or not older:
         raise NoCandidate(f"{len(recent)} bug tickets this week and {len(older)} older ones")
-    ticket = recent[0]
+    priorities = [SEVERITY[t["priority"]] for t in recent]
+    if len(set(priorities)) != 2 or set(priorities) == {DEFAULT_PRIORITY}:
+        raise NoCandidate(f"this week's bug tickets map to {priorities}: severity would not decide the triage")
+    project = _project(workspace, tables)
+    number = int(project["next_key"].rsplit("-", 1)[1])
+    first, second = recent
     return {
         **_agent(workspace),
-        **_project(workspace, tables),
+        **project,
         "agent_id": _sign_in_id(workspace, "supportdesk", AGENT),
         "agent_username": _sign_in_id(workspace, "board", AGENT),
-        "ticket": ticket["public_id"],
-        "subject": ticket["subject"],
-        "priority": SEVERITY[ticket["priority"]],
+        "ticket": first["public_id"],
+        "subject": first["subject"],
+        "priority": priorities[0],
+        "status": first["status"],
+        "ticket_2": second["public_id"],
+        "subject_2": second["subject"],
+        "priority_2": priorities[1],
+        "status_2": second["status"],
+        "next_key_2": f"{project['project']}-{number + 1}",
         "older_ticket": older[0]["public_id"],
     }
 
