@@ -63,6 +63,12 @@ def test_every_shortcut_does_what_the_help_dialog_says(browser_page):
     page.keyboard.press("Escape")
     # keys typed while the dialog is still open belong to it (a person sees it close first)
     page.locator("#shortcuts-dialog").wait_for(state="hidden")
+    # the Help menu's item opens the same dialog, and the menu closes behind it
+    page.locator("summary[aria-label='Help']").click()
+    page.locator("[data-shortcuts-open]").click()
+    assert page.locator("#shortcuts-dialog").is_visible() and not page.locator("[data-shortcuts-open]").is_visible()
+    page.keyboard.press("Escape")
+    page.locator("#shortcuts-dialog").wait_for(state="hidden")
     # j / k walk the cards
     cards = page.locator(".card")
     page.keyboard.press("j")

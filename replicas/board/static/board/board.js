@@ -236,7 +236,12 @@
   document.addEventListener("click", function (e) {
     var close = e.target.closest("[data-dialog-close]");
     if (close) close.closest("dialog").close();
-    if (e.target.closest("[data-shortcuts-open]")) document.getElementById("shortcuts-dialog").showModal();
+    var help = e.target.closest("[data-shortcuts-open]");
+    if (help) {
+      var menu = help.closest("details[open]");
+      if (menu) menu.open = false;  // the Help menu closes as the dialog opens, as the product's menus do
+      document.getElementById("shortcuts-dialog").showModal();
+    }
     var all = e.target.closest("[data-select-all]");
     if (all) document.querySelectorAll('input[name="keys"]').forEach(function (box) { box.checked = all.checked; });
   });
