@@ -1,7 +1,8 @@
 """The issue board's screenshot tour (`manage.py screenshots board`): every page and dialog of the board
 (Your work, Projects, Dashboards, a project's Summary, Timeline, Backlog, Board, List and Reports, its
 settings, a work item, search in both modes with JQL suggestions, saved filters) and its dialogs and menus
-(Create, Start and Complete sprint, notifications, the toolbar's filters and Group by), as the first
+(Create, Start and Complete sprint, a card dragged to Done, keyboard shortcuts, notifications, the toolbar's
+filters and Group by), as the first
 administrator, each at 1280x800 and at 1920x1080: board-<name>-1280.png and board-<name>-1920.png."""
 
 from urllib.parse import quote
@@ -28,6 +29,7 @@ def _pages(issue: Issue, future: Sprint) -> list[tuple[str, str]]:
         ("kanban", "/projects/OPS/board"),
         ("side-panel", f"/projects/AGENT/board?selectedIssue={issue.key}"),
         ("issue-view", f"/browse/{issue.key}"),
+        ("list", f"/issues?jql={quote('project = AGENT ORDER BY created DESC')}"),  # the sidebar's List
         ("search", f"/issues?jql={quote(JQL)}"),
         ("search-basic", "/issues?mode=basic&project=AGENT&type=Bug"),
         ("search-paged", f"/issues?jql={quote('ORDER BY created DESC')}&page=2"),
@@ -101,6 +103,39 @@ def tour(world):
             with page.expect_navigation(wait_until="networkidle"):
                 page.locator("#group-by").click()
                 page.locator("#group-by-none").click()
+            # the help menu's keyboard shortcuts, and the resolution dialog a card dragged to Done opens
+            page.locator("summary[aria-label='Help']").click()
+            page.locator("[data-shortcuts-open]").click()
+            page.locator("#shortcuts-dialog[open]").wait_for()
+            camera.shot(page, name("shortcuts-dialog"))
+            camera.goto(page, "/projects/AGENT/board")
+            _drag(page, "[data-drop-status='To Do'] [data-key]", "[data-drop-status='Done'] .column__head")
+            page.locator("#resolve-dialog[open]").wait_for()
+            camera.shot(page, name("transition-dialog"))
+            page.context.close()
+        # last, as it changes the world: the active sprint completed, so that Start sprint opens its dialog
+        page = camera.page(session_key)
+        camera.goto(page, "/projects/AGENT/board")
+        page.get_by_role("link", name="Complete sprint").click()
+        page.select_option("#modal-dialog[open] #id_move_to", "backlog")
+        with page.expect_navigation(wait_until="networkidle"):
+            page.locator("#complete-submit").click()
+        page.context.close()
+        for width, height in SIZES:
+            page = camera.page(session_key, width=width, height=height)
+            camera.goto(page, "/projects/AGENT/backlog")
+            page.locator("a[data-dialog-link]", has_text="Start sprint").first.click()
+            page.locator("#modal-dialog[open] #start-submit").wait_for()
+            camera.shot(page, f"board-start-sprint-dialog-{width}.png")
             page.context.close()
 
     return shoot
+
+
+def _drag(page, source: str, target: str) -> None:
+    """A real mouse drag, as a person makes it: press on the card, move in steps, release over the target."""
+    start, end = page.locator(source).first.bounding_box(), page.locator(target).first.bounding_box()
+    page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=12)
+    page.mouse.up()
