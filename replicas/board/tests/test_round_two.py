@@ -278,10 +278,14 @@ def test_the_jql_box_offers_fields_operators_and_this_worlds_values(client_in, b
 
 
 def _shown_texts(html: str) -> list[str]:
-    """What a person reads in a template or a page: text between tags and the labels assistive tech reads."""
+    """What a person reads in a template or a page: its title, text between tags and the labels assistive tech
+    reads."""
+    titles = re.findall(r"\{% block title %\}([^{]*)", html)
     html = re.sub(r"\{%.*?%\}|\{\{.*?\}\}|\{#.*?#\}", " ", html, flags=re.S)
     html = re.sub(r"<script.*?</script>", " ", html, flags=re.S)
-    return re.findall(r">([^<>]+)<", html) + re.findall(r'(?:aria-label|title|placeholder|alt)="([^"]*)"', html)
+    return (
+        titles + re.findall(r">([^<>]+)<", html) + re.findall(r'(?:aria-label|title|placeholder|alt)="([^"]*)"', html)
+    )
 
 
 def test_every_template_says_work_item_and_parent_as_the_product_does_today():
@@ -295,8 +299,8 @@ def test_every_template_says_work_item_and_parent_as_the_product_does_today():
         f"{p.name}: {t.strip()}" for p in folder.glob("*.html") for t in _shown_texts(p.read_text()) if old.search(t)
     }
     assert said == set()
-    shown = _shown_texts('<p aria-label="Linked issues">{{ n }} issue{{ n|pluralize }}</p>')
-    assert [t.strip() for t in shown] == ["issue", "Linked issues"]
+    shown = _shown_texts('{% block title %}Search issues{% endblock %}<p aria-label="Linked issues">{{ n }} issue</p>')
+    assert [t.strip() for t in shown] == ["Search issues", "issue", "Linked issues"]
     assert IssueForm.base_fields["epic"].label == "Parent"
 
 
