@@ -221,8 +221,9 @@ def run_episodes_create(*, run_id: int, enqueue: bool = True, queue: str | None 
 
 def run_variation(run: Run, task: Task, attempt: int) -> int | None:
     """The variation of a run's episode: fixed by the run's seed, the task and the attempt (not the attempt
-    when the run shares one variation); None for a run that does not vary."""
-    if run.seed is None:
+    when the run shares one variation); None for a run that does not vary, and for a cross-app task, which plays
+    its own workspace (one template per task: episodes.creation)."""
+    if run.seed is None or task.spec.get("workspace") is not None:
         return None
     return variation_derive(run.seed, task.task_id, 0 if run.shared_variation else attempt)
 

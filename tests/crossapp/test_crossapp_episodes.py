@@ -14,6 +14,7 @@ from episodes.creation import API_CLAIM, EpisodeError, episode_create
 from episodes.driver import episode_run
 from episodes.engine.server import replica_server
 from episodes.models import Episode
+from episodes.runs import run_create, run_episodes_create
 from episodes.verdict import verdict_compute
 from replicas.worlds.routing import world_origin
 from replicas.worlds.workspaces import workspace_create, workspace_world
@@ -48,6 +49,16 @@ def test_a_cross_app_task_takes_no_other_seed_or_variation():
         episode_create(task=TABS_TASK, agent="oracle", variation=5)
     with pytest.raises(EpisodeError, match="cross-app task"):  # nor is it played in the agent's own browser
         episode_create(task=TABS_TASK, agent="external", status=Episode.Status.RUNNING, claimed_by=f"{API_CLAIM}1")
+
+
+@pytest.mark.django_db
+def test_a_varying_run_plays_a_cross_app_task_on_its_own_workspace():
+    """A run varies its tasks by default; a cross-app task in it keeps its seed and picks instead of failing the run."""
+    task = task_current(TABS_TASK)
+    run = run_create(task_filter=TABS_TASK, agent="oracle", attempts=2, seed=12345)
+    assert run.seed == 12345
+    episodes = run_episodes_create(run_id=run.pk, enqueue=False)
+    assert [(e.world_seed, e.variation, e.params) for e in episodes] == [(task.spec["seed"], None, task.params)] * 2
 
 
 # browser tests, each playing a share of the pack of about equal cost; on PostgreSQL, a sample that holds
