@@ -43,12 +43,11 @@ def _episode_ms(actions: list, faults: list, apps: int) -> int:
     return EPISODE_MS * apps + STEP_MS * len(actions) + delay
 
 
-def task_ms(spec: dict, *, negatives: bool) -> int:
-    """The estimated cost of playing a task's reference solution (and its negative examples)."""
-    played = [spec["reference_solution"]] + ([e["actions"] for e in spec["negative_examples"]] if negatives else [])
+def task_ms(spec: dict) -> int:
+    """The estimated cost of playing a task's reference solution (the pack tests play no other episode)."""
     workspace = spec.get("workspace", {})
     faults = [*spec.get("faults", []), *(f for app in workspace.get("faults", {}).values() for f in app)]
-    return sum(_episode_ms(actions, faults, len(workspace.get("replicas", [])) or 1) for actions in played)
+    return _episode_ms(spec["reference_solution"], faults, len(workspace.get("replicas", [])) or 1)
 
 
 def assertion_kinds(spec: dict) -> frozenset[str]:
@@ -76,7 +75,7 @@ def pack_sampled() -> bool:
     return connection.vendor != "sqlite"
 
 
-def shares(replica: str, *, negatives: bool, plays: Callable[[dict], bool] = lambda spec: True) -> list[list[str]]:
+def shares(replica: str, *, plays: Callable[[dict], bool] = lambda spec: True) -> list[list[str]]:
     """The pack's slugs the test plays in shares of about equal estimated cost, the longest task first into the
     lightest share. `plays` says which task files the test plays at all; of those, only the sample when
     `pack_sampled()`.
@@ -85,7 +84,7 @@ def shares(replica: str, *, negatives: bool, plays: Callable[[dict], bool] = lam
     """
     specs = {path.stem: json.loads(path.read_text()) for path in task_files(replica)}
     specs = {slug: spec for slug, spec in specs.items() if plays(spec)}
-    cost = {slug: task_ms(spec, negatives=negatives) for slug, spec in specs.items()}
+    cost = {slug: task_ms(spec) for slug, spec in specs.items()}
     if pack_sampled():
         cost = {slug: cost[slug] for slug in kind_sample(specs, cost)}
     count = max(1, math.ceil(sum(cost.values()) / SHARE_MS))

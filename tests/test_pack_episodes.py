@@ -56,7 +56,7 @@ def test_a_kind_a_pack_gains_is_sampled_without_a_list_to_update():
 @pytest.mark.parametrize("replica", PACKS)
 def test_on_postgresql_each_pack_plays_a_sample_holding_every_assertion_kind(sampled, replica):
     specs = _specs(replica)
-    played = [slug for share in shares(replica, negatives=True) for slug in share]
+    played = [slug for share in shares(replica) for slug in share]
     assert {kind for slug in played for kind in assertion_kinds(specs[slug])} == set().union(
         *map(assertion_kinds, specs.values())
     )
@@ -69,16 +69,14 @@ def test_the_sample_is_taken_among_the_tasks_the_test_plays(sampled):
     answers = [slug for slug, spec in _specs("shop").items() if "answer" in assertion_kinds(spec)]
     assert answers
     played = [
-        slug
-        for share in shares("shop", negatives=False, plays=lambda spec: "answer" not in assertion_kinds(spec))
-        for slug in share
+        slug for share in shares("shop", plays=lambda spec: "answer" not in assertion_kinds(spec)) for slug in share
     ]
     assert played and not set(played) & set(answers)
 
 
 @pytest.mark.parametrize("replica", PACKS)
 def test_on_sqlite_the_shares_play_every_task_once(every_task, replica):
-    played = [slug for share in shares(replica, negatives=False) for slug in share]
+    played = [slug for share in shares(replica) for slug in share]
     assert sorted(played) == sorted(_specs(replica))
 
 

@@ -65,7 +65,7 @@ def test_a_varying_run_plays_a_cross_app_task_on_its_own_workspace():
 # every assertion kind of the pack (see tests/pack_episodes.py). Each plays the references only: doing nothing and
 # a negative that only answers otherwise are judged on the reference's episode, and a negative that acts otherwise
 # needs an episode of its own, which `manage.py verify_tasks` plays (issue 28: the suite has no room for them).
-SHARES = shares(WORKSPACE_PACK, negatives=False)
+SHARES = shares(WORKSPACE_PACK)
 NOTHING_SHOWN = {"url": "", "title": "", "html": ""}
 
 

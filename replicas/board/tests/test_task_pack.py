@@ -182,7 +182,7 @@ def test_a_world_without_candidates_fails_loudly(small):
 
 # browser tests, each playing a share of the pack of about equal cost; on PostgreSQL, a sample that holds
 # every assertion kind of the pack (see tests/pack_episodes.py)
-SHARES = shares("board", negatives=False)
+SHARES = shares("board")
 
 
 @pytest.mark.browser

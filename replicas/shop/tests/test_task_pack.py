@@ -162,7 +162,7 @@ def _played_in_browser(spec: dict) -> bool:
 
 # browser tests, each playing a share of the pack of about equal cost; on PostgreSQL, a sample that holds
 # every assertion kind of the pack (see tests/pack_episodes.py)
-SHARES = shares("shop", negatives=False, plays=_played_in_browser)
+SHARES = shares("shop", plays=_played_in_browser)
 
 
 @pytest.mark.browser

@@ -235,7 +235,7 @@ def test_a_world_without_candidates_fails_loudly(small):
 # that acts otherwise than its reference needs an episode of its own, which `manage.py verify_tasks` plays (issue 28:
 # the suite has no room for them), while the mutation audit of every reference episode (`audit_holes`) asks more of
 # each verifier than its hand-written negatives do.
-SHARES = shares("supportdesk", negatives=False)
+SHARES = shares("supportdesk")
 
 
 def _reference_passes_and_answer_negatives_fail(task) -> list[str]:

@@ -108,6 +108,15 @@ class Views:
     def _state(self, entity: dict, record) -> str | None:
         return getattr(record, entity["machine"]["field"]) if entity.get("machine") else None
 
+    def _row_link(self, entity: dict, row) -> dict:
+        """A record as a line that links to it: its code, title and state (related records, search results)."""
+        return {
+            "code": self.domain.code(entity, row.number),
+            "href": f"/{entity['slug']}/{row.number}",
+            "title": getattr(row, entity["title"]),
+            "state": self._state(entity, row),
+        }
+
     def _columns(self, entity: dict) -> list[dict]:
         title = self.domain.field(entity, entity["title"])
         others = [f for f in entity["fields"] if f["name"] != entity["title"] and f["type"] != "text"]
@@ -222,15 +231,7 @@ class Views:
                         related.append(
                             {
                                 "label": f"{other['plural']} ({field['label'].lower()})",
-                                "rows": [
-                                    {
-                                        "code": self.domain.code(other, row.number),
-                                        "href": f"/{other['slug']}/{row.number}",
-                                        "title": getattr(row, other["title"]),
-                                        "state": self._state(other, row),
-                                    }
-                                    for row in rows
-                                ],
+                                "rows": [self._row_link(other, row) for row in rows],
                             }
                         )
         return related
@@ -487,15 +488,7 @@ class Views:
                     groups.append(
                         {
                             "label": entity["plural"],
-                            "rows": [
-                                {
-                                    "code": self.domain.code(entity, row.number),
-                                    "href": f"/{entity['slug']}/{row.number}",
-                                    "title": getattr(row, entity["title"]),
-                                    "state": self._state(entity, row),
-                                }
-                                for row in rows
-                            ],
+                            "rows": [self._row_link(entity, row) for row in rows],
                         }
                     )
         return self._page(request, "search.html", {"q": text, "groups": groups, "error": error}, 400 if error else 200)
