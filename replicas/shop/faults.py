@@ -33,7 +33,7 @@ def error_response(request, *, status: int, code: str, message: str) -> HttpResp
 
 
 def stale_record(ctx) -> dict:
-    """The stock figure the cart showed is stale: once the shopper reaches the review step, the
+    """The stock figure the cart showed is stale: once the shopper reaches items and delivery (the review), the
     variant (`record`: its SKU, default one drawn from the carts) has sold out."""
     if ctx.phase == "arm":
         record = ctx.params.get("record")

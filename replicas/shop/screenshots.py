@@ -86,12 +86,10 @@ def tour(world):
         camera.shot(page, "shop-cart.png", "/cart")
         camera.shot(page, "shop-checkout-1-address.png", "/checkout/address")
         step("Use this address")
-        camera.shot(page, "shop-checkout-2-delivery.png")
-        step("Continue")
-        camera.shot(page, "shop-checkout-3-payment.png")
+        camera.shot(page, "shop-checkout-2-payment.png")
         page.locator(f"#card-{key['card']}").check()
         step("Use this payment method")
-        camera.shot(page, "shop-checkout-4-review.png")
+        camera.shot(page, "shop-checkout-3-items-delivery.png")
         if order_path:
             camera.shot(page, "shop-order-detail.png", order_path)
         else:
@@ -154,7 +152,8 @@ def tour(world):
             ("product", f"/dp/{product_asin}"),
             ("cart", "/cart"),
             ("checkout-1-address", "/checkout/address"),
-            ("checkout-4-review", "/checkout/review"),
+            ("checkout-2-payment", "/checkout/payment"),
+            ("checkout-3-items-delivery", "/checkout/review"),
             ("list", "/hz/wishlist/ls"),
             ("help-delivery", "/help/delivery"),
         ):

@@ -51,10 +51,10 @@ def _shopper(world, key):
         return Account.objects.get(public_id=key["customer"])
 
 
-def _to_payment(client, key, speeds=None):
+def _to_review(client, key):
+    """Address, then payment, in the single page's order; the answer to choosing the card."""
     client.get("/checkout")
-    assert client.post("/checkout/address", {"address": key["address"]})["Location"] == "/checkout/delivery"
-    assert client.post("/checkout/delivery", {"speed": "standard", **(speeds or {})})["Location"] == "/checkout/payment"
+    assert client.post("/checkout/address", {"address": key["address"]})["Location"] == "/checkout/payment"
     return client.post("/checkout/payment", {"card": key["card"]})
 
 
@@ -170,7 +170,7 @@ def test_gift_options_are_validated_priced_and_carried_to_the_order(shop, world_
         f"/cart/{key['sku']}", {"action": "gift", "gift": "1", "gift_wrap": "1", "gift_message": key["message"]}
     )
     assert key["message"].encode() in client.get("/cart").content
-    assert _to_payment(client, key)["Location"] == "/checkout/review"
+    assert _to_review(client, key)["Location"] == "/checkout/review"
     review = client.get("/checkout/review")
     assert b"Gift wrap:" in review.content
     placed = client.post("/checkout/place-order")
@@ -189,7 +189,7 @@ def test_a_changed_price_stops_checkout_on_the_interstitial_until_accepted(shop,
         variant.save()
     client = _client_as(world_client, shop, _shopper(shop, key))
     assert b"has increased from" in client.get("/cart").content
-    assert _to_payment(client, key)["Location"] == "/checkout/review"
+    assert _to_review(client, key)["Location"] == "/checkout/review"
     assert client.get("/checkout/review")["Location"] == "/checkout/price-change"
     interstitial = client.get("/checkout/price-change")
     assert (
@@ -211,23 +211,26 @@ def test_an_item_sent_at_its_own_speed_ships_separately_and_fees_follow_the_spee
         key = P.split_shipment(shop)
         slow = next((v for v in Variant.objects.filter(product__fast_eligible=False, stock__gt=0)), None)
     client = _client_as(world_client, shop, _shopper(shop, key))
-    client.get("/checkout")
-    client.post("/checkout/address", {"address": key["address"]})
+    assert _to_review(client, key)["Location"] == "/checkout/review"
     if slow is not None:
         with bound_world(shop):
             account = _shopper(shop, key)
             CartItem.objects.create(
-                account=account, variant=slow, quantity=1, price_when_added=slow.price, added_at=clock.now()
+                account=account,
+                variant=slow,
+                quantity=1,
+                price_when_added=selectors.variant_price(slow),
+                added_at=clock.now(),
             )
         refused = client.post("/checkout/delivery", {"speed": "standard", f"speed-{slow.sku}": "fast"})
-        assert refused.status_code == 400 and b"cannot ship at the speed chosen" in refused.content
+        assert refused["Location"] == "/checkout/review"
+        assert b"cannot ship at the speed chosen" in client.get("/checkout/review").content
         with bound_world(shop):
             CartItem.objects.filter(account=account, variant=slow).delete()
     assert (
         client.post("/checkout/delivery", {"speed": "standard", f"speed-{key['sku']}": "fast"})["Location"]
-        == "/checkout/payment"
+        == "/checkout/review"
     )
-    client.post("/checkout/payment", {"card": key["card"]})
     review = client.get("/checkout/review")
     assert b"ships in 2 shipments" in review.content
     placed = client.post("/checkout/place-order")
@@ -241,6 +244,42 @@ def test_an_item_sent_at_its_own_speed_ships_separately_and_fees_follow_the_spee
         assert order.shipping == Decimal(key["shipping"]) and order.delivery_date == max(i.delivery_date for i in items)
     detail = client.get(f"/your-orders/{order.public_id}")
     assert b"Shipment 2 of 2" in detail.content
+
+
+def test_checkout_sections_run_address_payment_then_items_and_delivery_with_place_order_in_the_side_box(
+    shop, world_client
+):
+    with bound_world(shop):
+        key = P.split_shipment(shop)
+    client = _client_as(world_client, shop, _shopper(shop, key))
+    client.get("/checkout")
+    page = client.get("/checkout/address").content.decode()
+    # the sections in the store's order, and "Place your order" in the side box from the first one
+    assert page.index('id="spc-address"') < page.index('id="spc-payment"') < page.index('id="spc-items"')
+    assert page.count(">Place your order</button>") == 1 and page.index("Place your order") > page.index("co-summary")
+    before = state_hash(snapshot(shop))
+    early = client.post("/checkout/place-order")
+    assert early["Location"] == "/checkout/address"
+    assert b"Choose a shipping address to place your order." in client.get("/checkout/address").content
+    assert client.post("/checkout/address", {"address": key["address"]})["Location"] == "/checkout/payment"
+    assert client.get("/checkout/review")["Location"] == "/checkout/payment"  # no card chosen yet
+    assert client.post("/checkout/place-order")["Location"] == "/checkout/payment"
+    assert state_hash(snapshot(shop)) == before
+    assert client.post("/checkout/payment", {"card": key["card"]})["Location"] == "/checkout/review"
+    review = client.get("/checkout/review").content.decode()
+    # the delivery options sit with the items; standard is preselected, and the side box submits them
+    assert 'id="speed-standard" value="standard" checked' in review and 'form="co-delivery"' in review
+    assert review.index('id="speed-standard"') < review.index('class="co-items"')
+    # a speed the page has not priced yet (no script ran) is kept and shown with its total, not charged blind
+    unpriced = client.post("/checkout/place-order", {"speed": "fast"})
+    assert unpriced["Location"] == "/checkout/review" and state_hash(snapshot(shop)) == before
+    shown = client.get("/checkout/review").content.decode()
+    assert "Your delivery choice changed your order total." in shown
+    assert 'id="speed-fast" value="fast" checked' in shown
+    placed = client.post("/checkout/place-order", {"speed": "fast"})
+    with bound_world(shop):
+        order = Order.objects.get(public_id=placed["Location"].rsplit("/", 1)[1])
+        assert order.speed == "fast" and order.card.public_id == key["card"]
 
 
 # --- orders -----------------------------------------------------------------------------------------------
@@ -283,12 +322,11 @@ def test_membership_makes_fast_delivery_free_and_currency_changes_only_the_displ
         key = P.split_shipment(shop)  # a shopper without membership
     account = _shopper(shop, key)
     client = _client_as(world_client, shop, account)
-    client.get("/checkout")
-    client.post("/checkout/address", {"address": key["address"]})
-    assert b"$8.99" in client.get("/checkout/delivery").content
+    assert _to_review(client, key)["Location"] == "/checkout/review"
+    assert b"$8.99" in client.get("/checkout/review").content
     assert client.post("/account/membership", {"action": "join"})["Location"] == "/account/membership"
     assert client.post("/account/membership", {"action": "join"}).status_code == 400
-    delivery = client.get("/checkout/delivery").content.decode()
+    delivery = client.get("/checkout/review").content.decode()
     assert "FREE Two-Day Shipping" in delivery
     before = state_hash(snapshot(shop))
     bad = client.post("/account/currency", {"currency": "XYZ"})

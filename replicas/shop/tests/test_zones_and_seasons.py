@@ -1,5 +1,5 @@
 """Delivery estimates that follow the shopper's "Deliver to" address (zones: far states add days, a
-remote one loses One-Day Shipping) on the product page, the cart, the checkout delivery step and
+remote one loses One-Day Shipping) on the product page, the cart, the checkout's items-and-delivery section and
 the order placed; and seasonal sales: shown and charged while they run on the world clock, gone
 once they end, with the cart noticing the price that moved. Refused input says why and changes
 nothing."""
@@ -115,23 +115,20 @@ def test_the_deliver_to_address_changes_the_product_page_cart_checkout_and_order
     client.post("/deliver-to", {"address": local.public_id})
     assert _longdate(today + timedelta(days=ln.product.standard_days)) in client.get("/cart").content
 
-    # checkout: the address step preselects the Deliver-to address; the delivery step follows the
+    # checkout: the address step preselects the Deliver-to address; the items-and-delivery section follows the
     # checkout address, without One-Day to Montana, and refuses it with a reason
     client.get("/checkout")
     assert f'value="{local.public_id}" checked'.encode() in client.get("/checkout/address").content
     client.post("/checkout/address", {"address": remote.public_id})
+    client.post("/checkout/payment", {"card": key["card"]})
     days = max(x.product.standard_days for x in lines)
-    delivery = client.get("/checkout/delivery").content
+    delivery = client.get("/checkout/review").content
     assert _longdate(today + timedelta(days=days + 4)) in delivery and b'id="speed-nextday"' not in delivery
     before = state_hash(snapshot(shop))
-    refused = client.post("/checkout/delivery", {"speed": "nextday"})
-    assert (
-        refused.status_code == 400
-        and b"One-Day Shipping is not available to MT (Remote delivery zone)" in refused.content
-    )
+    assert client.post("/checkout/delivery", {"speed": "nextday"})["Location"] == "/checkout/review"
+    assert b"One-Day Shipping is not available to MT (Remote delivery zone)" in client.get("/checkout/review").content
     assert state_hash(snapshot(shop)) == before
-    assert client.post("/checkout/delivery", {"speed": "standard"})["Location"] == "/checkout/payment"
-    client.post("/checkout/payment", {"card": key["card"]})
+    assert client.post("/checkout/delivery", {"speed": "standard"})["Location"] == "/checkout/review"
     placed = client.post("/checkout/place-order")
     with bound_world(shop):
         order = Order.objects.get(public_id=placed["Location"].rsplit("/", 1)[1])

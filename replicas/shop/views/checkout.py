@@ -1,8 +1,9 @@
-"""Checkout, one page of collapsible sections as the store has it today (shop/checkout.html): shipping
-address (or a new one through the address validation service), delivery speeds per order and per item,
-payment (saved or new card, gift card, promotional codes), review with "Place your order" in the side box;
-each section's URL opens that section. Then the price-change interstitial, the card issuer's 3-D Secure
-challenge, and the thank-you page. What was chosen so far lives in the session (common.CHECKOUT)."""
+"""Checkout, one page of collapsible sections in the store's 2024-25 order (shop/checkout.html): shipping
+address (or a new one through the address validation service), payment (saved or new card, gift card,
+promotional codes), then items and delivery (the delivery options shown with the items they carry, per
+order and per item); "Place your order" stays in the side box throughout. Each section's URL opens that
+section. Then the price-change interstitial, the card issuer's 3-D Secure challenge, and the thank-you
+page. What was chosen so far lives in the session (common.CHECKOUT)."""
 
 from decimal import Decimal
 
@@ -38,7 +39,10 @@ from .common import (
 )
 from .product import DP_NOTICE
 
-CHECKOUT_ERROR = "shop_error"  # why placing the order failed, shown once on the review page
+CHECKOUT_ERROR = "shop_error"  # why placing the order (or a delivery choice) failed, shown once on the page
+
+# The sections of the single checkout page, in the store's order; `_step` opens one of them.
+ADDRESS, PAYMENT, ITEMS = 1, 2, 3
 
 
 def _address(request, state) -> Address | None:
@@ -51,41 +55,43 @@ def _card(request, state) -> Card | None:
     return request.account.cards.filter(public_id=pid, removed=False).first() if isinstance(pid, int) else None
 
 
-def _step(request, template, step, lines=None, quote=None, **extra):
-    """The single checkout page with section `step` open (1 address, 2 delivery, 3 payment, 4 review and
-    place the order); the sections before it show what was chosen, with Change."""
+def _quote(request, state: dict, lines, address: Address | None):
+    """The order's totals as chosen so far (standard shipping until a delivery option is chosen)."""
+    return selectors.quote(
+        account=request.account,
+        lines=lines,
+        state=address.state if address else "",
+        speed=state.get("speed", "standard"),
+        codes=state.get("codes", []),
+        use_gift=bool(state.get("gift")),
+        speeds=state.get("speeds"),
+    )
+
+
+def _step(request, step, lines=None, quote=None, errors=(), **extra):
+    """The single checkout page with section `step` open (ADDRESS, PAYMENT, ITEMS); the sections before it
+    show what was chosen, with Change. An error left by a redirect (CHECKOUT_ERROR) is shown once."""
     state = checkout_state(request)
+    left = request.session.pop(CHECKOUT_ERROR, "")
+    errors = [*errors, *([left] if left else [])]
     lines = selectors.checkout_lines(request.account) if lines is None else lines
     address = _address(request, state)
-    speed = state.get("speed", "standard")
-    q = (
-        quote
-        if quote is not None
-        else selectors.quote(
-            account=request.account,
-            lines=lines,
-            state=address.state if address else "",
-            speed=speed,
-            codes=state.get("codes", []),
-            use_gift=bool(state.get("gift")),
-            speeds=state.get("speeds"),
-        )
-    )
     return render(
         request,
-        template,
+        "shop/checkout.html",
         page_context(
             request,
             step=step,
+            errors=errors,
             lines=lines,
             address=address,
-            speed=speed,
+            speed=state.get("speed", "standard"),
             state=state,
-            quote=q,
+            quote=quote if quote is not None else _quote(request, state, lines, address),
             card=_card(request, state),
             **extra,
         ),
-        status=400 if extra.get("errors") else 200,
+        status=400 if errors and not left else 200,
     )
 
 
@@ -95,7 +101,7 @@ def _ship_to(request, address: Address):
     state["address"] = address.public_id
     checkout_state_save(request, state)
     request.session[DELIVER_TO] = {"address": address.public_id}
-    return redirect("/checkout/delivery")
+    return redirect("/checkout/payment")
 
 
 @customer_required
@@ -127,10 +133,9 @@ def _address_page(request, errors=(), form=None):
     deliver_to, _ = deliver_to_of(request, request.account)
     return _step(
         request,
-        "shop/checkout.html",
-        1,
+        ADDRESS,
+        errors=errors,
         addresses=selectors.usable_addresses(request.account),
-        errors=list(errors),
         form=form or {},
         states=policies.STATES,
         adding=form is not None,
@@ -172,23 +177,9 @@ def checkout_address_new(request):
     return _ship_to(request, address)
 
 
-@customer_required
-def checkout_delivery(request):
-    state = checkout_state(request)
-    address = _address(request, state)
-    if address is None:
-        return redirect("/checkout/address")
-    dest = address.state
-    lines = selectors.checkout_lines(request.account)
-    errors = []
-    if request.method == "POST":
-        form = DeliveryForm(request.POST, lines=lines, dest=dest)
-        if form.is_valid():
-            state["speed"] = form.cleaned_data["speed"]
-            state["speeds"] = form.cleaned_data["speeds"]
-            checkout_state_save(request, state)
-            return redirect("/checkout/payment")
-        errors = form_messages(form)
+def _delivery_choices(request, lines, dest: str, state: dict) -> dict:
+    """The items-and-delivery section's choices: the order's speeds the destination's zone serves (with
+    date, fee and whether every item can take it), each line's own speeds, and the speeds not served."""
     today = clock.now().date()
     days = max((ln.product.standard_days for ln in lines), default=5)
     subtotal = sum((ln.amount for ln in lines), Decimal(0))
@@ -215,27 +206,46 @@ def checkout_delivery(request):
             for code, s in policies.SPEEDS.items()
             if selectors.speed_allowed(code, [ln], dest)
         ]
-    unserved = [s.label for code, s in policies.SPEEDS.items() if not policies.speed_served(code, dest)]
-    return _step(
-        request,
-        "shop/checkout.html",
-        2,
-        lines=lines,
-        options=options,
-        errors=errors,
-        zone=policies.zone_for(dest),
-        unserved=unserved,
-    )
+    return {
+        "options": options,
+        "zone": policies.zone_for(dest),
+        "unserved": [s.label for code, s in policies.SPEEDS.items() if not policies.speed_served(code, dest)],
+    }
+
+
+def _delivery_save(request, state: dict, lines, dest: str) -> bool:
+    """Keep the delivery choice posted from the items-and-delivery section; False, with the reason left
+    for the page (CHECKOUT_ERROR), when the zone or an item cannot take it."""
+    form = DeliveryForm(request.POST, lines=lines, dest=dest)
+    if not form.is_valid():
+        request.session[CHECKOUT_ERROR] = " ".join(form_messages(form))
+        return False
+    state["speed"] = form.cleaned_data["speed"]
+    state["speeds"] = form.cleaned_data["speeds"]
+    checkout_state_save(request, state)
+    return True
+
+
+@customer_required
+def checkout_delivery(request):
+    """The delivery options live in the items-and-delivery section (/checkout/review); a change there posts
+    here (the page's script does it on change, so the totals and arrival dates follow at once)."""
+    state = checkout_state(request)
+    address = _address(request, state)
+    if address is None:
+        return redirect("/checkout/address")
+    if request.method == "POST":
+        _delivery_save(request, state, selectors.checkout_lines(request.account), address.state)
+    return redirect("/checkout/review")
 
 
 def _payment_page(request, errors=(), card_form=None, promo_error=""):
     cards = [(c, selectors.card_is_expired(c)) for c in selectors.usable_cards(request.account)]
     return _step(
         request,
-        "shop/checkout.html",
-        3,
+        PAYMENT,
+        errors=errors,
         cards=cards,
-        errors=list(errors),
         card_form=card_form or {},
         promo_error=promo_error,
         months=range(1, 13),
@@ -248,8 +258,6 @@ def checkout_payment(request):
     state = checkout_state(request)
     if _address(request, state) is None:
         return redirect("/checkout/address")
-    if "speed" not in state:
-        return redirect("/checkout/delivery")
     if request.method == "POST":
         form = PaymentForm(request.POST, cards=request.account.cards.filter(removed=False))
         valid = form.is_valid()
@@ -303,29 +311,31 @@ def checkout_promo(request):
     return redirect("/checkout/payment")
 
 
+def _missing(request, state, address: Address | None, quote) -> tuple[str, str] | None:
+    """What the order still lacks before it can be placed, as (section URL, message), or None. Delivery
+    lacks nothing: it starts at standard shipping, as the store preselects it."""
+    if address is None:
+        return "/checkout/address", "Choose a shipping address to place your order."
+    if quote.card_amount > 0 and _card(request, state) is None:
+        return "/checkout/payment", "Choose a payment method to place your order."
+    return None
+
+
 @customer_required
 def checkout_review(request):
+    """The items-and-delivery section, open once address and payment are chosen."""
     state = checkout_state(request)
-    if _address(request, state) is None or "speed" not in state:
-        return redirect("/checkout/address")
     lines = selectors.checkout_lines(request.account)
     if not lines:
         return redirect("/cart")
+    address = _address(request, state)
+    q = _quote(request, state, lines, address)
+    missing = _missing(request, state, address, q)
+    if missing:
+        return redirect(missing[0])
     if selectors.price_changes(lines):
         return redirect("/checkout/price-change")
-    q = selectors.quote(
-        account=request.account,
-        lines=lines,
-        state=_address(request, state).state,
-        speed=state["speed"],
-        codes=state.get("codes", []),
-        use_gift=bool(state.get("gift")),
-        speeds=state.get("speeds"),
-    )
-    if q.card_amount > 0 and _card(request, state) is None:
-        return redirect("/checkout/payment")
-    error = request.session.pop(CHECKOUT_ERROR, "")
-    return _step(request, "shop/checkout.html", 4, lines=lines, quote=q, errors=[error] if error else [])
+    return _step(request, ITEMS, lines=lines, quote=q, **_delivery_choices(request, lines, address.state, state))
 
 
 @customer_required
@@ -339,21 +349,26 @@ def checkout_price_change(request):
         return redirect("/checkout/review")
     if not changed:
         return redirect("/checkout/review")
-    return render(request, "shop/checkout_price_change.html", page_context(request, changed=changed, step=4))
+    return render(request, "shop/checkout_price_change.html", page_context(request, changed=changed))
 
 
 def _place(request):
     state = checkout_state(request)
+    lines = selectors.checkout_lines(request.account)
+    if not lines:
+        return redirect("/cart")
     address = _address(request, state)
-    if address is None or "speed" not in state:
-        return redirect("/checkout/address")
-    if selectors.price_changes(selectors.checkout_lines(request.account)):
+    missing = _missing(request, state, address, _quote(request, state, lines, address))
+    if missing:
+        request.session[CHECKOUT_ERROR] = missing[1]
+        return redirect(missing[0])
+    if selectors.price_changes(lines):
         return redirect("/checkout/price-change")
     try:
         order = services.order_place(
             account=request.account,
             address=address,
-            speed=state["speed"],
+            speed=state.get("speed", "standard"),
             card=_card(request, state),
             codes=state.get("codes", []),
             use_gift=bool(state.get("gift")),
@@ -369,7 +384,20 @@ def _place(request):
 @require_POST
 @customer_required
 def checkout_place(request):
+    """The side box's "Place your order". From the items-and-delivery section it carries that section's
+    delivery choice: a choice the page has not yet priced (no script ran) is kept and the page shown again
+    with its totals, so no order is charged a total the shopper did not see."""
     state = checkout_state(request)
+    address = _address(request, state)
+    if "speed" in request.POST and address is not None:
+        before = (state.get("speed", "standard"), state.get("speeds") or {})
+        if not _delivery_save(request, state, selectors.checkout_lines(request.account), address.state):
+            return redirect("/checkout/review")
+        if (state["speed"], state["speeds"]) != before:
+            request.session[CHECKOUT_ERROR] = (
+                "Your delivery choice changed your order total. Review it, then place your order."
+            )
+            return redirect("/checkout/review")
     card = _card(request, state)
     if card is not None and card.requires_3ds and not state.get("3ds_ok"):
         return redirect("/checkout/3ds")
