@@ -8,7 +8,7 @@ from decimal import Decimal, InvalidOperation
 from django import forms
 
 from . import policies, selectors
-from .models import Refund, ReturnRequest
+from .models import Order, Refund, ReturnRequest
 from .services import MAX_QUANTITY, MAX_STOCK
 
 
@@ -403,6 +403,22 @@ class RefundForm(forms.Form):
         if not amount.is_finite():
             raise forms.ValidationError("The amount must be a positive amount in dollars and cents.")
         return amount
+
+
+class OrderSearchForm(forms.Form):
+    """The back office's order search: words of a customer's name or email or an order number, a
+    status, and the first and last day the order was placed (all optional)."""
+
+    q = forms.CharField(required=False, max_length=60)
+    status = forms.ChoiceField(required=False, choices=[("", "Any status"), *Order.Status.choices])
+    since = forms.DateField(required=False, error_messages={"invalid": "Enter the first day as YYYY-MM-DD."})
+    until = forms.DateField(required=False, error_messages={"invalid": "Enter the last day as YYYY-MM-DD."})
+
+    def clean(self):
+        data = super().clean()
+        if data.get("since") and data.get("until") and data["since"] > data["until"]:
+            raise forms.ValidationError("The first day must not be after the last day.")
+        return data
 
 
 class StockForm(forms.Form):

@@ -143,3 +143,33 @@ def test_the_providers_always_declined_test_card_is_refused_when_added(shop, wor
     assert _hash(shop) == before
     with bound_world(shop):
         assert Card.objects.filter(account=account).count() == cards
+
+
+def test_order_search_by_customer_status_and_days_in_a_console_of_its_own(shop, world_client):
+    staff = _staff(world_client, shop)
+    with bound_world(shop):
+        order = Order.objects.select_related("account").filter(status="shipped").order_by("public_id").first()
+        customer = order.account
+        theirs = set(Order.objects.filter(account=customer).values_list("public_id", flat=True))
+        shipped = set(Order.objects.filter(status="shipped").values_list("public_id", flat=True))
+        day = order.placed_at.date()
+        on_day = set(Order.objects.filter(placed_at__date=day).values_list("public_id", flat=True))
+    before = _hash(shop)
+    page = staff.get("/backoffice/orders", {"q": customer.email}).content.decode()
+    # the console's own header, not the storefront's search bar and cart
+    assert 'class="bo-head"' in page and "twotabsearchtextbox" not in page and 'href="/help/approval">Policies' in page
+    listed = {pid for pid in theirs if f'href="/backoffice/orders/{pid}"' in page}
+    assert listed == theirs and f"{len(theirs)} order" in page
+    page = staff.get("/backoffice/orders", {"status": "shipped", "since": day, "until": day}).content.decode()
+    assert {p for p in shipped & on_day if f'/backoffice/orders/{p}"' in page} == shipped & on_day
+    assert not any(f'/backoffice/orders/{p}"' in page for p in (on_day - shipped) | (shipped - on_day))
+    # an exact order number opens it; refused input says why
+    assert staff.get("/backoffice/orders", {"q": order.public_id.lower()})["Location"] == (
+        f"/backoffice/orders/{order.public_id}"
+    )
+    bad = staff.get("/backoffice/orders", {"since": "yesterday"})
+    assert bad.status_code == 400 and b"Enter the first day as YYYY-MM-DD." in bad.content
+    backwards = staff.get("/backoffice/orders", {"since": day, "until": day - timedelta(days=1)})
+    assert backwards.status_code == 400 and b"The first day must not be after the last day." in backwards.content
+    assert staff.get("/backoffice/orders", {"status": "lost"}).status_code == 400
+    assert _hash(shop) == before

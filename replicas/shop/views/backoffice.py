@@ -8,7 +8,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from .. import selectors, services
-from ..forms import RefundForm, ReturnDecisionForm, StockForm, form_messages
+from ..forms import OrderSearchForm, RefundForm, ReturnDecisionForm, StockForm, form_messages
 from ..models import Order, Refund, ReturnRequest, Variant
 from .common import error_messages, page_context, staff_required, whole_number
 
@@ -60,11 +60,34 @@ def backoffice_return_decide(request, public_id):
 
 @staff_required
 def backoffice_orders(request):
-    q = request.GET.get("q", "").strip().upper()[:20]
-    order = Order.objects.filter(public_id=q).first() if q else None
-    if order is not None:
-        return redirect(f"/backoffice/orders/{order.public_id}")
-    return render(request, "shop/backoffice_orders.html", page_context(request, q=q, not_found=bool(q)))
+    """Order search by customer, order number, status and the days placed (the latest orders when
+    nothing is asked); an exact order number opens that order."""
+    form = OrderSearchForm(request.GET)
+    found, total, errors = [], 0, []
+    if form.is_valid():
+        data = form.cleaned_data
+        text = data["q"].strip()
+        exact = Order.objects.filter(public_id=text.upper()).first() if text else None
+        if exact is not None:
+            return redirect(f"/backoffice/orders/{exact.public_id}")
+        found, total = selectors.backoffice_order_search(
+            text=text, status=data["status"], since=data["since"], until=data["until"]
+        )
+    else:
+        errors = form_messages(form)
+    return render(
+        request,
+        "shop/backoffice_orders.html",
+        page_context(
+            request,
+            asked={k: request.GET.get(k, "")[:60] for k in ("q", "status", "since", "until")},
+            statuses=Order.Status.choices,
+            found=found,
+            total=total,
+            errors=errors,
+        ),
+        status=400 if errors else 200,
+    )
 
 
 @staff_required
