@@ -38,6 +38,8 @@ class BoardConfig(registry.ReplicaConfig):
         "default": {"issues": 320, "layers": ALL_LAYERS},
         "clean": {"issues": 320, "layers": []},
         "small-clean": {"issues": 60, "layers": []},
+        # teammates who answer a comment that @mentions them (replicas.board.simulated)
+        "conversations": {"issues": 60, "layers": ALL_LAYERS, "simulated_colleagues": True},
         "10k": {"issues": 640, "layers": ALL_LAYERS},
         "100k": {"issues": 6400, "layers": ALL_LAYERS},
     }
@@ -99,6 +101,12 @@ class BoardConfig(registry.ReplicaConfig):
         from .signin import person_sign_in
 
         return person_sign_in(world, self.check_role(role))
+
+    def on_clock_advance(self, world):
+        """Colleagues answer what a comment @mentioning them asked (only where the variant has them)."""
+        from .simulated import colleague_replies_run
+
+        colleague_replies_run()
 
     def bench_pages(self, world):
         return [

@@ -332,3 +332,26 @@ class Filter(WorldModel):
 
     class Meta:
         constraints = [world_unique("board_filter_key", "public_id")]
+
+
+class ProjectPage(WorldModel):
+    """A page of the project's space (the product's project pages): the definition of done, the on-call
+    runbook. The body is the product's wiki markup, its people as [~username] mentions, so a page names
+    whoever holds that username today. Tasks may say only "per the runbook": the values they need are here."""
+
+    public_key = ("project", "slug")
+
+    project = WorldForeignKey(Project, on_delete=models.CASCADE, related_name="pages")
+    slug = models.SlugField(max_length=60)
+    title = models.CharField(max_length=120)
+    body = models.TextField()
+    # the sidebar lists a project's pages in this order
+    position = models.PositiveSmallIntegerField()
+    author = WorldForeignKey(Person, on_delete=models.PROTECT, related_name="+")
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [world_unique("board_projectpage_key", "project", "slug")]
+
+    def __str__(self):
+        return self.title

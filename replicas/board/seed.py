@@ -23,6 +23,7 @@ from .models import (
     Mention,
     Person,
     Project,
+    ProjectPage,
     Sprint,
     Version,
     Watcher,
@@ -173,6 +174,50 @@ Component leads:
 """
 
 
+# --- project pages: the definition of done and the on-call runbook ---------------------------------------
+# Each world draws the values a team would have settled on, so a task that says "per the runbook" can only
+# be done by reading the page. The page keeps people as [~username] mentions (shown by today's name).
+ESCALATION_PRIORITIES = ("Highest", "High")
+ESCALATION_LABELS = ("escalated", "sev-2", "customer-impact", "support-escalation", "hot-issue")
+DONE_LABELS = ("verified", "qa-passed", "release-noted", "support-verified", "regression-tested")
+DEFINITION_OF_DONE = """A work item in {key} is done when every line below holds. \
+Reviewers send back anything that misses one.
+
+h2. Every work item
+* The change is merged to main and was reviewed by someone other than its author.
+* The acceptance criteria are met, and the tests that cover them pass in CI.
+* Anything a user can see is described in the release notes draft.
+
+h2. Bugs
+# The fix ships in the next release: set *Fix versions* to {{{{{version}}}}}.
+# Add the label {{{{{label}}}}} once the fix is verified on staging.
+# Move the work item to *Done* with the resolution *Done*. \
+(Won't Do, Duplicate and Cannot Reproduce are for bugs that ship no fix.)
+
+h2. Not part of done
+* Closing the customer's support ticket: support does that when they hear back from the customer.
+"""
+ON_CALL_RUNBOOK = """What the {key} on-call engineer does, and what anyone who escalates to them does first.
+
+h2. This week
+On call: [~{oncall}]. Backup: [~{backup}].
+
+h2. Customer escalations from support
+When support escalates a customer's bug to {key}, the person escalating it, on its work item:
+# Assigns it to the on-call engineer named above.
+# Sets its priority to *{priority}*.
+# Adds the label {{{{{label}}}}} (keep the labels it has).
+# Moves it to *In Progress*, so the board shows someone is on it.
+
+h2. Paging
+* Page the on-call engineer only for an outage or data loss; everything else goes through the steps above.
+* If the on-call engineer does not answer within 15 minutes, page the backup.
+
+h2. Handover
+* On-call changes every Monday at 10:00. The outgoing engineer updates the names on this page.
+"""
+
+
 class Seeder:
     def __init__(self, gen):
         self.gen = gen
@@ -186,6 +231,7 @@ class Seeder:
         self.sprint_id = 0
         self.comments = []
         self.issues = []
+        self.unreleased = {}  # project key -> names of its versions not released yet
 
     # --- helpers ---------------------------------------------------------------------------------
 
@@ -291,6 +337,7 @@ class Seeder:
                 )
             )
         self.projects.append(project)
+        self.unreleased[key] = [v.name for v in versions if not v.released]
         return project, comps, versions
 
     def sprints(self, project):
@@ -745,6 +792,38 @@ class Seeder:
                 )
             )
 
+    def pages(self):
+        """Each project's pages: the definition of done and the on-call runbook, with this world's values.
+        Drawn last, so adding them moved no other record of the world."""
+        for project in self.projects:
+            oncall, backup = self.rnd.sample(self.team[1:], 2)
+            runbook = ON_CALL_RUNBOOK.format(
+                key=project.key,
+                oncall=oncall.username,
+                backup=backup.username,
+                priority=self.rnd.choice(ESCALATION_PRIORITIES),
+                label=self.rnd.choice(ESCALATION_LABELS),
+            )
+            done = DEFINITION_OF_DONE.format(
+                key=project.key,
+                version=self.rnd.choice(self.unreleased[project.key]),
+                label=self.rnd.choice(DONE_LABELS),
+            )
+            for position, (slug, title, body) in enumerate(
+                [("definition-of-done", "Definition of done", done), ("on-call-runbook", "On-call runbook", runbook)]
+            ):
+                self.gen.add(
+                    ProjectPage(
+                        project=project,
+                        slug=slug,
+                        title=title,
+                        body=body,
+                        position=position,
+                        author=project.lead,
+                        updated_at=self.ago(3, 20),
+                    )
+                )
+
 
 def generate(gen):
     s = Seeder(gen)
@@ -764,3 +843,4 @@ def generate(gen):
     s.attachments()
     s.mentions()
     s.filters()
+    s.pages()

@@ -15,7 +15,7 @@ from replicas.worlds.clock import now
 
 from . import jql
 from . import workflow as W
-from .models import BoardColumn, Change, Component, Filter, Issue, Mention, Person, Project, Sprint
+from .models import BoardColumn, Change, Component, Filter, Issue, Mention, Person, Project, ProjectPage, Sprint
 from .search import custom_fields, world_statuses
 
 KANBAN_DONE_DAYS = 14  # a kanban board hides work resolved longer ago than this, as the product does
@@ -28,6 +28,20 @@ def projects() -> list[Project]:
 
 def project_by_key(key: str) -> Project | None:
     return Project.objects.select_related("workflow").filter(key=key.upper()).first()
+
+
+def project_pages(project: Project) -> list[ProjectPage]:
+    """The project's pages in the sidebar's order (their bodies are read only by the page itself)."""
+    return list(project.pages.order_by("position").only("project", "slug", "title", "position"))
+
+
+def project_page(project: Project, slug: str) -> ProjectPage | None:
+    return project.pages.select_related("author").filter(slug=slug).first()
+
+
+def people_names() -> dict[str, str]:
+    """username -> today's name of everyone, people who left included (a page may still name them)."""
+    return dict(Person.objects.values_list("username", "name"))
 
 
 def issue_by_key(key: str) -> Issue | None:

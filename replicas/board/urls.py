@@ -24,6 +24,7 @@ urlpatterns = [
     path("projects/<str:key>/reports/burndown", reports.report_burndown, name="report_burndown"),
     path("projects/<str:key>/reports/velocity", reports.report_velocity, name="report_velocity"),
     path("projects/<str:key>/contributing", issue.contributing, name="contributing"),
+    path("projects/<str:key>/pages/<slug:slug>", navigation.project_page, name="project_page"),
     path("projects/<str:key>/issues/new", issue.issue_create, name="issue_create"),
     path("projects/<str:key>/sprints/new", backlog.sprint_create, name="sprint_create"),
     path("projects/<str:key>/sprints/<int:sprint_id>/start", backlog.sprint_start, name="sprint_start"),

@@ -3,9 +3,11 @@
 It offers its team (employees), its first project and that project's open bugs (work items a
 support desk's tickets can mention); it adopts the shared people, becomes the project of the
 desk's product, and links each work item paired with a desk ticket back to it, labelled as
-customer-reported.
+customer-reported. Where the board has simulated colleagues, each work item offered carries what its
+assignee tells when asked (replicas.board.simulated): the answer key of a task that must ask them.
 """
 
+from . import simulated
 from .models import Issue, Person, Project
 
 # work items offered for pairing with tickets: as many as a workspace shares people
@@ -32,11 +34,22 @@ def _work_items(project: Project):
 def offer(world) -> dict:
     project = _project()
     items = _work_items(project) if project is not None else []
+    told = simulated.enabled(world)
     return {
         "people": {"employee": [{"name": p.name, "email": p.email} for p in _team()[:5]]},
         "references": {
             "project": [{"key": project.key, "name": project.name}] if project is not None else [],
-            "work_item": [{"key": i.key, "title": i.summary, "project": project.key} for i in items],
+            "work_item": [
+                {
+                    "key": i.key,
+                    "title": i.summary,
+                    "project": project.key,
+                    **(
+                        {"release": simulated.planned_release(i), "workaround": simulated.workaround(i)} if told else {}
+                    ),
+                }
+                for i in items
+            ],
         },
     }
 

@@ -16,16 +16,13 @@ the script chose, and its text is used only if it states each of them, else the 
 """
 
 import hashlib
-import json
 import re
-import urllib.request
-from dataclasses import dataclass
-
-from replicagym.env import envstr
 
 from replicas.worlds import clock
+from replicas.worlds import simulated as people
 from replicas.worlds.registry import get_replica
 from replicas.worlds.scoping import current_world
+from replicas.worlds.simulated import Fact
 
 from .models import Comment, Order, Payment, Ticket, TicketEvent, User
 from .services import comment_add
@@ -51,21 +48,10 @@ ASKS = [
 ]
 # Card digits and an order number offered as alternatives ("the last 4 digits ... or the number
 # of one of your orders"): a customer gives the first, not both.
-ALTERNATIVES = {"card_last4", "order_number"}
+ALTERNATIVES = frozenset({"card_last4", "order_number"})
 UNSURE = "Sorry, I'm not sure what you mean. What exactly do you need from me?"
-# A message asks something when it has a question mark; requests without one ("please reply with
-# the last 4 digits") count only when they name something the script knows.
-QUESTION = re.compile(r"\?")
-# Courtesy questions that close a reply ("Is there anything else I can help with?"): a satisfied
-# customer does not answer them, so they neither ask nor count as a question.
-CLOSING = re.compile(
-    r"\banything else\b|\bany (other|more) questions\b|\b(does|did) (this|that) help\b|\blet (me|us) know if\b",
-    re.I,
-)
-SENTENCE_END = re.compile(r"(?<=[.?!])\s+")
 # Who wrote the update the customer answers: people, not the desk's own rules.
 ANSWERED_VIA = ("web", "api", "macro", "bulk")
-MODEL_TIMEOUT_SECONDS = 20
 
 
 def enabled(world) -> bool:
@@ -74,18 +60,7 @@ def enabled(world) -> bool:
 
 def asked(text: str) -> list[str]:
     """The things `text` asks the customer for, in ASKS order; ["unknown"] for a question the script does not know."""
-    text = " ".join(part for part in SENTENCE_END.split(text) if not CLOSING.search(part))
-    found = {}
-    for name, pattern in ASKS:
-        match = pattern.search(text)
-        if match:
-            found[name] = match.start()
-    alternatives = sorted((found[n], n) for n in ALTERNATIVES if n in found)
-    if len(alternatives) == 2 and re.search(r"\bor\b", text[alternatives[0][0] : alternatives[1][0]], re.I):
-        del found[alternatives[1][1]]
-    if found:
-        return [name for name, _ in ASKS if name in found]
-    return ["unknown"] if QUESTION.search(text) else []
+    return people.asked(text, ASKS, ALTERNATIVES)
 
 
 def ticket_order(ticket: Ticket) -> Order | None:
@@ -121,15 +96,6 @@ def card_last4(ticket: Ticket, order: Order | None) -> str | None:
 def _file_name(ticket: Ticket, kind: str, ext: str) -> str:
     digest = hashlib.sha256(f"{ticket.public_id}:{kind}".encode()).hexdigest()
     return f"{kind}_{int(digest[:8], 16) % 9000 + 1000}.{ext}"
-
-
-@dataclass(frozen=True)
-class Fact:
-    """One thing the customer tells: what was asked, the sentence, and the value it must carry."""
-
-    name: str
-    sentence: str
-    value: str
 
 
 def facts(ticket: Ticket, asks: list[str]) -> list[Fact]:
@@ -170,41 +136,18 @@ def scripted_reply(ticket: Ticket, told: list[Fact], agent: User | None) -> str:
 
 def model_reply(ticket: Ticket, told: list[Fact], asked_text: str, agent: User | None) -> str | None:
     """The model's wording of the same facts, or None (not configured, failed, or it dropped a fact)."""
-    url, model = envstr("SUPPORTDESK_CUSTOMER_MODEL_URL"), envstr("SUPPORTDESK_CUSTOMER_MODEL")
-    if not url or not model:
-        return None
-    lines = "\n".join(f"- {f.sentence}" for f in told)
-    prompt = {
-        "model": model,
-        "temperature": 0,
-        "seed": ticket.public_id,
-        "messages": [
-            {
-                "role": "system",
-                "content": f"You are {ticket.requester.first_name}, a customer of an online electronics shop, "
-                "answering "
-                "a support agent by email. Answer in two or three short sentences, in plain text, and say only "
-                f"what these lines say, keeping every number and file name exactly:\n{lines}",
-            },
-            {"role": "user", "content": asked_text},
-        ],
-    }
-    headers = {"Content-Type": "application/json"}
-    key = envstr("SUPPORTDESK_CUSTOMER_MODEL_KEY")
-    if key:
-        headers["Authorization"] = f"Bearer {key}"
-    request = urllib.request.Request(
-        url.rstrip("/") + "/chat/completions", data=json.dumps(prompt).encode(), headers=headers, method="POST"
+    text = people.model_wording(
+        env_prefix="SUPPORTDESK_CUSTOMER",
+        persona=f"You are {ticket.requester.first_name}, a customer of an online electronics shop, answering "
+        "a support agent by email.",
+        told=told,
+        asked_text=asked_text,
+        seed=ticket.public_id,
     )
-    try:
-        with urllib.request.urlopen(request, timeout=MODEL_TIMEOUT_SECONDS) as response:  # noqa: S310 (configured URL)
-            text = json.loads(response.read())["choices"][0]["message"]["content"]
-    except (OSError, ValueError, KeyError, IndexError, TypeError):
-        return None
-    if not isinstance(text, str) or not text.strip() or any(f.value not in text for f in told):
+    if text is None:
         return None
     greeting = f"Hi {agent.first_name}," if agent is not None else "Hi,"
-    return f"{greeting}\n\n{text.strip()[:2000]}\n\nThanks,\n{ticket.requester.first_name}"
+    return f"{greeting}\n\n{text}\n\nThanks,\n{ticket.requester.first_name}"
 
 
 def awaiting() -> list[tuple[Ticket, list[Comment]]]:

@@ -71,6 +71,7 @@ def page(
         {
             "me": request.person,
             "project": project,
+            "project_pages": selectors.project_pages(project) if project is not None else [],
             "projects": selectors.projects,  # read only by the pages that show the Create dialog
             "notification_count": selectors.mention_count(request.person),  # the menu's items come later
             "section": section,

@@ -1,8 +1,9 @@
 """Where the top bar and the project sidebar lead: Your work, Projects, Dashboards, and a project's
-Summary, Timeline and settings."""
+Summary, Timeline, pages and settings."""
 
 from datetime import date
 
+from django.http import Http404
 from django.shortcuts import redirect, render
 
 from replicas.worlds.clock import now
@@ -91,3 +92,19 @@ def project_settings(request, key):
     project = project_or_404(key)
     context = {"columns": selectors.board_columns(project), "components": selectors.components(project)}
     return page(request, "board/project_settings.html", context, project=project, section="settings")
+
+
+@person_required
+def project_page(request, key, slug):
+    """One of the project's pages (definition of done, on-call runbook), in the product's wiki markup."""
+    project = project_or_404(key)
+    doc = selectors.project_page(project, slug)
+    if doc is None:
+        raise Http404(f"{project.key} has no page {slug!r}.")
+    return page(
+        request,
+        "board/project_page.html",
+        {"doc": doc, "names": selectors.people_names()},
+        project=project,
+        section=f"page-{slug}",
+    )

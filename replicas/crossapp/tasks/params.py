@@ -4,6 +4,7 @@ They read the workspace's shared people and references (replicas.worlds.workspac
 state (`episode_snapshot`), so a key names only records the workspace really holds.
 """
 
+import re
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -330,3 +331,72 @@ def missing_item_delivery(workspace) -> dict:
     tables = _tables(workspace)
     day = _when(tables["shop.orderitem"][f"{case['order']}|{case['line']}"]["delivered_at"])
     return {**case, "delivered": f"{day:%b} {day.day}, {day.year}"}
+
+
+# --- the board's project pages: what "per the runbook" and "per the definition of done" mean ------------
+
+RUNBOOK_ONCALL = re.compile(r"On call: \[~([A-Za-z0-9._-]+)\]")
+RUNBOOK_PRIORITY = re.compile(r"Sets its priority to \*(\w+)\*")
+RUNBOOK_LABEL = re.compile(r"Adds the label \{\{([\w-]+)\}\}")
+RUNBOOK_STATUS = re.compile(r"Moves it to \*([\w ]+)\*")
+DONE_VERSION = re.compile(r"set \*Fix versions\* to \{\{([\w.]+)\}\}")
+DONE_LABEL = re.compile(r"Add the label \{\{([\w-]+)\}\}")
+
+
+def _page_value(tables: dict, project: str, slug: str, pattern: re.Pattern) -> str:
+    """The one value `pattern` finds on a project page of the board, as a person reads it there."""
+    page = tables["board.projectpage"].get(f"{project}|{slug}")
+    found = pattern.findall(page["body"]) if page else []
+    if len(found) != 1:
+        raise NoCandidate(f"{project}'s page {slug} states {len(found)} values for {pattern.pattern}")
+    return found[0]
+
+
+def _runbook(tables: dict, project: str) -> dict:
+    """The escalation steps of the project's on-call runbook: whom to assign, the priority, label and status."""
+    username = _page_value(tables, project, "on-call-runbook", RUNBOOK_ONCALL)
+    return {
+        "oncall_username": username,
+        "oncall_name": tables["board.person"][username]["name"],
+        "runbook_priority": _page_value(tables, project, "on-call-runbook", RUNBOOK_PRIORITY),
+        "runbook_label": _page_value(tables, project, "on-call-runbook", RUNBOOK_LABEL),
+        "runbook_status": _page_value(tables, project, "on-call-runbook", RUNBOOK_STATUS),
+    }
+
+
+def first_pair_per_runbook(workspace) -> dict:
+    """The first linked pair and what the board's on-call runbook makes of its work item when support
+    escalates it. The runbook's values differ from the item's own (else doing nothing would pass)."""
+    pair = _linked_pair(workspace, 0)
+    tables = _tables(workspace)
+    item = tables["board.issue"][pair["work_item"]]
+    runbook = _runbook(tables, item["project"])
+    same = [f for f, v in (("priority", "runbook_priority"), ("status", "runbook_status")) if item[f] == runbook[v]]
+    if same or item["assignee"] == runbook["oncall_username"] or runbook["runbook_label"] in item["labels"]:
+        raise NoCandidate(f"{pair['work_item']} already has the runbook's {same or 'assignee or label'}")
+    labels = [*item["labels"], runbook["runbook_label"]]
+    return {
+        **pair,
+        **runbook,
+        "project": item["project"],
+        "labels_after": labels,
+        "labels_after_text": " ".join(labels),
+    }
+
+
+# --- the board's simulated colleagues: what only the assignee can tell ---------------------------------
+
+
+def first_pair_colleague_workaround(workspace) -> dict:
+    """The first linked pair, the colleague who takes its work item over, and the workaround they tell when
+    asked on it (the board shares what its people would answer; the agent can learn it only by asking)."""
+    pair = _linked_pair(workspace, 0)
+    item = next(r for r in workspace.references["work_item"] if r["key"] == pair["work_item"])
+    if "workaround" not in item:
+        raise NoCandidate("the board of this workspace has no simulated colleagues")
+    return {
+        **pair,
+        **_colleague(workspace),
+        "agent_first_name": pair["agent_name"].split()[0],
+        "workaround": item["workaround"],
+    }
