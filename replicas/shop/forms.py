@@ -125,6 +125,13 @@ class QuestionForm(forms.Form):
     question = forms.CharField(required=False, max_length=5000, strip=False)
 
 
+class ReviewForm(forms.Form):
+    # the rules (1 to 5 stars, headline and text lengths) are the service's; this only bounds what is read
+    rating = WholeNumberField(required=False, message="Please choose an overall rating from 1 to 5 stars.")
+    title = forms.CharField(required=False, max_length=1000)
+    body = forms.CharField(required=False, max_length=20000)
+
+
 # --- cart ------------------------------------------------------------------------------------------------
 
 

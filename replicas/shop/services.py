@@ -23,6 +23,7 @@ from .models import (
     Question,
     Refund,
     ReturnRequest,
+    Review,
     Variant,
     VisitorCartItem,
 )
@@ -201,6 +202,48 @@ def question_ask(*, account: Account, product: Product, text: str) -> Question:
     return Question.objects.create(
         public_id=top + 1, product=product, author=account.name, text=text, asked_at=clock.now()
     )
+
+
+REVIEW_BODY_MIN, REVIEW_BODY_MAX, REVIEW_TITLE_MAX = 20, 5000, 120
+
+
+def review_write(*, account: Account, product: Product, rating: int, title: str, body: str) -> Review:
+    """A buyer's review from Your Orders: only of a product delivered to them, once per product, counted
+    in the product's ratings and its average (to one decimal, as the page shows it)."""
+    title, body = " ".join((title or "").split()), (body or "").strip()
+    if not OrderItem.objects.filter(
+        order__account=account, variant__product=product, delivered_at__isnull=False
+    ).exists():
+        raise ValidationError("You can review a product once it has been delivered to you.")
+    if product.reviews.filter(author=account.name).exists():
+        raise ValidationError("You have already reviewed this product.")
+    errors = {}
+    if rating not in range(1, 6):
+        errors["rating"] = "Please choose an overall rating from 1 to 5 stars."
+    if not title:
+        errors["title"] = "Please add a headline."
+    elif len(title) > REVIEW_TITLE_MAX:
+        errors["title"] = f"Headlines can be at most {REVIEW_TITLE_MAX} characters."
+    if not REVIEW_BODY_MIN <= len(body) <= REVIEW_BODY_MAX:
+        errors["body"] = f"Please write between {REVIEW_BODY_MIN} and {REVIEW_BODY_MAX} characters."
+    if errors:
+        raise ValidationError(errors)
+    top = Review.objects.order_by("-public_id").values_list("public_id", flat=True).first() or 0
+    review = Review.objects.create(
+        public_id=top + 1,
+        product=product,
+        author=account.name,
+        rating=rating,
+        title=title,
+        body=body,
+        verified=True,
+        created_at=clock.now(),
+    )
+    count = product.review_count + 1
+    product.rating = ((product.rating * product.review_count + rating) / count).quantize(Decimal("0.1"))
+    product.review_count = count
+    product.save(update_fields=["rating", "review_count"])
+    return review
 
 
 # --- account ----------------------------------------------------------------------------------------

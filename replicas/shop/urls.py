@@ -41,6 +41,7 @@ urlpatterns = [
     path("checkout/3ds", checkout.checkout_3ds, name="checkout_3ds"),
     path("checkout/3ds/verify", checkout.checkout_3ds_verify, name="checkout_3ds_verify"),
     path("gp/buy/thankyou/<str:public_id>", checkout.thankyou, name="thankyou"),
+    path("review/create/<str:asin>", product.review_write, name="review_write"),
     path("your-orders", orders.orders, name="orders"),
     path("your-orders/<str:public_id>", orders.order_detail, name="order"),
     path("your-orders/<str:public_id>/invoice", orders.order_invoice, name="invoice"),

@@ -27,7 +27,7 @@ def your_list(request):
 def list_add(request):
     variant = _variant(request)
     services.list_add(account=request.account, variant=variant)
-    request.session[DP_NOTICE] = {"error": False, "text": "1 item added to Your List"}
+    request.session[DP_NOTICE] = {"error": False, "text": "1 item added to Your List", "list": True}
     return redirect(f"/dp/{variant.product.asin}?sku={variant.sku}")
 
 

@@ -4,6 +4,7 @@ changing the shipping address, and asking for a return."""
 from datetime import timedelta
 
 from django.core.exceptions import ValidationError
+from django.db.models import Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.safestring import mark_safe
@@ -36,7 +37,13 @@ def orders(request):
     tab = tab if tab in dict(TABS) else ("cancelled" if key == "cancelled" else "orders")
     qs = request.account.orders.order_by("-placed_at")
     bought = []
-    if tab == "cancelled":
+    # "Search all orders": every word in an item's title, or the order number, across every period
+    search = " ".join(request.GET.get("search", "").split())[:80]
+    if search and tab == "orders":
+        for word in search.split():
+            qs = qs.filter(Q(public_id__icontains=word) | Q(items__title__icontains=word))
+        qs = qs.distinct()
+    elif tab == "cancelled":
         qs = qs.filter(status=Order.Status.CANCELLED)
     elif tab == "not-shipped":
         qs = qs.filter(status=Order.Status.PLACED)
@@ -48,7 +55,7 @@ def orders(request):
     return render(
         request,
         "shop/orders.html",
-        page_context(request, orders=found, key=key, filters=FILTERS, tab=tab, tabs=TABS, bought=bought),
+        page_context(request, orders=found, key=key, filters=FILTERS, tab=tab, tabs=TABS, bought=bought, search=search),
     )
 
 
@@ -79,7 +86,7 @@ def _order(request, public_id) -> Order:
 @customer_required
 def order_detail(request, public_id):
     order = _order(request, public_id)
-    items = list(order.items.select_related("seller").order_by("line"))
+    items = list(order.items.select_related("seller", "variant__product").order_by("line"))
     for item in items:
         item.deadline = selectors.return_deadline(item)
         item.blocker = selectors.return_blocker(item)

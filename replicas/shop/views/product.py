@@ -1,5 +1,5 @@
 """The product page (variants, delivery dates, reviews, questions and answers, frequently bought
-together), its drawn images, and asking the seller a question."""
+together), its drawn images, asking the seller a question, and writing a review of a product bought."""
 
 from decimal import Decimal
 
@@ -11,12 +11,13 @@ from django.views.decorators.http import require_POST
 from replicas.worlds import clock
 
 from .. import copytext, images, policies, selectors, services
-from ..forms import QuestionForm
+from ..forms import QuestionForm, ReviewForm, form_messages
 from ..models import Product
 from .common import (
     customer_required,
     deliver_to_of,
     error_messages,
+    field_messages,
     page_context,
     signed_in,
     viewed_note,
@@ -142,6 +143,39 @@ def question_ask(request, asin):
     except ValidationError as e:
         request.session[QA_ERROR] = " ".join(error_messages(e))
     return redirect(f"/dp/{product.asin}#questions")
+
+
+@customer_required
+def review_write(request, asin):
+    """ "Write a product review" from Your Orders: overall rating, headline and text; once posted, the
+    product page with a thank-you."""
+    product = get_object_or_404(Product, asin=asin)
+    errors, typed = [], {}
+    if request.method == "POST":
+        form = ReviewForm(request.POST)
+        typed = {k: request.POST.get(k, "")[:5000] for k in ("rating", "title", "body")}
+        try:
+            if not form.is_valid():
+                raise ValidationError(form_messages(form))
+            data = form.cleaned_data
+            services.review_write(
+                account=request.account,
+                product=product,
+                rating=data["rating"] or 0,
+                title=data["title"],
+                body=data["body"],
+            )
+        except ValidationError as e:
+            errors = field_messages(e, labels=False)
+        else:
+            request.session[DP_NOTICE] = {"error": False, "text": "Thank you: your review was submitted"}
+            return redirect(f"/dp/{product.asin}#reviews")
+    return render(
+        request,
+        "shop/review_write.html",
+        page_context(request, product=product, errors=errors, typed=typed, stars=range(5, 0, -1)),
+        status=400 if errors else 200,
+    )
 
 
 def product_image(request, asin, view=0):
