@@ -244,6 +244,13 @@ def test_an_item_sent_at_its_own_speed_ships_separately_and_fees_follow_the_spee
         assert order.shipping == Decimal(key["shipping"]) and order.delivery_date == max(i.delivery_date for i in items)
     detail = client.get(f"/your-orders/{order.public_id}")
     assert b"Shipment 2 of 2" in detail.content
+    # cancelling the urgent item leaves its shipment with no arrival date and nothing to track
+    assert client.post(f"/your-orders/{order.public_id}/cancel", {"line": urgent.line}).status_code == 302
+    detail = client.get(f"/your-orders/{order.public_id}").content.decode()
+    other = next(i.shipment for i in items if i != urgent)
+    assert f"Shipment {urgent.shipment} of 2 · Cancelled" in detail
+    assert f'aria-label="Track package {urgent.shipment}"' not in detail
+    assert f'aria-label="Track package {other}"' in detail
 
 
 def test_checkout_sections_run_address_payment_then_items_and_delivery_with_place_order_in_the_side_box(

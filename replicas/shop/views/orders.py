@@ -94,6 +94,8 @@ def order_detail(request, public_id):
     shipments = selectors.order_shipments(order)
     for shipment in shipments:
         shipment["items"] = [i for i in items if i.shipment == shipment["number"]]
+        # a shipment whose every item was cancelled is not coming: no arrival date, nothing to track
+        shipment["cancelled"] = all(i.status == OrderItem.Status.CANCELLED for i in shipment["items"])
         shipment["latest"] = next(iter(selectors.tracking(order, shipment)), None)
     return render(
         request,
