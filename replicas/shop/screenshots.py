@@ -1,9 +1,9 @@
 """The shop's screenshot tour (`manage.py screenshots shop`): home, search, a product and its Q&A, the cart, each
 checkout step (without placing the order), the price-change interstitial, an order, tracking, invoice,
-rewards, membership, messages and the back office, at 1280x800; a visitor's cart, Your Orders'
-tabs, the "Added to cart" sheet, the Deliver to popover, the All drawer, the Account & Lists flyout, Your List,
-the return flow's five steps and its drop-off code, help pages, the 404 page and both sign-in steps; home,
-search, product and checkout at 1920x1080 too."""
+rewards, membership, messages, Create Review and the back office (returns, order search, an order, inventory); a
+visitor's cart, Your Orders' tabs, the "Added to cart" sheet, the Deliver to popover, the All drawer, the Account &
+Lists flyout, Your List, the return flow's five steps and its drop-off code, help pages, the 404 page and both
+sign-in steps: every page at 1280x800 (shop-NAME.png) and at 1920x1080 (shop-NAME-1920.png)."""
 
 import secrets
 from importlib import import_module
@@ -49,6 +49,8 @@ def tour(world):
         returnable[0],
         next(i for i in returnable[1:] if i.order.account_id == returnable[0].order.account_id),
     )
+    # read now: the tour's pages run inside Playwright's event loop, where the ORM may not query
+    review_asin, customer_word = to_return.variant.product.asin, shipped.account.name.split()[0]
     started = services.return_request(item=returned, reason="damaged", comment="", drop_off="counter")
     services.list_add(account=shopper, variant=shopper.cart_items.order_by("added_at").first().variant)
     sessions = {
@@ -71,106 +73,93 @@ def tour(world):
     sessions["visitor"] = store.session_key
 
     def shoot(camera):
-        pages = {who: camera.page(session_key) for who, session_key in sessions.items()}
+        # every page at both sizes the docs show, each pass in its own browser contexts
+        for width, height, suffix in ((1280, 800, ""), (1920, 1080, "-1920")):
+            _pass(camera, width, height, suffix)
+
+    def _pass(camera, width: int, height: int, suffix: str) -> None:
+        pages = {who: camera.page(session_key, width=width, height=height) for who, session_key in sessions.items()}
         page = pages["shopper"]
+
+        def shot(on, name: str, path: str | None = None) -> None:
+            camera.shot(on, f"shop-{name}{suffix}.png", path)
 
         def step(button: str) -> None:
             page.get_by_role("button", name=button, exact=True).click()
             page.wait_for_load_state("networkidle")
 
         camera.goto(page, f"/dp/{product_asin}")  # a product viewed: home's "Keep shopping for"
-        camera.shot(page, "shop-home.png", "/")
-        camera.shot(pages["visitor"], "shop-home-visitor.png", "/")
-        camera.shot(page, "shop-search-results.png", "/s?k=wireless")
-        camera.shot(page, "shop-product.png", f"/dp/{product_asin}")
-        camera.shot(page, "shop-cart.png", "/cart")
-        camera.shot(page, "shop-checkout-1-address.png", "/checkout/address")
+        shot(page, "home", "/")
+        shot(pages["visitor"], "home-visitor", "/")
+        shot(page, "search-results", "/s?k=wireless")
+        shot(page, "product", f"/dp/{product_asin}")
+        shot(page, "cart", "/cart")
+        # checkout's sections in the store's order: address, payment, then items and delivery
+        shot(page, "checkout-1-address", "/checkout/address")
         step("Use this address")
-        camera.shot(page, "shop-checkout-2-payment.png")
+        shot(page, "checkout-2-payment")
         page.locator(f"#card-{key['card']}").check()
         step("Use this payment method")
-        camera.shot(page, "shop-checkout-3-items-delivery.png")
+        shot(page, "checkout-3-items-delivery")
         if order_path:
-            camera.shot(page, "shop-order-detail.png", order_path)
+            shot(page, "order-detail", order_path)
         else:
-            camera.shot(pages["staff"], "shop-order-detail.png", f"/backoffice/orders/{order.public_id}")
-        camera.shot(pages["staff"], "shop-backoffice-returns.png", "/backoffice/returns")
-        camera.shot(pages["shopper"], "shop-product-qa.png", f"/dp/{asked}#questions")
-        camera.shot(pages["repriced"], "shop-price-change.png", "/checkout/price-change")
+            shot(pages["staff"], "order-detail", f"/backoffice/orders/{order.public_id}")
+        shot(pages["staff"], "backoffice-returns", "/backoffice/returns")
+        shot(pages["staff"], "backoffice-orders", f"/backoffice/orders?q={customer_word}")
+        shot(pages["staff"], "backoffice-order", f"/backoffice/orders/{shipped.public_id}")
+        shot(pages["staff"], "backoffice-inventory", "/backoffice/inventory?stock=low")
+        shot(pages["shopper"], "product-qa", f"/dp/{asked}#questions")
+        shot(pages["repriced"], "price-change", "/checkout/price-change")
         reader_page = pages["reader"]
-        camera.shot(reader_page, "shop-tracking.png", f"/your-orders/{shipped.public_id}/track")
-        camera.shot(reader_page, "shop-invoice.png", f"/your-orders/{shipped.public_id}/invoice")
-        camera.shot(reader_page, "shop-rewards.png", "/account/rewards")
-        camera.shot(reader_page, "shop-membership.png", "/account/membership")
-        camera.shot(reader_page, "shop-messages.png", "/account/messages")
-        camera.shot(reader_page, "shop-orders.png", "/your-orders?tab=orders&timeFilter=all")
-        camera.shot(reader_page, "shop-orders-buy-again.png", "/your-orders?tab=buy-again")
-        camera.shot(pages["visitor"], "shop-cart-visitor.png", "/cart")
-        camera.shot(pages["visitor"], "shop-404.png", "/no/such/page")
-        camera.shot(page, "shop-list.png", "/hz/wishlist/ls")
-        camera.shot(pages["visitor"], "shop-help-delivery.png", "/help/delivery")
-        camera.shot(pages["staff"], "shop-help-approval.png", "/help/approval")
+        shot(reader_page, "tracking", f"/your-orders/{shipped.public_id}/track")
+        shot(reader_page, "invoice", f"/your-orders/{shipped.public_id}/invoice")
+        shot(reader_page, "rewards", "/account/rewards")
+        shot(reader_page, "membership", "/account/membership")
+        shot(reader_page, "messages", "/account/messages")
+        shot(reader_page, "orders", "/your-orders?tab=orders&timeFilter=all")
+        shot(reader_page, "orders-buy-again", "/your-orders?tab=buy-again")
+        shot(pages["returner"], "review-create", f"/review/create/{review_asin}")
+        shot(pages["visitor"], "cart-visitor", "/cart")
+        shot(pages["visitor"], "404", "/no/such/page")
+        shot(page, "list", "/hz/wishlist/ls")
+        shot(pages["visitor"], "help-delivery", "/help/delivery")
+        shot(pages["staff"], "help-approval", "/help/approval")
         returner = pages["returner"]
         # the return flow, a page a step (nothing is started: the tour stops at the review)
-        camera.shot(
-            returner, "shop-return-1-items.png", f"/your-orders/{to_return.order.public_id}/return/{to_return.line}"
-        )
+        shot(returner, "return-1-items", f"/your-orders/{to_return.order.public_id}/return/{to_return.line}")
         returner.get_by_role("button", name="Continue").click()
         returner.locator("#return-reason").select_option("damaged")
-        camera.shot(returner, "shop-return-2-reason.png")
+        shot(returner, "return-2-reason")
         for name, pick in (("3-resolution", None), ("4-drop-off", "#drop-counter"), ("5-review", None)):
             returner.get_by_role("button", name="Continue").click()
             returner.wait_for_load_state("networkidle")
             if pick:
                 returner.locator(pick).check()
-            camera.shot(returner, f"shop-return-{name}.png")
-        camera.shot(
-            returner, "shop-return-started.png", f"/your-orders/{returned.order.public_id}/returns/{started.public_id}"
-        )
+            shot(returner, f"return-{name}")
+        shot(returner, "return-started", f"/your-orders/{returned.order.public_id}/returns/{started.public_id}")
         # the All drawer and the Account & Lists flyout, opened
         camera.goto(page, "/s?k=lamp")
         page.locator(".nav-all > summary").click()
-        camera.shot(page, "shop-all-drawer.png")
+        shot(page, "all-drawer")
         camera.goto(page, "/s?k=lamp")
         page.locator("#nav-link-accountList > summary").click()
-        camera.shot(page, "shop-account-flyout.png")
+        shot(page, "account-flyout")
         # the header's Deliver to popover, opened (its choices arrive by htmx)
         camera.goto(reader_page, "/s?k=lamp")
         reader_page.locator("#nav-global-location > summary").click()
         reader_page.get_by_role("button", name="Done").wait_for()
-        camera.shot(reader_page, "shop-deliver-to.png")
-        signin = camera.page()
-        camera.shot(signin, "shop-signin.png", "/ap/signin")
+        shot(reader_page, "deliver-to")
+        signin = camera.page(width=width, height=height)
+        shot(signin, "signin", "/ap/signin")
         signin.locator("#ap_email").fill(shopper.email)
         signin.get_by_role("button", name="Continue").click()
         signin.locator("#ap_password").wait_for()
-        camera.shot(signin, "shop-signin-password.png")
-        wide = camera.page(sessions["shopper"], width=1920, height=1080)
-        for name, path in (
-            ("home", "/"),
-            ("search-results", "/s?k=wireless"),
-            ("product", f"/dp/{product_asin}"),
-            ("cart", "/cart"),
-            ("checkout-1-address", "/checkout/address"),
-            ("checkout-2-payment", "/checkout/payment"),
-            ("checkout-3-items-delivery", "/checkout/review"),
-            ("list", "/hz/wishlist/ls"),
-            ("help-delivery", "/help/delivery"),
-        ):
-            camera.shot(wide, f"shop-{name}-1920.png", path)
-        wide_reader = camera.page(sessions["reader"], width=1920, height=1080)
-        camera.shot(wide_reader, "shop-orders-1920.png", "/your-orders?tab=orders&timeFilter=all")
-        camera.shot(wide_reader, "shop-tracking-1920.png", f"/your-orders/{shipped.public_id}/track")
-        wide_returner = camera.page(sessions["returner"], width=1920, height=1080)
-        camera.shot(
-            wide_returner,
-            "shop-return-started-1920.png",
-            f"/your-orders/{returned.order.public_id}/returns/{started.public_id}",
-        )
+        shot(signin, "signin-password")
         # last: it adds to the shopper's cart
         camera.goto(page, f"/dp/{product_asin}")
         page.get_by_role("button", name="Add to Cart").click()
         page.get_by_role("link", name="Proceed to checkout").wait_for()
-        camera.shot(page, "shop-added-to-cart.png")
+        shot(page, "added-to-cart")
 
     return shoot
