@@ -4,7 +4,7 @@ from replicas.worlds.enterprise import config
 
 class TimeoffConfig(config.EnterpriseConfig):
     """Harbor Leave: compiled by the environment factory (manage.py factory build) from the anchor of sha256
-    9803c369f045bfbf; every file of this folder is generated: change the anchor and rebuild. Its pages,
+    b909398385269223; every file of this folder is generated: change the anchor and rebuild. Its pages,
     REST endpoints, writes and seed generator are the shared enterprise runtime (replicas/worlds/enterprise/)."""
 
     name = "replicas.timeoff"

@@ -4,6 +4,6 @@ of each role and every entity's records, then the anchor's complexity layers and
 from .runtime import RUNTIME
 
 # changes with the anchor, so template worlds are rebuilt when the anchor does (ReplicaConfig.generator_version)
-ANCHOR_SHA256 = "9803c369f045bfbfe1c8445a44e732fae177d3e7499a79649992a809f5b9b0d4"
+ANCHOR_SHA256 = "b909398385269223556a70a5c648136cc1a4e90c6bc66ebc1d2c1f7d30737ba5"
 
 generate = RUNTIME.seeder.generate
