@@ -18,8 +18,9 @@ from replicas.worlds.snapshot import snapshot, state_hash
 pytestmark = pytest.mark.django_db
 
 # The state hash of (board, seed 7, small): CI runs this test on SQLite and on PostgreSQL, so both
-# backends must produce the same world byte for byte. A change to the seed generator changes it.
-SMALL_SEED_7_HASH = "3b43f1f17d07b338e03db5bda1f96d651d4a5bcf3442b2c34301d0a75176e2d2"
+# backends must produce the same world byte for byte. A change to the seed generator changes it (the
+# project pages, drawn last, changed it from 3b43f1f1..., which the snapshot without board.projectpage still gives).
+SMALL_SEED_7_HASH = "24513544670edf26b519172cb71236473612c2e56ea3c767ee0a28b517f6ddac"
 
 
 def layer_markers() -> dict[str, bool]:

@@ -364,6 +364,28 @@ def _runbook(tables: dict, project: str) -> dict:
     }
 
 
+def second_pair_per_definition_of_done(workspace) -> dict:
+    """The second linked pair and what the board's definition of done asks of a fixed bug: its fix version and
+    label (the item has neither yet, else doing nothing would pass)."""
+    pair = _linked_pair(workspace, 1)
+    tables = _tables(workspace)
+    item = tables["board.issue"][pair["work_item"]]
+    version = _page_value(tables, item["project"], "definition-of-done", DONE_VERSION)
+    label = _page_value(tables, item["project"], "definition-of-done", DONE_LABEL)
+    if version in item["fix_versions"] or label in item["labels"] or item["status"] == "Done":
+        raise NoCandidate(f"{pair['work_item']} already meets part of the definition of done")
+    labels = [*item["labels"], label]
+    return {
+        **pair,
+        "project": item["project"],
+        "done_version": version,
+        "done_label": label,
+        "fix_versions_after": sorted([*item["fix_versions"], version]),
+        "labels_after": labels,
+        "labels_after_text": " ".join(labels),
+    }
+
+
 def first_pair_per_runbook(workspace) -> dict:
     """The first linked pair and what the board's on-call runbook makes of its work item when support
     escalates it. The runbook's values differ from the item's own (else doing nothing would pass)."""
