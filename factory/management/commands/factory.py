@@ -1,7 +1,9 @@
 """manage.py factory build ANCHOR_DIR: compile an anchor into replicas/<domain>/ (docs/factory.md).
 manage.py factory tasks DOMAIN: the build's second step, run in a child process that has the replica installed.
 manage.py factory gate ANCHOR_DIR: run the quality gate over the built replica's tasks and record the scores in the
-anchor folder (gate.json), which the next build applies."""
+anchor folder (gate.json), which the next build applies.
+manage.py factory mcp DOMAIN --url ORIGIN --email E --password P: the replica's operations as MCP tools (stdio)
+against the world served at ORIGIN, acting as that person."""
 
 from pathlib import Path
 
@@ -40,10 +42,17 @@ class Command(BaseCommand):
         )
         gate.add_argument("--no-sync", action="store_true", help="use the catalogue as it is (skip loading task packs)")
         gate.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
+        mcp = sub.add_parser("mcp", help="serve a compiled replica's tools over MCP (stdio) against a served world")
+        mcp.add_argument("domain")
+        mcp.add_argument("--url", required=True, help="the world's origin, e.g. http://w-TOKEN.localhost:8000")
+        mcp.add_argument("--email", required=True, help="the person the tools act as")
+        mcp.add_argument("--password", required=True)
 
     def handle(self, *args, action, **options):
         if action == "gate":
             return self._gate(**options)
+        if action == "mcp":
+            return self._mcp(**options)
         if action == "build":
             try:
                 report = factory_build(anchor_dir=options["anchor_dir"])
@@ -66,6 +75,15 @@ class Command(BaseCommand):
         tasks = tasks_synthesise(replica=config.label)
         tasks_write(Path(config.path), tasks)
         self.stdout.write(f"{len(tasks)} tasks written to replicas/{config.label}/tasks/")
+
+    def _mcp(self, *, domain, url, email, password, **options):
+        try:
+            config = get_replica(domain)
+        except UnknownReplica as exc:
+            raise CommandError(str(exc)) from None
+        if not hasattr(config, "runtime"):
+            raise CommandError(f"{domain} was not compiled by the factory: it has no tools to serve")
+        config.runtime().mcp_server(url=url, email=email, password=password).run("stdio")
 
     def _gate(self, *, anchor_dir, agent, k, low, high, workers, tasks, no_sync, **options):
         try:

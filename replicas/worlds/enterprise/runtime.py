@@ -2,6 +2,7 @@
 generator, task picker and screenshot tour bound to it. A compiled replica makes one (its runtime.py) and its thin
 modules (urls, seed, tasks/params) read from it."""
 
+import json
 from pathlib import Path
 
 from django.urls import path
@@ -19,6 +20,7 @@ from .views import Views
 class Enterprise:
     def __init__(self, spec_path: Path):
         self.domain = Domain.load(spec_path)
+        self.graph_path = Path(spec_path).with_name("graph.json")
         self.services = Services(self.domain)
         self.views = Views(self.domain, self.services)
         self.api = Api(self.domain, self.services)
@@ -43,6 +45,15 @@ class Enterprise:
             path("<slug:slug>/<int:number>/edit", views.record_edit, name="edit"),
             path("<slug:slug>/<int:number>/do/<slug:move>", views.record_transition, name="transition"),
         ]
+
+    def mcp_server(self, *, url: str, email: str, password: str, http=None):
+        """The replica's operations (graph.json's tools) as an MCP server against the world served at `url`, acting
+        as the person `email` (mcp.py)."""
+        # the MCP SDK takes seconds to import: only a process that serves the tools pays for it
+        from .mcp import replica_mcp_server  # noqa: PLC0415
+
+        graph = json.loads(self.graph_path.read_text())
+        return replica_mcp_server(self.domain, graph, url=url, email=email, password=password, http=http)
 
     def person_picker(self, world, seed, number: int, grounded: int | None = None) -> dict:
         """Person `number`'s email and password in worlds of `seed`: a task's `user_email` and `user_password`
