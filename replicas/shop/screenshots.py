@@ -74,8 +74,16 @@ def tour(world):
 
     def shoot(camera):
         # every page at both sizes the docs show, each pass in its own browser contexts
-        for width, height, suffix in ((1280, 800, ""), (1920, 1080, "-1920")):
+        sizes = ((1280, 800, ""), (1920, 1080, "-1920"))
+        for width, height, suffix in sizes:
             _pass(camera, width, height, suffix)
+        # last, after both passes: it adds to the shopper's cart, which the passes show
+        for width, height, suffix in sizes:
+            page = camera.page(sessions["shopper"], width=width, height=height)
+            camera.goto(page, f"/dp/{product_asin}")
+            page.get_by_role("button", name="Add to Cart").click()
+            page.get_by_role("link", name="Proceed to checkout").wait_for()
+            camera.shot(page, f"shop-added-to-cart{suffix}.png")
 
     def _pass(camera, width: int, height: int, suffix: str) -> None:
         pages = {who: camera.page(session_key, width=width, height=height) for who, session_key in sessions.items()}
@@ -156,10 +164,5 @@ def tour(world):
         signin.get_by_role("button", name="Continue").click()
         signin.locator("#ap_password").wait_for()
         shot(signin, "signin-password")
-        # last: it adds to the shopper's cart
-        camera.goto(page, f"/dp/{product_asin}")
-        page.get_by_role("button", name="Add to Cart").click()
-        page.get_by_role("link", name="Proceed to checkout").wait_for()
-        shot(page, "added-to-cart")
 
     return shoot
