@@ -103,5 +103,6 @@ def test_a_checkpoint_reached_in_another_app_is_reported_by_index_only(monkeypat
     monkeypatch.setattr("episodes.driver.request_doc", lambda request: {"writes": request.writes})
     _obs, reward, terminated, _truncated, info = env.step("tab_focus(1)")
     assert not terminated and info["checkpoints_new"] == [0]
-    assert reward == pytest.approx(0.5 * 1 / 2)  # half the credit is the milestones', this one of two
+    milestones = len(task.spec["verifier"]["checkpoints"])  # reported, escalated per the runbook, noted
+    assert reward == pytest.approx(0.5 * 1 / milestones)  # half the credit is the milestones', this one of three
     assert leaks(info, secrets) == [] and not re.search(r"report|comment|board\.", json.dumps(info), re.I)
