@@ -18,6 +18,7 @@ from replicagym.env import child_env
 
 from .anchor import anchor_read
 from .compiler import replica_files, spec_compile
+from .variants import families, families_read
 
 MARK = "spec.json"  # a folder holding it was built by the factory and may be rebuilt; any other is left alone
 MANIFEST = "manifest.json"
@@ -59,10 +60,20 @@ def _cpu() -> float:
     )
 
 
-def factory_build(*, anchor_dir: Path, root: Path | None = None) -> BuildReport:
-    started, cpu = time.perf_counter(), _cpu()
+def anchor_spec(anchor_dir: Path) -> tuple[dict, str]:
+    """(the spec, the anchor's sha256) of an anchor folder: anchor.yaml compiled, with the variant families
+    `factory generate` recorded beside it (families.json)."""
     anchor, sha = anchor_read(anchor_dir)
     spec = spec_compile(anchor, sha)
+    count = families_read(anchor_dir)
+    if count:
+        spec["families"] = families(count)
+    return spec, sha
+
+
+def factory_build(*, anchor_dir: Path, root: Path | None = None) -> BuildReport:
+    started, cpu = time.perf_counter(), _cpu()
+    spec, sha = anchor_spec(anchor_dir)
     root = Path(root or settings.BASE_DIR)
     folder = root / "replicas" / spec["domain"]
     if folder.exists() and not (folder / MARK).exists():

@@ -5,6 +5,8 @@ REST endpoints, writes, seed generator) to it, as files. Pure: the same anchor g
 import json
 from pathlib import Path
 
+from .variants import variants
+
 SKELETON = Path(__file__).parent / "skeleton"
 # skeleton file -> where it goes in the replica: the modules that bind the shared runtime to the replica's spec
 BINDINGS = {
@@ -210,7 +212,7 @@ def models_source(spec: dict) -> str:
 
 def apps_source(spec: dict, bench_task: str) -> str:
     domain = spec["domain"]
-    sizes = {name: {"size": factor} for name, factor in sorted(spec["sizes"].items())}
+    sizes = variants(spec)
     start = {"approvals": "/approvals", **{e["slug"]: f"/{e['slug']}" for e in spec["entities"]}, "sign-in": "/login"}
     derived = {
         f"{domain}.{e['model'].lower()}": [f["name"] for f in e["fields"] if f.get("derived")] + ["updated_at"]

@@ -1,4 +1,6 @@
 """manage.py factory build ANCHOR_DIR: compile an anchor into replicas/<domain>/ (docs/factory.md).
+manage.py factory generate ANCHOR_DIR --variants N: record N variant families (policies x personas x seeds) in the
+anchor folder (families.json) and build: the replica serves them as variants family1..familyN.
 manage.py factory tasks DOMAIN: the build's second step, run in a child process that has the replica installed.
 manage.py factory gate ANCHOR_DIR: run the quality gate over the built replica's tasks and record the scores in the
 anchor folder (gate.json), which the next build applies.
@@ -14,6 +16,7 @@ from replicagym.reports.models import QualityGate
 from factory.anchor import AnchorError, anchor_read
 from factory.build import GATE, BuildError, factory_build, gate_record, tasks_write
 from factory.synth import tasks_synthesise
+from factory.variants import MAX_FAMILIES, families_write
 from replicas.worlds.registry import UnknownReplica, get_replica
 
 GATE_AGENT = "noisy-oracle:0.05:7"  # the noisy oracle's own default slip rate: 0.1 failed every long walk
@@ -42,6 +45,11 @@ class Command(BaseCommand):
         )
         gate.add_argument("--no-sync", action="store_true", help="use the catalogue as it is (skip loading task packs)")
         gate.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
+        generate = sub.add_parser(
+            "generate", help="compile N variant families (policies x personas x seeds) into the anchor's replica"
+        )
+        generate.add_argument("anchor_dir", type=Path)
+        generate.add_argument("--variants", type=int, required=True, help=f"how many families (0 to {MAX_FAMILIES})")
         mcp = sub.add_parser("mcp", help="serve a compiled replica's tools over MCP (stdio) against a served world")
         mcp.add_argument("domain")
         mcp.add_argument("--url", required=True, help="the world's origin, e.g. http://w-TOKEN.localhost:8000")
@@ -53,6 +61,13 @@ class Command(BaseCommand):
             return self._gate(**options)
         if action == "mcp":
             return self._mcp(**options)
+        if action == "generate":
+            if not 0 <= options["variants"] <= MAX_FAMILIES:
+                raise CommandError(f"--variants: from 0 to {MAX_FAMILIES}, not {options['variants']}")
+            if not (options["anchor_dir"] / "anchor.yaml").is_file():
+                raise CommandError(f"{options['anchor_dir']} holds no anchor.yaml")
+            families_write(options["anchor_dir"], options["variants"])
+            action = "build"  # the families are part of what the build compiles
         if action == "build":
             try:
                 report = factory_build(anchor_dir=options["anchor_dir"])

@@ -19,6 +19,10 @@ class Seeder:
 
     def generate(self, gen):
         size = gen.knobs["size"]
+        if gen.knobs.get("salt"):
+            # a variant family's own seed: the stream moves with it (the sizes and family 0 draw as they always did)
+            gen.random.seed(gen.random.getrandbits(64) ^ gen.knobs["salt"])
+            gen.faker.seed_instance(gen.random.getrandbits(64))
         people = self._people(gen, size)
         rows: dict[str, list] = {}
         history = []
@@ -34,9 +38,16 @@ class Seeder:
     def _people(self, gen, size: int) -> list:
         person = self.domain.person_model()
         people, emails = [], set()
+        # a variant family's persona (people per role moved) and policy (approval limits scaled, people away with a
+        # delegate moved, for the roles that delegate at all); the sizes have none of these knobs
+        knobs = gen.knobs
+        factor = Decimal(str(knobs["limit_factor"])) if "limit_factor" in knobs else None
         for role in self.domain.spec["roles"]:
             members = []
-            for _ in range(role["people"] * size):
+            away = role.get("out_of_office", 0)
+            if away:
+                away = max(0, away + knobs.get("away_shift", 0))
+            for _ in range(max(1, role["people"] + knobs.get("people_shift", 0)) * size):
                 name = gen.faker.name()
                 local = ".".join(part.lower() for part in name.replace(".", "").split()[-2:])
                 email = f"{local}@{self.domain.spec['brand']['email_domain']}"
@@ -47,6 +58,8 @@ class Seeder:
                 if role.get("approval_limit"):
                     low, high = (int(v) // 1000 for v in role["approval_limit"])
                     limit = Decimal(gen.random.randint(low, high) * 1000)
+                    if factor is not None:
+                        limit = (limit * factor).quantize(CENT)
                 members.append(
                     gen.add(
                         person(
@@ -59,7 +72,7 @@ class Seeder:
                     )
                 )
             # the first ones are away, each having delegated their approvals to the next colleague of the role
-            for i in range(min(role.get("out_of_office", 0), len(members) - 1)):
+            for i in range(min(away, len(members) - 1)):
                 members[i].out_of_office = True
                 members[i].delegate = members[i + 1]
             people += members
