@@ -44,6 +44,12 @@ def test_the_official_client_lists_a_compiled_replicas_tools_and_approves_a_requ
             if not r.approver.out_of_office
         )
         manager, requester = request.approver, request.requested_by
+        # one assigned to another manager, who has not delegated to this one: the delegated-approver policy refuses
+        foreign = next(
+            r
+            for r in domain.model("time_off_request").objects.filter(status="requested").order_by("number")
+            if r.approver_id != manager.pk and r.approver.delegate_id != manager.pk
+        )
     password = runtime.services.person_password(seed=world.seed, number=manager.number)
     origin = f"http://w-{world.token}.localhost:8000"
     http = httpx2.AsyncClient(
@@ -59,10 +65,11 @@ def test_the_official_client_lists_a_compiled_replicas_tools_and_approves_a_requ
             approved = _data(await client.call_tool("approve_time_off_request", {"number": request.number}))
             again = await client.call_tool("approve_time_off_request", {"number": request.number})
             listing = _data(await client.call_tool("list_time_off_request", {"status": "approved"}))
-            return listed, before, approved, again, listing
+            refused = await client.call_tool("approve_time_off_request", {"number": foreign.number})
+            return listed, before, approved, again, listing, refused
 
     with asgi_server(server.streamable_http_app()) as url:
-        listed, before, approved, again, listing = in_own_loop(play(url + "/mcp"))
+        listed, before, approved, again, listing, refused = in_own_loop(play(url + "/mcp"))
 
     assert set(listed) == {tool["name"] for tool in graph["tools"]}
     approve = listed["approve_time_off_request"]
@@ -74,8 +81,11 @@ def test_the_official_client_lists_a_compiled_replicas_tools_and_approves_a_requ
     # the endpoint's refusal comes back as the tool's error, with its reason
     assert again.is_error and "403" in again.content[0].text and "approved" in again.content[0].text
     assert request.number in {row["number"] for row in listing["results"]}
+    assert refused.is_error and "Only the assigned manager" in refused.content[0].text
     with bound_world(world):
         request.refresh_from_db()
         assert (request.status, request.decided_by_id) == ("approved", manager.pk)
         entry = domain.audit_model().objects.get(record=f"TO-{request.number}", action="approve")
         assert entry.actor_id == manager.pk and requester.pk != manager.pk
+        foreign.refresh_from_db()
+        assert foreign.status == "requested"
