@@ -86,6 +86,35 @@ def test_diff_reports_added_removed_and_changed_rows_field_by_field(make_world):
     assert diff(snapshot(a), snapshot(a))["tables"] == {}
 
 
+def test_a_diff_built_on_a_known_one_equals_the_whole_diff_whatever_the_one_table_does(make_world):
+    """The mutation audit's diffs (`known=`, `only=`): a table changed further, put back as it was, emptied, or
+    gaining a row, and a table the known diff never saw change."""
+    world = make_world()
+    initial = snapshot(world)
+    with bound_world(world):
+        note = Note.objects.order_by("public_id").first()
+        note.done = not note.done
+        note.save()
+    final = snapshot(world)
+    known = diff(initial, final)
+    notes, members = final["tables"]["testbed.note"], final["tables"]["testbed.member"]
+    first, second = sorted(notes)[:2]
+    some_member = sorted(members)[0]
+    states = {
+        "testbed.note": [
+            {**notes, second: {**notes[second], "title": "Changed too"}},
+            {**notes, first: initial["tables"]["testbed.note"][first]},
+            {},
+            {**notes, "1000": {**notes[first], "title": "Added"}},
+        ],
+        "testbed.member": [{**members, some_member: {**members[some_member], "role": "owner"}}],
+    }
+    for table, variants in states.items():
+        for rows in variants:
+            state = {**final, "tables": {**final["tables"], table: rows}}
+            assert diff(initial, state, known=known, only=table) == diff(initial, state)
+
+
 def test_replica_rows_cannot_be_read_with_no_world_bound(world):
     with pytest.raises(NoWorldBound):
         Note.objects.count()

@@ -40,6 +40,7 @@ from datetime import date, timedelta
 from decimal import Decimal, InvalidOperation
 
 from replicas.worlds.registry import get_replica
+from replicas.worlds.snapshot import diff as snapshot_diff
 
 from .actions import ActionError, action_parts, parse_action
 from .engine import verify
@@ -216,7 +217,9 @@ class _Mutator:
     def with_rows(self, table: str, rows: dict) -> VerifierInputs:
         """The reference's inputs with `table`'s final rows replaced by `rows`."""
         final = {**self.inputs.final, "tables": {**self.inputs.final["tables"], table: rows}}
-        return dataclasses.replace(self.inputs, final=final, diff=None)
+        return dataclasses.replace(
+            self.inputs, final=final, diff=snapshot_diff(self.inputs.initial, final, known=self.inputs.diff, only=table)
+        )
 
     def set_field(self, table: str, key: str, name: str, value) -> VerifierInputs:
         rows = dict(self.inputs.final["tables"][table])
