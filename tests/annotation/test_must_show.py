@@ -17,7 +17,9 @@ from episodes.engine.browser import shared_browser
 from episodes.models import Episode
 from tests.annotation.conftest import PASSWORD, run_queued_replays
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# sqlite_only: the annotator's recording in a browser; the queue, the review and the exports are tested on both
+# backends without a browser (tests/annotation/test_queue.py, test_export_command.py)
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only, pytest.mark.django_db(transaction=True)]
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 TIMEOUT = 30_000
 # Regenerate docs/screenshots/annotate-*.png only when asked, so a test run leaves the tree alone.

@@ -17,7 +17,9 @@ from tests.frontend.test_authoring_browser import (
 )
 from tests.frontend.test_first_hour_browser import play_queued
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# sqlite_only: the recording tab in a browser; pulling a demonstration into the editor and writing its params as
+# placeholders is tested on both backends without a browser (tests/frontend/test_demonstration.py)
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only, pytest.mark.django_db(transaction=True)]
 SEEDS = (7, 8, 9)
 
 

@@ -20,7 +20,10 @@ from episodes.queue.workers import episode_execute
 from episodes.runs import DEFAULT_QUEUE
 from tests.frontend.test_authoring_browser import _add, _input, _reshaped, _settled
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# sqlite_only: the admin's and the author's path through the pages in a browser; the People page, the editor's saving,
+# the test runs and the catalogue are tested on both backends without a browser (tests/frontend/test_pages.py,
+# test_editor_*.py, tests/catalogue)
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only, pytest.mark.django_db(transaction=True)]
 TIMEOUT = 30_000
 TEST_RUN_TIMEOUT = 30_000  # the episodes are played by then: the page's next poll shows the verdict
 SEEDS = (7, 8, 10)  # on each, a member's note and an owner's note are open this quarter: both branches are asked

@@ -10,7 +10,9 @@ from episodes.models import Episode
 from episodes.queue.local_workers import run_one
 from episodes.runs import run_create, run_episodes_create
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# sqlite_only: real episodes of two agents in a browser; the diagnosis's queries and its page are tested on both
+# backends without a browser (tests/reports/test_diagnosis_patterns.py)
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only, pytest.mark.django_db(transaction=True)]
 
 
 def run_in_process(*, agent: str, attempts: int):

@@ -18,7 +18,10 @@ from episodes.trajectory import trajectory_read
 from replicas.worlds.registry import replicas
 from tests.episodes.celery_workers import ROOT, worker_database_url
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+# sqlite_only: the author's path through the run pages in a browser; launching, the worker's claims, the report and
+# the viewer are tested on both backends without a browser (tests/reports/test_run_lifecycle.py, test_report.py,
+# test_pages.py, tests/reliability)
+pytestmark = [pytest.mark.browser, pytest.mark.sqlite_only, pytest.mark.django_db(transaction=True)]
 SHOTS = ROOT / "docs" / "screenshots"
 TIMEOUT = 30_000
 RUN_TIMEOUT = 360_000  # four random-agent episodes on a loaded 2-core machine
