@@ -13,23 +13,6 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 from jsonschema import Draft202012Validator
-from openenv.cli._validation import validate_running_environment
-from openenv.core.client_types import StepResult
-from openenv.core.env_client import EnvClient
-from openenv.core.env_server.types import (
-    Action,
-    EnvironmentMetadata,
-    HealthResponse,
-    Observation,
-    ResetResponse,
-    SchemaResponse,
-    State,
-    StepResponse,
-    WSErrorResponse,
-    WSObservationResponse,
-    WSStateResponse,
-)
-from openenv.core.generic_client import GenericEnvClient
 from replicagym.accounts.models import AgentToken
 from replicagym.accounts.tokens import token_create, token_revoke, token_tasks
 from replicagym.gateways.mcp_server import mcp_server
@@ -53,6 +36,15 @@ def secret(django_user_model):
     sync_test_pack()
     user = django_user_model.objects.create_user(username="rl-agent", password="pw-123456")
     return token_create(user=user, suites=["smoke"], expires_days=1).secret
+
+
+@pytest.fixture(scope="module")
+def oe():
+    """openenv-core's clients and models (tests/gateways/openenv_clients.py), imported by the process that runs these
+    tests only."""
+    from tests.gateways import openenv_clients
+
+    return openenv_clients
 
 
 @pytest.fixture
@@ -93,11 +85,12 @@ def _checked(reply: dict, model) -> dict:
     return reply
 
 
-def test_a_websocket_client_loop_resets_steps_finishes_and_reads_the_state(server, secret):
+def test_a_websocket_client_loop_resets_steps_finishes_and_reads_the_state(server, secret, oe):
     status = task_current("testbed.open-note").params["status"]
     with _ws(server, secret) as ws:
         reply = _checked(
-            _send(ws, "reset", {"task": "testbed.open-note", "episode_id": "grpo-7/rollout-0"}), WSObservationResponse
+            _send(ws, "reset", {"task": "testbed.open-note", "episode_id": "grpo-7/rollout-0"}),
+            oe.WSObservationResponse,
         )
         obs = reply["data"]["observation"]
         assert obs["instruction"] == obs["goal"] == "Open note #3 and tell me its status."
@@ -108,10 +101,10 @@ def test_a_websocket_client_loop_resets_steps_finishes_and_reads_the_state(serve
         assert obs["last_action_error"] is False and obs["error"] == ""
         assert secret not in json.dumps(reply)
         # a step's data is the action object (GenericEnvClient.step({"action": ...}) sends it as it is)
-        reply = _checked(_send(ws, "step", {"action": 'click("a999999")', "metadata": {}}), WSObservationResponse)
+        reply = _checked(_send(ws, "step", {"action": 'click("a999999")', "metadata": {}}), oe.WSObservationResponse)
         stepped = reply["data"]["observation"]
         assert stepped["last_action_error"] is True and "a999999" in stepped["error"] and reply["data"]["done"] is False
-        state = _checked(_send(ws, "state"), WSStateResponse)["data"]
+        state = _checked(_send(ws, "state"), oe.WSStateResponse)["data"]
         STATE.validate(state)
         assert state["step_count"] == 1 and state["status"] == "running" and state["task"] == "testbed.open-note"
         assert state["episode_id"] == "grpo-7/rollout-0" and isinstance(state["episode"], int)
@@ -123,11 +116,11 @@ def test_a_websocket_client_loop_resets_steps_finishes_and_reads_the_state(serve
         # the agent view: whether it passed and the signals, never the assertions or the expected values
         assert state["verdict"] == {"passed": True} and state["rewards"]["episode_reward"] > 0.5
         assert "expected" not in json.dumps(state) and "params" not in json.dumps(state)
-        ended = _checked(_send(ws, "step", {"action": "noop()"}), WSErrorResponse)
+        ended = _checked(_send(ws, "step", {"action": "noop()"}), oe.WSErrorResponse)
         assert ended["data"] == {"message": "the episode has ended: send reset for a new one", "code": "SESSION_ERROR"}
         # finish: the episode ends as it stands, verified; the reply is the last observation with its reward
         assert _send(ws, "reset", {"task": "testbed.open-note", "seed": 5})["type"] == "observation"
-        finished = _checked(_send(ws, "finish"), WSObservationResponse)["data"]
+        finished = _checked(_send(ws, "finish"), oe.WSObservationResponse)["data"]
         assert finished["done"] is True and finished["reward"] == 0.0
         assert _send(ws, "state")["data"]["status"] == "failed"  # nothing answered: the task failed
         assert _send(ws, "finish")["data"]["code"] == "SESSION_ERROR"
@@ -148,10 +141,12 @@ def test_a_websocket_client_loop_resets_steps_finishes_and_reads_the_state(serve
     assert episode.owner.username == "rl-agent" and episode.steps.count() == 2
 
 
-def test_the_stock_generic_client_with_the_token_in_its_url_plays_an_episode_with_no_reset_arguments(server, secret):
+def test_the_stock_generic_client_with_the_token_in_its_url_plays_an_episode_with_no_reset_arguments(
+    server, secret, oe
+):
     """OpenEnv's GenericEnvClient unchanged: credentials in the base URL reach the server as HTTP Basic; reset()
     with nothing runs the token's one task; finish() as an action ends the episode."""
-    with GenericEnvClient(base_url=_in_url(server, secret)).sync() as env:
+    with oe.GenericEnvClient(base_url=_in_url(server, secret)).sync() as env:
         first = env.reset()
         assert first.observation["goal"] == "Open note #3 and tell me its status." and first.done is False
         assert env.state()["task"] == "testbed.open-note"
@@ -161,13 +156,13 @@ def test_the_stock_generic_client_with_the_token_in_its_url_plays_an_episode_wit
         assert finished.done is True and finished.reward == 0.0
         assert env.state()["status"] == "failed" and env.state()["step_count"] == 1  # finish() is no step
     with pytest.raises(ConnectionError):  # a wrong password is a refused handshake
-        with GenericEnvClient(base_url=_in_url(server, "rg_nope")).sync() as env:
+        with oe.GenericEnvClient(base_url=_in_url(server, "rg_nope")).sync() as env:
             env.reset()
 
 
-def test_two_clients_sharing_a_token_never_end_or_step_each_others_episodes(server, secret):
+def test_two_clients_sharing_a_token_never_end_or_step_each_others_episodes(server, secret, oe):
     url = _in_url(server, secret)
-    with GenericEnvClient(base_url=url).sync() as one, GenericEnvClient(base_url=url).sync() as two:
+    with oe.GenericEnvClient(base_url=url).sync() as one, oe.GenericEnvClient(base_url=url).sync() as two:
         with ThreadPoolExecutor(2) as pool:  # both connections open episodes at once
             started = list(pool.map(lambda env: env.reset(seed=3), (one, two)))
             mine, theirs = one.state()["episode"], two.state()["episode"]
@@ -181,55 +176,18 @@ def test_two_clients_sharing_a_token_never_end_or_step_each_others_episodes(serv
     assert Episode.objects.get(pk=mine).steps.count() == 1 and Episode.objects.get(pk=theirs).steps.count() == 2
 
 
-class BrowserGymAction(Action):
-    """OpenEnv's browsergym_env action, as its models declare it (openenv-core does not ship them)."""
-
-    action_str: str
-
-
-class BrowserGymObservation(Observation):
-    """OpenEnv's browsergym_env observation fields and types (extra fields forbidden, as Observation does)."""
-
-    text: str = ""
-    url: str = ""
-    screenshot: list[list[list[int]]] | None = None
-    goal: str = ""
-    axtree_txt: str = ""
-    pruned_html: str = ""
-    error: str = ""
-    last_action_error: bool = False
-
-
-class BrowserGymEnv(EnvClient):
-    """A client following browsergym_env's documented interface: it sends action_str and reads those fields."""
-
-    def _step_payload(self, action):
-        return action.model_dump()
-
-    def _parse_result(self, payload):
-        obs = payload.get("observation", {})
-        named = {name: obs[name] for name in BrowserGymObservation.model_fields if name in obs and name != "metadata"}
-        observation = BrowserGymObservation(
-            **named, done=payload.get("done", False), reward=payload.get("reward"), metadata=obs.get("metadata", {})
-        )
-        return StepResult(observation=observation, reward=payload.get("reward"), done=payload.get("done", False))
-
-    def _parse_state(self, payload):
-        return State.model_validate(payload)
-
-
-def test_a_browsergym_client_loop_as_trl_writes_it_runs_unchanged(server, secret):
+def test_a_browsergym_client_loop_as_trl_writes_it_runs_unchanged(server, secret, oe):
     """TRL's browsergym example: reset(), prompt from goal and axtree_txt (error when last_action_error),
     BrowserGymAction(action_str=...) steps, the reward at done."""
     status = task_current("testbed.open-note").params["status"]
-    with BrowserGymEnv(base_url=_in_url(server, secret)).sync() as env:
+    with oe.BrowserGymEnv(base_url=_in_url(server, secret)).sync() as env:
         result = env.reset()
         obs = result.observation
         assert obs.goal == "Open note #3 and tell me its status." and "Sign in" in obs.axtree_txt
         assert obs.url == "http://world.test/login?next=/notes/3" and not obs.last_action_error
-        result = env.step(BrowserGymAction(action_str="click('a999999')"))
+        result = env.step(oe.BrowserGymAction(action_str="click('a999999')"))
         assert result.observation.last_action_error and "a999999" in result.observation.error
-        result = env.step(BrowserGymAction(action_str=f"send_msg_to_user('Note #3 is {status}.')"))
+        result = env.step(oe.BrowserGymAction(action_str=f"send_msg_to_user('Note #3 is {status}.')"))
         assert result.done and result.reward > 0.5
         assert env.state().step_count == 2
 
@@ -304,20 +262,20 @@ def test_a_token_revoked_while_its_websocket_is_open_steps_nothing_more_and_ends
     assert ended.steps.count() == 0  # the refused step never ran
 
 
-def test_http_endpoints_pass_openenvs_models_and_a_loop_runs_in_its_session(server, secret):
+def test_http_endpoints_pass_openenvs_models_and_a_loop_runs_in_its_session(server, secret, oe):
     auth = {"Authorization": f"Bearer {secret}"}
     with httpx.Client(base_url=server, headers=auth, timeout=120) as client:
-        assert HealthResponse.model_validate(client.get("/health").json()).status == "healthy"
+        assert oe.HealthResponse.model_validate(client.get("/health").json()).status == "healthy"
         schema = client.get("/schema").json()
-        assert SchemaResponse.model_validate(schema) and schema == json.loads(json.dumps(SCHEMAS))
+        assert oe.SchemaResponse.model_validate(schema) and schema == json.loads(json.dumps(SCHEMAS))
         assert {"axtree_txt", "goal", "text", "last_action_error"} <= set(schema["observation"]["required"])
-        metadata = EnvironmentMetadata.model_validate(client.get("/metadata").json())
+        metadata = oe.EnvironmentMetadata.model_validate(client.get("/metadata").json())
         assert metadata.name == "replicagym" and metadata.readme_content.endswith("\n- testbed.open-note")
         assert client.post("/step", json={"action": {"action": "noop()"}}).status_code == 409  # no session yet
         # no body at all: one of the token's tasks
         reset = client.post("/reset")
         assert reset.status_code == 200, reset.text
-        body = _checked(reset.json(), ResetResponse)
+        body = _checked(reset.json(), oe.ResetResponse)
         session_id = reset.headers["X-Session-Id"]
         assert body["observation"]["metadata"]["session_id"] == session_id and body["done"] is False
         assert client.get("/state").json()["task"] == "testbed.open-note"  # the cookie names the session
@@ -325,10 +283,10 @@ def test_http_endpoints_pass_openenvs_models_and_a_loop_runs_in_its_session(serv
         step = client.post(
             "/step", json={"action": {"action": "noop()", "metadata": {}}, "timeout_s": 30.0, "request_id": "req-1"}
         )
-        step = _checked(step.json(), StepResponse)
+        step = _checked(step.json(), oe.StepResponse)
         assert step["observation"]["step"] == 1 and step["reward"] is None and step["done"] is False
         state = client.get("/state").json()
-        assert State.model_validate(state).step_count == 1 and state["status"] == "running"
+        assert oe.State.model_validate(state).step_count == 1 and state["status"] == "running"
         STATE.validate(state)
         # the old bare-string form is refused, saying what to send; nothing stepped
         bare = client.post("/step", json={"action": "noop()"})
@@ -343,7 +301,7 @@ def test_http_endpoints_pass_openenvs_models_and_a_loop_runs_in_its_session(serv
             reply = client.post("/step", json=body)
             assert reply.status_code == 422 and message in reply.json()["detail"], body
         assert client.get("/state").json()["step_count"] == 1
-        finished = _checked(client.post("/finish").json(), StepResponse)
+        finished = _checked(client.post("/finish").json(), oe.StepResponse)
         assert finished["done"] is True and finished["reward"] == 0.0
         assert client.get("/state").json()["status"] == "failed"
         assert client.post("/finish").status_code == 409
@@ -381,11 +339,11 @@ def test_http_clients_sharing_a_token_have_a_session_each(server, secret):
     assert Episode.objects.get(pk=episodes[1]).steps.count() == 0
 
 
-def test_openenv_validate_passes_every_check(secret):
+def test_openenv_validate_passes_every_check(secret, oe):
     """The real `openenv validate --url` checks, with the token in the URL, against the server asgi.py serves."""
     server, _tools = mcp_server()
     with asgi_server(openenv_app(mcp=server.streamable_http_app())) as url:
-        report = validate_running_environment(_in_url(url, secret), timeout_s=30)
+        report = oe.validate_running_environment(_in_url(url, secret), timeout_s=30)
         # the mounted MCP server still answers MCP
         hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
         listed = httpx.post(
