@@ -307,12 +307,14 @@ class ThreeDSForm(forms.Form):
 
 
 class CancelForm(forms.Form):
-    """The order lines to cancel, as repeated `line` inputs; which may be cancelled is the service's rule."""
+    """The order lines to cancel, as repeated `line` inputs, and the reason; which lines may be cancelled
+    and whether the reason is one of the store's is the service's rule."""
 
     def __init__(self, data, **kwargs):
         super().__init__(data, **kwargs)
-        # none selected is the service's refusal, after it has checked the order has not shipped
+        # none selected (or no reason) is the service's refusal, after it has checked the order has not shipped
         self.lines = sorted({int(n) for n in data.getlist("line") if n.isascii() and n.isdigit() and len(n) < 6})
+        self.reason = data.get("reason", "")
 
 
 class ReturnForm(forms.Form):

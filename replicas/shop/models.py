@@ -390,6 +390,15 @@ class OrderItem(WorldModel):
         CANCELLED = "cancelled", "Cancelled"
         RETURNED = "returned", "Returned"
 
+    class CancelReason(models.TextChoices):
+        # the store's own fixed list on its cancel page; the shopper must pick one
+        MISTAKE = "mistake", "Order created by mistake"
+        LATE = "late", "Item(s) would not arrive on time"
+        SHIPPING_COST = "shipping_cost", "Shipping cost too high"
+        CHEAPER = "cheaper", "Found cheaper somewhere else"
+        ADDRESS = "address", "Need to change shipping address"
+        OTHER = "other", "Other"
+
     order = WorldForeignKey(Order, on_delete=models.CASCADE, related_name="items")
     line = models.PositiveSmallIntegerField()
     variant = WorldForeignKey(Variant, on_delete=models.CASCADE, related_name="+", db_index=False)
@@ -398,6 +407,12 @@ class OrderItem(WorldModel):
     quantity = models.PositiveSmallIntegerField()
     unit_price = money_field()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    cancel_reason = models.CharField(
+        max_length=16,
+        choices=CancelReason.choices,
+        blank=True,
+        help_text="Why the shopper cancelled the item (blank unless cancelled from the cancel page).",
+    )
     delivered_at = models.DateTimeField(null=True, blank=True)
     speed = models.CharField(max_length=10, choices=SPEED_CHOICES)
     shipment = models.PositiveSmallIntegerField(default=1, help_text="Items of one seller at one speed ship together.")

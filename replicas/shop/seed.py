@@ -719,6 +719,7 @@ class Seeder:
             )
         )
         items = []
+        reasons = OrderItem.CancelReason.values
         shipment_of = {}  # one shipment per seller: the order's single speed
         for line, (variant, qty, gift, unit_price) in enumerate(
             zip(lines, quantities, gifts, unit_prices, strict=True), start=1
@@ -737,6 +738,11 @@ class Seeder:
                         status=OrderItem.Status.CANCELLED
                         if status == Order.Status.CANCELLED
                         else OrderItem.Status.ACTIVE,
+                        # a cancelled order's reason by its position, not drawn: the draws of the
+                        # rest of the world stay as they were
+                        cancel_reason=reasons[len(self.orders) % len(reasons)]
+                        if status == Order.Status.CANCELLED
+                        else "",
                         delivered_at=delivered_at if status == Order.Status.DELIVERED else None,
                         speed=speed,
                         shipment=shipment_of.setdefault(seller.public_id, len(shipment_of) + 1),

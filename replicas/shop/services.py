@@ -530,17 +530,21 @@ def _recompute(order: Order):
 
 
 @transaction.atomic
-def order_cancel_items(*, order: Order, lines: list[int]) -> Order:
-    """Cancel items before the order ships: nothing was charged for them, the totals shrink, stock returns."""
+def order_cancel_items(*, order: Order, lines: list[int], reason: str) -> Order:
+    """Cancel items before the order ships, for one of the store's fixed reasons (kept on each item):
+    nothing was charged for them, the totals shrink, stock returns."""
     if order.status != Order.Status.PLACED:
         raise ValidationError("This order has already shipped and can no longer be cancelled; return it instead.")
     items = {i.line: i for i in order.items.filter(status=OrderItem.Status.ACTIVE)}
     if not lines or any(n not in items for n in lines):
         raise ValidationError("Please select the items to cancel.")
+    if reason not in OrderItem.CancelReason.values:
+        raise ValidationError("Please choose a reason for cancelling.")
     for n in lines:
         item = items[n]
         item.status = OrderItem.Status.CANCELLED
-        item.save(update_fields=["status"])
+        item.cancel_reason = reason
+        item.save(update_fields=["status", "cancel_reason"])
         item.variant.stock += item.quantity
         item.variant.save(update_fields=["stock"])
     _recompute(order)

@@ -348,11 +348,18 @@ def cancel_one_item(world, rng=None) -> dict:
         items = list(order.items.filter(status=OrderItem.Status.ACTIVE).order_by("line"))
         if len(items) >= 2:
             target = items[-1]
+            # the reason the shopper gives (the fixed pick without an rng), and another one a wrong answer picks
+            reasons = OrderItem.CancelReason.choices
+            at = rng.randrange(len(reasons)) if rng else 3
+            (reason, label), other_label = reasons[at], reasons[(at + 1) % len(reasons)][1]
             return {
                 **_signin(order.account),
                 **_item_keys(target),
                 "others": [i.line for i in items if i != target],
                 "other_line": items[0].line,
+                "reason": reason,
+                "reason_label": label,
+                "other_reason_label": other_label,
             }
     raise NoCandidate("no unshipped order of two items or more")
 

@@ -245,7 +245,8 @@ def test_an_item_sent_at_its_own_speed_ships_separately_and_fees_follow_the_spee
     detail = client.get(f"/your-orders/{order.public_id}")
     assert b"Shipment 2 of 2" in detail.content
     # cancelling the urgent item leaves its shipment with no arrival date and nothing to track
-    assert client.post(f"/your-orders/{order.public_id}/cancel", {"line": urgent.line}).status_code == 302
+    cancelled = client.post(f"/your-orders/{order.public_id}/cancel", {"line": urgent.line, "reason": "late"})
+    assert cancelled.status_code == 302
     detail = client.get(f"/your-orders/{order.public_id}").content.decode()
     other = next(i.shipment for i in items if i != urgent)
     assert f"Shipment {urgent.shipment} of 2 · Cancelled" in detail

@@ -205,12 +205,38 @@ def test_cancelling_shipped_orders_and_late_returns_is_refused(shop, world_clien
         late = OrderItem.objects.get(order__public_id=key["order"], line=key["line"])
         before = _hash(shop)
     client = _client_as(world_client, shop, shipped.account)
-    refused = client.post(f"/your-orders/{shipped.public_id}/cancel", {"line": "1"})
+    refused = client.post(f"/your-orders/{shipped.public_id}/cancel", {"line": "1", "reason": "mistake"})
     assert refused.status_code == 400 and b"already shipped" in refused.content
     client = _client_as(world_client, shop, late.order.account)
     page = client.post(f"/your-orders/{key['order']}/return/{key['line']}", {"reason": "damaged"})
     assert page.status_code == 400 and b"return window for this item closed" in page.content
     assert _hash(shop) == before
+
+
+def test_cancelling_needs_one_of_the_stores_reasons_which_the_order_and_back_office_show(shop, world_client):
+    with bound_world(shop):
+        key = P.cancel_one_item(shop)
+        account = Order.objects.get(public_id=key["order"]).account
+        before = _hash(shop)
+    client = _client_as(world_client, shop, account)
+    url = f"/your-orders/{key['order']}/cancel"
+    form = client.get(url).content.decode()
+    assert 'id="cancel-reason" name="reason" required' in form and "Shipping cost too high" in form
+    for reason in ({}, {"reason": ""}, {"reason": "bored"}):
+        refused = client.post(url, {"line": str(key["line"]), **reason})
+        page = refused.content.decode()
+        assert refused.status_code == 400 and "Please choose a reason for cancelling." in page
+        assert f'id="line-{key["line"]}" checked' in page  # the checked item stays checked
+    assert _hash(shop) == before
+    assert client.post(url, {"line": str(key["line"]), "reason": "address"}).status_code == 302
+    with bound_world(shop):
+        items = {i.line: i for i in OrderItem.objects.filter(order__public_id=key["order"])}
+    assert (items[key["line"]].status, items[key["line"]].cancel_reason) == ("cancelled", "address")
+    assert all((items[n].status, items[n].cancel_reason) == ("active", "") for n in key["others"])
+    assert "Cancelled: Need to change shipping address" in client.get(f"/your-orders/{key['order']}").content.decode()
+    staff = world_client(shop, signed_in=False)
+    staff.cookies["sessionid"] = get_replica("shop").sign_in(shop, "staff").session_key
+    assert "reason: Need to change shipping address" in staff.get(f"/backoffice/orders/{key['order']}").content.decode()
 
 
 def test_back_office_approves_by_policy_and_refuses_late_approvals(shop, world_client):

@@ -286,7 +286,7 @@ CART = "the order holds the cart as it was, nothing dropped or added, and those 
         pytest.param(lambda p: _checkout(p, before=_add_a_line), CART, id="an item added"),
         pytest.param(lambda p: _checkout(p, before=_one_more), CART, id="a quantity changed"),
         pytest.param(
-            lambda p: _checkout(p, after=lambda o: services.order_cancel_items(order=o, lines=[1])),
+            lambda p: _checkout(p, after=lambda o: services.order_cancel_items(order=o, lines=[1], reason="mistake")),
             "no line of it was cancelled",
             id="a line cancelled after",
         ),

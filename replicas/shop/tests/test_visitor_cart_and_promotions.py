@@ -121,7 +121,7 @@ def _order_with_promotion(world, coupon_kwargs):
 
 
 def _cancel(client, order, line):
-    done = client.post(f"/your-orders/{order.public_id}/cancel", {"line": str(line)})
+    done = client.post(f"/your-orders/{order.public_id}/cancel", {"line": str(line), "reason": "cheaper"})
     assert done.status_code == 302
     return client.get(done["Location"]).content.decode()
 

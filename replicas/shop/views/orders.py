@@ -158,13 +158,13 @@ def order_tracking(request, public_id):
 def order_cancel(request, public_id):
     order = _order(request, public_id)
     errors = []
-    if request.method == "POST":
-        form = CancelForm(request.POST)
+    form = CancelForm(request.POST) if request.method == "POST" else None
+    if form is not None:
         try:
             if not form.is_valid():
                 raise ValidationError(form_messages(form))
             before = (order.discount, order.total)
-            services.order_cancel_items(order=order, lines=form.lines)
+            services.order_cancel_items(order=order, lines=form.lines, reason=form.reason)
         except ValidationError as e:
             errors = error_messages(e)
         else:
@@ -178,6 +178,10 @@ def order_cancel(request, public_id):
             order=order,
             errors=errors,
             items=list(order.items.filter(status=OrderItem.Status.ACTIVE).order_by("line")),
+            reasons=OrderItem.CancelReason.choices,
+            # a refused submission keeps what was checked and picked
+            checked=set(form.lines) if form else set(),
+            picked=form.reason if form else "",
         ),
         status=400 if errors else 200,
     )
