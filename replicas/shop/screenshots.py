@@ -1,9 +1,10 @@
 """The shop's screenshot tour (`manage.py screenshots shop`): home, search, a product and its Q&A, the cart, each
-checkout step (without placing the order), the price-change interstitial, an order, tracking, invoice,
-rewards, membership, messages, Create Review and the back office (returns, order search, an order, inventory); a
-visitor's cart, Your Orders' tabs, the "Added to cart" sheet, the Deliver to popover, the All drawer, the Account &
-Lists flyout, Your List, the return flow's five steps and its drop-off code, help pages, the 404 page and both
-sign-in steps: every page at 1280x800 (shop-NAME.png) and at 1920x1080 (shop-NAME-1920.png)."""
+checkout step (without placing the order), the price-change interstitial, an order, tracking, invoice, rewards,
+membership, messages, Create Review, cancelling an order (its reason picker) and the back office (returns, order
+search, an order, inventory); a visitor's cart, Your Orders' tabs, the "Added to cart" sheet, the Deliver to popover,
+the All drawer, the Account & Lists flyout, Your List, the return flow's five steps and its drop-off code, help
+pages, the 404 page and both sign-in steps: every page at 1280x800 (shop-NAME.png) and at 1920x1080
+(shop-NAME-1920.png)."""
 
 import secrets
 from importlib import import_module
@@ -52,6 +53,8 @@ def tour(world):
     # read now: the tour's pages run inside Playwright's event loop, where the ORM may not query
     review_asin, customer_word = to_return.variant.product.asin, shipped.account.name.split()[0]
     started = services.return_request(item=returned, reason="damaged", comment="", drop_off="counter")
+    # an order not yet shipped, to cancel (the tour stops on its page: nothing is cancelled)
+    placed = Order.objects.filter(status=Order.Status.PLACED).order_by("public_id").first()
     services.list_add(account=shopper, variant=shopper.cart_items.order_by("added_at").first().variant)
     sessions = {
         who: account_session(world, account)
@@ -61,6 +64,7 @@ def tour(world):
             ("reader", reader),
             ("repriced", repriced),
             ("returner", to_return.order.account),
+            ("canceller", placed.account),
         )
     }
     # a signed-out visitor with two items in their cart
@@ -128,6 +132,7 @@ def tour(world):
         shot(reader_page, "orders", "/your-orders?tab=orders&timeFilter=all")
         shot(reader_page, "orders-buy-again", "/your-orders?tab=buy-again")
         shot(pages["returner"], "review-create", f"/review/create/{review_asin}")
+        shot(pages["canceller"], "order-cancel", f"/your-orders/{placed.public_id}/cancel")
         shot(pages["visitor"], "cart-visitor", "/cart")
         shot(pages["visitor"], "404", "/no/such/page")
         shot(page, "list", "/hz/wishlist/ls")

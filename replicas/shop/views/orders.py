@@ -177,7 +177,9 @@ def order_cancel(request, public_id):
             request,
             order=order,
             errors=errors,
-            items=list(order.items.filter(status=OrderItem.Status.ACTIVE).order_by("line")),
+            items=list(
+                order.items.filter(status=OrderItem.Status.ACTIVE).select_related("variant__product").order_by("line")
+            ),
             reasons=OrderItem.CancelReason.choices,
             # a refused submission keeps what was checked and picked
             checked=set(form.lines) if form else set(),
