@@ -8,8 +8,8 @@ import pytest
 
 from replicas.shop import policies
 from replicas.shop.models import Account, Address, Card, OrderItem, Product, Refund, ReturnRequest, Variant
-from replicas.shop.signin import account_password
 from replicas.shop.tasks import params as P
+from replicas.shop.tests.clients import client_as
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.snapshot import snapshot, state_hash
 
@@ -27,20 +27,6 @@ GOOD = {
 }
 
 
-@pytest.fixture
-def shop(make_world):
-    return make_world(replica="shop", seed=7, variant="small")
-
-
-def _client_as(world_client, world, account):
-    client = world_client(world, signed_in=False)
-    client.post(
-        "/ap/signin",
-        {"email": account.email, "password": account_password(seed=world.seed, public_id=account.public_id)},
-    )
-    return client
-
-
 def _hash(world):
     return state_hash(snapshot(world))
 
@@ -50,7 +36,7 @@ def test_an_address_is_added_from_the_address_book_only_when_valid(shop, world_c
         account = Account.objects.filter(role="customer").order_by("public_id").first()
         count = account.addresses.count()
         before = _hash(shop)
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
     bad = client.post("/account/addresses", {**GOOD, "state": "ZZ", "zip_code": "1234", "city": " "})
     assert bad.status_code == 400
     for message in (
@@ -75,7 +61,7 @@ def test_default_address_moves_only_to_a_complete_one_and_removal_passes_it_on(s
         account = legacy.account
         default = account.addresses.get(is_default=True)
         before = _hash(shop)
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
     refused = client.post("/account/addresses", {"action": "default", "address": str(legacy.public_id)})
     assert refused.status_code == 400 and b"missing its state or ZIP code" in refused.content
     again = client.post("/account/addresses", {"action": "default", "address": str(default.public_id)})
@@ -112,7 +98,7 @@ def test_a_card_is_added_from_payments_after_luhn_expiry_and_issuer_checks(shop,
         account = Account.objects.filter(role="customer").order_by("public_id").first()
         count = account.cards.count()
         before = _hash(shop)
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
     year = shop.clock.year
     cases = [
         ("4242 4242 4242 4241", 12, year + 2, b"The card number is not valid."),
@@ -164,7 +150,7 @@ def test_a_refund_to_the_gift_card_balance_credits_it(shop, world_client):
         staff = Account.objects.filter(role="staff").order_by("public_id").first()
         owner = Account.objects.get(orders__public_id=key["order"])
         balance = owner.gift_card_balance
-    client = _client_as(world_client, shop, staff)
+    client = client_as(world_client, shop, staff)
     page = client.post(
         f"/backoffice/orders/{key['order']}",
         {"line": key["line"], "amount": "1.50", "method": "gift_card", "reason": "Damaged box"},
@@ -189,7 +175,7 @@ def test_a_return_asks_where_the_refund_goes_and_approval_pays_it_there(shop, wo
         customer = item.order.account
         balance = customer.gift_card_balance
         before = _hash(shop)
-    client = _client_as(world_client, shop, customer)
+    client = client_as(world_client, shop, customer)
     url = f"/your-orders/{key['order']}/return/{key['line']}"
     # the flow's third step, after the reason
     form = client.post(url, {"step": "reason", "reason": "damaged"}).content.decode()
@@ -210,7 +196,7 @@ def test_a_return_asks_where_the_refund_goes_and_approval_pays_it_there(shop, wo
     assert b"refund to gift card balance" in client.get(f"/your-orders/{key['order']}").content
     with bound_world(shop):
         staff = Account.objects.filter(role="staff").order_by("public_id").first()
-    back_office = _client_as(world_client, shop, staff)
+    back_office = client_as(world_client, shop, staff)
     assert b"to gift card balance" in back_office.get("/backoffice/returns").content
     back_office.post(f"/backoffice/returns/{ret.public_id}", {"decision": "approve"})
     with bound_world(shop):
@@ -228,7 +214,7 @@ def test_unicode_digits_get_a_clear_message_never_a_server_error(shop, world_cli
         variant = Variant.objects.filter(stock__gt=2).order_by("sku").first()
         staff = Account.objects.filter(role="staff").order_by("public_id").first()
         before = _hash(shop)
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
     added = client.post("/cart/add", {"sku": variant.sku, "quantity": "²"})
     assert added["Location"] == "/cart" and b"Quantity must be between 1 and 10." in client.get("/cart").content
     card = client.post(
@@ -238,7 +224,7 @@ def test_unicode_digits_get_a_clear_message_never_a_server_error(shop, world_cli
     assert b"Please enter the expiration date." in card.content
     assert client.get("/s", {"page": "²"}).status_code == 200
     assert client.post("/account/addresses", {"action": "remove", "address": "²"}).status_code == 400
-    stock = _client_as(world_client, shop, staff).post("/backoffice/inventory", {"sku": variant.sku, "stock": "²"})
+    stock = client_as(world_client, shop, staff).post("/backoffice/inventory", {"sku": variant.sku, "stock": "²"})
     assert stock.status_code == 400 and b"whole number from 0 to 9999" in stock.content
     assert _hash(shop) == before
 

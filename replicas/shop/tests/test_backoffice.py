@@ -8,8 +8,8 @@ import pytest
 
 from replicas.shop import policies, selectors
 from replicas.shop.models import Account, Card, Order, OrderItem, ReturnRequest, Variant
-from replicas.shop.signin import account_password
 from replicas.shop.tasks import params as P
+from replicas.shop.tests.clients import client_as
 from replicas.worlds import clock
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.snapshot import snapshot, state_hash
@@ -17,24 +17,10 @@ from replicas.worlds.snapshot import snapshot, state_hash
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def shop(make_world):
-    return make_world(replica="shop", seed=7, variant="small")
-
-
-def _client_as(world_client, world, account):
-    client = world_client(world, signed_in=False)
-    client.post(
-        "/ap/signin",
-        {"email": account.email, "password": account_password(seed=world.seed, public_id=account.public_id)},
-    )
-    return client
-
-
 def _staff(world_client, world):
     with bound_world(world):
         staff = Account.objects.filter(role="staff").order_by("public_id").first()
-    return _client_as(world_client, world, staff)
+    return client_as(world_client, world, staff)
 
 
 def _hash(world):
@@ -129,7 +115,7 @@ def test_the_providers_always_declined_test_card_is_refused_when_added(shop, wor
         account = Account.objects.get(public_id=key["customer"])
         cards = Card.objects.filter(account=account).count()
         before = _hash(shop)
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
     client.post("/checkout/address", {"address": str(key["address"])})
     client.post("/checkout/delivery", {"speed": "standard"})
     client.post("/checkout/payment", {"card": str(key["card"])})

@@ -23,27 +23,13 @@ from replicas.shop.models import (
     SellerMessage,
     Variant,
 )
-from replicas.shop.signin import account_password
 from replicas.shop.tasks import params as P
+from replicas.shop.tests.clients import client_as
 from replicas.worlds import clock
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.snapshot import snapshot, state_hash
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def shop(make_world):
-    return make_world(replica="shop", seed=7, variant="small")
-
-
-def _client_as(world_client, world, account):
-    client = world_client(world, signed_in=False)
-    client.post(
-        "/ap/signin",
-        {"email": account.email, "password": account_password(seed=world.seed, public_id=account.public_id)},
-    )
-    return client
 
 
 def _shopper(world, key):
@@ -99,7 +85,7 @@ def test_questions_are_searched_and_a_question_is_asked_once_valid(shop, world_c
     with bound_world(shop):
         key = P.warranty_from_qa(shop)
         account = Account.objects.filter(role="customer").order_by("public_id").first()
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
     page = client.get(f"/dp/{key['asin']}", {"qa": "warranty"})
     assert f"{key['months']}-month limited warranty".encode() in page.content
     assert b"What are the dimensions?" not in page.content
@@ -132,7 +118,7 @@ def test_add_all_bought_together_adds_one_of_each_or_nothing(shop, world_client)
             for a in [product.asin, *product.bought_together]
         ]
         gone = Variant.objects.filter(stock=0).first()
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
     page = client.get(f"/dp/{product.asin}")
     assert b"Frequently bought together" in page.content and b"Add all 3 to Cart" in page.content
     before = state_hash(snapshot(shop))
@@ -160,7 +146,7 @@ def test_search_suggestions_are_an_htmx_listbox_and_json_for_other_clients(shop,
 def test_gift_options_are_validated_priced_and_carried_to_the_order(shop, world_client):
     with bound_world(shop):
         key = P.gift_order(shop)
-    client = _client_as(world_client, shop, _shopper(shop, key))
+    client = client_as(world_client, shop, _shopper(shop, key))
     before = state_hash(snapshot(shop))
     client.post(f"/cart/{key['sku']}", {"action": "gift", "gift": "1", "gift_message": "x" * 241})
     client.post(f"/cart/{key['sku']}", {"action": "gift", "gift_wrap": "1", "gift_message": "Hi"})
@@ -187,7 +173,7 @@ def test_a_changed_price_stops_checkout_on_the_interstitial_until_accepted(shop,
         variant = Variant.objects.get(sku=key["sku"])
         variant.price += PRICE_RISE
         variant.save()
-    client = _client_as(world_client, shop, _shopper(shop, key))
+    client = client_as(world_client, shop, _shopper(shop, key))
     assert b"has increased from" in client.get("/cart").content
     assert _to_review(client, key)["Location"] == "/checkout/review"
     assert client.get("/checkout/review")["Location"] == "/checkout/price-change"
@@ -210,7 +196,7 @@ def test_an_item_sent_at_its_own_speed_ships_separately_and_fees_follow_the_spee
     with bound_world(shop):
         key = P.split_shipment(shop)
         slow = next((v for v in Variant.objects.filter(product__fast_eligible=False, stock__gt=0)), None)
-    client = _client_as(world_client, shop, _shopper(shop, key))
+    client = client_as(world_client, shop, _shopper(shop, key))
     assert _to_review(client, key)["Location"] == "/checkout/review"
     if slow is not None:
         with bound_world(shop):
@@ -259,7 +245,7 @@ def test_checkout_sections_run_address_payment_then_items_and_delivery_with_plac
 ):
     with bound_world(shop):
         key = P.split_shipment(shop)
-    client = _client_as(world_client, shop, _shopper(shop, key))
+    client = client_as(world_client, shop, _shopper(shop, key))
     client.get("/checkout")
     page = client.get("/checkout/address").content.decode()
     # the sections in the store's order, and "Place your order" in the side box from the first one
@@ -299,7 +285,7 @@ def test_tracking_shows_the_events_up_to_the_world_clock(shop, world_client):
         order = Order.objects.get(public_id=key["order"])
         delivered = Order.objects.filter(status=Order.Status.DELIVERED, account=order.account).first()
         now = clock.now()
-    client = _client_as(world_client, shop, order.account)
+    client = client_as(world_client, shop, order.account)
     page = client.get(f"/your-orders/{key['order']}/track")
     assert b"Shipped: package left the seller" in page.content
     assert b'<li class="done">Shipped</li>' in page.content and b'<li class="done">Delivered</li>' not in page.content
@@ -316,7 +302,7 @@ def test_tracking_shows_the_events_up_to_the_world_clock(shop, world_client):
 def test_invoice_lists_shipments_payments_and_the_tier_discount(shop, world_client):
     with bound_world(shop):
         order = Order.objects.filter(loyalty_discount__gt=0).select_related("account").order_by("public_id").first()
-    client = _client_as(world_client, shop, order.account)
+    client = client_as(world_client, shop, order.account)
     invoice = client.get(f"/your-orders/{order.public_id}/invoice")
     assert invoice.status_code == 200 and f"Rewards tier discount ({order.loyalty_pct}%)".encode() in invoice.content
     assert policies.money(order.total).encode() in invoice.content and b"Payment information" in invoice.content
@@ -329,7 +315,7 @@ def test_membership_makes_fast_delivery_free_and_currency_changes_only_the_displ
     with bound_world(shop):
         key = P.split_shipment(shop)  # a shopper without membership
     account = _shopper(shop, key)
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
     assert _to_review(client, key)["Location"] == "/checkout/review"
     assert b"$8.99" in client.get("/checkout/review").content
     assert client.post("/account/membership", {"action": "join"})["Location"] == "/account/membership"
@@ -351,7 +337,7 @@ def test_rewards_and_messages_pages_show_the_account_s_own(shop, world_client):
     with bound_world(shop):
         message = SellerMessage.objects.select_related("account").order_by("public_id").first()
         other = SellerMessage.objects.exclude(account=message.account).first()
-    client = _client_as(world_client, shop, message.account)
+    client = client_as(world_client, shop, message.account)
     tier = policies.loyalty_tier(message.account.loyalty_points)
     assert f'Your tier: <span class="tier tier-{tier.name}">'.encode() in client.get("/account/rewards").content
     assert message.subject.encode() in client.get("/account/messages").content
@@ -374,7 +360,7 @@ def test_data_conflict_records_a_return_twice_and_the_back_office_settles_it(mak
         ret, twin = ReturnRequest.objects.get(public_id=key["rma"]), ReturnRequest.objects.get(public_id=key["twin"])
         assert (ret.status, twin.status, twin.item_id) == ("approved", "rejected", ret.item_id)
         staff = Account.objects.filter(role="staff").order_by("public_id").first()
-    client = _client_as(world_client, world, staff)
+    client = client_as(world_client, world, staff)
     listing = client.get("/backoffice/returns", {"status": "approved"}).content.decode()
     assert f"Also recorded as {key['twin']}: Rejected" in listing and f"Refund {key['rma']}" in listing
     client.post(f"/backoffice/returns/{key['rma']}", {"decision": "approve"})

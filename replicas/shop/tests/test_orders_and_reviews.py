@@ -8,25 +8,11 @@ import pytest
 from django.utils.html import escape
 
 from replicas.shop.models import Account, Order, OrderItem, Product, Review
-from replicas.shop.signin import account_password
+from replicas.shop.tests.clients import client_as
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.snapshot import snapshot, state_hash
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def shop(make_world):
-    return make_world(replica="shop", seed=7, variant="small")
-
-
-def _client_as(world_client, world, account):
-    client = world_client(world, signed_in=False)
-    client.post(
-        "/ap/signin",
-        {"email": account.email, "password": account_password(seed=world.seed, public_id=account.public_id)},
-    )
-    return client
 
 
 def _delivered(world):
@@ -47,7 +33,7 @@ def _delivered(world):
 
 def test_orders_search_finds_by_item_words_or_order_number_across_every_period(shop, world_client):
     item, account, _, _ = _delivered(shop)
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
     with bound_world(shop):
         word = max(item.title.split(), key=len)
         matching = set(
@@ -72,7 +58,7 @@ def test_orders_search_finds_by_item_words_or_order_number_across_every_period(s
 
 def test_a_buyer_reviews_a_delivered_product_once_and_its_ratings_follow(shop, world_client):
     _, account, product, never = _delivered(shop)
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
     assert client.get(f"/review/create/{product.asin}").status_code == 200
     before = state_hash(snapshot(shop))
     for data, message in (

@@ -9,28 +9,14 @@ import pytest
 
 from replicas.shop import selectors
 from replicas.shop.models import Account, Card, CartItem, Order, OrderItem, Product, ReturnRequest
-from replicas.shop.signin import account_password
 from replicas.shop.tasks import params as P
+from replicas.shop.tests.clients import client_as
 from replicas.worlds import clock
 from replicas.worlds.registry import get_replica
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.snapshot import snapshot, state_hash
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def shop(make_world):
-    return make_world(replica="shop", seed=7, variant="small")
-
-
-def _client_as(world_client, world, account):
-    client = world_client(world, signed_in=False)
-    client.post(
-        "/ap/signin",
-        {"email": account.email, "password": account_password(seed=world.seed, public_id=account.public_id)},
-    )
-    return client
 
 
 def _hash(world):
@@ -107,7 +93,7 @@ def test_full_checkout_places_the_order_and_empties_the_cart(shop, world_client)
     with bound_world(shop):
         key = P.gift_card_split(shop)
         account = Account.objects.get(public_id=key["customer"])
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
     assert _checkout(client, key)["Location"] == "/checkout/review"
     placed = client.post("/checkout/place-order")
     assert placed["Location"].startswith("/gp/buy/thankyou/ORD-")
@@ -121,7 +107,7 @@ def test_promotion_codes_expire_and_do_not_stack(shop, world_client):
     with bound_world(shop):
         key = P.best_coupon(shop)
         account = Account.objects.get(public_id=key["customer"])
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
     _checkout(client, key)
     expired = client.post("/checkout/promo", {"code": "SPRING25"})
     assert b"has expired" in expired.content
@@ -136,7 +122,7 @@ def test_new_cards_need_a_valid_number_and_expiry(shop, world_client):
         key = P.new_card(shop)
         account = Account.objects.get(public_id=key["customer"])
         before = _hash(shop)
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
     _checkout(client, key)
     year = shop.clock.year
     luhn = client.post(
@@ -163,7 +149,7 @@ def test_a_3ds_card_goes_through_the_challenge_and_a_wrong_code_places_nothing(s
         key = P.three_d_secure(shop)
         account = Account.objects.get(public_id=key["customer"])
         address = account.addresses.get(is_default=True)
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
     _checkout(client, {"address": address.public_id, "card": key["card"]})
     assert client.post("/checkout/place-order")["Location"] == "/checkout/3ds"
     wrong = client.post("/checkout/3ds/verify", {"code": "000000"})
@@ -178,7 +164,7 @@ def test_new_address_is_validated_before_it_is_saved(shop, world_client):
         key = P.new_address(shop)
         account = Account.objects.get(public_id=key["customer"])
         before = _hash(shop)
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
     bad = client.post(
         "/checkout/address/new", {"full_name": "X", "line1": "1 Road", "city": "Town", "state": "ZZ", "zip_code": "12"}
     )
@@ -193,7 +179,7 @@ def test_a_legacy_address_missing_its_zip_cannot_be_used(shop, world_client):
             for a in selectors.Address.objects.order_by("public_id")
             if not a.complete and selectors.cart_lines(a.account)
         )
-    client = _client_as(world_client, shop, address.account)
+    client = client_as(world_client, shop, address.account)
     refused = client.post("/checkout/address", {"address": str(address.public_id)})
     assert refused.status_code == 400 and b"missing required fields" in refused.content
 
@@ -204,10 +190,10 @@ def test_cancelling_shipped_orders_and_late_returns_is_refused(shop, world_clien
         key = P.return_outside_window(shop)
         late = OrderItem.objects.get(order__public_id=key["order"], line=key["line"])
         before = _hash(shop)
-    client = _client_as(world_client, shop, shipped.account)
+    client = client_as(world_client, shop, shipped.account)
     refused = client.post(f"/your-orders/{shipped.public_id}/cancel", {"line": "1", "reason": "mistake"})
     assert refused.status_code == 400 and b"already shipped" in refused.content
-    client = _client_as(world_client, shop, late.order.account)
+    client = client_as(world_client, shop, late.order.account)
     page = client.post(f"/your-orders/{key['order']}/return/{key['line']}", {"reason": "damaged"})
     assert page.status_code == 400 and b"return window for this item closed" in page.content
     assert _hash(shop) == before
@@ -218,7 +204,7 @@ def test_cancelling_needs_one_of_the_stores_reasons_which_the_order_and_back_off
         key = P.cancel_one_item(shop)
         account = Order.objects.get(public_id=key["order"]).account
         before = _hash(shop)
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
     url = f"/your-orders/{key['order']}/cancel"
     form = client.get(url).content.decode()
     assert 'id="cancel-reason" name="reason" required' in form and "Shipping cost too high" in form
@@ -288,7 +274,7 @@ def test_an_armed_payment_failure_shows_the_store_error_page_once_and_places_not
     with bound_world(faulty):
         key = P.ready_cart(faulty)
         account = Account.objects.get(public_id=key["customer"])
-    client = _client_as(world_client, faulty, account)
+    client = client_as(world_client, faulty, account)
     _checkout(client, key)
     failed = client.post("/checkout/place-order")
     assert failed.status_code == 500 and b"Sorry! Something went wrong on our end." in failed.content

@@ -11,11 +11,6 @@ from replicas.worlds.scoping import bound_world
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def shop(make_world):
-    return make_world(replica="shop", seed=7, variant="small")
-
-
 def _signed_in_customer(world):
     with bound_world(world):
         return Account.objects.filter(role="customer").order_by("public_id").first()

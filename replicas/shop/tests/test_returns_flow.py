@@ -14,11 +14,6 @@ from replicas.worlds.scoping import bound_world
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def shop(make_world):
-    return make_world(replica="shop", seed=7, variant="small")
-
-
 def _returnable(world, *, several=False, stocked=True) -> OrderItem:
     with bound_world(world):
         for item in OrderItem.objects.filter(delivered_at__isnull=False).select_related("order__account", "variant"):

@@ -14,11 +14,6 @@ from replicas.worlds.scoping import bound_world
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def shop(make_world):
-    return make_world(replica="shop", seed=7, variant="small")
-
-
 def test_sign_in_asks_the_email_then_the_password(shop, world_client):
     with bound_world(shop):
         account = Account.objects.filter(role="customer").order_by("public_id").first()

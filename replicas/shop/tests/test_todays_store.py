@@ -13,11 +13,6 @@ from replicas.worlds.scoping import bound_world
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def shop(make_world):
-    return make_world(replica="shop", seed=7, variant="small")
-
-
 def test_add_to_cart_from_the_product_page_opens_the_added_to_cart_sheet(shop, world_client):
     with bound_world(shop):
         variant = Variant.objects.filter(stock__gt=3).select_related("product").order_by("sku").first()

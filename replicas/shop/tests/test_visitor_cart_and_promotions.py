@@ -18,11 +18,6 @@ from replicas.worlds.snapshot import snapshot, state_hash
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def shop(make_world):
-    return make_world(replica="shop", seed=7, variant="small")
-
-
 def _visitor(world) -> Client:
     return Client(HTTP_HOST=f"w-{world.token}.localhost:8000")
 

@@ -11,8 +11,8 @@ import pytest
 
 from replicas.shop import policies, selectors
 from replicas.shop.models import Account, Address, CartItem, Order, Product, SeasonalSale, Variant
-from replicas.shop.signin import account_password
 from replicas.shop.tasks import params as P
+from replicas.shop.tests.clients import client_as
 from replicas.worlds import clock
 from replicas.worlds.clock import world_clock_advance
 from replicas.worlds.scoping import bound_world
@@ -20,20 +20,6 @@ from replicas.worlds.services import world_generate
 from replicas.worlds.snapshot import snapshot, state_hash
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def shop(make_world):
-    return make_world(replica="shop", seed=7, variant="small")
-
-
-def _client_as(world_client, world, account):
-    client = world_client(world, signed_in=False)
-    client.post(
-        "/ap/signin",
-        {"email": account.email, "password": account_password(seed=world.seed, public_id=account.public_id)},
-    )
-    return client
 
 
 def _longdate(day) -> bytes:
@@ -91,7 +77,7 @@ def test_the_deliver_to_address_changes_the_product_page_cart_checkout_and_order
             if p.variants.filter(stock__gt=0).exists()
         )
         today = clock.now().date()
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
 
     # product page: standard and fastest dates follow the zone; One-Day is refused in the remote one
     assert (
@@ -193,7 +179,7 @@ def test_deliver_to_input_is_validated(shop, world_client):
     results = visitor.get("/s", {"fast": "1"}).content
     assert _longdate(today + timedelta(days=2)) in results and _longdate(today + timedelta(days=4)) not in results
 
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
     for value, message in [
         ("abc", b"Please choose one of your addresses."),
         (str(other.public_id), b"Please choose one of your addresses."),
@@ -225,7 +211,7 @@ def test_a_seasonal_sale_is_shown_and_charged_and_ends_on_the_world_clock(shop, 
         key = P.ready_cart(shop)
         account = Account.objects.get(public_id=key["customer"])
         CartItem.objects.filter(account=account).delete()
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
     page = client.get(f"/dp/{variant.product.asin}", {"sku": variant.sku}).content
     assert policies.money(sale_price).encode() in page and b"Winter Warm-Up" in page and b"20% off Clothing" in page
     results = client.get("/s", {"i": "clothing"}).content
@@ -290,7 +276,7 @@ def test_changing_an_order_s_address_moves_its_promised_dates_by_the_zones(shop,
         old_zone = policies.zone_for(order.ship_state)
         items = {i.line: i.delivery_date for i in order.items.filter(status="active")}
         speeds = {i.line: i.speed for i in order.items.filter(status="active")}
-    client = _client_as(world_client, shop, account)
+    client = client_as(world_client, shop, account)
     url = f"/your-orders/{order.public_id}/address"
     if "nextday" in speeds.values():
         before = state_hash(snapshot(shop))
