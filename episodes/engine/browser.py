@@ -102,6 +102,7 @@ class _Parked:
     browser: object
     context: object
     page: object
+    cdp: object
     clocked: bool  # a frozen time is installed: an episode without one cannot take it
     served: int  # episodes it has served
 
@@ -375,12 +376,11 @@ class EpisodeSession:
             context.on("page", session._on_page)
             if parked is not None:
                 session._on_page(parked.page)
+                session._tabs[0].cdp = parked.cdp
                 session._goto(url)
                 # The tab's history is the start page alone, as a new tab's is: no way back to the empty page
-                # the last episode left it on. Through a CDP session opened now, on the world's page: the world is
-                # another site than the last one, and a session opened before could stay with the document the tab
-                # left ("Not attached to an active page", on every run of the board pack tests' first share)
-                _cdp_send(session._cdp(session._tabs[0]), "Page.resetNavigationHistory")
+                # the last episode left it on
+                _cdp_send(parked.cdp, "Page.resetNavigationHistory")
                 session._settle()
                 session.page.evaluate(STAMP_JS)
             for tab_url in (url, *other_tabs) if parked is None else ():
@@ -459,7 +459,6 @@ class EpisodeSession:
             context.clear_cookies()
             context.clear_permissions()
             tab.page.mouse.move(-1, -1)  # nothing under the pointer when the next page loads
-            cdp.detach()  # the next episode opens its own, on its world's page (EpisodeSession.open)
         except (PlaywrightError, BrowserCrashed):
             log.info("could not empty the context for reuse; closing it", exc_info=True)
             return False
@@ -467,6 +466,7 @@ class EpisodeSession:
             browser=self.browser,
             context=context,
             page=tab.page,
+            cdp=cdp,
             clocked=self._clocked,
             served=self._served + 1,
         )
