@@ -67,13 +67,6 @@ OBSERVE_TRIES = 3  # an observation that raced a navigation is taken again, at m
 TRANSIENT_CAPTURE_ERRORS = ("Execution context was destroyed", "Unable to capture screenshot")
 
 
-# A screenshot-less, untraced, one-tab episode leaves its context and tab to the next such episode of this
-# thread, emptied (see EpisodeSession._park): a new context costs a renderer, Playwright's set-up of it and of
-# its page, about 0.3 s of CPU an episode. At most this many episodes share one context: each one's frozen time is
-# one more init script Playwright keeps in it (its clock has no public way to drop them).
-REUSE_LIMIT = 20
-
-
 class BrowserCrashed(RuntimeError):
     """The browser or the episode's page died; the episode cannot go on."""
 
@@ -91,37 +84,9 @@ class _Host(threading.local):
     playwright = None
     browser = None
     pid: int | None = None
-    parked: "_Parked | None" = None  # an emptied context with its one tab, for the next screenshot-less episode
 
 
 _host = _Host()
-
-
-@dataclass
-class _Parked:
-    browser: object
-    context: object
-    page: object
-    cdp: object
-    clocked: bool  # a frozen time is installed: an episode without one cannot take it
-    served: int  # episodes it has served
-
-
-def _take_parked(browser, *, clocked: bool) -> "_Parked | None":
-    """The parked context, if this episode may have it; one it may not have is closed."""
-    parked, _host.parked = _host.parked, None
-    if parked is None:
-        return None
-    usable = (
-        browser is not None and parked.browser is browser and browser.is_connected() and not parked.page.is_closed()
-    )
-    if usable and (clocked or not parked.clocked) and parked.served < REUSE_LIMIT:
-        return parked
-    try:
-        parked.context.close()
-    except PlaywrightError:
-        pass
-    return None
 
 
 def shared_browser():
@@ -146,11 +111,6 @@ def shared_browser():
     return _host.browser
 
 
-def discard_parked() -> None:
-    """Close the context parked for reuse, if any (see REUSE_LIMIT)."""
-    _take_parked(None, clocked=False)
-
-
 def shutdown_browser() -> None:
     """Close this thread's browser and Playwright driver (tests, orderly worker exit)."""
     if _host.pid == os.getpid():
@@ -160,7 +120,7 @@ def shutdown_browser() -> None:
                     closer()
                 except PlaywrightError:
                     pass
-    _host.playwright = _host.browser = _host.pid = _host.parked = None
+    _host.playwright = _host.browser = _host.pid = None
 
 
 # --- origins ----------------------------------------------------------------------------
@@ -204,11 +164,6 @@ class _Tab:
     bids: dict | None = None
     crashed: bool = False
     popups: int = 0  # tabs this page opened that we have seen appear
-    listeners: list = field(default_factory=list)  # (event, handler): taken off when the tab is parked
-
-
-# Actions after which a key or mouse button may still be held down: a tab that ran one is not reused.
-_HOLDING_ACTIONS = (A.KeyboardDown, A.MouseDown)
 
 
 _NOT_TRACKED = {"eventsource", "websocket"}  # long-lived by design: never "idle"
@@ -264,12 +219,6 @@ class EpisodeSession:
         self.browser = None
         self.context = None
         self.trace_path: Path | None = None
-        self.reused = False  # the context is an earlier episode's, emptied (REUSE_LIMIT)
-        self._reusable = False  # the context may be parked for the next episode when this one closes
-        self._clocked = False
-        self._served = 0
-        self._input_held = False  # a KeyboardDown or MouseDown ran: the tab's input state is not clean
-        self._first_page = None  # the tab the episode opened in
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -322,34 +271,22 @@ class EpisodeSession:
             session.browser = shared_browser()
         except PlaywrightError as exc:  # killed while it launched, or its driver gone: a crash the episode may retry
             raise BrowserCrashed(f"could not launch the browser: {exc}") from exc
-        # Only a text-only agent's context is reused: a picture could depend on what an earlier episode left in
-        # the renderer (decoded images, fonts), which such an agent neither fetches nor sees; a trace belongs to
-        # one context, and a workspace's tabs are left to a fresh one.
-        session._reusable = not screenshots and trace_path is None and not other_tabs
-        parked = _take_parked(session.browser, clocked=frozen_time is not None) if session._reusable else None
         width, height = session.viewport
         try:
-            context = (
-                parked.context
-                if parked
-                else session.browser.new_context(
-                    viewport={"width": width, "height": height},
-                    screen={"width": width, "height": height},
-                    device_scale_factor=1,
-                    locale="en-US",
-                    timezone_id="UTC",
-                    reduced_motion="reduce",
-                    color_scheme="light",
-                    service_workers="block",
-                    accept_downloads=False,
-                )
+            context = session.browser.new_context(
+                viewport={"width": width, "height": height},
+                screen={"width": width, "height": height},
+                device_scale_factor=1,
+                locale="en-US",
+                timezone_id="UTC",
+                reduced_motion="reduce",
+                color_scheme="light",
+                service_workers="block",
+                accept_downloads=False,
             )
         except PlaywrightError as exc:
             raise BrowserCrashed(f"could not open a browser context: {exc}") from exc
         session.context = context
-        session.reused = parked is not None
-        session._clocked = frozen_time is not None or (parked is not None and parked.clocked)
-        session._served = parked.served if parked else 0
         try:
             if trace_path is not None:
                 # started before the first page, so the trace holds the whole episode
@@ -360,8 +297,7 @@ class EpisodeSession:
                 session.trace_path.unlink(missing_ok=True)
             if frozen_time is not None:
                 context.clock.set_fixed_time(frozen_time)
-            if parked is None:  # a reused context has it already
-                context.add_init_script(ENGINE_JS)
+            context.add_init_script(ENGINE_JS)
             # Only requests leaving the origin are routed to us (the pattern is matched in
             # the driver), so same-origin traffic pays nothing for the confinement.
             allowed = "|".join(re.escape(o) for o in session.origins)
@@ -374,22 +310,12 @@ class EpisodeSession:
                 # of them (an image's name is its alt text), and the settle does not wait on them.
                 context.route(_DRAWN_ONLY, _skip_drawn)
             context.on("page", session._on_page)
-            if parked is not None:
-                session._on_page(parked.page)
-                session._tabs[0].cdp = parked.cdp
-                session._goto(url)
-                # The tab's history is the start page alone, as a new tab's is: no way back to the empty page
-                # the last episode left it on
-                _cdp_send(parked.cdp, "Page.resetNavigationHistory")
-                session._settle()
-                session.page.evaluate(STAMP_JS)
-            for tab_url in (url, *other_tabs) if parked is None else ():
+            for tab_url in (url, *other_tabs):
                 context.new_page()  # the new tab is the active one
                 session._goto(tab_url)
                 session._settle()
                 # Stamp now, so bids exist even for an agent that acts before observing.
                 session.page.evaluate(STAMP_JS)
-            session._first_page = session._tabs[0].page
             if other_tabs:
                 session._active = 0
                 session.page.bring_to_front()
@@ -411,67 +337,11 @@ class EpisodeSession:
                     self.context.tracing.stop(path=self.trace_path)
                 except PlaywrightError:  # a crashed browser keeps its trace; the episode is decided without it
                     log.warning("could not write the trace %s", self.trace_path, exc_info=True)
-            if not self._park():
-                try:
-                    self.context.close()
-                except PlaywrightError:
-                    pass
-            self.context = None
-
-    def _park(self) -> bool:
-        """Leave the context and its one tab, emptied, to the next screenshot-less episode of this thread.
-
-        Emptied of what this episode could have left for the next to see: its listeners and routes, its page
-        (the tab goes to an empty page, its history is reset when the next episode opens), every kind of storage
-        of each origin it could reach (cookies, local and session storage, IndexedDB, Cache Storage, service
-        workers, file systems; it reached no other: the routes abort every other origin's requests), the
-        permissions granted, the mouse's place. False (the caller closes it) when it may not be reused.
-        """
-        if not self._reusable or self._input_held:
-            return False
-        if len(self._tabs) != 1 or self._tabs[0].crashed or self._served + 1 >= REUSE_LIMIT:
-            return False
-        tab, context = self._tabs[0], self.context
-        try:
-            # the tab the episode opened in, alone: a tab the page opened may hold a window.opener to it
-            if self.browser is None or not self.browser.is_connected() or context.pages != [tab.page]:
-                return False
-            if tab.popups or tab.page.is_closed() or tab.page is not self._first_page:
-                return False
-            context.remove_listener("page", self._on_page)
-            for event, handler in tab.listeners:
-                tab.page.remove_listener(event, handler)
-            context.unroute_all(behavior="ignoreErrors")
-            if not _unroute_web_sockets(context):
-                return False
-            # The page leaves for an empty one of the world's origin, served by us: there its sessionStorage,
-            # which lives in the tab and which no CDP call clears without a frame of that origin, is cleared.
-            page, blank = tab.page, self.origin + _EMPTIED_PATH
-            page.route(blank, _fulfill_empty)
             try:
-                page.goto(blank, wait_until="load", timeout=self.navigation_timeout_ms)
-                page.evaluate("() => sessionStorage.clear()")
-            finally:
-                page.unroute(blank, _fulfill_empty)
-            cdp = self._cdp(tab)
-            for origin in self.origins:
-                _cdp_send(cdp, "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
-            context.clear_cookies()
-            context.clear_permissions()
-            tab.page.mouse.move(-1, -1)  # nothing under the pointer when the next page loads
-        except (PlaywrightError, BrowserCrashed):
-            log.info("could not empty the context for reuse; closing it", exc_info=True)
-            return False
-        _host.parked = _Parked(
-            browser=self.browser,
-            context=context,
-            page=tab.page,
-            cdp=cdp,
-            clocked=self._clocked,
-            served=self._served + 1,
-        )
-        self._tabs = []
-        return True
+                self.context.close()
+            except PlaywrightError:
+                pass
+            self.context = None
 
     def __enter__(self):
         return self
@@ -528,17 +398,13 @@ class EpisodeSession:
             except PlaywrightError:
                 pass
 
-        tab.listeners = [
-            ("request", on_request),
-            ("requestfinished", on_request_done),
-            ("requestfailed", on_request_done),
-            ("crash", on_crash),
-            ("popup", on_popup),
-            ("close", on_close),
-            ("dialog", on_dialog),
-        ]
-        for event, handler in tab.listeners:
-            page.on(event, handler)
+        page.on("request", on_request)
+        page.on("requestfinished", on_request_done)
+        page.on("requestfailed", on_request_done)
+        page.on("crash", on_crash)
+        page.on("popup", on_popup)
+        page.on("close", on_close)
+        page.on("dialog", on_dialog)
         self._tabs.append(tab)
         # As in BrowserGym, a new tab (new_tab(), a popup, target=_blank) becomes the active one.
         self._active = len(self._tabs) - 1
@@ -714,8 +580,6 @@ class EpisodeSession:
 
     def _execute(self, action: A.Action):  # noqa: C901 - one branch per action kind, flat on purpose
         page, t = self.page, self.action_timeout_ms
-        if isinstance(action, _HOLDING_ACTIONS):
-            self._input_held = True
         if isinstance(action, A.ElementAction):
             loc = self._locate(action.element)
             # Bids and selectors name what the agent saw in the last (settled) observation:
@@ -1012,26 +876,6 @@ def _stamp_axtree_screenshot(page, cdp, *, screenshot: bool = True) -> tuple[dic
             ),
         )
     )
-
-
-_EMPTIED_PATH = "/__replicagym_emptied__"  # never asked of a replica: the engine answers it (EpisodeSession._park)
-
-
-def _fulfill_empty(route):
-    route.fulfill(status=200, content_type="text/html", body="<!doctype html><title></title>")
-
-
-def _unroute_web_sockets(context) -> bool:
-    """Drop a context's WebSocket routes (the sync API has no call for it); False if this Playwright has no
-    such internals (not the pinned one), so the context is not reused with the last episode's routes."""
-    try:
-        run, impl = context._sync, context._impl_obj
-        routes = impl._web_socket_routes
-    except AttributeError:
-        return False
-    routes.clear()
-    _bounded(run, impl._update_web_socket_interception_patterns)
-    return True
 
 
 def _popups_of(handle) -> int:
