@@ -67,6 +67,13 @@ OBSERVE_TRIES = 3  # an observation that raced a navigation is taken again, at m
 TRANSIENT_CAPTURE_ERRORS = ("Execution context was destroyed", "Unable to capture screenshot")
 
 
+# A screenshot-less, untraced, one-tab episode takes the context the last such episode of this thread left,
+# emptied (see EpisodeSession._park): a new context costs a renderer, Playwright's set-up of it and its closing,
+# about 0.3 s of CPU an episode. At most this many episodes share one context: each one's frozen time is one more
+# init script Playwright keeps in it (its clock has no public way to drop them).
+REUSE_LIMIT = 20
+
+
 class BrowserCrashed(RuntimeError):
     """The browser or the episode's page died; the episode cannot go on."""
 
@@ -84,9 +91,40 @@ class _Host(threading.local):
     playwright = None
     browser = None
     pid: int | None = None
+    parked: "_Parked | None" = None  # an emptied context, for the next screenshot-less episode
 
 
 _host = _Host()
+
+
+@dataclass
+class _Parked:
+    browser: object
+    context: object
+    page: object  # a new tab at about:blank: no history, no sessionStorage, no input state of an episode
+    clocked: bool  # a frozen time is installed: an episode without one cannot take it
+    served: int  # episodes it has served
+
+
+def _take_parked(browser, *, clocked: bool) -> "_Parked | None":
+    """The parked context, if this episode may have it; one it may not have is closed."""
+    parked, _host.parked = _host.parked, None
+    if parked is None:
+        return None
+    usable = (
+        browser is not None and parked.browser is browser and browser.is_connected() and not parked.page.is_closed()
+    )
+    if usable and (clocked or not parked.clocked):
+        return parked
+    _close_quietly(parked.context)
+    return None
+
+
+def _close_quietly(context) -> None:
+    try:
+        context.close()
+    except PlaywrightError:
+        pass
 
 
 def shared_browser():
@@ -111,6 +149,11 @@ def shared_browser():
     return _host.browser
 
 
+def discard_parked() -> None:
+    """Close the context parked for reuse, if any (see REUSE_LIMIT)."""
+    _take_parked(None, clocked=False)
+
+
 def shutdown_browser() -> None:
     """Close this thread's browser and Playwright driver (tests, orderly worker exit)."""
     if _host.pid == os.getpid():
@@ -120,7 +163,7 @@ def shutdown_browser() -> None:
                     closer()
                 except PlaywrightError:
                     pass
-    _host.playwright = _host.browser = _host.pid = None
+    _host.playwright = _host.browser = _host.pid = _host.parked = None
 
 
 # --- origins ----------------------------------------------------------------------------
@@ -164,6 +207,7 @@ class _Tab:
     bids: dict | None = None
     crashed: bool = False
     popups: int = 0  # tabs this page opened that we have seen appear
+    listeners: list = field(default_factory=list)  # (event, handler): taken off when the context is parked
 
 
 _NOT_TRACKED = {"eventsource", "websocket"}  # long-lived by design: never "idle"
@@ -219,6 +263,10 @@ class EpisodeSession:
         self.browser = None
         self.context = None
         self.trace_path: Path | None = None
+        self.reused = False  # the context is an earlier episode's, emptied (REUSE_LIMIT)
+        self._reusable = False  # the context may be parked for the next episode when this one closes
+        self._clocked = False
+        self._served = 0
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -251,29 +299,52 @@ class EpisodeSession:
         `trace_path` records a Playwright trace (screenshots, DOM snapshots) written there on close;
         with `screenshots` off, observations carry no picture and none is captured (text-only agents).
         """
-        session = cls(
-            origin=origin,
-            other_origins=[urlsplit(url).scheme + "://" + urlsplit(url).netloc for url in other_tabs],
-            instruction=instruction,
-            viewport=viewport,
-            action_timeout_ms=action_timeout_ms,
-            navigation_timeout_ms=navigation_timeout_ms,
-            settle_cap_ms=settle_cap_ms,
-            quiet_ms=quiet_ms,
-            include_html=include_html,
-            files_dir=files_dir,
-            screenshots=screenshots,
-        )
+
+        def new_session():
+            return cls(
+                origin=origin,
+                other_origins=[urlsplit(url).scheme + "://" + urlsplit(url).netloc for url in other_tabs],
+                instruction=instruction,
+                viewport=viewport,
+                action_timeout_ms=action_timeout_ms,
+                navigation_timeout_ms=navigation_timeout_ms,
+                settle_cap_ms=settle_cap_ms,
+                quiet_ms=quiet_ms,
+                include_html=include_html,
+                files_dir=files_dir,
+                screenshots=screenshots,
+            )
+
+        session = new_session()
         url = session._resolve(start_url)
         if url is None:
             raise ValueError(f"start_url {start_url!r} is not on the world's origin {session.origin}")
         try:
-            session.browser = shared_browser()
+            browser = shared_browser()
         except PlaywrightError as exc:  # killed while it launched, or its driver gone: a crash the episode may retry
             raise BrowserCrashed(f"could not launch the browser: {exc}") from exc
+        # Only a text-only agent's context is reused: a picture could depend on what an earlier episode left in
+        # the renderer (decoded images, fonts), which such an agent neither fetches nor sees; a trace belongs to
+        # one context, and a workspace's tabs are left to a fresh one.
+        reusable = not screenshots and trace_path is None and not other_tabs
+        parked = _take_parked(browser, clocked=frozen_time is not None) if reusable else None
+        if parked is not None:
+            session.browser = browser
+            try:
+                session._start(parked.context, url, (), frozen_time=frozen_time, trace_path=None, parked=parked)
+                session._reusable = True
+                return session
+            except BaseException as exc:
+                session.close()  # not parked (not _reusable): closed
+                if not isinstance(exc, Exception):
+                    raise
+                # Whatever failed, it was the reuse: the episode gets a fresh context, as it would have without one
+                log.warning("could not take up a parked context; opening a fresh one", exc_info=True)
+                session = new_session()
+        session.browser = browser
         width, height = session.viewport
         try:
-            context = session.browser.new_context(
+            context = browser.new_context(
                 viewport={"width": width, "height": height},
                 screen={"width": width, "height": height},
                 device_scale_factor=1,
@@ -286,39 +357,8 @@ class EpisodeSession:
             )
         except PlaywrightError as exc:
             raise BrowserCrashed(f"could not open a browser context: {exc}") from exc
-        session.context = context
         try:
-            if trace_path is not None:
-                # started before the first page, so the trace holds the whole episode
-                context.tracing.start(screenshots=True, snapshots=True)
-                session.trace_path = Path(trace_path)
-                # ids can be reused (SQLite, a flushed database): a file left at this path by an
-                # earlier episode must not pass for this one's trace if writing it fails
-                session.trace_path.unlink(missing_ok=True)
-            if frozen_time is not None:
-                context.clock.set_fixed_time(frozen_time)
-            context.add_init_script(ENGINE_JS)
-            # Only requests leaving the origin are routed to us (the pattern is matched in
-            # the driver), so same-origin traffic pays nothing for the confinement.
-            allowed = "|".join(re.escape(o) for o in session.origins)
-            foreign = re.compile(r"^(?!(?:" + allowed + r")(?:[/?#]|$))[A-Za-z][A-Za-z0-9+.-]*://")
-            context.route(foreign, session._block_request)
-            context.route_web_socket(foreign, session._block_websocket)
-            if not screenshots:
-                # Nothing is drawn for an agent without screenshots: fonts, pictures and videos are
-                # not fetched (nor served, decoded and painted). The accessibility tree has no need
-                # of them (an image's name is its alt text), and the settle does not wait on them.
-                context.route(_DRAWN_ONLY, _skip_drawn)
-            context.on("page", session._on_page)
-            for tab_url in (url, *other_tabs):
-                context.new_page()  # the new tab is the active one
-                session._goto(tab_url)
-                session._settle()
-                # Stamp now, so bids exist even for an agent that acts before observing.
-                session.page.evaluate(STAMP_JS)
-            if other_tabs:
-                session._active = 0
-                session.page.bring_to_front()
+            session._start(context, url, other_tabs, frozen_time=frozen_time, trace_path=trace_path, parked=None)
         except BaseException as exc:
             try:
                 if isinstance(exc, PlaywrightError):  # a browser that died while the page opened is a crash
@@ -326,7 +366,51 @@ class EpisodeSession:
             finally:
                 session.close()
             raise
+        session._reusable = reusable
         return session
+
+    def _start(self, context, url, other_tabs, *, frozen_time, trace_path, parked: "_Parked | None"):
+        """Set `context` up for this episode and open its tabs at `url` and `other_tabs`; a `parked` context
+        (an earlier episode's, emptied) keeps ENGINE_JS and gives its blank tab to the first."""
+        self.context = context
+        self.reused = parked is not None
+        self._clocked = frozen_time is not None or (parked is not None and parked.clocked)
+        self._served = parked.served if parked else 0
+        if trace_path is not None:
+            # started before the first page, so the trace holds the whole episode
+            context.tracing.start(screenshots=True, snapshots=True)
+            self.trace_path = Path(trace_path)
+            # ids can be reused (SQLite, a flushed database): a file left at this path by an
+            # earlier episode must not pass for this one's trace if writing it fails
+            self.trace_path.unlink(missing_ok=True)
+        if frozen_time is not None:
+            context.clock.set_fixed_time(frozen_time)
+        if parked is None:
+            context.add_init_script(ENGINE_JS)
+        # Only requests leaving the origin are routed to us (the pattern is matched in
+        # the driver), so same-origin traffic pays nothing for the confinement.
+        allowed = "|".join(re.escape(o) for o in self.origins)
+        foreign = re.compile(r"^(?!(?:" + allowed + r")(?:[/?#]|$))[A-Za-z][A-Za-z0-9+.-]*://")
+        context.route(foreign, self._block_request)
+        context.route_web_socket(foreign, self._block_websocket)
+        if not self.screenshots:
+            # Nothing is drawn for an agent without screenshots: fonts, pictures and videos are
+            # not fetched (nor served, decoded and painted). The accessibility tree has no need
+            # of them (an image's name is its alt text), and the settle does not wait on them.
+            context.route(_DRAWN_ONLY, _skip_drawn)
+        context.on("page", self._on_page)
+        if parked is not None:
+            self._on_page(parked.page)
+        for index, tab_url in enumerate((url, *other_tabs)):
+            if index or parked is None:
+                context.new_page()  # the new tab is the active one
+            self._goto(tab_url)
+            self._settle()
+            # Stamp now, so bids exist even for an agent that acts before observing.
+            self.page.evaluate(STAMP_JS)
+        if other_tabs:
+            self._active = 0
+            self.page.bring_to_front()
 
     def close(self) -> None:
         self._closing = True
@@ -337,11 +421,51 @@ class EpisodeSession:
                     self.context.tracing.stop(path=self.trace_path)
                 except PlaywrightError:  # a crashed browser keeps its trace; the episode is decided without it
                     log.warning("could not write the trace %s", self.trace_path, exc_info=True)
-            try:
-                self.context.close()
-            except PlaywrightError:
-                pass
+            if not self._park():
+                _close_quietly(self.context)
             self.context = None
+
+    def _park(self) -> bool:
+        """Leave the context, emptied, to the next screenshot-less episode of this thread; False (the caller
+        closes it) when it may not be reused or could not be emptied.
+
+        Its tabs are closed, not cleaned: a tab's history, sessionStorage, back-forward cache and input state
+        (a key held down, the pointer) go with it, and the next episode gets a new tab, which has none. From
+        that tab, at about:blank, every kind of storage of each origin the episode could reach is cleared
+        (cookies, local storage, IndexedDB, Cache Storage, service workers, file systems; it reached no other:
+        the routes abort every other origin's requests), with the permissions granted; the episode's
+        listeners and routes are taken off.
+        """
+        if not self._reusable or self._served + 1 >= REUSE_LIMIT:
+            return False
+        context = self.context
+        try:
+            if self.browser is None or not self.browser.is_connected() or any(t.crashed for t in self._tabs):
+                return False
+            context.remove_listener("page", self._on_page)
+            for tab in self._tabs:
+                for event, handler in tab.listeners:
+                    tab.page.remove_listener(event, handler)
+            context.unroute_all(behavior="ignoreErrors")
+            if not _unroute_web_sockets(context):
+                return False
+            for page in context.pages:
+                page.close()
+            blank = context.new_page()
+            cdp = context.new_cdp_session(blank)
+            for origin in self.origins:
+                _cdp_send(cdp, "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+            cdp.detach()
+            context.clear_cookies()
+            context.clear_permissions()
+        except Exception:  # whatever it was, the next episode gets a fresh context
+            log.info("could not empty the context for reuse; closing it", exc_info=True)
+            return False
+        _host.parked = _Parked(
+            browser=self.browser, context=context, page=blank, clocked=self._clocked, served=self._served + 1
+        )
+        self._tabs = []
+        return True
 
     def __enter__(self):
         return self
@@ -398,13 +522,17 @@ class EpisodeSession:
             except PlaywrightError:
                 pass
 
-        page.on("request", on_request)
-        page.on("requestfinished", on_request_done)
-        page.on("requestfailed", on_request_done)
-        page.on("crash", on_crash)
-        page.on("popup", on_popup)
-        page.on("close", on_close)
-        page.on("dialog", on_dialog)
+        tab.listeners = [
+            ("request", on_request),
+            ("requestfinished", on_request_done),
+            ("requestfailed", on_request_done),
+            ("crash", on_crash),
+            ("popup", on_popup),
+            ("close", on_close),
+            ("dialog", on_dialog),
+        ]
+        for event, handler in tab.listeners:
+            page.on(event, handler)
         self._tabs.append(tab)
         # As in BrowserGym, a new tab (new_tab(), a popup, target=_blank) becomes the active one.
         self._active = len(self._tabs) - 1
@@ -876,6 +1004,19 @@ def _stamp_axtree_screenshot(page, cdp, *, screenshot: bool = True) -> tuple[dic
             ),
         )
     )
+
+
+def _unroute_web_sockets(context) -> bool:
+    """Drop a context's WebSocket routes (the sync API has no call for it); False if this Playwright has no
+    such internals (not the pinned one), so the context is not reused with the last episode's routes."""
+    try:
+        run, impl = context._sync, context._impl_obj
+        routes = impl._web_socket_routes
+    except AttributeError:
+        return False
+    routes.clear()
+    _bounded(run, impl._update_web_socket_interception_patterns)
+    return True
 
 
 def _popups_of(handle) -> int:
