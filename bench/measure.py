@@ -91,14 +91,22 @@ def tree_cpu_s(pid: int | None = None) -> float:
     """CPU seconds (user and system) a process tree has used: each living process's own, and that of
     its children it has reaped (a browser's ended renderers, a server's ended workers). Unlike wall time,
     it does not grow when other jobs load the machine."""
-    total = 0.0
-    for process in _tree(pid):
+    return round(sum(tree_cpu_by_kind_s(pid).values()), 3)
+
+
+def tree_cpu_by_kind_s(pid: int | None = None) -> dict[str, float]:
+    """`tree_cpu_s` split by what each process is (see `_kind`): an ended renderer's CPU is its reaper's,
+    Chromium's, and an ended server worker's the replica server's."""
+    tree = _tree(pid)
+    out: dict[str, float] = {}
+    for process in tree:
         try:
             t = process.cpu_times()
         except psutil.Error:  # ended while we looked: its parent has it once reaped
             continue
-        total += t.user + t.system + t.children_user + t.children_system
-    return round(total, 3)
+        kind = _kind(process, tree[0].pid)
+        out[kind] = out.get(kind, 0.0) + t.user + t.system + t.children_user + t.children_system
+    return {kind: round(seconds, 3) for kind, seconds in sorted(out.items())}
 
 
 def _memory(process: psutil.Process, field: str) -> int:

@@ -80,6 +80,10 @@ def run_round(*, workers: int, task_id: str, episodes: int, seconds: float, agen
         _stop(procs)
     done = [e for r in results for e in r["episodes"]]
     cpu = sum(r.get("cpu_s", 0.0) for r in results)
+    cpu_by_kind: dict[str, float] = {}
+    for result in results:
+        for kind, seconds in result.get("cpu_s_by_kind", {}).items():
+            cpu_by_kind[kind] = cpu_by_kind.get(kind, 0.0) + seconds
     return {
         "workers": workers,
         "episodes": len(done),
@@ -90,6 +94,7 @@ def run_round(*, workers: int, task_id: str, episodes: int, seconds: float, agen
         # CPU seconds of the workers' whole trees: what a loaded machine does not inflate, as it does wall time
         "cpu_s": round(cpu, 2),
         "cpu_s_per_episode": round(cpu / len(done), 2) if done else None,
+        "cpu_s_by_kind": {kind: round(seconds, 2) for kind, seconds in sorted(cpu_by_kind.items())},
         "episode": summary([e["ms"] for e in done]),
         "peak_tree_rss_mb_per_worker": [r["peak_tree_rss_mb"] for r in results],
         "peak_python_rss_mb_per_worker": [r["peak_python_rss_mb"] for r in results],
@@ -171,4 +176,9 @@ def _pooled(rounds: list[dict]) -> dict:
     }
     if done and all("cpu_s" in r for r in rounds):
         pooled["cpu_s_per_episode"] = round(sum(r["cpu_s"] for r in rounds) / done, 2)
+        # where it goes: the worker (engine, Django, verifier), Chromium, the Playwright driver, the replica server
+        kinds = sorted({kind for r in rounds for kind in r.get("cpu_s_by_kind", {})})
+        pooled["cpu_s_per_episode_by_kind"] = {
+            kind: round(sum(r.get("cpu_s_by_kind", {}).get(kind, 0.0) for r in rounds) / done, 3) for kind in kinds
+        }
     return pooled

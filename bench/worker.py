@@ -40,7 +40,7 @@ class PeakSampler(threading.Thread):
 
 
 def run(job: dict, go) -> dict:
-    from bench.measure import peak_rss_mb, tree_cpu_s, tree_pss_mb
+    from bench.measure import peak_rss_mb, tree_cpu_by_kind_s, tree_pss_mb
     from episodes.creation import episode_create
     from episodes.driver import episode_run
     from episodes.engine.browser import shared_browser, shutdown_browser
@@ -50,7 +50,7 @@ def run(job: dict, go) -> dict:
     shared_browser()
     replica_server()
     go()
-    cpu_at_start = tree_cpu_s()
+    cpu_at_start = tree_cpu_by_kind_s()
     sampler = PeakSampler()
     sampler.start()
     episodes = []
@@ -78,7 +78,8 @@ def run(job: dict, go) -> dict:
                 }
             )
         wall = time.perf_counter() - start
-        cpu = tree_cpu_s() - cpu_at_start  # its browser, replica server and driver included
+        # its browser, replica server and driver included
+        cpu = {k: s - cpu_at_start.get(k, 0.0) for k, s in tree_cpu_by_kind_s().items()}
         pss = tree_pss_mb()
     finally:
         sampler.stop()
@@ -87,7 +88,8 @@ def run(job: dict, go) -> dict:
         "pid": os.getpid(),
         "episodes": episodes,
         "wall_s": round(wall, 2),
-        "cpu_s": round(cpu, 2),
+        "cpu_s": round(sum(cpu.values()), 2),
+        "cpu_s_by_kind": {kind: round(seconds, 2) for kind, seconds in cpu.items()},
         "peak_python_rss_mb": peak_rss_mb(),
         "peak_tree_rss_mb": sampler.peak_tree_mb,
         "peak_tree_rss_by_kind_mb": sampler.peak_by_kind,

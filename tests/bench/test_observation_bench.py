@@ -3,12 +3,14 @@ observation by mode over the reference solutions."""
 
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from bench.measure import tree_cpu_s
+from bench.measure import tree_cpu_by_kind_s, tree_cpu_s
 from bench.report import checks, table
 from bench.throughput import _pooled
 from episodes.engine.observation import render_observation
@@ -38,6 +40,26 @@ def test_pooled_rounds_give_cpu_seconds_per_episode_when_every_round_measured_th
     assert _pooled(rounds)["cpu_s_per_episode"] == 4.0  # 64 s over 16 episodes
     # a round without the figure (an older worker's) leaves it out rather than under-count it
     assert "cpu_s_per_episode" not in _pooled([rounds[0], {k: v for k, v in rounds[1].items() if k != "cpu_s"}])
+
+
+def test_pooled_rounds_split_cpu_seconds_per_episode_by_kind_of_process():
+    rounds = [
+        {"episodes": 10, "wall_s": 60.0, "cpu_s": 40.0, "cpu_s_by_kind": {"chromium": 30.0, "worker": 10.0}},
+        {"episodes": 6, "wall_s": 30.0, "cpu_s": 24.0, "cpu_s_by_kind": {"chromium": 18.0, "replica server": 6.0}},
+    ]
+    pooled = _pooled([{**r, "passed": r["episodes"], "episodes_per_min": 1.0} for r in rounds])
+    assert pooled["cpu_s_per_episode_by_kind"] == {"chromium": 3.0, "replica server": 0.375, "worker": 0.625}
+
+
+def test_a_trees_cpu_seconds_by_kind_add_up_to_its_total_and_name_its_processes():
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        by_kind = tree_cpu_by_kind_s()
+        assert by_kind["worker"] > 0 and "other" in by_kind  # this process, and the child (not a browser)
+        assert abs(sum(by_kind.values()) - tree_cpu_s()) < 0.5
+    finally:
+        child.kill()
+        child.wait()
 
 
 def test_a_process_trees_cpu_seconds_only_grow():
