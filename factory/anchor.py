@@ -127,6 +127,21 @@ def _field_errors(field, at, fields, entities, roles, errors) -> None:
         for j, other in enumerate(seed.get(key, [])):
             if other not in fields or fields[other]["type"] not in ("integer", "money"):
                 errors.append((f"{at}.seed.{key}[{j}]", f"{other!r} is not a number field of this entity"))
+    # a date drawn after another date of the record, a count of the weekdays between two: both read fields the
+    # seed has drawn already, so they must come earlier
+    earlier = list(fields)[: list(fields).index(name)] if name in fields else []
+    dates = {other for other in earlier if fields[other]["type"] == "date"}
+    rules = {"after": ("date", [seed["after"]] if "after" in seed else []), "business": ("date", [])}
+    rules["business_days"] = ("integer", seed.get("business_days", []))
+    for key, (needs, names) in rules.items():
+        if key not in seed:
+            continue
+        if kind != needs:
+            errors.append((f"{at}.seed.{key}", f"only a field of type {needs} has it"))
+        for j, other in enumerate(names):
+            if other not in dates:
+                where = f"{at}.seed.{key}" + (f"[{j}]" if key == "business_days" else "")
+                errors.append((where, f"{other!r} is not a date field declared before {name!r}"))
     for key in ("copy", "same"):
         if key in seed:
             ref, _, target_field = seed[key].partition(".")

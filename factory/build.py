@@ -16,13 +16,15 @@ from pathlib import Path
 from django.conf import settings
 from replicagym.env import child_env
 
+from replicas.worlds.enterprise.variants import families_read
+
 from .anchor import anchor_read
 from .compiler import replica_files, spec_compile
-from .variants import families, families_read
 
 MARK = "spec.json"  # a folder holding it was built by the factory and may be rebuilt; any other is left alone
 MANIFEST = "manifest.json"
 GATE = "gate.json"  # in the anchor folder: the quality gate's scores per task, written by `factory gate`
+TOOLS = "tool_solutions.json"  # in the replica's folder: each task's reference solution by tool calls
 
 
 class BuildError(RuntimeError):
@@ -46,11 +48,24 @@ def _run(args: list[str], env: dict, what: str) -> None:
         raise BuildError(f"{what} failed:\n{done.stdout[-2000:]}{done.stderr[-4000:]}")
 
 
-def tasks_write(folder: Path, tasks: list[dict]) -> None:
+def tasks_write(folder: Path, tasks: list[dict], tools: dict[str, list[str]]) -> None:
+    """The task files, and their reference solutions by tool calls (TOOLS: slug -> calls, which the task schema
+    has no place for)."""
     for path in (folder / "tasks").glob("*.json"):
         path.unlink()
     for task in tasks:
         (folder / "tasks" / f"{task['slug']}.json").write_text(json.dumps(task, indent=2, ensure_ascii=False) + "\n")
+    _tools_write(folder, tools)
+
+
+def _tools_write(folder: Path, tools: dict[str, list[str]]) -> None:
+    (folder / TOOLS).write_text(json.dumps(dict(sorted(tools.items())), indent=2, ensure_ascii=False) + "\n")
+
+
+def tool_solutions(folder: Path) -> dict[str, list[str]]:
+    """slug -> the task's reference solution by tool calls (enterprise.toolplay), for the tasks of the pack."""
+    path = folder / TOOLS
+    return json.loads(path.read_text()) if path.is_file() else {}
 
 
 def _cpu() -> float:
@@ -61,14 +76,9 @@ def _cpu() -> float:
 
 
 def anchor_spec(anchor_dir: Path) -> tuple[dict, str]:
-    """(the spec, the anchor's sha256) of an anchor folder: anchor.yaml compiled, with the variant families
-    `factory generate` recorded beside it (families.json)."""
+    """(the spec, the anchor's sha256) of an anchor folder: anchor.yaml compiled."""
     anchor, sha = anchor_read(anchor_dir)
-    spec = spec_compile(anchor, sha)
-    count = families_read(anchor_dir)
-    if count:
-        spec["families"] = families(count)
-    return spec, sha
+    return spec_compile(anchor, sha), sha
 
 
 def factory_build(*, anchor_dir: Path, root: Path | None = None) -> BuildReport:
@@ -80,7 +90,8 @@ def factory_build(*, anchor_dir: Path, root: Path | None = None) -> BuildReport:
         raise BuildError(f"{folder} exists and was not built by the factory: not overwriting it")
     if folder.exists():
         shutil.rmtree(folder)
-    files = replica_files(spec, bench_task="")
+    # the variant families `factory generate` recorded beside the anchor: the replica derives them from their number
+    files = replica_files(spec, bench_task="", families=families_read(anchor_dir))
     for relative, text in sorted(files.items()):
         path = folder / relative
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -130,6 +141,9 @@ def gate_apply(folder: Path, gate_file: Path) -> dict:
         if not recorded["low"] <= score["passes"] <= recorded["high"]:
             dropped.append(path.stem)
             path.unlink()
+    tools = tool_solutions(folder)
+    if tools:
+        _tools_write(folder, {slug: calls for slug, calls in tools.items() if slug not in dropped})
     rules = {key: recorded[key] for key in ("agent", "k", "low", "high") if key in recorded}
     return {**rules, "scores": scores, "dropped": dropped, "ungated": ungated}
 

@@ -5,7 +5,7 @@ REST endpoints, writes, seed generator) to it, as files. Pure: the same anchor g
 import json
 from pathlib import Path
 
-from .variants import variants
+from replicas.worlds.enterprise.variants import FAMILIES, families_json
 
 SKELETON = Path(__file__).parent / "skeleton"
 # skeleton file -> where it goes in the replica: the modules that bind the shared runtime to the replica's spec
@@ -212,7 +212,6 @@ def models_source(spec: dict) -> str:
 
 def apps_source(spec: dict, bench_task: str) -> str:
     domain = spec["domain"]
-    sizes = variants(spec)
     start = {"approvals": "/approvals", **{e["slug"]: f"/{e['slug']}" for e in spec["entities"]}, "sign-in": "/login"}
     derived = {
         f"{domain}.{e['model'].lower()}": [f["name"] for f in e["fields"] if f.get("derived")] + ["updated_at"]
@@ -235,7 +234,6 @@ class {_camel(domain)}Config(config.EnterpriseConfig):
     verbose_name = {brand["name"]!r}
     default_auto_field = "django.db.models.BigAutoField"
 
-    variants = {sizes!r}
     start_pages = {start!r}
     login_path = "/login"
     roles = {roles!r}
@@ -379,8 +377,9 @@ def _json(doc) -> str:
     return json.dumps(doc, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
 
 
-def replica_files(spec: dict, bench_task: str) -> dict[str, str]:
-    """Every file of the replica but its migration and its tasks: path inside the folder -> text."""
+def replica_files(spec: dict, bench_task: str, families: int = 0) -> dict[str, str]:
+    """Every file of the replica but its migration and its tasks: path inside the folder -> text. `families`: how many
+    variant families it serves (its families file, which its runtime derives them from)."""
     domain = spec["domain"]
     files = {
         "__init__.py": f'"""{spec["brand"]["name"]}: a replica compiled by the environment factory from its '
@@ -389,6 +388,7 @@ def replica_files(spec: dict, bench_task: str) -> dict[str, str]:
         "models.py": models_source(spec),
         "spec.json": _json(spec),
         "graph.json": _json(graph(spec)),
+        FAMILIES: families_json(families),
         "migrations/__init__.py": "",
         "tests/__init__.py": "",
         "tests/authoring_recipe.py": recipe_source(spec),

@@ -10,9 +10,12 @@ sources of tasks, each grounded in the seed's data (who acts, on which record):
 Needs the replica installed (a second process after the build wrote its files)."""
 
 import datetime
+from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 
+from replicas.worlds.enterprise.toolplay import SIGN_IN as SIGN_IN_TOOL
+from replicas.worlds.enterprise.toolplay import tool_call
 from replicas.worlds.registry import get_replica
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import world_create, world_delete
@@ -30,6 +33,7 @@ SIGN_IN = [
     "click(\"role=button[name='Sign in']\")",
 ]
 WALK_LENGTHS = (2, 3)
+TOOLS_SIGN_IN = tool_call(SIGN_IN_TOOL, {"email": "{user_email}", "password": "{user_password}"})
 
 
 def _modules(replica: str):
@@ -182,13 +186,37 @@ def _browser(entity: dict, step: dict) -> list[str]:
     return ["click(\"role=link[name='Edit']\")", enter, "click(\"role=button[name='Save']\")"]
 
 
+def _tool_value(value):
+    """A field's value as a tool takes it (JSON as the REST endpoint reads it): a record by its number, a date in
+    ISO form, an amount as text; None leaves the field out."""
+    if hasattr(value, "number"):
+        return value.number
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return str(value) if isinstance(value, Decimal) else value
+
+
+def _tools(entity: dict, record, step: dict) -> list[str]:
+    """One step as a call of the replica's tool (enterprise.toolplay): the move's, or the edit's with every editable
+    field, as the edit endpoint clears a field left out."""
+    if "move" in step:
+        move = step["move"]
+        comment = {"comment": COMMENT} if move["comment"] != "none" else {}
+        return [tool_call(f"{move['name']}_{entity['name']}", {"number": record.number, **comment})]
+    values = {name: _tool_value(getattr(record, name)) for name in entity["edit"]["fields"]}
+    values[step["field"]["name"]] = _tool_value(step["value"])
+    sent = {name: value for name, value in values.items() if value is not None}
+    return [tool_call(f"edit_{entity['name']}", {"number": record.number, **sent})]
+
+
 def _wording(entity: dict, step: dict) -> str:
     if "move" in step:
         return f'"{step["move"]["label"]}"'
     return f"set its {step['field']['label'].lower()} to {services_value(step['value'])}"
 
 
-def _task(domain, spec, entity, record, actor, other, steps, run) -> dict:
+def _task(domain, spec, entity, record, actor, other, steps, run) -> tuple[dict, list[str]]:
+    """The task, and its reference solution by tool calls."""
     code = domain.code(entity, record.number)
     title = getattr(record, entity["title"])
     moves = [step["move"] for step in steps if "move" in step]
@@ -225,7 +253,8 @@ def _task(domain, spec, entity, record, actor, other, steps, run) -> dict:
         slug = f"edit-{steps[0]['field']['name'].replace('_', '-')}"
         heading = f"Edit the {steps[0]['field']['label'].lower()}"
     reference = [*SIGN_IN, *acts]
-    return {
+    tools = [TOOLS_SIGN_IN, *(call for step in steps for call in _tools(entity, record, step))]
+    task = {
         "slug": f"{slug}-{entity['name'].replace('_', '-')}-{record.number}",
         "title": f"{heading}: {entity['label'].lower()} {code}",
         "difficulty": "hard"
@@ -249,6 +278,7 @@ def _task(domain, spec, entity, record, actor, other, steps, run) -> dict:
         "negative_examples": negatives,
         "tags": ["factory", spec["domain"], entity["name"], "walk" if len(steps) > 1 else "template"],
     }
+    return task, tools
 
 
 def _plans(domain, spec):
@@ -292,12 +322,13 @@ def _candidates(domain, services, entity, steps):
             yield record, actor, other, filled
 
 
-def tasks_synthesise(*, replica: str) -> list[dict]:
-    """The replica's task pack, in the anchor's order of entities and task sources."""
+def tasks_synthesise(*, replica: str) -> tuple[list[dict], dict[str, list[str]]]:
+    """The replica's task pack, in the anchor's order of entities and task sources, and each task's reference
+    solution by tool calls (slug -> calls)."""
     domain, services = _modules(replica)
     spec = domain.spec
     world = world_create(replica=replica, seed=spec["tasks"]["seed"], variant="small")
-    tasks, slugs = [], set()
+    tasks, tools = [], {}
     try:
         with bound_world(world):
             plans = list(_plans(domain, spec))
@@ -313,12 +344,12 @@ def tasks_synthesise(*, replica: str) -> list[dict]:
                 except (PermissionError, ValidationError):
                     continue  # a later step of the walk is not possible on this record: try the next
                 with bound_world(world):
-                    task = _task(domain, spec, entity, record, actor, other, filled, run)
+                    task, calls = _task(domain, spec, entity, record, actor, other, filled, run)
                 # an edit to the value a field already has changes nothing: no task
-                if len(task["verifier"]["assertions"]) >= 3 and task["slug"] not in slugs:
-                    slugs.add(task["slug"])
+                if len(task["verifier"]["assertions"]) >= 3 and task["slug"] not in tools:
+                    tools[task["slug"]] = calls
                     tasks.append(task)
                     made += 1
     finally:
         world_delete(world=world)
-    return tasks
+    return tasks, tools

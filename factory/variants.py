@@ -1,64 +1,10 @@
-"""The variants a compiled replica serves besides the anchor's sizes: the large sizes (`10k`, `100k`: about that many
-records) and the variant families of `factory generate ANCHOR --variants N` (policies x personas x seeds). Each is
-a dict of knobs the shared seed generator reads (replicas/worlds/enterprise/seeding.py), derived from the spec and
-N alone: the same anchor and N give the same variants."""
+"""The anchor's side of the variant families (`factory generate ANCHOR --variants N`): N recorded in the anchor folder,
+which the build copies into the replica, whose runtime derives the families from it (enterprise/variants.py)."""
 
-import json
-import math
 from pathlib import Path
 
-FAMILIES = "families.json"  # in the anchor folder: how many variant families the build compiles in
-MAX_FAMILIES = 99
-# records a large size aims at (people and records of every entity; the audit history comes on top)
-LARGE = {"10k": 10_000, "100k": 100_000}
-# policies: approval limits (budget caps) scaled; people away with a delegate (delegated approvers) moved, for the
-# roles that delegate at all
-POLICIES = {
-    "standard": {"limit_factor": 1, "away_shift": 0},
-    "strict": {"limit_factor": 0.5, "away_shift": 1},
-    "lenient": {"limit_factor": 2, "away_shift": -1},
-}
-# personas: the team's shape, people per role moved (at least one each)
-PERSONAS = {"standard": 0, "lean": -1, "crowded": 2}
-
-
-def large_sizes(spec: dict) -> dict[str, dict]:
-    """`10k` and `100k` as size multipliers of the anchor's counts."""
-    unit = sum(e["count"] for e in spec["entities"]) + sum(r["people"] for r in spec["roles"])
-    return {name: {"size": math.ceil(target / unit)} for name, target in LARGE.items()}
-
-
-def families(count: int) -> dict[str, dict]:
-    """`count` families, every policy with every persona before a seed repeats a pair: family1 is standard x
-    standard on seed 1, family2 strict x standard, ..., family10 standard x standard on seed 2."""
-    if not 0 <= count <= MAX_FAMILIES:
-        raise ValueError(f"families: from 0 to {MAX_FAMILIES}, not {count}")
-    pairs = [(policy, persona) for persona in PERSONAS for policy in POLICIES]
-    out = {}
-    for i in range(count):
-        policy, persona = pairs[i % len(pairs)]
-        out[f"family{i + 1}"] = {
-            "size": 1,
-            "policy": policy,
-            **POLICIES[policy],
-            "persona": persona,
-            "people_shift": PERSONAS[persona],
-            "salt": 1 + i // len(pairs),
-        }
-    return out
-
-
-def families_read(anchor_dir: Path) -> int:
-    path = Path(anchor_dir) / FAMILIES
-    return json.loads(path.read_text())["families"] if path.is_file() else 0
+from replicas.worlds.enterprise.variants import FAMILIES, families_json
 
 
 def families_write(anchor_dir: Path, count: int) -> None:
-    families(count)  # checks the count
-    (Path(anchor_dir) / FAMILIES).write_text(json.dumps({"families": count}) + "\n")
-
-
-def variants(spec: dict) -> dict[str, dict]:
-    """Every variant of the replica: the anchor's sizes, the large sizes, the families the spec carries."""
-    sizes = {name: {"size": factor} for name, factor in spec["sizes"].items()}
-    return dict(sorted({**large_sizes(spec), **sizes, **spec.get("families", {})}.items()))
+    (Path(anchor_dir) / FAMILIES).write_text(families_json(count))

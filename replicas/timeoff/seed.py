@@ -4,6 +4,6 @@ of each role and every entity's records, then the anchor's complexity layers and
 from .runtime import RUNTIME
 
 # changes with the anchor, so template worlds are rebuilt when the anchor does (ReplicaConfig.generator_version)
-ANCHOR_SHA256 = "b909398385269223556a70a5c648136cc1a4e90c6bc66ebc1d2c1f7d30737ba5"
+ANCHOR_SHA256 = "5b5e9df2387cf5955a274f2e03c642743e7e0ddbdf5e9f48067a83bc4d829c4b"
 
 generate = RUNTIME.seeder.generate

@@ -2,6 +2,7 @@
 and compiling is pure (the same anchor, the same files) with the tool graph's weights as issue 33 sets them."""
 
 import copy
+import datetime
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from django.conf import settings
 
 from factory.anchor import AnchorError, anchor_errors, anchor_read
 from factory.compiler import graph, replica_files, spec_compile
+from replicas.worlds.enterprise.seeding import business_days
 
 ANCHOR = Path(settings.BASE_DIR) / "anchors" / "procurement"
 
@@ -96,3 +98,37 @@ def test_the_tool_graph_weighs_required_inputs_3_optional_ones_2(anchor):
     assert edges[("submit_purchase_request", "approve_purchase_request")] == 3
     assert ("approve_purchase_request", "submit_purchase_request") not in edges
     assert graph(spec_compile(anchor, "0" * 64))["default_weight"] == 1
+
+
+def test_a_date_after_another_and_a_count_of_weekdays_name_earlier_date_fields(anchor):
+    """The seed draws fields in order: a date `after` another, or a count of `business_days` between two, reads date
+    fields drawn before it."""
+    good = copy.deepcopy(anchor)
+    request = _entity(good, "purchase_request")
+    fields = {f["name"]: f for f in request["fields"]}
+    fields["needed_by"]["seed"] = {"days": [1, 5], "business": True}
+    request["fields"].append({"name": "due_by", "type": "date", "seed": {"after": "needed_by", "days": [0, 9]}})
+    request["fields"].append({"name": "span", "type": "integer", "seed": {"business_days": ["needed_by", "due_by"]}})
+    assert anchor_errors(good) == []
+    bad = copy.deepcopy(good)
+    request = _entity(bad, "purchase_request")
+    fields = {f["name"]: f for f in request["fields"]}
+    fields["needed_by"]["seed"]["after"] = "due_by"  # drawn later
+    fields["quantity"]["seed"] = {"business": True}
+    fields["span"]["seed"]["business_days"] = ["needed_by", "title"]
+    i, at = bad["entities"].index(request), request["fields"].index
+    where = {name: f"entities[{i}].fields[{at(fields[name])}].seed" for name in ("needed_by", "quantity", "span")}
+    assert set(anchor_errors(bad)) >= {
+        (f"{where['needed_by']}.after", "'due_by' is not a date field declared before 'needed_by'"),
+        (f"{where['quantity']}.business", "only a field of type date has it"),
+        (f"{where['span']}.business_days[1]", "'title' is not a date field declared before 'span'"),
+    }
+
+
+def test_business_days_count_the_weekdays_of_a_range_both_ends_included():
+    monday = datetime.date(2026, 9, 7)
+    assert business_days(monday, monday) == 1
+    assert business_days(monday, monday + datetime.timedelta(days=6)) == 5  # to Sunday
+    assert business_days(monday + datetime.timedelta(days=5), monday + datetime.timedelta(days=6)) == 0  # a weekend
+    assert business_days(datetime.date(2026, 9, 2), datetime.date(2026, 9, 30)) == 21  # TO-1001's range, once 5 days
+    assert business_days(monday, monday - datetime.timedelta(days=1)) == 0

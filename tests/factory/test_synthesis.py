@@ -9,7 +9,17 @@ import pytest
 from django.conf import settings
 
 from factory.anchor import anchor_read
-from factory.build import GATE, MANIFEST, gate_apply, gate_record, manifest_build, manifest_write, tasks_write
+from factory.build import (
+    GATE,
+    MANIFEST,
+    TOOLS,
+    gate_apply,
+    gate_record,
+    manifest_build,
+    manifest_write,
+    tasks_write,
+    tool_solutions,
+)
 from factory.compiler import graph, spec_compile
 from factory.synth import walks
 from replicas.worlds.registry import replicas
@@ -59,8 +69,12 @@ def test_the_gate_drops_only_the_tasks_it_scored_outside_its_band_on_the_same_by
         folder=tmp_path, gate_file=tmp_path / GATE, agent="noisy-oracle:0.1:7", k=5, low=2, high=4, passes=passes
     )
     (tmp_path / "tasks" / "changed.json").write_text(json.dumps({"slug": "changed", "edited": True}))
+    slugs = ("easy", "kept", "changed", "new", "hard")
+    (tmp_path / TOOLS).write_text(json.dumps({slug: [f"call {slug}"] for slug in slugs}))
     gate = gate_apply(tmp_path, tmp_path / GATE)
     assert sorted(p.stem for p in (tmp_path / "tasks").glob("*.json")) == ["changed", "kept", "new"]
+    # a dropped task's tool reference solution goes with it
+    assert sorted(tool_solutions(tmp_path)) == ["changed", "kept", "new"]
     assert gate["dropped"] == ["easy", "hard"] and gate["ungated"] == ["changed", "new"]
     assert gate["scores"] == {"easy": 5, "hard": 0, "kept": 3} and (gate["k"], gate["low"], gate["high"]) == (5, 2, 4)
 
@@ -90,12 +104,13 @@ def test_a_rebuild_synthesises_the_committed_tasks_and_manifest_byte_for_byte(tm
 
     copy = tmp_path / "procurement"
     shutil.copytree(FOLDER, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    tasks = tasks_synthesise(replica="procurement")
+    tasks, tools = tasks_synthesise(replica="procurement")
     assert len(tasks) >= 40
-    tasks_write(copy, tasks)
+    tasks_write(copy, tasks, tools)
     gate = gate_apply(copy, ANCHOR / GATE)
     manifest_write(copy, anchor_sha256=anchor_read(ANCHOR)[1], gate=gate)
     assert _task_files(copy) == _task_files(FOLDER)
+    assert (copy / TOOLS).read_bytes() == (FOLDER / TOOLS).read_bytes()
     assert (copy / MANIFEST).read_bytes() == (FOLDER / MANIFEST).read_bytes()
     for task in tasks:
         assert 3 <= len(task["verifier"]["assertions"]) <= 12, task["slug"]

@@ -11,7 +11,7 @@ from django.conf import settings
 
 from factory.build import anchor_spec
 from factory.compiler import replica_files
-from factory.variants import POLICIES, families, families_read, large_sizes
+from replicas.worlds.enterprise.variants import FAMILIES, POLICIES, families, families_read, large_sizes
 from replicas.worlds.registry import get_replica, replicas
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.snapshot import snapshot, state_hash
@@ -35,12 +35,17 @@ def test_n_families_cover_every_policy_and_persona_before_a_seed_repeats():
 def test_the_compiled_replica_serves_its_families_and_the_large_sizes():
     spec, _sha = anchor_spec(ANCHOR)
     count = families_read(ANCHOR)
-    assert count > 0 and spec["families"] == families(count)
     # procurement's unit: 11 people and 50 records (its entities' base counts)
     assert large_sizes(spec) == {"10k": {"size": 164}, "100k": {"size": 1640}}
-    variants = get_replica("procurement").variants
+    config = get_replica("procurement")
+    assert count > 0 and families_read(Path(config.path)) == count
+    variants = config.variants
     assert {"small", "default", "10k", "100k", *families(count)} == set(variants)
-    assert "family8" in replica_files(spec, bench_task="")["apps.py"]
+    assert {name: variants[name] for name in families(count)} == families(count)
+    # the replica's files hold the families' number, derived when it loads, never their knobs
+    files = replica_files(spec, bench_task="", families=count)
+    assert files[FAMILIES] == f'{{"families": {count}}}\n'
+    assert not any("family8" in text or "limit_factor" in text for text in files.values())
 
 
 def _people(world):

@@ -5,7 +5,9 @@ manage.py factory tasks DOMAIN: the build's second step, run in a child process 
 manage.py factory gate ANCHOR_DIR: run the quality gate over the built replica's tasks and record the scores in the
 anchor folder (gate.json), which the next build applies.
 manage.py factory mcp DOMAIN --url ORIGIN --email E --password P: the replica's operations as MCP tools (stdio)
-against the world served at ORIGIN, acting as that person."""
+against the world served at ORIGIN, acting as that person.
+manage.py factory tools DOMAIN: play every task's reference solution by tool calls (tool_solutions.json) in an episode
+judged by the task's verifier; fails unless each passes."""
 
 from pathlib import Path
 
@@ -16,7 +18,8 @@ from replicagym.reports.models import QualityGate
 from factory.anchor import AnchorError, anchor_read
 from factory.build import GATE, BuildError, factory_build, gate_record, tasks_write
 from factory.synth import tasks_synthesise
-from factory.variants import MAX_FAMILIES, families_write
+from factory.variants import families_write
+from replicas.worlds.enterprise.variants import MAX_FAMILIES
 from replicas.worlds.registry import UnknownReplica, get_replica
 
 GATE_AGENT = "noisy-oracle:0.05:7"  # the noisy oracle's own default slip rate: 0.1 failed every long walk
@@ -55,12 +58,17 @@ class Command(BaseCommand):
         mcp.add_argument("--url", required=True, help="the world's origin, e.g. http://w-TOKEN.localhost:8000")
         mcp.add_argument("--email", required=True, help="the person the tools act as")
         mcp.add_argument("--password", required=True)
+        tools = sub.add_parser("tools", help="play each task's reference solution by tool calls; fail unless all pass")
+        tools.add_argument("domain")
+        tools.add_argument("--tasks", default="*", help="only the slugs matching this pattern, e.g. 'approve-*'")
 
     def handle(self, *args, action, **options):
         if action == "gate":
             return self._gate(**options)
         if action == "mcp":
             return self._mcp(**options)
+        if action == "tools":
+            return self._tools(**options)
         if action == "generate":
             if not 0 <= options["variants"] <= MAX_FAMILIES:
                 raise CommandError(f"--variants: from 0 to {MAX_FAMILIES}, not {options['variants']}")
@@ -87,8 +95,8 @@ class Command(BaseCommand):
             config = get_replica(options["domain"])
         except UnknownReplica as exc:
             raise CommandError(str(exc)) from None
-        tasks = tasks_synthesise(replica=config.label)
-        tasks_write(Path(config.path), tasks)
+        tasks, tools = tasks_synthesise(replica=config.label)
+        tasks_write(Path(config.path), tasks, tools)
         self.stdout.write(f"{len(tasks)} tasks written to replicas/{config.label}/tasks/")
 
     def _mcp(self, *, domain, url, email, password, **options):
@@ -99,6 +107,23 @@ class Command(BaseCommand):
         if not hasattr(config, "runtime"):
             raise CommandError(f"{domain} was not compiled by the factory: it has no tools to serve")
         config.runtime().mcp_server(url=url, email=email, password=password).run("stdio")
+
+    def _tools(self, *, domain, tasks, **options):
+        from factory.tools import tool_solutions_check  # noqa: PLC0415 - the episode engine loads only for this
+
+        try:
+            get_replica(domain)
+        except UnknownReplica as exc:
+            raise CommandError(str(exc)) from None
+        found = tool_solutions_check(domain, tasks)
+        for slug, why in found.items():
+            self.stdout.write(f"{'pass' if not why else 'FAIL'}  {slug}" + (f": {why}" if why else ""))
+        failed = [slug for slug, why in found.items() if why]
+        if not found:
+            raise CommandError(f"no task of {domain} with a tool reference solution matches {tasks!r}")
+        if failed:
+            raise CommandError(f"{len(failed)} of {len(found)} tool reference solutions failed")
+        self.stdout.write(f"{len(found)} tool reference solutions passed")
 
     def _gate(self, *, anchor_dir, agent, k, low, high, workers, tasks, no_sync, **options):
         try:

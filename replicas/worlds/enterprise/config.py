@@ -1,19 +1,30 @@
 """The AppConfig base of a compiled replica: its hooks (sign-in, bench pages, screenshot tour) served by the shared
-runtime. The replica's apps.py subclasses it with its data (variants, start pages, roles, pickers, audit)."""
+runtime, and its variants, derived from its spec.json and families file. The replica's apps.py subclasses it with its
+data (start pages, roles, pickers, audit)."""
 
 import hashlib
 import importlib
 import inspect
+import json
+from pathlib import Path
 
 from django.utils.functional import cached_property
 
 from replicas.worlds import registry
 
 from . import seeding
+from .variants import families_read, replica_variants
 
 
 class EnterpriseConfig(registry.ReplicaConfig):
     """A replica compiled by the environment factory: `<app>.runtime.RUNTIME` is its Enterprise runtime."""
+
+    @cached_property
+    def variants(self) -> dict[str, dict]:
+        """The anchor's sizes, the large sizes and the variant families, from the replica's spec.json and families
+        file (variants.py): the compiled files hold the families' number, not their knobs."""
+        folder = Path(self.path)
+        return replica_variants(json.loads((folder / "spec.json").read_text()), families_read(folder))
 
     # Models load after the app configs: the hooks reach the runtime when called.
     def runtime(self):

@@ -2,13 +2,23 @@
 anchor's seed rules in a fixed order, then the anchor's complexity layers (duplicates, stale records, foreign
 currencies) and the history the records' states imply, as audit entries."""
 
-from datetime import timedelta
+from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 
 from .domain import Domain
 
 CENT = Decimal("0.01")
 MISMATCH_FACTORS = (Decimal("1.05"), Decimal("1.10"), Decimal("0.92"))
+SATURDAY = 5  # date.weekday(): Monday is 0
+
+
+def business_days(first: date, last: date) -> int:
+    """The weekdays (Monday to Friday) from `first` to `last`, both counted; 0 when `last` is before `first`."""
+    days = (last - first).days + 1
+    if days <= 0:
+        return 0
+    weeks, rest = divmod(days, 7)
+    return 5 * weeks + sum((first.weekday() + i) % 7 < SATURDAY for i in range(rest))
 
 
 class People(list):
@@ -138,6 +148,9 @@ class Seeder:
                 else:
                     value = (value * gen.random.choice(MISMATCH_FACTORS)).quantize(CENT, rounding=ROUND_HALF_UP)
             return value
+        if "business_days" in seed:
+            first, last = (getattr(record, name) for name in seed["business_days"])
+            return None if first is None or last is None else business_days(first, last)
         if kind == "ref":
             if field["to"] == "person":
                 roles = seed.get("values") or [r["name"] for r in self.domain.spec["roles"]]
@@ -154,7 +167,13 @@ class Seeder:
             return Decimal(gen.random.randint(int(low * 100), int(high * 100))) / 100
         if kind == "date":
             low, high = seed.get("days", (-30, 30))
-            return (gen.now + timedelta(days=gen.random.randint(low, high))).date()
+            start = getattr(record, seed["after"]) if "after" in seed else gen.now.date()
+            if start is None:
+                return None
+            day = start + timedelta(days=gen.random.randint(low, high))
+            if seed.get("business") and day.weekday() >= SATURDAY:
+                day += timedelta(days=7 - day.weekday())  # the Monday after
+            return day
         if kind == "choice":
             return gen.random.choice(field["choices"])
         if kind == "boolean":
