@@ -8,7 +8,7 @@ from decimal import Decimal, InvalidOperation
 from django import forms
 
 from . import policies, selectors
-from .models import Order, Refund, ReturnRequest
+from .models import Order, Refund, Replacement, ReturnRequest
 from .services import MAX_QUANTITY, MAX_STOCK
 
 
@@ -412,6 +412,39 @@ class RefundForm(forms.Form):
         if not amount.is_finite():
             raise forms.ValidationError("The amount must be a positive amount in dollars and cents.")
         return amount
+
+
+class ReplacementForm(forms.Form):
+    """The lines of an order to send again (ticked), the units of each (`qty-<line>`) and why; which lines
+    may be replaced and how many units is the service's rule."""
+
+    reason = forms.ChoiceField(
+        choices=Replacement.Reason.choices, error_messages={"required": "Please choose why the items are replaced."}
+    )
+    reason.error_messages["invalid_choice"] = reason.error_messages["required"]
+
+    def __init__(self, *args, items, **kwargs):
+        super().__init__(*args, **kwargs)
+        pick = "Please select the items to replace."
+        self.fields["lines"] = forms.TypedMultipleChoiceField(
+            choices=[(str(i.line), i.title) for i in items],
+            coerce=int,
+            error_messages={"required": pick, "invalid_choice": pick},
+        )
+        for item in items:
+            message = f"Line {item.line}: enter the units to replace as a whole number."
+            self.fields[f"qty-{item.line}"] = WholeNumberField(required=False, message=message)
+        self.order_fields(["lines", "reason"])
+
+    def clean(self):
+        """`quantities`: each ticked line's units (the page fills in all it bought)."""
+        data = super().clean()
+        for n in data.get("lines", []):
+            if data.get(f"qty-{n}") is None and f"qty-{n}" not in self.errors:
+                self.add_error(f"qty-{n}", self.fields[f"qty-{n}"].message)
+        if not self.errors:
+            data["quantities"] = {n: data[f"qty-{n}"] for n in data["lines"]}
+        return data
 
 
 class OrderSearchForm(forms.Form):

@@ -526,3 +526,24 @@ class Refund(WorldModel):
 
     class Meta:
         constraints = [world_unique("shop_refund_pid", "public_id")]
+
+
+class Replacement(WorldModel):
+    """A damaged, defective or wrong line sent again: the back office's replacement order, at no
+    charge, linked to the line it replaces (a line is replaced once)."""
+
+    class Reason(models.TextChoices):
+        DAMAGED = "damaged", "Item arrived damaged"
+        DEFECTIVE = "defective", "Item defective or doesn't work"
+        WRONG_ITEM = "wrong_item", "Wrong item was sent"
+
+    item = WorldForeignKey(OrderItem, on_delete=models.CASCADE, related_name="replacements")
+    order = WorldForeignKey(Order, on_delete=models.CASCADE, related_name="replaces")
+    quantity = models.PositiveSmallIntegerField()
+    reason = models.CharField(max_length=12, choices=Reason.choices)
+    created_at = models.DateTimeField()
+
+    public_key = ("item",)
+
+    class Meta:
+        constraints = [world_unique("shop_replacement_item", "item")]

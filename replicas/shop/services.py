@@ -6,6 +6,7 @@ from decimal import Decimal
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.db.models import F
 
 from replicas.worlds import clock
 
@@ -22,6 +23,7 @@ from .models import (
     Product,
     Question,
     Refund,
+    Replacement,
     ReturnRequest,
     Review,
     Variant,
@@ -718,3 +720,71 @@ def refund_issue(
         reason=reason[:200],
         created_at=clock.now(),
     )
+
+
+@transaction.atomic
+def replacement_create(*, order: Order, quantities: dict[int, int], reason: str) -> Order:
+    """Send damaged, defective or wrong lines again: a new order of the same variants (`quantities`: line ->
+    units, at most the units bought), free of charge, at standard speed to the original's address, linked to
+    each line it replaces. Only delivered, active lines, each once, while the store has the units."""
+    if reason not in Replacement.Reason.values:
+        raise ValidationError("Please choose why the items are replaced.")
+    items = {i.line: i for i in order.items.select_related("variant__product", "seller")}
+    if not quantities or any(n not in items for n in quantities):
+        raise ValidationError("Please select the items to replace.")
+    chosen = [items[n] for n in sorted(quantities)]
+    for item in chosen:
+        units = quantities[item.line]
+        if item.status != OrderItem.Status.ACTIVE or item.delivered_at is None:
+            raise ValidationError(f"Line {item.line} has not been delivered: only delivered items can be replaced.")
+        done = item.replacements.select_related("order").first()
+        if done is not None:
+            raise ValidationError(f"Line {item.line} has already been replaced by order {done.order.public_id}.")
+        if not 1 <= units <= item.quantity:
+            raise ValidationError(f"Line {item.line}: you can replace from 1 to {item.quantity} of this item.")
+    for variant in {item.variant for item in chosen}:
+        units = sum(quantities[i.line] for i in chosen if i.variant == variant)
+        if variant.stock < units:
+            raise ValidationError(f"{variant.sku} has only {variant.stock} on hand: the replacement cannot ship.")
+    now = clock.now()
+    dates = {
+        item.line: policies.delivery_date(
+            speed="standard", standard_days=item.variant.product.standard_days, today=now.date(), state=order.ship_state
+        )
+        for item in chosen
+    }
+    zero = Decimal("0.00")
+    new = Order.objects.create(
+        public_id=next_number(Order, "public_id", "ORD-", 4001),
+        account=order.account,
+        status=Order.Status.PLACED,
+        placed_at=now,
+        ship_name=order.ship_name,
+        ship_line1=order.ship_line1,
+        ship_line2=order.ship_line2,
+        ship_city=order.ship_city,
+        ship_state=order.ship_state,
+        ship_zip=order.ship_zip,
+        speed="standard",
+        delivery_date=max(dates.values()),
+        subtotal=zero,
+        shipping=zero,
+        tax=zero,
+        total=zero,
+    )
+    for n, item in enumerate(chosen, start=1):
+        units = quantities[item.line]
+        OrderItem.objects.create(
+            order=new,
+            line=n,
+            variant=item.variant,
+            title=item.title,
+            seller=item.seller,
+            quantity=units,
+            unit_price=zero,
+            speed="standard",
+            delivery_date=dates[item.line],
+        )
+        Variant.objects.filter(pk=item.variant.pk).update(stock=F("stock") - units)
+        Replacement.objects.create(item=item, order=new, quantity=units, reason=reason, created_at=now)
+    return new

@@ -62,6 +62,7 @@ urlpatterns = [
     path("backoffice/returns/<str:public_id>", backoffice.backoffice_return_decide, name="bo_return_decide"),
     path("backoffice/orders", backoffice.backoffice_orders, name="bo_orders"),
     path("backoffice/orders/<str:public_id>", backoffice.backoffice_order, name="bo_order"),
+    path("backoffice/orders/<str:public_id>/replace", backoffice.backoffice_order_replace, name="bo_order_replace"),
     path("backoffice/exceptions", backoffice.backoffice_exceptions, name="bo_exceptions"),
     path("backoffice/inventory", backoffice.backoffice_inventory, name="bo_inventory"),
 ]

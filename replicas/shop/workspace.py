@@ -1,11 +1,12 @@
 """The shop in a workspace (ReplicaConfig.workspace_offer / workspace_adopt).
 
 It offers its back-office staff (employees), the customers who have ordered and their
-orders (the records a support desk cites); it adopts the shared people: staff and customers
+orders (the records a support desk cites), and one delivered item of a shared customer's order
+that a desk ticket reports damaged; it adopts the shared people: staff and customers
 take the workspace's names and emails and sign in with its one password.
 """
 
-from .models import Account, Address, Order
+from .models import Account, Address, Order, OrderItem
 
 
 def _staff():
@@ -35,13 +36,38 @@ def offer(world) -> dict:
                     "currency": account.currency,
                 }
             )
+    damaged = _damaged_item(customers)
     return {
         "people": {
             "employee": [{"name": a.name, "email": a.email} for a in _staff()[:5]],
             "customer": [{"name": a.name, "email": a.email} for a in customers],
         },
-        "references": {"order": orders},
+        "references": {"order": orders, "damaged_item": [damaged] if damaged else []},
     }
+
+
+def _replaceable(item: OrderItem) -> bool:
+    """Delivered, kept whole (no return, refund or replacement yet) and in stock to be sent again."""
+    return (
+        item.status == OrderItem.Status.ACTIVE
+        and item.delivered_at is not None
+        and not item.returns.exists()
+        and not item.refunds.exists()
+        and not item.replacements.exists()
+        and item.variant.stock >= item.quantity
+    )
+
+
+def _damaged_item(customers: list[Account]) -> dict | None:
+    """The last line of the first order (customers in offer order) with two replaceable lines or more: the
+    ticket reports one line of several, so replacing the whole order or another line is a wrong answer."""
+    for index, account in enumerate(customers):
+        for order in account.orders.order_by("placed_at", "public_id"):
+            lines = [i for i in order.items.select_related("variant").order_by("line") if _replaceable(i)]
+            if len(lines) >= 2:
+                item = lines[-1]
+                return {"order": order.public_id, "line": item.line, "title": item.title, "person": ["customer", index]}
+    return None
 
 
 def _take_identity(account: Account, person: dict) -> None:

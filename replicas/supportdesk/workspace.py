@@ -2,18 +2,21 @@
 
 It offers its agents (employees), the customers whose tickets cite an order, its busiest
 product and that product's tickets; it adopts the shared people, mirrors the shop's orders
-of each shared customer (same numbers, dates and totals, cited by their tickets), and notes
-on each ticket paired with a board work item that engineering tracks it there.
+of each shared customer (same numbers, dates and totals, cited by their tickets), takes the
+shop's damaged item as a new ticket from its customer, and notes on each ticket paired with a
+board work item that engineering tracks it there.
 """
 
 from decimal import Decimal
 
 from django.db.models import Count, Max
 
-from .models import Comment, Identity, Order, Payment, Ticket, User
+from . import services
+from .models import Comment, Group, Identity, Order, Payment, Ticket, User
 
 # tickets offered for pairing with work items: as many as a workspace shares people
 PAIRED_TICKETS = 3
+FRONT_LINE = "Support"
 
 
 def _employees():
@@ -112,6 +115,25 @@ def _note_work_item(ticket: Ticket, item: dict, author: User) -> None:
     )
 
 
+def _report_damage(customer: User, damaged: dict) -> None:
+    """The customer writes in (by email, triggers run) that an item of their order arrived broken and asks for a
+    new one, citing the order as customers do: the ticket a replacement answers."""
+    order = damaged["order"]
+    services.ticket_create(
+        requester=customer,
+        subject=f"Damaged item in order {order}",
+        body=f"Hello, the {damaged['title']} from my order {order} arrived damaged: the box was crushed and it "
+        "does not work. The rest of the order is fine. Could you send me a new one?",
+        channel=Ticket.Channel.EMAIL,
+        fields={
+            "order_number": order,
+            "type": Ticket.Type.INCIDENT,
+            "add_tags": ["damaged_item"],
+            "group": Group.objects.filter(name=FRONT_LINE).first(),  # where a new customer ticket lands
+        },
+    )
+
+
 def adopt(world, *, people: dict, references: dict) -> dict:
     sign_ins = {}
     employees = list(_employees()[: len(people.get("employee", []))])
@@ -123,6 +145,9 @@ def adopt(world, *, people: dict, references: dict) -> dict:
     for user, person in zip(customers, people.get("customer", []), strict=True):
         _take_identity(user, person)
         _mirror_orders(user, [o for o in shop_orders if o.get("person") == person["key"]])
+        for damaged in references.get("damaged_item", []):
+            if damaged["replica"] != world.replica and damaged["person"] == person["key"]:
+                _report_damage(user, damaged)
     tickets = [t for t in references.get("ticket", []) if t["replica"] == world.replica]
     items = references.get("work_item", [])
     if employees:

@@ -422,3 +422,42 @@ def first_pair_colleague_workaround(workspace) -> dict:
         "agent_first_name": pair["agent_name"].split()[0],
         "workaround": item["workaround"],
     }
+
+
+# --- desk and shop: a damaged item sent again -----------------------------------------------------------
+
+
+def _next_order(tables: dict) -> str:
+    return f"ORD-{max(int(o.split('-')[1]) for o in tables['shop.order']) + 1}"
+
+
+def damaged_item_replacement(workspace) -> dict:
+    """The shared customer's ticket reporting a damaged item of one of their orders (the shop's `damaged_item`
+    reference): the line to send again, the number the replacement order takes, and the original's address."""
+    tables = _tables(workspace)
+    for damaged in workspace.references.get("damaged_item", []):
+        key = f"{damaged['order']}|{damaged['line']}"
+        item = tables["shop.orderitem"].get(key)
+        if item is None or item["status"] != "active" or not item["delivered_at"]:
+            continue
+        cited = [
+            (ticket, requester, order)
+            for ticket, requester, order in _customer_tickets(workspace, tables)
+            if "damaged_item" in ticket["tags"] and order["public_id"] == damaged["order"]
+        ]
+        if len(cited) != 1:
+            raise NoCandidate(f"{len(cited)} damaged-item tickets cite {damaged['order']}")
+        ticket, requester, order = cited[0]
+        others = [i for i in _lines(tables, order["public_id"]) if i["line"] != item["line"]]
+        return {
+            **_case(workspace, tables, ticket, requester, order),
+            "account": order["account"],
+            "line": item["line"],
+            "other_line": others[0]["line"],
+            "item_title": item["title"],
+            "variant": item["variant"],
+            "quantity": item["quantity"],
+            "replacement": _next_order(tables),
+            **{f: order[f] for f in ("ship_name", "ship_line1", "ship_line2", "ship_city", "ship_state", "ship_zip")},
+        }
+    raise NoCandidate("the workspace's shop reports no damaged item of a shared customer")

@@ -8,8 +8,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from .. import selectors, services
-from ..forms import OrderSearchForm, RefundForm, ReturnDecisionForm, StockForm, form_messages
-from ..models import Order, Refund, ReturnRequest, Variant
+from ..forms import OrderSearchForm, RefundForm, ReplacementForm, ReturnDecisionForm, StockForm, form_messages
+from ..models import Order, Refund, Replacement, ReturnRequest, Variant
 from .common import error_messages, page_context, staff_required, whole_number
 
 BO_ERROR = "shop_error"  # a refused decision, shown once on the returns page it redirects to
@@ -107,7 +107,29 @@ def backoffice_order(request, public_id):
             errors = error_messages(e)
         else:
             return redirect(f"/backoffice/orders/{order.public_id}")
-    items = list(order.items.select_related("seller").order_by("line"))
+    return _order_page(request, order, errors=errors)
+
+
+@require_POST
+@staff_required
+def backoffice_order_replace(request, public_id):
+    """Create a replacement order for the ticked lines; the original's page then names it."""
+    order = get_object_or_404(Order.objects.select_related("account", "card"), public_id=public_id)
+    form = ReplacementForm(request.POST, items=list(order.items.order_by("line")))
+    try:
+        if not form.is_valid():
+            raise ValidationError(form_messages(form))
+        new = services.replacement_create(
+            order=order, quantities=form.cleaned_data["quantities"], reason=form.cleaned_data["reason"]
+        )
+    except ValidationError as e:
+        return _order_page(request, order, replace_errors=error_messages(e))
+    request.session[BO_NOTICE] = f"Replacement order {new.public_id} created, at no charge."
+    return redirect(f"/backoffice/orders/{order.public_id}")
+
+
+def _order_page(request, order, *, errors=(), replace_errors=()):
+    items = list(order.items.select_related("seller").prefetch_related("replacements__order").order_by("line"))
     for item in items:
         item.refunded = selectors.refunded_total(item)
     return render(
@@ -118,11 +140,15 @@ def backoffice_order(request, public_id):
             order=order,
             items=items,
             errors=errors,
+            replace_errors=replace_errors,
+            notice=request.session.pop(BO_NOTICE, ""),
             refunds=list(order.refunds.order_by("public_id")),
             methods=Refund.Method.choices,
+            reasons=Replacement.Reason.choices,
+            replaces=list(order.replaces.select_related("item__order").order_by("item__line")),
             returns=list(ReturnRequest.objects.filter(item__order=order).order_by("public_id")),
         ),
-        status=400 if errors else 200,
+        status=400 if errors or replace_errors else 200,
     )
 
 

@@ -51,7 +51,7 @@ def orders(request):
         bought, qs = selectors.bought_before(request.account), qs.none()
     elif FILTERS.get(key, FILTERS["months-3"])[1]:
         qs = qs.filter(placed_at__gte=clock.now() - timedelta(days=FILTERS[key][1]))
-    found = list(qs.prefetch_related("items__variant__product"))
+    found = list(qs.prefetch_related("items__variant__product", "items__replacements__order", "replaces__item__order"))
     return render(
         request,
         "shop/orders.html",
@@ -86,7 +86,11 @@ def _order(request, public_id) -> Order:
 @customer_required
 def order_detail(request, public_id):
     order = _order(request, public_id)
-    items = list(order.items.select_related("seller", "variant__product").order_by("line"))
+    items = list(
+        order.items.select_related("seller", "variant__product")
+        .prefetch_related("replacements__order")
+        .order_by("line")
+    )
     for item in items:
         item.deadline = selectors.return_deadline(item)
         item.blocker = selectors.return_blocker(item)
