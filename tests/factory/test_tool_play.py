@@ -66,10 +66,13 @@ def test_a_task_passes_by_its_tool_calls_and_a_wrong_sequence_of_calls_fails():
         'tool("sign_in", email="{user_email}", password="not-it")',
         'tool("sign_in", email="{user_email}", password="{user_password}")',
         f'tool("approve_time_off_request", number="{number}x")',  # not a number: the tool's own type check
-        f'tool("decline_time_off_request", number={number})',  # the wrong move
+        f'tool("decline_time_off_request", number={number})',  # the endpoint's own rule: no comment, no decline
+        f'tool("decline_time_off_request", number={number}, comment="Not now.")',  # the wrong move, made
     ]
     failed = tool_solution_play(task.task_id, wrong)
     assert failed.status == "failed" and failed.rewards["task_completion"] < 1
     errors = [s.error for s in failed.steps.order_by("index")]
     assert errors[0].startswith("sign in first") and errors[1] == "Wrong email or password."
-    assert errors[2] == "" and "number" in errors[3] and errors[4] == ""
+    assert errors[2] == "" and "validation error" in errors[3] and "number" in errors[3]
+    assert "400: The record is not valid." in errors[4] and "A comment is required." in errors[4]
+    assert errors[5] == ""
