@@ -101,7 +101,7 @@ _host = _Host()
 class _Parked:
     browser: object
     context: object
-    page: object  # a new tab at about:blank: no history, no sessionStorage, no input state of an episode
+    page: object  # its one tab, at about:blank, with no history before it
     clocked: bool  # a frozen time is installed: an episode without one cannot take it
     served: int  # episodes it has served
 
@@ -210,6 +210,11 @@ class _Tab:
     listeners: list = field(default_factory=list)  # (event, handler): taken off when the context is parked
 
 
+# Actions after which a key or mouse button may still be held down: a tab that ran one is not reused.
+_HOLDING_ACTIONS = (A.KeyboardDown, A.MouseDown)
+RESET_TRIES = 3  # Page.resetNavigationHistory can meet a tab not yet attached to its new page: tried again
+
+
 _NOT_TRACKED = {"eventsource", "websocket"}  # long-lived by design: never "idle"
 
 
@@ -267,6 +272,8 @@ class EpisodeSession:
         self._reusable = False  # the context may be parked for the next episode when this one closes
         self._clocked = False
         self._served = 0
+        self._input_held = False  # a KeyboardDown or MouseDown ran: the tab's input state is not clean
+        self._first_page = None  # the tab the episode opened in
 
     # --- lifecycle ---------------------------------------------------------------------
 
@@ -408,6 +415,7 @@ class EpisodeSession:
             self._settle()
             # Stamp now, so bids exist even for an agent that acts before observing.
             self.page.evaluate(STAMP_JS)
+        self._first_page = self._tabs[0].page
         if other_tabs:
             self._active = 0
             self.page.bring_to_front()
@@ -426,43 +434,58 @@ class EpisodeSession:
             self.context = None
 
     def _park(self) -> bool:
-        """Leave the context, emptied, to the next screenshot-less episode of this thread; False (the caller
-        closes it) when it may not be reused or could not be emptied.
+        """Leave the context and its one tab, emptied, to the next screenshot-less episode of this thread;
+        False (the caller closes it) when it may not be reused or could not be emptied.
 
-        Its tabs are closed, not cleaned: a tab's history, sessionStorage, back-forward cache and input state
-        (a key held down, the pointer) go with it, and the next episode gets a new tab, which has none. From
-        that tab, at about:blank, every kind of storage of each origin the episode could reach is cleared
-        (cookies, local storage, IndexedDB, Cache Storage, service workers, file systems; it reached no other:
-        the routes abort every other origin's requests), with the permissions granted; the episode's
-        listeners and routes are taken off.
+        Emptied of what this episode could have left for the next to see: its listeners and routes; every kind
+        of storage of each origin it could reach (cookies, local and session storage, IndexedDB, Cache Storage,
+        service workers, file systems; it reached no other: the routes abort every other origin's requests);
+        the permissions granted; the pointer's place; and the tab's history, which ends as a new tab's starts:
+        about:blank alone. The tab is kept, not replaced by a new one: the next world is the same site
+        (*.localhost), so its page can load in the renderer this one used, about 0.3 s of CPU less.
         """
-        if not self._reusable or self._served + 1 >= REUSE_LIMIT:
+        if not self._reusable or self._input_held or self._served + 1 >= REUSE_LIMIT or len(self._tabs) != 1:
             return False
-        context = self.context
+        tab, context = self._tabs[0], self.context
         try:
-            if self.browser is None or not self.browser.is_connected() or any(t.crashed for t in self._tabs):
+            # the tab the episode opened in, alone: a tab the page opened may hold a window.opener to it
+            if self.browser is None or not self.browser.is_connected() or context.pages != [tab.page]:
+                return False
+            if tab.crashed or tab.popups or tab.page is not self._first_page:
                 return False
             context.remove_listener("page", self._on_page)
-            for tab in self._tabs:
-                for event, handler in tab.listeners:
-                    tab.page.remove_listener(event, handler)
+            for event, handler in tab.listeners:
+                tab.page.remove_listener(event, handler)
             context.unroute_all(behavior="ignoreErrors")
             if not _unroute_web_sockets(context):
                 return False
-            for page in context.pages:
-                page.close()
-            blank = context.new_page()
-            cdp = context.new_cdp_session(blank)
+            if tab.cdp is not None:
+                tab.cdp.detach()
+            # sessionStorage lives in the tab, and no CDP call clears it without a frame of its origin: it is
+            # cleared from an empty page of the world's origin, served by us
+            page, empty = tab.page, self.origin + _EMPTIED_PATH
+            page.route(empty, _fulfill_empty)
+            try:
+                page.goto(empty, wait_until="load", timeout=self.navigation_timeout_ms)
+                page.evaluate("() => sessionStorage.clear()")
+            finally:
+                page.unroute(empty, _fulfill_empty)
+            page.goto("about:blank", wait_until="load", timeout=self.navigation_timeout_ms)
+            # a session of its own, opened on the settled blank page: one opened before the navigations could
+            # be left with a document the tab has left ("Not attached to an active page")
+            cdp = context.new_cdp_session(page)
             for origin in self.origins:
                 _cdp_send(cdp, "Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+            _reset_history(cdp, page)
             cdp.detach()
             context.clear_cookies()
             context.clear_permissions()
+            page.mouse.move(-1, -1)  # nothing under the pointer when the next page loads
         except Exception:  # whatever it was, the next episode gets a fresh context
             log.info("could not empty the context for reuse; closing it", exc_info=True)
             return False
         _host.parked = _Parked(
-            browser=self.browser, context=context, page=blank, clocked=self._clocked, served=self._served + 1
+            browser=self.browser, context=context, page=page, clocked=self._clocked, served=self._served + 1
         )
         self._tabs = []
         return True
@@ -708,6 +731,8 @@ class EpisodeSession:
 
     def _execute(self, action: A.Action):  # noqa: C901 - one branch per action kind, flat on purpose
         page, t = self.page, self.action_timeout_ms
+        if isinstance(action, _HOLDING_ACTIONS):
+            self._input_held = True
         if isinstance(action, A.ElementAction):
             loc = self._locate(action.element)
             # Bids and selectors name what the agent saw in the last (settled) observation:
@@ -1004,6 +1029,26 @@ def _stamp_axtree_screenshot(page, cdp, *, screenshot: bool = True) -> tuple[dic
             ),
         )
     )
+
+
+_EMPTIED_PATH = "/__replicagym_emptied__"  # never asked of a replica: the engine answers it (EpisodeSession._park)
+
+
+def _fulfill_empty(route):
+    route.fulfill(status=200, content_type="text/html", body="<!doctype html><title></title>")
+
+
+def _reset_history(cdp, page) -> None:
+    """Leave the tab's history with its current entry alone; tried again (RESET_TRIES) while the tab's session
+    is not yet with its page, the error raised after that."""
+    for tries in range(1, RESET_TRIES + 1):
+        try:
+            _cdp_send(cdp, "Page.resetNavigationHistory")
+            return
+        except PlaywrightError:
+            if tries == RESET_TRIES:
+                raise
+            page.wait_for_timeout(50 * tries)
 
 
 def _unroute_web_sockets(context) -> bool:
