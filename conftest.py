@@ -139,9 +139,23 @@ def api_client_for():
     return make
 
 
+# What gives a test a database: pytest-django refuses any query from a test that has none of these.
+DATABASE_FIXTURES = frozenset(
+    {"db", "transactional_db", "live_server", "django_db_reset_sequences", "django_db_serialized_rollback"}
+)
+
+
+def _uses_database(item) -> bool:
+    return item.get_closest_marker("django_db") is not None or not DATABASE_FIXTURES.isdisjoint(item.fixturenames)
+
+
 def pytest_collection_modifyitems(config, items):
-    """Tests marked `sqlite_only` are left out on any other backend; tests that drive Chromium or start
-    workers run first (a stable sort keeps their order).
+    """Tests marked `sqlite_only`, and tests that use no database at all, are left out on any other backend; tests
+    that drive Chromium or start workers run first (a stable sort keeps their order).
+
+    A test without a database fixture or mark cannot query one (pytest-django blocks it), so what it checks is the
+    same whatever DATABASE_URL says: about a third of the suite (the action grammar against a test page in
+    Chromium, parsers, verifiers on given diffs), run once, on SQLite.
 
     `sqlite_only` marks tests that exercise nothing a database backend changes (a browser's behaviour on a
     page, a protocol, a subprocess on a SQLite database of its own): bin/test's PostgreSQL pass would
@@ -152,10 +166,13 @@ def pytest_collection_modifyitems(config, items):
     keeping a worker busy after the others are done.
     """
     if connection.vendor != "sqlite":
-        left_out = [item for item in items if item.get_closest_marker("sqlite_only") is not None]
+        kept, left_out = [], []
+        for item in items:
+            sqlite_only = item.get_closest_marker("sqlite_only") is not None
+            (left_out if sqlite_only or not _uses_database(item) else kept).append(item)
         if left_out:
             config.hook.pytest_deselected(items=left_out)
-            items[:] = [item for item in items if item.get_closest_marker("sqlite_only") is None]
+            items[:] = kept
     items.sort(
         key=lambda item: item.get_closest_marker("browser") is None and item.get_closest_marker("worker") is None
     )
