@@ -6,6 +6,7 @@ import shutil
 
 import pytest
 
+from catalogue import packs
 from catalogue.models import Suite, Task
 from catalogue.packs import PackError, load_pack, task_current, task_sync
 from tests.episodes.fixtures import REPLICA, TASKS
@@ -182,3 +183,30 @@ def test_filled_task_exposes_instruction_start_page_and_reference_solution(pack)
     assert task.start_page == "/notes/3"
     assert task.reference_solution == [f'send_msg_to_user("Note #3 is {task.params["status"]}.")']
     assert task.limits == {"max_steps": 4, "max_seconds": 120, "step_seconds": 30}
+
+
+@pytest.fixture
+def synced(monkeypatch):
+    """The packs `packs_sync` syncs, in order, without syncing them (every pack's first sync takes seconds)."""
+    names = []
+    monkeypatch.setattr(packs, "task_sync", lambda *, replica: names.append(replica) or {"replica": replica})
+    return names
+
+
+def test_a_command_on_a_pack_or_on_a_suite_its_suites_json_declares_syncs_that_pack_only(synced):
+    declared = next(iter(json.loads((packs.pack_dir("board") / "suites.json").read_text())))
+    packs.packs_sync("board")
+    packs.packs_sync(declared)
+    assert synced == ["board", "board"]
+
+
+@pytest.mark.parametrize("name", [None, "made-in-the-editor"])
+def test_a_suite_no_pack_declares_or_no_name_syncs_every_pack(synced, name):
+    packs.packs_sync(name)
+    assert synced == [p for p in packs.pack_names() if packs.task_files(p)] and len(synced) >= 7
+
+
+def test_the_pack_a_command_names_is_synced_for_real(db):
+    packs.packs_sync(REPLICA)
+    assert set(Task.objects.values_list("pack", flat=True)) == {REPLICA}
+    assert Suite.objects.filter(name=REPLICA, is_current=True).exists()

@@ -35,7 +35,7 @@ from django.db import transaction
 from django.db.models import Count
 
 from bench.scenario import resolve_task
-from catalogue.packs import PackError, task_sync_all
+from catalogue.packs import PackError, packs_sync
 from episodes.creation import episode_create
 from episodes.models import Episode, Run
 from episodes.queue.heartbeat import worker_identity
@@ -196,7 +196,7 @@ class Command(BaseCommand):
             raise CommandError("--lost-after must be at least 3 seconds (three heartbeats)")
         if not no_sync:
             try:
-                task_sync_all()
+                packs_sync(task.partition(".")[0] if task else replica)
             except PackError as exc:
                 raise CommandError(f"invalid task pack: {exc.errors[0]}") from None
         try:

@@ -23,10 +23,9 @@ from django.db.migrations.executor import MigrationExecutor
 from replicagym.accounts.roles import Role, role_grant
 
 from bench.scenario import resolve_task
-from catalogue.packs import PackError, task_files, task_sync, task_sync_all
+from catalogue.packs import PackError, packs_sync
 from ops.multihost import MultihostError, missing_requirements, multihost_run
 from replicas.worlds.cli import one_line_errors, positive_int, replica_arg, stop_on_signals
-from replicas.worlds.registry import replicas
 
 
 def default_redis() -> str:
@@ -126,12 +125,8 @@ class Command(BaseCommand):
     @staticmethod
     def _sync(task: str | None, replica: str | None):
         """Load the pack the task comes from (all of them when it is not known yet: seconds more)."""
-        name = task.partition(".")[0] if task else replica
         try:
-            if name in replicas() and task_files(name):
-                task_sync(replica=name)
-            else:
-                task_sync_all()
+            packs_sync(task.partition(".")[0] if task else replica)
         except PackError as exc:
             raise CommandError(f"invalid task pack: {exc.errors[0]}") from None
 

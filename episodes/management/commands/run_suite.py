@@ -17,7 +17,7 @@ from pathlib import Path
 from django.core.management.base import CommandError
 from replicagym.reports.report import run_report
 
-from catalogue.packs import PackError, task_sync_all
+from catalogue.packs import PackError, packs_sync
 from episodes.models import Episode, Run
 from episodes.queue.local_workers import episode_summary, process_pool, run_one
 from episodes.runs import PRIORITIES, RunError, run_create, run_episodes_create, runs_finish
@@ -122,7 +122,7 @@ class Command(ReplicaGymCommand):
             raise CommandError(f"--trajectories: no folder {trajectories}")
         if not no_sync:
             try:
-                task_sync_all()
+                packs_sync(suite)
             except PackError as exc:
                 raise CommandError(
                     f"invalid task pack: {exc.errors[0]}"

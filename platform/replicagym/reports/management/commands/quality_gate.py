@@ -10,7 +10,7 @@ from concurrent.futures import as_completed
 
 from django.core.management.base import CommandError
 
-from catalogue.packs import PackError, task_sync_all
+from catalogue.packs import PackError, packs_sync
 from episodes.queue.local_workers import process_pool, run_one
 from episodes.runs import runs_finish
 from replicagym.reports.quality import (
@@ -60,7 +60,7 @@ class Command(ReplicaGymCommand):
     def handle(self, *args, suite, task_filter, agent, k, low, high, workers, no_sync, **options):
         if not no_sync:
             try:
-                task_sync_all()
+                packs_sync(suite)
             except PackError as exc:
                 raise CommandError(f"invalid task pack: {exc.errors[0]}") from None
         gate = gate_start(suite=suite, task_filter=task_filter, agent=agent, k=k, low=low, high=high, enqueue=False)
