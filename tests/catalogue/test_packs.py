@@ -7,6 +7,7 @@ import shutil
 import pytest
 
 from catalogue import packs
+from catalogue.authoring import AUTHORED_PACK
 from catalogue.models import Suite, Task
 from catalogue.packs import PackError, load_pack, task_current, task_sync
 from tests.episodes.fixtures import REPLICA, TASKS
@@ -200,10 +201,31 @@ def test_a_command_on_a_pack_or_on_a_suite_its_suites_json_declares_syncs_that_p
     assert synced == ["board", "board"]
 
 
-@pytest.mark.parametrize("name", [None, "made-in-the-editor"])
-def test_a_suite_no_pack_declares_or_no_name_syncs_every_pack(synced, name):
+@pytest.mark.parametrize("name", [None, "no-such-suite"])
+def test_no_name_or_a_suite_nobody_made_syncs_every_pack(synced, db, name):
     packs.packs_sync(name)
     assert synced == [p for p in packs.pack_names() if packs.task_files(p)] and len(synced) >= 7
+
+
+def test_a_suite_made_in_the_editor_syncs_the_packs_its_tasks_come_from(synced, db):
+    def task(task_id, pack):
+        return Task.objects.create(
+            task_id=task_id,
+            replica="testbed",
+            slug=task_id.split(".")[1],
+            pack=pack,
+            title="t",
+            spec={},
+            content_hash=task_id,
+            is_current=True,
+        )
+
+    made = packs.suite_upsert("made-in-the-editor", [task("testbed.mine", AUTHORED_PACK)])
+    packs.packs_sync("made-in-the-editor")
+    assert synced == []  # its one task was made in the editor too: no file to read
+    made.tasks.add(task("board.theirs", "board"), task("crossapp.both", "crossapp"))
+    packs.packs_sync("made-in-the-editor")
+    assert synced == ["board", "crossapp"]
 
 
 def test_the_pack_a_command_names_is_synced_for_real(db):
