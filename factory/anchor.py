@@ -8,6 +8,7 @@ import yaml
 
 from replicas.worlds.schema_errors import schema_errors, schema_validator
 
+from .mcp_import import MCPImportError, anchor_import
 from .openapi import OpenAPIError, anchor_expand
 
 SCHEMA = "anchor.schema.json"
@@ -39,6 +40,14 @@ def anchor_read(folder: Path) -> tuple[dict, str]:
         except OpenAPIError as exc:
             raise AnchorError(exc.errors) from None
         raw += b"\0" + document
+    if isinstance(doc, dict) and "mcp" in doc:
+        # each entity's tools mapped from MCP tool definitions (factory/mcp_import.py), after the OpenAPI import
+        # so that they are checked against the imported fields; the file is part of the hash
+        try:
+            doc, definitions = anchor_import(doc, path.parent)
+        except MCPImportError as exc:
+            raise AnchorError(exc.errors) from None
+        raw += b"\0" + definitions
     errors = anchor_errors(doc)
     if errors:
         raise AnchorError(errors)

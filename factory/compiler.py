@@ -299,14 +299,18 @@ def tools(spec: dict) -> list[dict]:
 
 
 def _operations_name(entity_tools: list[dict], entity: dict) -> None:
-    """Name the OpenAPI operation each tool of an imported entity serves (factory/openapi.py); a transition is
-    the document's update of the record's status."""
+    """Name the OpenAPI operation each tool of an imported entity serves (factory/openapi.py; a transition is
+    the document's update of the record's status) and the MCP tool definition it was mapped from
+    (factory/mcp_import.py: its name and description)."""
     operations = entity.get("operations") or {}
+    definitions = entity.get("tools") or {}
     for tool in entity_tools:
         kind = tool["name"].removesuffix(f"_{entity['name']}")
         operation = operations.get(kind if kind in ("list", "get", "create", "edit") else "edit")
         if operation:
             tool["operation"] = operation["id"]
+        if kind in definitions:
+            tool["mcp"] = definitions[kind]
 
 
 def graph(spec: dict) -> dict:

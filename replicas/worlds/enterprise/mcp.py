@@ -140,7 +140,8 @@ class ReplicaTools:
         run.__signature__ = inspect.Signature(params, return_annotation=dict[str, Any])
         run.__annotations__ = {p.name: p.annotation for p in params} | {"return": dict[str, Any]}
         run.__name__ = tool["name"]
-        return run, description
+        # the wording of the MCP definition the anchor imported for this operation (factory/mcp_import.py), if any
+        return run, (tool.get("mcp") or {}).get("description") or description
 
     def server(self) -> MCPServer:
         server = MCPServer(
