@@ -14,6 +14,7 @@ from .openapi import OpenAPIError, anchor_expand
 SCHEMA = "anchor.schema.json"
 PERSON = "person"
 # fields every generated model has, so an anchor may not declare them
+DOC_BYTES = 64_000  # a context page is a policy or a PRD someone reads in the app, not a manual
 RESERVED = {"id", "world", "number", "created_at", "updated_at", "currency", PERSON}
 
 
@@ -51,7 +52,38 @@ def anchor_read(folder: Path) -> tuple[dict, str]:
     errors = anchor_errors(doc)
     if errors:
         raise AnchorError(errors)
-    return doc, hashlib.sha256(raw).hexdigest()
+    doc, pages = docs_read(doc, path.parent)
+    return doc, hashlib.sha256(raw + pages).hexdigest()
+
+
+def docs_read(doc: dict, folder: Path) -> tuple[dict, bytes]:
+    """The anchor with its `docs` (PRD and policy documents in Markdown, named by path) read into `pages`, the
+    context pages the replica serves: slug (the file's stem), title (its first line, `# Title`) and text; and their
+    bytes, part of the anchor's hash (none without docs, so such an anchor's hash is its file's). AnchorError naming
+    each file that is missing, not UTF-8, too long or has no title."""
+    pages, raw, errors = [], b"", []
+    for i, name in enumerate(doc.get("docs", [])):
+        file = folder / name
+        if not file.is_file():
+            errors.append((f"docs[{i}]", f"{name} does not exist in the anchor's folder"))
+            continue
+        data = file.read_bytes()
+        try:
+            text = data.decode()
+        except UnicodeDecodeError:
+            errors.append((f"docs[{i}]", f"{name} is not UTF-8 text"))
+            continue
+        first = text.split("\n", 1)[0]
+        if len(data) > DOC_BYTES:
+            errors.append((f"docs[{i}]", f"{name} is longer than {DOC_BYTES} bytes"))
+        elif not first.startswith("# ") or not first[2:].strip():
+            errors.append((f"docs[{i}]", f"{name} must start with its title, a line '# Title'"))
+        else:
+            pages.append({"slug": Path(name).stem, "title": first[2:].strip(), "markdown": text})
+            raw += b"\0" + data
+    if errors:
+        raise AnchorError(errors)
+    return {**doc, "pages": pages}, raw
 
 
 def anchor_errors(doc) -> list[tuple[str, str]]:

@@ -80,6 +80,8 @@ def spec_compile(anchor: dict, anchor_sha256: str) -> dict:
         "entities": entities,
         "policies": policies,
         "tasks": {"seed": 7, "per_transition": 1, "per_walk": 1, "per_edit": 1, **anchor.get("tasks", {})},
+        # the context pages (factory.anchor.docs_read): slug, title and Markdown, which the runtime renders
+        "docs": anchor.get("pages", []),
     }
 
 

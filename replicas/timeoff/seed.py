@@ -4,6 +4,6 @@ of each role and every entity's records, then the anchor's complexity layers and
 from .runtime import RUNTIME
 
 # changes with the anchor, so template worlds are rebuilt when the anchor does (ReplicaConfig.generator_version)
-ANCHOR_SHA256 = "5b5e9df2387cf5955a274f2e03c642743e7e0ddbdf5e9f48067a83bc4d829c4b"
+ANCHOR_SHA256 = "c5f16e1613a31525d0f2daf1fd60ee80267d3ecc3ecc7a4cea4993c29c620c7c"
 
 generate = RUNTIME.seeder.generate

@@ -36,6 +36,8 @@ class Enterprise:
             path("approvals", views.approvals, name="approvals"),
             path("audit", views.audit_log, name="audit"),
             path("search", views.search, name="search"),
+            path("docs", views.doc_index, name="docs"),
+            path("docs/<slug:page>", views.doc_page, name="doc"),
             path("api/<slug:slug>", api.collection),
             path("api/<slug:slug>/<int:number>", api.item),
             path("api/<slug:slug>/<int:number>/<slug:move>", api.transition),

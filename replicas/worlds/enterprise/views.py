@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 from replicas.worlds.signin import login_url, safe_next
 
 from .domain import Domain
+from .markdown import markdown_html
 from .services import Services
 
 LOGIN = "/login"
@@ -61,6 +62,7 @@ class Views:
                 "brand_css": f"{self.domain.label}/brand.css",
                 "brand": self.domain.spec["brand"],
                 "nav": nav,
+                "docs": self.domain.spec.get("docs", []),
                 "person": getattr(request, "person", None),
                 "role_label": self.domain.roles[request.person.role]["label"]
                 if getattr(request, "person", None)
@@ -470,6 +472,18 @@ class Views:
             },
             400 if errors else 200,
         )
+
+    @person_required
+    def doc_index(self, request):
+        """The context pages: the anchor's PRD and policy documents, which tasks may cite ("per policy")."""
+        return self._page(request, "docs.html", {"page": None})
+
+    @person_required
+    def doc_page(self, request, page: str):
+        found = next((d for d in self.domain.spec.get("docs", []) if d["slug"] == page), None)
+        if found is None:
+            raise Http404(f"No page {page!r}.")
+        return self._page(request, "docs.html", {"page": found, "body": markdown_html(found["markdown"])})
 
     @person_required
     def search(self, request):
