@@ -20,6 +20,7 @@ from replicas.worlds.enterprise.variants import families_read
 
 from .anchor import anchor_read
 from .compiler import replica_files, spec_compile
+from .paraphrase import paraphrases_write
 
 MARK = "spec.json"  # a folder holding it was built by the factory and may be rebuilt; any other is left alone
 MANIFEST = "manifest.json"
@@ -110,6 +111,7 @@ def factory_build(*, anchor_dir: Path, root: Path | None = None) -> BuildReport:
     _run([str(ruff), "check", "--fix", "--quiet", str(folder / "migrations")], child_env(), "ruff check --fix")
     _run([str(ruff), "format", "--quiet", str(folder)], child_env(), "ruff format")
     gate = gate_apply(folder, Path(anchor_dir) / GATE)
+    paraphrases_write(folder, Path(anchor_dir))
     manifest = manifest_write(folder, anchor_sha256=sha, gate=gate)
     tasks = len(list((folder / "tasks").glob("*.json")))
     return BuildReport(

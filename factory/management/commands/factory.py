@@ -7,10 +7,14 @@ anchor folder (gate.json), which the next build applies.
 manage.py factory mcp DOMAIN --url ORIGIN --email E --password P: the replica's operations as MCP tools (stdio)
 against the world served at ORIGIN, acting as that person.
 manage.py factory tools DOMAIN: play every task's reference solution by tool calls (tool_solutions.json) in an episode
-judged by the task's verifier; fails unless each passes."""
+judged by the task's verifier; fails unless each passes.
+manage.py factory paraphrase ANCHOR_DIR: other wordings of the built replica's instructions from a configured model,
+cached in the anchor folder (paraphrases.json) for the next build (factory/paraphrase.py)."""
 
+import json
 from pathlib import Path
 
+from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from replicagym.reports.models import QualityGate
@@ -58,11 +62,17 @@ class Command(BaseCommand):
         mcp.add_argument("--url", required=True, help="the world's origin, e.g. http://w-TOKEN.localhost:8000")
         mcp.add_argument("--email", required=True, help="the person the tools act as")
         mcp.add_argument("--password", required=True)
+        paraphrase = sub.add_parser(
+            "paraphrase", help="ask a model (FACTORY_PARAPHRASE_MODEL_URL, _MODEL) for other wordings of the tasks"
+        )
+        paraphrase.add_argument("anchor_dir", type=Path)
         tools = sub.add_parser("tools", help="play each task's reference solution by tool calls; fail unless all pass")
         tools.add_argument("domain")
         tools.add_argument("--tasks", default="*", help="only the slugs matching this pattern, e.g. 'approve-*'")
 
     def handle(self, *args, action, **options):
+        if action == "paraphrase":
+            return self._paraphrase(**options)
         if action == "gate":
             return self._gate(**options)
         if action == "mcp":
@@ -98,6 +108,22 @@ class Command(BaseCommand):
         tasks, tools = tasks_synthesise(replica=config.label)
         tasks_write(Path(config.path), tasks, tools)
         self.stdout.write(f"{len(tasks)} tasks written to replicas/{config.label}/tasks/")
+
+    def _paraphrase(self, *, anchor_dir, **options):
+        from factory.paraphrase import ParaphraseError, cache_fill  # noqa: PLC0415 - only this command asks a model
+
+        try:
+            anchor, _sha = anchor_read(anchor_dir)
+        except AnchorError as exc:
+            raise CommandError(str(exc)) from None
+        tasks = sorted((Path(settings.BASE_DIR) / "replicas" / anchor["domain"] / "tasks").glob("*.json"))
+        if not tasks:
+            raise CommandError(f"replicas/{anchor['domain']} has no tasks: build it first")
+        try:
+            asked, kept = cache_fill(anchor_dir, [json.loads(p.read_text())["instruction"] for p in tasks])
+        except ParaphraseError as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(f"{asked} instructions asked, {kept} wordings kept; rebuild to ship them")
 
     def _mcp(self, *, domain, url, email, password, **options):
         try:
