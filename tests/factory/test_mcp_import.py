@@ -12,6 +12,8 @@ from django.conf import settings
 
 from factory.anchor import AnchorError, anchor_read
 from factory.compiler import graph, spec_compile
+from replicas.worlds.enterprise.domain import Domain
+from replicas.worlds.enterprise.mcp import ReplicaTools
 
 ANCHOR = Path(settings.BASE_DIR) / "anchors" / "procurement"
 FILE = "tools.json"
@@ -63,6 +65,16 @@ def test_each_tool_maps_to_an_operation_that_graph_json_names(tmp_path):
     assert "mcp" not in by_name["get_vendor"] and "mcp" not in by_name["block_vendor"]
     # the definitions are part of the anchor's hash: other definitions, another anchor
     assert sha != anchor_read(_anchor(tmp_path / "other", GOOD[1:]))[1]
+
+
+def test_the_replicas_mcp_server_describes_a_tool_in_its_definitions_words(tmp_path):
+    doc, sha = anchor_read(_anchor(tmp_path, GOOD, names={"search_vendors": "list_vendor"}))
+    spec = spec_compile(doc, sha)
+    tools = ReplicaTools(Domain(spec), graph(spec), http=None)
+    by_name = {t["name"]: t for t in tools.graph["tools"]}
+    assert tools.function(by_name["activate_vendor"])[1] == "Let a supplier be ordered from, saying why."
+    # a tool no definition maps keeps the wording made from the spec
+    assert tools.function(by_name["block_vendor"])[1].startswith("Block a vendor (pending or active -> blocked")
 
 
 def test_a_transition_takes_its_comment_rule_from_the_input_schema_unless_the_anchor_sets_it(tmp_path):
