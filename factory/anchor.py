@@ -6,8 +6,10 @@ from pathlib import Path
 
 import yaml
 
+from replicas.worlds.enterprise.runtime import PAGES
 from replicas.worlds.schema_errors import schema_errors, schema_validator
 
+from .compiler import entity_names
 from .mcp_import import MCPImportError, anchor_import
 from .openapi import OpenAPIError, anchor_expand
 
@@ -119,6 +121,11 @@ def _reference_errors(doc: dict) -> list[tuple[str, str]]:
         at = f"entities[{i}]"
         if entity["name"] in RESERVED:
             errors.append((f"{at}.name", f"{entity['name']!r} is reserved"))
+        slug = entity_names(entity)[2]
+        if slug in PAGES:
+            errors.append(
+                (f"{at}.plural", f"its pages would be at /{slug}, a page every replica has: name it otherwise")
+            )
         fields = {f["name"]: f for f in entity["fields"]}
         _duplicates(entity["fields"], f"{at}.fields", errors)
         if entity["title"] not in fields:

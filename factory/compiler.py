@@ -26,14 +26,20 @@ def _camel(name: str) -> str:
     return "".join(part.capitalize() for part in name.split("_"))
 
 
+def entity_names(entity: dict) -> tuple[str, str, str]:
+    """(label, plural, slug) of an anchor entity: the slug is its pages' first path segment (/purchase-orders)."""
+    label = entity.get("label", _label(entity["name"]))
+    plural = entity.get("plural", f"{label}s")
+    return label, plural, plural.lower().replace(" ", "-")
+
+
 def spec_compile(anchor: dict, anchor_sha256: str) -> dict:
     """The anchor with every default filled in: what the replica's runtime reads (spec.json)."""
     layers = list(anchor.get("layers", []))
     currency = anchor.get("currency", "USD")
     entities = []
     for entity in anchor["entities"]:
-        label = entity.get("label", _label(entity["name"]))
-        plural = entity.get("plural", f"{label}s")
+        label, plural, slug = entity_names(entity)
         fields = []
         for field in entity["fields"]:
             out = {"label": _label(field["name"]), "required": False, **field}
@@ -53,7 +59,7 @@ def spec_compile(anchor: dict, anchor_sha256: str) -> dict:
                 **entity,
                 "label": label,
                 "plural": plural,
-                "slug": plural.lower().replace(" ", "-"),
+                "slug": slug,
                 "model": _camel(entity["name"]),
                 "fields": fields,
                 "machine": machine,

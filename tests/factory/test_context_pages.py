@@ -9,7 +9,7 @@ import pytest
 import yaml
 from django.conf import settings
 
-from factory.anchor import AnchorError, anchor_read
+from factory.anchor import AnchorError, anchor_errors, anchor_read
 from replicas.worlds.enterprise.markdown import markdown_html
 from replicas.worlds.registry import replicas
 
@@ -79,3 +79,13 @@ def test_a_world_serves_its_policies_escaped(make_world, world_client, monkeypat
     assert "<img" not in served
     anonymous = world_client(make_world(replica="timeoff", seed=7, variant="small"), signed_in=False)
     assert anonymous.get("/docs/leave-policy").status_code == 302  # people sign in first, as on every page
+
+
+def test_an_entity_whose_pages_would_shadow_the_policies_is_refused():
+    doc, _ = anchor_read(ANCHOR)
+    doc["entities"][0]["plural"] = "Docs"
+    assert ("entities[0].plural", "its pages would be at /docs, a page every replica has: name it otherwise") in (
+        anchor_errors(doc)
+    )
+    doc["entities"][0]["plural"] = "Documents"
+    assert anchor_errors(doc) == []

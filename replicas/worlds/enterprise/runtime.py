@@ -16,6 +16,9 @@ from .seeding import Seeder
 from .services import Services
 from .views import Views
 
+# the first path segments of the pages every replica has (urlpatterns below): no entity's list may take one
+PAGES = ("login", "logout", "approvals", "audit", "search", "docs", "api")
+
 
 class Enterprise:
     def __init__(self, spec_path: Path):
