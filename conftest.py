@@ -146,7 +146,8 @@ DATABASE_FIXTURES = frozenset(
 
 
 def _uses_database(item) -> bool:
-    return item.get_closest_marker("django_db") is not None or not DATABASE_FIXTURES.isdisjoint(item.fixturenames)
+    marked = any(item.get_closest_marker(mark) is not None for mark in ("django_db", "own_database"))
+    return marked or not DATABASE_FIXTURES.isdisjoint(item.fixturenames)
 
 
 def pytest_collection_modifyitems(config, items):
@@ -154,8 +155,9 @@ def pytest_collection_modifyitems(config, items):
     that drive Chromium or start workers run first (a stable sort keeps their order).
 
     A test without a database fixture or mark cannot query one (pytest-django blocks it), so what it checks is the
-    same whatever DATABASE_URL says: about a third of the suite (the action grammar against a test page in
-    Chromium, parsers, verifiers on given diffs), run once, on SQLite.
+    same whatever DATABASE_URL says (a test whose own processes use DATABASE_URL is marked `own_database`): about a
+    third of the suite (the action grammar against a test page in Chromium, parsers, verifiers on given diffs), run
+    once, on SQLite.
 
     `sqlite_only` marks tests that exercise nothing a database backend changes (a browser's behaviour on a
     page, a protocol, a subprocess on a SQLite database of its own): bin/test's PostgreSQL pass would

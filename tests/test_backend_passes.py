@@ -25,3 +25,8 @@ def some_world(make_world):
 
 def test_a_fixture_that_needs_the_database_makes_a_test_use_it(request, some_world):
     assert _uses_database(request.node)
+
+
+@pytest.mark.own_database
+def test_a_test_whose_own_processes_use_the_database_is_marked_so(request):
+    assert _uses_database(request.node)

@@ -34,7 +34,8 @@ TASK = "testbed.complete-note"  # five oracle steps on the platform tests' repli
 EPISODES = 40
 REDIS = ("127.0.0.1", 6379)
 
-pytestmark = pytest.mark.slow
+# own_database: its hosts reach DATABASE_URL themselves, without pytest-django's test database
+pytestmark = [pytest.mark.slow, pytest.mark.own_database]
 
 
 @pytest.fixture
