@@ -4,8 +4,6 @@ no model."""
 
 import json
 import shutil
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
 import pytest
@@ -15,6 +13,7 @@ from django.core.management.base import CommandError
 
 from factory import paraphrase
 from factory.paraphrase import PARAPHRASES, cache_fill, faithful, key, paraphrases_write
+from tests.chat_model_stub import chat_model_stub
 
 TEXT = 'Sign in as {user_email} (password {user_password}). Open time-off request TO-1001 ("Wedding") and approve it.'
 GOOD = [
@@ -31,39 +30,19 @@ def test_a_wording_must_keep_every_placeholder_quote_and_code():
     assert not faithful(TEXT, TEXT) and not faithful(TEXT, "  ")
 
 
-class _Model(BaseHTTPRequestHandler):
-    asked: list = []
-
-    def do_POST(self):  # noqa: N802 - http.server's name
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        _Model.asked.append((self.path, self.headers.get("Authorization"), body))
-        answer = "\n".join([f"1. {GOOD[0]}", DROPS_CODE, f"- {GOOD[1]}"])
-        data = json.dumps({"choices": [{"message": {"content": answer}}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def model(monkeypatch):
-    server = HTTPServer(("127.0.0.1", 0), _Model)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    _Model.asked = []
-    monkeypatch.setenv("FACTORY_PARAPHRASE_MODEL_URL", f"http://127.0.0.1:{server.server_port}/v1")
-    monkeypatch.setenv("FACTORY_PARAPHRASE_MODEL", "tiny")
-    monkeypatch.setenv("FACTORY_PARAPHRASE_MODEL_KEY", "k")
-    yield _Model.asked
-    server.shutdown()
+    with chat_model_stub("\n".join([f"1. {GOOD[0]}", DROPS_CODE, f"- {GOOD[1]}"])) as stub:
+        monkeypatch.setenv("FACTORY_PARAPHRASE_MODEL_URL", stub.url)
+        monkeypatch.setenv("FACTORY_PARAPHRASE_MODEL", "tiny")
+        monkeypatch.setenv("FACTORY_PARAPHRASE_MODEL_KEY", "k")
+        yield stub.seen
 
 
 def test_the_model_is_asked_once_per_instruction_and_its_faithful_wordings_cached(tmp_path, model):
     assert cache_fill(tmp_path, [TEXT, TEXT]) == (1, 2)
-    path, auth, body = model[0]
-    assert (path, auth, body["model"], body["messages"][1]["content"]) == (
+    path, headers, body = model[0]
+    assert (path, headers["Authorization"], body["model"], body["messages"][1]["content"]) == (
         "/v1/chat/completions",
         "Bearer k",
         "tiny",

@@ -5,8 +5,6 @@ byte; an optional model only words the facts the script chose."""
 
 import json
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 
@@ -16,6 +14,7 @@ from replicas.supportdesk.tasks.params import damaged_order_unsaid, desk_agent
 from replicas.worlds.clock import world_clock_advance
 from replicas.worlds.scoping import bound_world
 from replicas.worlds.snapshot import snapshot, state_hash
+from tests.chat_model_stub import chat_model_stub
 from tests.templates import module_template
 
 pytestmark = pytest.mark.django_db
@@ -139,38 +138,12 @@ def test_other_variants_have_no_simulated_customers(make_world):
         assert _ask(small, ticket, "Could you tell me the order number?") == 0
 
 
-class _Model(BaseHTTPRequestHandler):
-    """An OpenAI-compatible endpoint on the loopback that answers what the test sets."""
-
-    answer = ""
-    seen: list = []
-
-    def do_POST(self):  # noqa: N802 (the http.server API)
-        length = int(self.headers["Content-Length"])
-        type(self).seen.append((self.path, json.loads(self.rfile.read(length))))
-        data = json.dumps({"choices": [{"message": {"role": "assistant", "content": type(self).answer}}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def model(monkeypatch):
-    server = HTTPServer(("127.0.0.1", 0), _Model)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    _Model.seen = []
-    monkeypatch.setenv("SUPPORTDESK_CUSTOMER_MODEL_URL", f"http://127.0.0.1:{server.server_port}/v1")
-    monkeypatch.setenv("SUPPORTDESK_CUSTOMER_MODEL", "tiny")
-    yield _Model
-    server.shutdown()
-    thread.join(timeout=5)
-    server.server_close()
+    with chat_model_stub() as stub:
+        monkeypatch.setenv("SUPPORTDESK_CUSTOMER_MODEL_URL", stub.url)
+        monkeypatch.setenv("SUPPORTDESK_CUSTOMER_MODEL", "tiny")
+        yield stub
 
 
 def test_a_model_words_only_the_facts_asked_and_is_overruled_when_it_drops_one(conv_world, model):
@@ -180,7 +153,7 @@ def test_a_model_words_only_the_facts_asked_and_is_overruled_when_it_drops_one(c
         model.answer = f"Oh sure, it was {case['order']} from last month."
         _ask(conv_world, ticket, "Could you tell me the order number?")
         assert f"Oh sure, it was {case['order']} from last month." in _latest(ticket).body
-        path, request = model.seen[-1]
+        path, _headers, request = model.seen[-1]
         prompt = json.dumps(request)
         assert path == "/v1/chat/completions" and case["order"] in prompt
         assert ticket.requester.email not in prompt and "last 4 digits" not in prompt
