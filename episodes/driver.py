@@ -14,8 +14,8 @@ from django.db import transaction
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from replicas.worlds.clock import world_clock_advance
-from replicas.worlds.enterprise.toolplay import tool_session
 from replicas.worlds.faults import fault_events, world_step
+from replicas.worlds.registry import get_replica
 from replicas.worlds.requestlog import logged_requests, request_log_open, requests_so_far
 from replicas.worlds.routing import world_origin, world_token_from_host, world_url
 from replicas.worlds.workspaces import workspace_clock_advance, workspace_world
@@ -284,7 +284,8 @@ class EpisodeDriver:
                     raise
                 log.warning("episode %s: the start page timed out; opening it again", self.episode.pk)
         # a compiled replica's episode takes the replica's own operations as tool calls too (enterprise.toolplay)
-        self.session = tool_session(self.session, world=self.world, server=replica_server)
+        replica = get_replica(self.world.replica)
+        self.session = replica.episode_session(self.session, world=self.world, server=replica_server)
         with browser_call():
             self.observation = self.session.observe()
         # loading the start pages is no step of the agent's

@@ -193,6 +193,11 @@ class ReplicaConfig(AppConfig):
     def on_clock_advance(self, world) -> None:
         """Nothing happens with time in a replica without automations."""
 
+    def episode_session(self, browser, *, world, server):
+        """The session an episode on `world` acts through: its browser session, unless the replica takes actions of
+        its own too (a compiled replica's tool calls). `server()` gives the (host, port) serving the world's origin."""
+        return browser
+
     def bench_pages(self, world) -> list[str]:
         return list(self.start_pages.values())
 

@@ -33,6 +33,11 @@ class EnterpriseConfig(registry.ReplicaConfig):
     def sign_in(self, world, role=None):
         return self.runtime().services.person_sign_in(world=world, role=self.check_role(role))
 
+    def episode_session(self, browser, *, world, server):
+        from .toolplay import ToolSession  # it imports models, which an AppConfig's module must not before apps load
+
+        return ToolSession(browser, world=world, runtime=self.runtime(), server=server)
+
     def bench_pages(self, world):
         """The first list (its search box first), a record, the approvals inbox."""
         slug = self.runtime().domain.spec["entities"][0]["slug"]

@@ -5,7 +5,8 @@ server of mcp.py serves it, arguments checked against the same types) on the epi
 signed in as with `tool("sign_in", email="...", password="...")`. A call is the REST endpoint's request on the world's
 server, as the browser's requests are: the world logs it, so the step records it with the rows it wrote; the endpoint
 applies the roles and policies; and the task's verifier judges the world as after clicks. Every other action still
-goes to the browser. The episode engine's one hook: EpisodeDriver.open wraps its browser session with `tool_session`.
+goes to the browser. The episode engine asks every replica for the session an episode acts through
+(`ReplicaConfig.episode_session`); a compiled replica's is a ToolSession around the browser's.
 
 A tool's answer is the step's observation's `extra["tool_result"]`; a refused or malformed call is the observation's
 last action error, and the episode goes on, as with a browser action that failed."""
@@ -21,11 +22,8 @@ from urllib.parse import urlsplit
 import httpx2
 from django.core.exceptions import ValidationError
 
-from replicas.worlds.registry import get_replica
 from replicas.worlds.routing import world_origin
 from replicas.worlds.scoping import bound_world
-
-from .config import EnterpriseConfig
 
 CALL = "tool"
 SIGN_IN = "sign_in"
@@ -160,12 +158,3 @@ class ToolSession:
                 raise ToolCallError(exc.messages[0]) from None
         self._person = (email, password)
         return {"signed_in": person.email, "name": person.name, "role": person.role}
-
-
-def tool_session(browser, *, world, server):
-    """`browser` taking tool calls too when `world` is a compiled replica's; as it is otherwise. `server()` gives the
-    (host, port) serving the world's origin, asked at the first call (the engine's replica_server)."""
-    config = get_replica(world.replica)
-    if not isinstance(config, EnterpriseConfig):
-        return browser
-    return ToolSession(browser, world=world, runtime=config.runtime(), server=server)
