@@ -18,7 +18,7 @@ from .blobs import world_snapshot_store
 from .engine.observation import observation_settings
 from .models import Episode
 from .queue.heartbeat import worker_name
-from .variation import variation_draw, variation_resolve
+from .variation import WordingError, instruction_pick, variation_draw, variation_resolve
 
 # claimed_by of an episode driven through the API in the agent's own browser: no worker runs it
 API_CLAIM = "api:"
@@ -103,6 +103,10 @@ def episode_create(
     except (TemplateError, LookupError) as exc:  # a world the caller chose holds nothing the task can be about
         raise EpisodeError(f"task {task.task_id} cannot be played on world seed {seed}: {exc}") from None
     world_seed, params = chosen.world_seed, chosen.params
+    try:  # the wording the episode's instance will give (Episode.instance): a bad wordings file refuses it here
+        instruction_pick(task, chosen.variation)
+    except WordingError as exc:
+        raise EpisodeError(str(exc)) from None
     instance = task.with_params(params)
     with transaction.atomic():
         if workspace is not None:

@@ -178,8 +178,11 @@ class Episode(models.Model):
 
     @property
     def instance(self):
-        """The task filled with this episode's params (its world may use another seed than the task's)."""
-        return self.task.with_params(self.params)
+        """The task filled with this episode's params (its world may use another seed than the task's), in the
+        wording its variation draws when the task's replica ships other wordings (episodes.variation)."""
+        from .variation import task_worded  # noqa: PLC0415 - it imports other apps' models, loaded after these
+
+        return task_worded(self.task.with_params(self.params), self.variation)
 
     @property
     def is_final(self) -> bool:

@@ -4,21 +4,21 @@ FACTORY_PARAPHRASE_MODEL_URL and FACTORY_PARAPHRASE_MODEL are set (a key in FACT
 no wording of yet and records them in the anchor's cache, PARAPHRASES (the sha256 of an instruction -> its
 wordings); a build reads only that cache and writes the wordings of its tasks to the replica's PARAPHRASES (slug
 -> wordings), so the same anchor and cache give the same bytes with no model. A wording is kept only if it keeps
-every fact a verifier or a picker depends on, word for word: each {placeholder}, "quoted text" and record code."""
+every fact a verifier or a picker depends on, word for word, and adds none (episodes.variation.faithful, which an
+episode applies again when it draws a wording): each {placeholder}, "quoted text", record code, email and number."""
 
 import hashlib
 import json
-import re
 import urllib.request
 from pathlib import Path
 
 from replicagym.env import envstr
 
-PARAPHRASES = "paraphrases.json"
+from episodes.variation import PARAPHRASES, faithful
+
 ENV = "FACTORY_PARAPHRASE"
 PER_INSTRUCTION = 2
 TIMEOUT_SECONDS = 60
-FACTS = re.compile(r"\{[a-z_]+\}|\"[^\"]+\"|\b[A-Z]{1,4}-\d+\b")
 
 
 class ParaphraseError(RuntimeError):
@@ -27,12 +27,6 @@ class ParaphraseError(RuntimeError):
 
 def key(instruction: str) -> str:
     return hashlib.sha256(instruction.encode()).hexdigest()
-
-
-def faithful(instruction: str, wording: str) -> bool:
-    """Whether `wording` keeps every fact of `instruction` (FACTS) and says something else."""
-    wording = wording.strip()
-    return bool(wording) and wording != instruction and all(f in wording for f in FACTS.findall(instruction))
 
 
 def cache_read(anchor_dir: Path) -> dict[str, list[str]]:
@@ -59,7 +53,8 @@ def _complete(instruction: str) -> list[str]:
             {
                 "role": "system",
                 "content": f"Reword the user's task instruction {PER_INSTRUCTION} different ways, one a line, "
-                "nothing else. Keep every {placeholder}, every quoted text and every record code exactly.",
+                "nothing else. Keep every {placeholder}, quoted text, record code, email address and number "
+                "exactly, and add none.",
             },
             {"role": "user", "content": instruction},
         ],

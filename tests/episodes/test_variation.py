@@ -4,6 +4,7 @@ reproducible from a run's seed and attempt, honoured when the caller fixes them 
 import json
 import random
 import shutil
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -12,17 +13,27 @@ from replicagym.gateways.sessions import GatewayError, reset_arguments
 
 from catalogue.packs import pack_dir, task_current, task_params, task_sync
 from catalogue.task_templates import call_picker, template_params
-from episodes.creation import episode_create
+from episodes import variation
+from episodes.creation import EpisodeError, episode_create
 from episodes.gym import ReplicaEnv
 from episodes.models import Episode
 from episodes.queue.workers import scheduler_tick
 from episodes.runs import RunError, run_create, run_episodes_create, run_variation
 from episodes.trajectory import trajectory_lines
-from episodes.variation import ready_seeds, variation_resolve, variation_templates_build
+from episodes.variation import (
+    PARAPHRASES,
+    WordingError,
+    instruction_pick,
+    ready_seeds,
+    variation_resolve,
+    variation_templates_build,
+)
 from replicas.worlds.models import World
+from replicas.worlds.registry import get_replica
 from replicas.worlds.seeding import candidates
 from replicas.worlds.services import template_get_or_build
 from tests.templates import module_template
+from verifiers.placeholders import fill_text
 
 pytestmark = pytest.mark.django_db
 ANSWER_TASK = "shop.report-order-total"  # asks for one delivered order's total: the order is picked per episode
@@ -259,3 +270,73 @@ def test_the_gyms_reset_seed_chooses_the_variation(shop_pool):
     )
     assert other.variation != first.variation
     assert (fixed_world.world_seed, fixed_world.variation) == (2, first.variation)
+
+
+# Other wordings of the answer task's instruction, as a replica ships them (its paraphrases.json): the same
+# placeholders, no number, code or quote of its own.
+WORDINGS = [
+    "Signed in on Bazaaro as {name} ({email}, password {password}), what did order {order} cost in all, with "
+    "shipping and tax? Tell me the amount.",
+    "As {name} on Bazaaro (sign in with {email} and password {password}), tell me the total of order {order}, "
+    "shipping and tax included.",
+]
+
+
+@pytest.fixture
+def shop_wordings(shop_pool, tmp_path, monkeypatch):
+    """The answer task's replica ships WORDINGS (a file of the test's own, in place of the replica's)."""
+    path = tmp_path / PARAPHRASES
+    path.write_text(json.dumps({shop_pool.slug: WORDINGS}))
+    assert variation.wordings_path("shop") == Path(get_replica("shop").path) / PARAPHRASES
+    monkeypatch.setattr(variation, "wordings_path", lambda replica: path)
+    return path
+
+
+def test_a_varied_episode_is_worded_by_its_variation_and_a_fixed_one_keeps_the_tasks_words(shop_wordings):
+    task, own = task_current(ANSWER_TASK), task_current(ANSWER_TASK).spec["instruction"]
+    picks = {v: instruction_pick(task, v) for v in range(40)}
+    assert set(picks.values()) == {own, *WORDINGS}  # the original is one of the choices; every wording is reached
+    by_wording = {wording: v for v, wording in sorted(picks.items(), reverse=True)}
+    first, again = (episode_create(task=task, agent="script", variation=by_wording[WORDINGS[0]]) for _ in range(2))
+    other = episode_create(task=task, agent="script", variation=by_wording[WORDINGS[1]])
+    assert first.instance.instruction == again.instance.instruction == fill_text(WORDINGS[0], first.params)
+    assert other.instance.instruction == fill_text(WORDINGS[1], other.params)
+    for ep in (first, other):  # filled as the original is: the episode's own order, no placeholder left
+        assert ep.params["order"] in ep.instance.instruction and "{" not in ep.instance.instruction
+        assert ep.instance.verifier == task.with_params(ep.params).verifier  # the wording changes nothing else
+    # no variation (verify_tasks, --fixed runs, a seed the caller gives): the task's instruction word for word
+    fixed = episode_create(task=task, agent="script")
+    assert fixed.instance.instruction == task.instruction
+    on_seed = episode_create(task=task, agent="script", seed=3)
+    assert on_seed.instance.instruction == fill_text(own, on_seed.params)
+    run = run_create(task_filter=ANSWER_TASK, agent="oracle", attempts=3, vary=False)
+    assert {ep.instance.instruction for ep in run_episodes_create(run_id=run.pk, enqueue=False)} == {task.instruction}
+
+
+@pytest.mark.parametrize(
+    "entry, words",
+    [
+        ([WORDINGS[0].replace("order {order}", "your order")], "wording 0 of report-order-total loses {order}"),
+        ([WORDINGS[0], WORDINGS[1] + " It came to {total}."], "wording 1 of report-order-total adds {total}"),
+        ([WORDINGS[0] + " Orders over 100 ship free."], "adds 100"),
+        (None, "is empty or the instruction itself"),  # None: the instruction itself
+        ("not a list", "report-order-total must be a list of wordings"),
+    ],
+)
+def test_a_wording_that_loses_or_adds_a_fact_refuses_the_episode_naming_it(shop_wordings, entry, words):
+    """A file edited after its build: an answer key ({total}) or a lost record must not reach the agent."""
+    task = task_current(ANSWER_TASK)
+    shop_wordings.write_text(json.dumps({task.slug: [task.spec["instruction"]] if entry is None else entry}))
+    with pytest.raises(EpisodeError) as refused:
+        episode_create(task=task, agent="script", variation=1)
+    assert words in str(refused.value) and str(shop_wordings) in str(refused.value)
+    assert not Episode.objects.exists()
+    assert episode_create(task=task, agent="script").instance.instruction == task.instruction  # fixed: not read
+
+
+def test_a_wordings_file_that_is_not_a_map_of_slugs_is_refused(shop_wordings):
+    task = task_current(ANSWER_TASK)
+    for text, words in (("[1, 2]", "must map task slugs to lists of wordings"), ("{oops", "is not JSON")):
+        shop_wordings.write_text(text)
+        with pytest.raises(WordingError, match=words):
+            instruction_pick(task, 5)

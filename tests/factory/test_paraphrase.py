@@ -23,11 +23,15 @@ GOOD = [
 DROPS_CODE = 'Log in as {user_email} with password {user_password} and approve the "Wedding" request.'
 
 
-def test_a_wording_must_keep_every_placeholder_quote_and_code():
+def test_a_wording_must_keep_every_placeholder_quote_and_code_and_add_none():
     assert all(faithful(TEXT, w) for w in GOOD)
     assert not faithful(TEXT, DROPS_CODE)
     assert not faithful(TEXT, TEXT.replace("{user_password}", "the password"))
     assert not faithful(TEXT, TEXT) and not faithful(TEXT, "  ")
+    # a fact of its own could hand the agent an answer key or send it to another record
+    assert not faithful(TEXT, GOOD[0] + " It is {days} days long.")
+    assert not faithful(TEXT, GOOD[0].replace("TO-1001", "TO-1002"))
+    assert not faithful(TEXT, GOOD[0] + " Approve it within 3 days.")
 
 
 @pytest.fixture
