@@ -147,8 +147,12 @@ def _reference_errors(doc: dict) -> list[tuple[str, str]]:
         if machine:
             _machine_errors(machine, f"{at}.machine", entity, fields, policies, role_errors, errors)
         entities[entity["name"]] = entity
+    pages = sorted(Path(name).stem for name in doc.get("docs", []))
     for i, policy in enumerate(doc.get("policies", [])):
         _policy_errors(policy, f"policies[{i}]", entities, errors)
+        if "doc" in policy and policy["doc"] not in pages:
+            known = ", ".join(pages) or "none"
+            errors.append((f"policies[{i}].doc", f"{policy['doc']!r} is not one of the anchor's docs ({known})"))
     return errors
 
 

@@ -215,6 +215,13 @@ def _wording(entity: dict, step: dict) -> str:
     return f"set its {step['field']['label'].lower()} to {services_value(step['value'])}"
 
 
+def policy_pages(spec: dict, policies: list[dict]) -> list[str]:
+    """The titles of the context pages stating `policies` (a policy's `doc`), each once, in title order: what a task
+    they govern cites instead of stating their rules."""
+    titles = {page["slug"]: page["title"] for page in spec["docs"]}
+    return sorted({titles[policy["doc"]] for policy in policies if "doc" in policy})
+
+
 def _task(domain, spec, entity, record, actor, other, steps, run) -> tuple[dict, list[str]]:
     """The task, and its reference solution by tool calls."""
     code = domain.code(entity, record.number)
@@ -227,11 +234,14 @@ def _task(domain, spec, entity, record, actor, other, steps, run) -> tuple[dict,
     else:
         instruction = f'Open {entity["label"].lower()} {code} ("{title}") and {_wording(entity, steps[0])}.'
     instruction = f"Sign in as {{user_email}} (password {{user_password}}). {instruction}"
-    for guard in sorted({g for move in moves for g in move["guards"]}):
-        policy = domain.policies[guard]
+    guards = [domain.policies[g] for g in sorted({g for move in moves for g in move["guards"]})]
+    for policy in guards:
         assignee = getattr(record, policy["field"]) if policy["kind"] == "delegated_approver" else None
-        if assignee is not None and assignee.pk != actor.pk:
+        # a policy with a context page is cited below instead: the agent reads there that a delegate decides
+        if assignee is not None and assignee.pk != actor.pk and "doc" not in policy:
             instruction += f" You are standing in for {assignee.name}, who is away."
+    for title in policy_pages(spec, guards):
+        instruction += f' This is governed by the "{title}" page (Policies): read it and act by it.'
     if any(move["comment"] != "none" for move in moves):
         instruction += f' Give the comment "{COMMENT}".'
     instruction += " Change nothing else."

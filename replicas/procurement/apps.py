@@ -4,7 +4,7 @@ from replicas.worlds.enterprise import config
 
 class ProcurementConfig(config.EnterpriseConfig):
     """Northwind Procure: compiled by the environment factory (manage.py factory build) from the anchor of sha256
-    1d75b9cc6ff7f2d0; every file of this folder is generated: change the anchor and rebuild. Its pages,
+    c0fd214d7573e536; every file of this folder is generated: change the anchor and rebuild. Its pages,
     REST endpoints, writes and seed generator are the shared enterprise runtime (replicas/worlds/enterprise/)."""
 
     name = "replicas.procurement"

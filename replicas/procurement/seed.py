@@ -4,6 +4,6 @@ of each role and every entity's records, then the anchor's complexity layers and
 from .runtime import RUNTIME
 
 # changes with the anchor, so template worlds are rebuilt when the anchor does (ReplicaConfig.generator_version)
-ANCHOR_SHA256 = "1d75b9cc6ff7f2d0c2303b4fcc1fdff780dc91c2655d3e856b5f1ab2ec6e4b4b"
+ANCHOR_SHA256 = "c0fd214d7573e53647714706dffd7250172f0fbbf001ab07b9e62582e4d86798"
 
 generate = RUNTIME.seeder.generate

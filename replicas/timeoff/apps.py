@@ -4,7 +4,7 @@ from replicas.worlds.enterprise import config
 
 class TimeoffConfig(config.EnterpriseConfig):
     """Harbor Leave: compiled by the environment factory (manage.py factory build) from the anchor of sha256
-    c5f16e1613a31525; every file of this folder is generated: change the anchor and rebuild. Its pages,
+    25291df89bb59a00; every file of this folder is generated: change the anchor and rebuild. Its pages,
     REST endpoints, writes and seed generator are the shared enterprise runtime (replicas/worlds/enterprise/)."""
 
     name = "replicas.timeoff"

@@ -4,6 +4,6 @@ of each role and every entity's records, then the anchor's complexity layers and
 from .runtime import RUNTIME
 
 # changes with the anchor, so template worlds are rebuilt when the anchor does (ReplicaConfig.generator_version)
-ANCHOR_SHA256 = "c5f16e1613a31525d0f2daf1fd60ee80267d3ecc3ecc7a4cea4993c29c620c7c"
+ANCHOR_SHA256 = "25291df89bb59a0076edfe19f055e1c5a06f6cd937189c46e5c2b842ecc9095e"
 
 generate = RUNTIME.seeder.generate

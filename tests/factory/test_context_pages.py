@@ -2,6 +2,7 @@
 its context pages under Policies, rendered with every piece of HTML in them escaped; a missing or untitled document
 is refused with its path."""
 
+import json
 import shutil
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import yaml
 from django.conf import settings
 
 from factory.anchor import AnchorError, anchor_errors, anchor_read
+from factory.synth import policy_pages
 from replicas.worlds.enterprise.markdown import markdown_html
 from replicas.worlds.registry import replicas
 
@@ -41,6 +43,8 @@ def _anchor(tmp_path, docs, files):
     shutil.copytree(ANCHOR, folder)
     doc = yaml.safe_load((folder / "anchor.yaml").read_text())
     doc["docs"] = docs
+    for policy in doc["policies"]:  # they cite the page these documents replace
+        del policy["doc"]
     (folder / "anchor.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
     for name, text in files.items():
         (folder / name).write_text(text)
@@ -89,3 +93,51 @@ def test_an_entity_whose_pages_would_shadow_the_policies_is_refused():
     )
     doc["entities"][0]["plural"] = "Documents"
     assert anchor_errors(doc) == []
+
+
+def test_a_policy_may_cite_only_a_page_the_anchor_ships():
+    doc, _ = anchor_read(ANCHOR)
+    assert [p.get("doc") for p in doc["policies"]] == ["leave-policy", "leave-policy"]
+    doc["policies"][1]["doc"] = "handbook"
+    assert anchor_errors(doc) == [("policies[1].doc", "'handbook' is not one of the anchor's docs (leave-policy)")]
+
+
+def test_a_policys_page_is_cited_once_by_its_title_and_only_when_the_policy_names_it():
+    spec = {"docs": [{"slug": "leave-policy", "title": "Leave policy", "markdown": "# Leave policy\n"}]}
+    cited = [{"name": "approver_assigned", "doc": "leave-policy"}, {"name": "separate_duties", "doc": "leave-policy"}]
+    assert policy_pages(spec, cited) == ["Leave policy"]
+    assert policy_pages(spec, [{"name": "budget_cap"}]) == []
+
+
+def _moves(task: dict) -> set[tuple[str, str]]:
+    """(entity, move) of each move a task makes: its audit entries' assertions (factory.synth._verifier)."""
+    return {
+        (a["expect"]["fields"]["entity"], a["where"]["action"])
+        for a in task["verifier"]["assertions"]
+        if a["kind"] == "state" and a["table"].endswith(".auditentry") and "action" in a["where"]
+    }
+
+
+@pytest.mark.parametrize("domain", ["procurement", "timeoff"])
+def test_the_tasks_a_policy_governs_point_to_its_page_instead_of_stating_the_rule(domain):
+    """The compiled tasks: a move guarded by a policy the anchor's page states sends the agent to that page by its
+    title; no task says whom the actor stands in for (the page says a delegate decides); every other task is worded
+    as before."""
+    folder = Path(settings.BASE_DIR) / "replicas" / domain
+    spec = json.loads((folder / "spec.json").read_text())
+    guards = {
+        (entity["name"], move["name"]): move["guards"]
+        for entity in spec["entities"]
+        for move in (entity["machine"] or {}).get("transitions", [])
+    }
+    policies = {p["name"]: p for p in spec["policies"]}
+    governed = 0
+    for path in sorted(folder.glob("tasks/*.json")):
+        task = json.loads(path.read_text())
+        titles = policy_pages(spec, [policies[g] for move in _moves(task) for g in guards.get(move, [])])
+        cites = [f'This is governed by the "{title}" page (Policies): read it and act by it.' for title in titles]
+        assert all(sentence in task["instruction"] for sentence in cites), task["slug"]
+        assert ("page (Policies)" in task["instruction"]) == bool(titles), task["slug"]
+        assert "standing in for" not in task["instruction"], task["slug"]
+        governed += bool(titles)
+    assert governed == {"procurement": 15, "timeoff": 6}[domain]
