@@ -89,6 +89,9 @@ class ReplicaConfig(AppConfig):
       order's total, a line's unit price), `credential_params` (params that are sign-in
       details, not constraints an assertion must read) and `false_claims` (sentences an agent
       must not write unless it did the work: "I have refunded you").
+    - `paraphrases.json` in the replica's folder (optional): task slug -> other wordings of its
+      instruction, with the same facts; an episode with a variation draws one of them or the
+      task's own (episodes.variation.instruction_pick).
 
     Hooks (methods; the world is passed, and bound where noted):
     - `sign_in(world, role=None) -> ReplicaUser | None`: a user of `role` signed in on `world`
