@@ -2,8 +2,9 @@
 
 Each worker is a separate process with its own Chromium and replica server
 (episodes.engine.server: gunicorn in child processes), as a Celery worker is. All of a round's
-workers get ready first (untimed: Django, the browser launch, the server), then start
-together; the round's wall time runs from that start to the last worker's end.
+workers get ready first (untimed: Django, the browser launch, the server, and one episode of the
+round's task and mode, bench.worker), then start together; the round's wall time runs from that start
+to the last worker's end.
 
 With `obs` (an observation mode, episodes.engine.observation) each worker count is also run in
 that mode without screenshots, as a text-only trainer asks for it, next to full mode (today's
