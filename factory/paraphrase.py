@@ -9,12 +9,10 @@ episode applies again when it draws a wording): each {placeholder}, "quoted text
 
 import hashlib
 import json
-import urllib.request
 from pathlib import Path
 
-from replicagym.env import envstr
-
 from episodes.variation import PARAPHRASES, faithful
+from replicas.worlds.chat_model import ModelUnavailable, chat_completion
 
 ENV = "FACTORY_PARAPHRASE"
 PER_INSTRUCTION = 2
@@ -43,33 +41,19 @@ def cache_read(anchor_dir: Path) -> dict[str, list[str]]:
 
 def _complete(instruction: str) -> list[str]:
     """The model's wordings of one instruction (one a line), or ParaphraseError when it is not configured or fails."""
-    url, model = envstr(f"{ENV}_MODEL_URL"), envstr(f"{ENV}_MODEL")
-    if not url or not model:
-        raise ParaphraseError(f"set {ENV}_MODEL_URL and {ENV}_MODEL (and {ENV}_MODEL_KEY if the server needs one)")
-    prompt = {
-        "model": model,
-        "temperature": 0,
-        "messages": [
-            {
-                "role": "system",
-                "content": f"Reword the user's task instruction {PER_INSTRUCTION} different ways, one a line, "
-                "nothing else. Keep every {placeholder}, quoted text, record code, email address and number "
-                "exactly, and add none.",
-            },
-            {"role": "user", "content": instruction},
-        ],
-    }
-    headers = {"Content-Type": "application/json"}
-    if envstr(f"{ENV}_MODEL_KEY"):
-        headers["Authorization"] = f"Bearer {envstr(f'{ENV}_MODEL_KEY')}"
-    request = urllib.request.Request(
-        url.rstrip("/") + "/chat/completions", data=json.dumps(prompt).encode(), headers=headers, method="POST"
-    )
+    messages = [
+        {
+            "role": "system",
+            "content": f"Reword the user's task instruction {PER_INSTRUCTION} different ways, one a line, "
+            "nothing else. Keep every {placeholder}, quoted text, record code, email address and number "
+            "exactly, and add none.",
+        },
+        {"role": "user", "content": instruction},
+    ]
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:  # noqa: S310 (configured URL)
-            text = json.loads(response.read())["choices"][0]["message"]["content"]
-    except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:
-        raise ParaphraseError(f"the model at {url} gave no wording: {exc}") from None
+        text = chat_completion(env_prefix=ENV, messages=messages, timeout=TIMEOUT_SECONDS)
+    except ModelUnavailable as exc:
+        raise ParaphraseError(str(exc)) from None
     return [line.strip().lstrip("-*0123456789.) ").strip() for line in str(text).splitlines() if line.strip()]
 
 

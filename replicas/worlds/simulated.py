@@ -8,12 +8,10 @@ may word the script's facts (`model_wording`, off unless configured, its text us
 states every fact it was given).
 """
 
-import json
 import re
-import urllib.request
 from dataclasses import dataclass
 
-from replicagym.env import envstr
+from .chat_model import ModelUnavailable, chat_completion
 
 UNKNOWN = "unknown"
 # A message asks something when it has a question mark; requests without one ("please reply with
@@ -62,35 +60,19 @@ def model_wording(*, env_prefix: str, persona: str, told: list[Fact], asked_text
     """A model's wording of `told` as `persona` answering `asked_text`, or None (not configured, failed,
     or it dropped a fact). The endpoint and model are read from <env_prefix>_MODEL_URL and _MODEL (a key
     from _MODEL_KEY); temperature 0 and `seed` keep a run's answers as repeatable as the server allows."""
-    url, model = envstr(f"{env_prefix}_MODEL_URL"), envstr(f"{env_prefix}_MODEL")
-    if not url or not model:
-        return None
     lines = "\n".join(f"- {f.sentence}" for f in told)
-    prompt = {
-        "model": model,
-        "temperature": 0,
-        "seed": seed,
-        "messages": [
-            {
-                "role": "system",
-                "content": f"{persona} Answer in two or three short sentences, in plain text, and say only "
-                f"what these lines say, keeping every number and file name exactly:\n{lines}",
-            },
-            {"role": "user", "content": asked_text},
-        ],
-    }
-    headers = {"Content-Type": "application/json"}
-    key = envstr(f"{env_prefix}_MODEL_KEY")
-    if key:
-        headers["Authorization"] = f"Bearer {key}"
-    request = urllib.request.Request(
-        url.rstrip("/") + "/chat/completions", data=json.dumps(prompt).encode(), headers=headers, method="POST"
-    )
+    messages = [
+        {
+            "role": "system",
+            "content": f"{persona} Answer in two or three short sentences, in plain text, and say only "
+            f"what these lines say, keeping every number and file name exactly:\n{lines}",
+        },
+        {"role": "user", "content": asked_text},
+    ]
     try:
-        with urllib.request.urlopen(request, timeout=MODEL_TIMEOUT_SECONDS) as response:  # noqa: S310 (configured URL)
-            text = json.loads(response.read())["choices"][0]["message"]["content"]
-    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        text = chat_completion(env_prefix=env_prefix, messages=messages, timeout=MODEL_TIMEOUT_SECONDS, seed=seed)
+    except ModelUnavailable:
         return None
-    if not isinstance(text, str) or not text.strip() or any(f.value not in text for f in told):
+    if not text.strip() or any(f.value not in text for f in told):
         return None
     return text.strip()[:2000]
