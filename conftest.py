@@ -12,6 +12,9 @@ from replicas.worlds.scoping import bound_world
 from replicas.worlds.services import world_create
 from tests.episodes.fixtures import sync_test_pack
 
+# `--cpu-report PATH`: each test's CPU and the costliest files (issue 28: the suite is bound by the CPU)
+pytest_plugins = ["tests.cpu_report"]
+
 
 def _flush_by_delete(truncate):
     """PostgreSQL's flush as one DELETE per table instead of one TRUNCATE of them all, in the one transaction
