@@ -13,7 +13,6 @@ Each xdist worker appends one JSON line a test to `PATH.<worker>`; the controlle
 """
 
 import json
-import os
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -33,17 +32,24 @@ def pytest_addoption(parser):
     )
 
 
+def _worker(config) -> str | None:
+    """This process's xdist worker id; None in the controller or a run without xdist. Read from the config, not
+    from PYTEST_XDIST_WORKER: a pytest run started by a test inherits its worker's variable."""
+    workerinput = getattr(config, "workerinput", None)
+    return workerinput["workerid"] if workerinput else None
+
+
 def _own_file(config) -> Path | None:
     path = config.getoption("cpu_report")
     if not path:
         return None
-    return Path(f"{path}.{os.environ.get('PYTEST_XDIST_WORKER', 'main')}")
+    return Path(f"{path}.{_worker(config) or 'main'}")
 
 
 def pytest_sessionstart(session):
     """A report of this run only: the controller (or a run without xdist) removes the files of an earlier one."""
     path = session.config.getoption("cpu_report")
-    if path and not os.environ.get("PYTEST_XDIST_WORKER"):
+    if path and _worker(session.config) is None:
         base = Path(path)
         base.parent.mkdir(parents=True, exist_ok=True)
         for old in base.parent.glob(base.name + ".*"):
@@ -76,7 +82,7 @@ def file_costs(lines: list[dict]) -> list[tuple[str, int, float, float]]:
 
 def pytest_terminal_summary(terminalreporter, config):
     path = config.getoption("cpu_report")
-    if not path or os.environ.get("PYTEST_XDIST_WORKER"):
+    if not path or _worker(config) is not None:
         return
     base = Path(path)
     lines = [
