@@ -6,8 +6,8 @@ wall time says little while another file runs beside it. A test's CPU is that of
 every process below it (Chromium, Playwright's driver, the replica server, Celery workers): their user and system
 seconds, with those of children they have reaped, read before and after the test. A process that leaves the tree
 before it is reaped (a worker killed on purpose, one in a session of its own whose parent died) or that the test
-only talks to (PostgreSQL's backends) is not counted: the machine's busy seconds bin/test prints for the pass are
-the whole bill, and the report says which share of it the tests' own processes account for.
+only talks to (PostgreSQL's backends) is not counted: the report's total is a floor, and the machine's busy
+seconds that bin/test prints for the pass are the whole bill.
 
 Each xdist worker appends one JSON line a test to `PATH.<worker>`; the controller reads them all at the end.
 """
